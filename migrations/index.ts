@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+import * as createResellerGroups from './20261121090000_create_reseller_groups';
+import * as createResellers from './20261121090100_create_resellers';
+import * as createTlds from './20261121090200_create_tlds';
+import * as createTldPrices from './20261121090300_create_tld_prices';
+import * as createCreditAccounts from './20261121090400_create_credit_accounts';
+import * as createCreditEntries from './20261121090500_create_credit_entries';
+import * as createDomains from './20261121090600_create_domains';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/**
+ * Every migration in order. A static list rather than a directory scan, so the same source
+ * works from TypeScript, from compiled JavaScript and from a bundle. Append; never edit a landed one.
+ */
+export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['20261121090000_create_reseller_groups', createResellerGroups],
+  ['20261121090100_create_resellers', createResellers],
+  ['20261121090200_create_tlds', createTlds],
+  ['20261121090300_create_tld_prices', createTldPrices],
+  ['20261121090400_create_credit_accounts', createCreditAccounts],
+  ['20261121090500_create_credit_entries', createCreditEntries],
+  ['20261121090600_create_domains', createDomains],
+];

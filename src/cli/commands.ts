@@ -1,0 +1,206 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { Writable } from 'node:stream';
+import { loadSettings } from '../config/settings';
+import { isDomainError } from '../core/shared/errors';
+import { formatAmount, parseAmount } from '../core/shared/money';
+import type { DomainRecord } from '../core/domain/domain';
+import { createLogger } from '../infra/logging';
+import { createResellerModule, type ResellerModule } from '../module';
+
+export interface CliIo {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+class UsageError extends Error {}
+
+export const USAGE = `Usage: reseller-admin <command>
+
+  migrate
+  group create <name>
+  group list
+  group set-default-contact <group> <json-file>
+  tld set <.tld> --group <name> --registrar <plugin> --register "1=10.00,2=19.50" [--renew "…"] [--transfer "…"]
+          [--min-length N] [--max-length N] [--grace-days N] [--redemption-days N]
+  tld list
+  reseller create <email> --group <name> [--credit <amount>]
+  reseller rotate-key <email>
+  reseller suspend <email> | reseller activate <email>
+  reseller list
+  credit add <email> <amount> [--note <text>]     (a negative amount is an adjustment; never below zero)
+  credit show <email>
+  domain show <domain>
+  domain list [--reseller <email>]
+
+Every command prints JSON on stdout. DATABASE_URL and the other settings are read as the server reads them.`;
+
+const OPTIONS = {
+  group: { type: 'string' },
+  registrar: { type: 'string' },
+  register: { type: 'string' },
+  renew: { type: 'string' },
+  transfer: { type: 'string' },
+  'min-length': { type: 'string' },
+  'max-length': { type: 'string' },
+  'grace-days': { type: 'string' },
+  'redemption-days': { type: 'string' },
+  credit: { type: 'string' },
+  note: { type: 'string' },
+  reseller: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type Flags = { [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+/** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 usage). */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  let parsed: { positionals: string[]; flags: Flags };
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    io.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { positionals, flags } = parsed;
+  if (flags.help || positionals.length === 0) {
+    io.stdout.write(`${USAGE}\n`);
+    return positionals.length === 0 && !flags.help ? 2 : 0;
+  }
+  let module: ResellerModule | undefined;
+  try {
+    const settings = loadSettings(io.env);
+    module = await createResellerModule({ settings: { ...settings }, logger: createLogger('warn', io.stderr as never) });
+    const result = await dispatch(module, positionals, flags);
+    io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`${error.message}\n\n${USAGE}\n`);
+      return 2;
+    }
+    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    await module?.close();
+  }
+}
+
+function parse(argv: readonly string[]): { positionals: string[]; flags: Flags } {
+  // A negative amount ("credit add a@b.c -5.00") is a positional, not an option.
+  const negatives = new Map<string, string>();
+  const args = argv.map((arg, i) => {
+    if (!/^-\d+(\.\d+)?$/.test(arg)) return arg;
+    const marker = `\u0000negative${i}`;
+    negatives.set(marker, arg);
+    return marker;
+  });
+  const { positionals, values } = parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true });
+  return { positionals: positionals.map((p) => negatives.get(p) ?? p), flags: values as Flags };
+}
+
+function need(value: string | undefined, what: string): string {
+  if (value === undefined || value === '') throw new UsageError(`missing ${what}`);
+  return value;
+}
+
+function optionalInt(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,4}$/.test(value)) throw new UsageError(`--${flag} must be a whole number`);
+  return Number(value);
+}
+
+async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags): Promise<unknown> {
+  const { resellers, catalogue, credit, domains } = module.services;
+  const command = `${noun} ${verb ?? ''}`.trim();
+  switch (command) {
+    case 'migrate':
+      return { applied: await module.migrate() };
+    case 'group create':
+      return resellers.createGroup(need(args[0], '<name>'));
+    case 'group list':
+      return resellers.listGroups();
+    case 'group set-default-contact': {
+      const group = need(args[0], '<group>');
+      const file = need(args[1], '<json-file>');
+      let contact: unknown;
+      try {
+        contact = JSON.parse(readFileSync(file, 'utf8'));
+      } catch {
+        throw new Error(`${file} cannot be read as JSON`);
+      }
+      if (typeof contact !== 'object' || contact === null || Array.isArray(contact) || !Object.values(contact).every((v) => typeof v === 'string')) {
+        throw new Error(`${file} must hold one JSON object of contact fields with text values`);
+      }
+      return resellers.setDefaultContact(group, contact as Record<string, string>);
+    }
+    case 'tld set':
+      return catalogue.setTld({
+        tld: need(args[0], '<.tld>'),
+        group: need(flags.group, '--group'),
+        registrar: need(flags.registrar, '--registrar'),
+        prices: { register: flags.register, renew: flags.renew, transfer: flags.transfer },
+        minLength: optionalInt(flags['min-length'], 'min-length'),
+        maxLength: optionalInt(flags['max-length'], 'max-length'),
+        graceDays: optionalInt(flags['grace-days'], 'grace-days'),
+        redemptionDays: optionalInt(flags['redemption-days'], 'redemption-days'),
+      });
+    case 'tld list':
+      return catalogue.listTlds();
+    case 'reseller create': {
+      const opening = flags.credit === undefined ? 0 : parseAmount(flags.credit, '--credit');
+      const { reseller, apiKey } = await resellers.create(need(args[0], '<email>'), need(flags.group, '--group'), opening);
+      return { email: reseller.email, apiKey };
+    }
+    case 'reseller rotate-key':
+      return { apiKey: await resellers.rotateKey(need(args[0], '<email>')) };
+    case 'reseller suspend':
+    case 'reseller activate': {
+      const reseller = await resellers.setStatus(need(args[0], '<email>'), verb === 'suspend' ? 'suspended' : 'active');
+      return { email: reseller.email, status: reseller.status };
+    }
+    case 'reseller list':
+      return Promise.all((await resellers.list()).map(async (r) => ({ email: r.email, status: r.status, balance: formatAmount(await credit.balance(r.id)) })));
+    case 'credit add': {
+      const reseller = await resellers.byEmail(need(args[0], '<email>'));
+      const amount = parseAmount(need(args[1], '<amount>'));
+      const { entry, balance } = await credit.adjust(reseller.id, amount, flags.note ?? null);
+      return { email: reseller.email, amount: formatAmount(entry.amount), kind: entry.kind, balance: formatAmount(balance) };
+    }
+    case 'credit show': {
+      const reseller = await resellers.byEmail(need(args[0], '<email>'));
+      const check = await credit.verify(reseller.id);
+      const entries = await credit.entries(reseller.id, 20);
+      return {
+        email: reseller.email,
+        balance: formatAmount(check.balance),
+        consistent: check.consistent,
+        recentEntries: entries.map((e) => ({ amount: formatAmount(e.amount), kind: e.kind, orderId: e.orderId, note: e.note, at: e.createdAt.toISOString() })),
+      };
+    }
+    case 'domain show':
+      return describeDomain(module, await domains.show(need(args[0], '<domain>')));
+    case 'domain list': {
+      const resellerId = flags.reseller ? (await resellers.byEmail(flags.reseller)).id : undefined;
+      const list = await domains.list({ resellerId });
+      return Promise.all(list.map((d) => describeDomain(module, d)));
+    }
+    default:
+      throw new UsageError(`unknown command "${command}"`);
+  }
+}
+
+async function describeDomain(module: ResellerModule, d: DomainRecord) {
+  const owner = await module.services.resellers.list().then((all) => all.find((r) => r.id === d.resellerId));
+  return {
+    domain: d.unicodeName,
+    punycode: d.name,
+    status: d.status,
+    reseller: owner?.email ?? d.resellerId,
+    registrar: d.registrar,
+    expiryDate: d.expiryDate,
+    createdAt: d.createdAt.toISOString(),
+    updatedAt: d.updatedAt.toISOString(),
+  };
+}

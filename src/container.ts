@@ -1,0 +1,61 @@
+import { Container } from 'inversify';
+import { Authenticator } from './core/auth/authenticator';
+import { FailureThrottle } from './core/auth/failure-throttle';
+import { CatalogueService } from './core/catalogue/catalogue-service';
+import { CreditService } from './core/credit/credit-service';
+import { DomainService } from './core/domain/domain-service';
+import type { RegistrarDirectory } from './core/registrar/registrar-directory';
+import type { SecretBox } from './core/reseller/reseller';
+import { ResellerService } from './core/reseller/reseller-service';
+import type { Clock } from './core/shared/clock';
+import type { Logger } from './core/shared/logger';
+import type { UnitOfWork } from './core/shared/unit-of-work';
+import { TOKENS } from './core/tokens';
+import type { Settings } from './config/settings';
+
+export interface Ports {
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly unitOfWork: UnitOfWork;
+  readonly secretBox: SecretBox;
+  readonly registrars: RegistrarDirectory;
+}
+
+/** The composition root: the only place the service graph is built. */
+export function buildContainer(ports: Ports, settings: Settings): Container {
+  const container = new Container();
+  container.bind(TOKENS.clock).toConstantValue(ports.clock);
+  container.bind(TOKENS.logger).toConstantValue(ports.logger);
+  container.bind(TOKENS.currency).toConstantValue(settings.currency);
+  container.bind(TOKENS.unitOfWork).toConstantValue(ports.unitOfWork);
+  container.bind(TOKENS.secretBox).toConstantValue(ports.secretBox);
+  container.bind(TOKENS.registrars).toConstantValue(ports.registrars);
+
+  container.bind(TOKENS.authThrottle).toResolvedValue(
+    (clock: Clock) => new FailureThrottle({
+      maxFailures: settings.authMaxFailures, windowSeconds: settings.authFailureWindowSeconds, blockSeconds: settings.authBlockSeconds,
+    }, clock),
+    [TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.authenticator).toResolvedValue(
+    (uow: UnitOfWork, secrets: SecretBox, throttle: FailureThrottle, clock: Clock) => new Authenticator(uow.read.resellers, secrets, throttle, clock),
+    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.authThrottle, TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.resellerService).toResolvedValue(
+    (uow: UnitOfWork, secrets: SecretBox, clock: Clock) => new ResellerService(uow, secrets, clock),
+    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.catalogueService).toResolvedValue(
+    (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string) => new CatalogueService(uow, registrars, currency),
+    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency],
+  ).inSingletonScope();
+  container.bind(TOKENS.creditService).toResolvedValue(
+    (uow: UnitOfWork, clock: Clock) => new CreditService(uow, clock),
+    [TOKENS.unitOfWork, TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.domainService).toResolvedValue(
+    (uow: UnitOfWork) => new DomainService(uow),
+    [TOKENS.unitOfWork],
+  ).inSingletonScope();
+  return container;
+}

@@ -1,0 +1,96 @@
+import type { Clock } from '../shared/clock';
+import { DomainError } from '../shared/errors';
+import type { Reseller, ResellerRepository, SecretBox } from '../reseller/reseller';
+import { computeToken, looksLikeToken, tokensEqual } from './api-token';
+import type { FailureThrottle } from './failure-throttle';
+
+export interface Credentials {
+  readonly username: string | undefined;
+  readonly token: string | undefined;
+  readonly timestamp: string | undefined;
+  readonly clientAddress: string;
+}
+
+/** Decisions.md: the one message for a bad token or an unknown user, so neither leaks. */
+export const INVALID_TOKEN = 'Invalid API Token provided';
+const SKEW_MS = 60_000;
+const HOUR_MS = 3_600_000;
+const MAX_HEADER_LENGTH = 512;
+// HMAC'd for unknown users so that they cost the same as known ones.
+const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
+
+/**
+ * Verifies the spec's hourly HMAC token (section 5 and decisions.md):
+ * - no `timestamp` header: the current UTC hour, and within 60 s of an hour boundary also the
+ *   neighbouring hour (clock skew);
+ * - a `timestamp` header: refused when more than 60 s from server time, else the hour of that
+ *   timestamp (newer clients build the token from it).
+ */
+export class Authenticator {
+  // Opening a sealed key costs an AES-GCM decryption; the sealed text changes on rotation, so it is the cache key.
+  private readonly openedKeys = new Map<string, string>();
+
+  constructor(
+    private readonly resellers: ResellerRepository,
+    private readonly secrets: SecretBox,
+    private readonly throttle: FailureThrottle,
+    private readonly clock: Clock,
+  ) {}
+
+  async authenticate(credentials: Credentials): Promise<Reseller> {
+    const username = (credentials.username ?? '').trim();
+    const token = (credentials.token ?? '').trim();
+    const throttleKeys = [`ip:${credentials.clientAddress}`, ...(username ? [`user:${username.toLowerCase()}`] : [])];
+    const wait = this.throttle.retryAfter(throttleKeys);
+    if (wait > 0) {
+      throw new DomainError('too_many_attempts', 'Too many failed authentication attempts; try again later', { retryAfterSeconds: wait });
+    }
+    if (!username || !token) throw new DomainError('authentication_failed', 'The username and token headers are required');
+    const hours = this.hoursToCheck(credentials.timestamp);
+
+    const found = username.length <= MAX_HEADER_LENGTH ? await this.resellers.findByEmail(username.toLowerCase()) : undefined;
+    const apiKey = found ? this.open(found.sealedApiKey) : DECOY_KEY;
+    let matched = false;
+    for (const hour of hours) {
+      // Every candidate hour is computed and compared, whatever matched before, to keep timing flat.
+      if (tokensEqual(computeToken(username, apiKey, hour), token)) matched = true;
+    }
+    if (!found || !matched || !looksLikeToken(token)) {
+      this.throttle.recordFailure(throttleKeys);
+      throw new DomainError('authentication_failed', INVALID_TOKEN);
+    }
+    this.throttle.recordSuccess(throttleKeys.slice(1));
+    if (found.status !== 'active') throw new DomainError('authentication_failed', 'This reseller account is suspended');
+    const { sealedApiKey: _sealed, ...reseller } = found;
+    return reseller;
+  }
+
+  private hoursToCheck(timestamp: string | undefined): Date[] {
+    const now = this.clock.now().getTime();
+    if (timestamp !== undefined && timestamp.trim() !== '') {
+      const text = timestamp.trim();
+      if (!/^\d{1,13}$/.test(text)) throw new DomainError('authentication_failed', 'The timestamp header must be a Unix timestamp in seconds');
+      // Thirteen digits can only be milliseconds; accept them rather than fail a lenient client.
+      const at = text.length === 13 ? Number(text) : Number(text) * 1000;
+      if (Math.abs(at - now) > SKEW_MS) {
+        throw new DomainError('authentication_failed', 'The timestamp header is more than 60 seconds away from server time; check the client clock');
+      }
+      return [new Date(at)];
+    }
+    const hours = [new Date(now)];
+    const intoHour = now % HOUR_MS;
+    if (intoHour < SKEW_MS) hours.push(new Date(now - SKEW_MS));
+    if (HOUR_MS - intoHour <= SKEW_MS) hours.push(new Date(now + SKEW_MS));
+    return hours;
+  }
+
+  private open(sealed: string): string {
+    let key = this.openedKeys.get(sealed);
+    if (key === undefined) {
+      key = this.secrets.open(sealed);
+      if (this.openedKeys.size > 10_000) this.openedKeys.clear();
+      this.openedKeys.set(sealed, key);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,176 @@
+import type { RegistrarDirectory } from '../registrar/registrar-directory';
+import { DomainError } from '../shared/errors';
+import { formatAmount, parseAmount, type Minor } from '../shared/money';
+import type { UnitOfWork } from '../shared/unit-of-work';
+import { parseDomainName, parseTld, splitRegistrable, type RegistrableDomain } from '../domain/domain-name';
+import { MAX_PERIOD, MIN_PERIOD, type OrderAction, type Tld, type TldPrice } from './catalogue';
+
+export interface SetTldInput {
+  readonly tld: string;
+  readonly group: string;
+  readonly registrar: string;
+  /** Price lists as the CLI writes them: "1=10.00,2=19.50". An action left out keeps its prices. */
+  readonly prices: Partial<Record<OrderAction, string>>;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly graceDays?: number;
+  readonly redemptionDays?: number;
+}
+
+/** One row of `GET /tlds/pricing` (decisions.md): one element per TLD and period. */
+export interface TldPricingRow {
+  readonly tld: string;
+  readonly years: number;
+  readonly registrationPrice?: string;
+  readonly renewalPrice?: string;
+  readonly transferPrice?: string;
+  readonly graceDays: number;
+  readonly graceFee: string;
+  readonly redemptionDays: number;
+  readonly redemptionFee: string;
+  readonly currencyCode: string;
+}
+
+export interface PricedDomain {
+  readonly domain: RegistrableDomain;
+  readonly tld: Tld;
+}
+
+/** Parses "1=10.00,2=19.50" into period → minor units, refusing duplicate or out-of-range periods. */
+export function parsePriceList(text: string, action: OrderAction): Map<number, Minor> {
+  const prices = new Map<number, Minor>();
+  for (const part of String(text).split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^(\d{1,2})\s*=\s*(\S+)$/.exec(part);
+    if (!match) throw new DomainError('validation_failed', `--${action} must look like "1=10.00,2=19.50" (years=price); got "${part}"`);
+    const period = Number(match[1]);
+    if (period < MIN_PERIOD || period > MAX_PERIOD) throw new DomainError('validation_failed', `--${action}: periods are ${MIN_PERIOD} to ${MAX_PERIOD} years; got ${period}`);
+    if (prices.has(period)) throw new DomainError('validation_failed', `--${action}: period ${period} is listed twice`);
+    const price = parseAmount(match[2], `--${action} price for ${period} years`);
+    if (price < 0) throw new DomainError('validation_failed', `--${action}: prices cannot be negative`);
+    prices.set(period, price);
+  }
+  if (prices.size === 0) throw new DomainError('validation_failed', `--${action} needs at least one "years=price" pair`);
+  return prices;
+}
+
+export class CatalogueService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly registrars: RegistrarDirectory,
+    private readonly currencyCode: string,
+  ) {}
+
+  async setTld(input: SetTldInput): Promise<{ tld: Tld; group: string; prices: Record<string, Record<string, string>> }> {
+    const { ascii: tldName } = parseTld(input.tld);
+    if (!this.registrars.has(input.registrar)) {
+      const known = this.registrars.ids();
+      throw new DomainError('validation_failed', `registrar "${input.registrar}" is not an installed plugin; installed: ${known.length ? known.join(', ') : 'none'}`);
+    }
+    const parsed = Object.entries(input.prices)
+      .filter(([, text]) => text !== undefined)
+      .map(([action, text]) => [action as OrderAction, parsePriceList(text as string, action as OrderAction)] as const);
+    const lengths = [input.minLength, input.maxLength, input.graceDays, input.redemptionDays];
+    if (lengths.some((n) => n !== undefined && (!Number.isInteger(n) || n < 0 || n > 365))) {
+      throw new DomainError('validation_failed', 'lengths and day counts must be whole numbers from 0 to 365');
+    }
+    return this.uow.run(async ({ groups, catalogue }) => {
+      const group = await groups.findByName(input.group.trim());
+      if (!group) throw new DomainError('not_found', `group "${input.group}" does not exist`);
+      const existing = await catalogue.findTld(tldName);
+      if (!existing && !input.prices.register) throw new DomainError('validation_failed', `${tldName} is new: give its --register prices`);
+      const tld: Tld = {
+        tld: tldName,
+        registrar: input.registrar,
+        minLength: input.minLength ?? existing?.minLength ?? 1,
+        maxLength: input.maxLength ?? existing?.maxLength ?? 63,
+        graceDays: input.graceDays ?? existing?.graceDays ?? 0,
+        redemptionDays: input.redemptionDays ?? existing?.redemptionDays ?? 0,
+      };
+      if (tld.minLength < 1 || tld.maxLength > 63 || tld.minLength > tld.maxLength) {
+        throw new DomainError('validation_failed', 'label lengths must satisfy 1 <= min <= max <= 63');
+      }
+      await catalogue.upsertTld(tld);
+      for (const [action, prices] of parsed) await catalogue.replacePrices(group.id, tldName, action, prices);
+      const rows = await catalogue.prices(group.id, tldName);
+      return { tld, group: group.name, prices: groupByAction(rows) };
+    });
+  }
+
+  offeredTlds(groupId: string): Promise<string[]> {
+    return this.uow.read.catalogue.offeredTlds(groupId);
+  }
+
+  listTlds(): Promise<Tld[]> {
+    return this.uow.read.catalogue.listTlds();
+  }
+
+  /**
+   * Normalises a domain and finds its TLD among those offered to the group.
+   * A TLD we do not sell to this group is a 400 the client can fix, not a 404.
+   */
+  async resolveDomain(groupId: string, input: string): Promise<PricedDomain> {
+    const name = parseDomainName(input);
+    const offered = new Set(await this.offeredTlds(groupId));
+    const domain = splitRegistrable(name, (tld) => offered.has(tld));
+    if (!domain) throw new DomainError('not_offered', `${name.unicode}: its TLD is not offered to your account`);
+    const tld = await this.uow.read.catalogue.findTld(domain.tld);
+    if (!tld) throw new DomainError('not_offered', `${domain.tld} is not offered to your account`);
+    if (domain.sld.length < tld.minLength || domain.sld.length > tld.maxLength) {
+      throw new DomainError('validation_failed', `names under ${tld.tld} must be ${tld.minLength} to ${tld.maxLength} characters long`);
+    }
+    return { domain, tld };
+  }
+
+  /** Spec 2.10: `{"1": "10.00", "2": "19.50"}` for one action of one domain's TLD. */
+  async pricing(groupId: string, domainInput: string, action: OrderAction): Promise<Record<string, string>> {
+    const { tld } = await this.resolveDomain(groupId, domainInput);
+    const prices = await this.priceList(groupId, tld.tld, action);
+    if (prices.size === 0) throw new DomainError('not_offered', `${action} is not offered for ${tld.tld}`);
+    return Object.fromEntries([...prices].map(([period, price]) => [String(period), formatAmount(price)]));
+  }
+
+  async priceList(groupId: string, tld: string, action: OrderAction): Promise<Map<number, Minor>> {
+    const rows = await this.uow.read.catalogue.prices(groupId, tld);
+    return new Map(rows.filter((r) => r.action === action).sort((a, b) => a.period - b.period).map((r) => [r.period, r.price]));
+  }
+
+  /** Decisions.md `GET /tlds/pricing`: one row per offered TLD and period; an unpriced action is left out. */
+  async tldPricing(groupId: string): Promise<TldPricingRow[]> {
+    const [rows, tlds] = await Promise.all([this.uow.read.catalogue.prices(groupId), this.uow.read.catalogue.listTlds()]);
+    const byTld = new Map(tlds.map((t) => [t.tld, t]));
+    const cells = new Map<string, Map<number, Partial<Record<OrderAction, Minor>>>>();
+    for (const row of rows) {
+      const periods = cells.get(row.tld) ?? new Map();
+      cells.set(row.tld, periods);
+      periods.set(row.period, { ...periods.get(row.period), [row.action]: row.price });
+    }
+    const result: TldPricingRow[] = [];
+    for (const [tldName, periods] of [...cells].sort(([a], [b]) => a.localeCompare(b))) {
+      const tld = byTld.get(tldName);
+      if (!tld || ![...periods.values()].some((p) => p.register !== undefined)) continue;
+      for (const [years, p] of [...periods].sort(([a], [b]) => a - b)) {
+        result.push({
+          tld: tldName,
+          years,
+          ...(p.register !== undefined && { registrationPrice: formatAmount(p.register) }),
+          ...(p.renew !== undefined && { renewalPrice: formatAmount(p.renew) }),
+          ...(p.transfer !== undefined && { transferPrice: formatAmount(p.transfer) }),
+          graceDays: tld.graceDays,
+          graceFee: '0.00',
+          redemptionDays: tld.redemptionDays,
+          redemptionFee: '0.00',
+          currencyCode: this.currencyCode,
+        });
+      }
+    }
+    return result;
+  }
+}
+
+function groupByAction(rows: TldPrice[]): Record<string, Record<string, string>> {
+  const out: Record<string, Record<string, string>> = {};
+  for (const row of [...rows].sort((a, b) => a.period - b.period)) {
+    (out[row.action] ??= {})[String(row.period)] = formatAmount(row.price);
+  }
+  return out;
+}

@@ -1,0 +1,46 @@
+import { ulid } from 'ulid';
+import type { Clock } from '../shared/clock';
+import { DomainError } from '../shared/errors';
+import { formatAmount, type Minor } from '../shared/money';
+import type { UnitOfWork } from '../shared/unit-of-work';
+import type { LedgerEntry } from './ledger';
+
+export class CreditService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+  ) {}
+
+  balance(resellerId: string): Promise<Minor> {
+    return this.uow.read.ledger.balance(resellerId);
+  }
+
+  /**
+   * A top-up (positive) or an adjustment (negative) by the operator. An adjustment that would take
+   * the balance below zero is refused whole.
+   */
+  async adjust(resellerId: string, amount: Minor, note: string | null): Promise<{ entry: LedgerEntry; balance: Minor }> {
+    if (!Number.isSafeInteger(amount) || amount === 0) throw new DomainError('validation_failed', 'amount must be a non-zero decimal like 25.00 or -5.00');
+    const entry: LedgerEntry = {
+      id: ulid(), resellerId, amount, kind: amount > 0 ? 'top_up' : 'adjustment', orderId: null,
+      note: note?.slice(0, 255) ?? null, createdAt: this.clock.now(),
+    };
+    return this.uow.run(async ({ ledger }) => {
+      if (!(await ledger.post(entry))) {
+        const balance = await ledger.balance(resellerId);
+        throw new DomainError('insufficient_credit', `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`);
+      }
+      return { entry, balance: await ledger.balance(resellerId) };
+    });
+  }
+
+  /** The ledger invariant: the running balance equals the sum of the entries and is never negative. */
+  async verify(resellerId: string): Promise<{ balance: Minor; sumOfEntries: Minor; consistent: boolean }> {
+    const [balance, sumOfEntries] = await Promise.all([this.uow.read.ledger.balance(resellerId), this.uow.read.ledger.sumOfEntries(resellerId)]);
+    return { balance, sumOfEntries, consistent: balance === sumOfEntries && balance >= 0 };
+  }
+
+  entries(resellerId: string, limit = 100): Promise<LedgerEntry[]> {
+    return this.uow.read.ledger.entries(resellerId, limit);
+  }
+}

@@ -1,0 +1,31 @@
+import type { Minor } from '../shared/money';
+
+export type EntryKind = 'top_up' | 'adjustment' | 'order_debit' | 'order_refund';
+
+export interface LedgerEntry {
+  readonly id: string;
+  readonly resellerId: string;
+  /** Positive credits the account, negative debits it. */
+  readonly amount: Minor;
+  readonly kind: EntryKind;
+  readonly orderId: string | null;
+  readonly note: string | null;
+  readonly createdAt: Date;
+}
+
+/**
+ * The credit ledger: append-only entries and a running balance kept in step with them inside
+ * the same transaction, so balance = sum of entries at every commit.
+ */
+export interface LedgerRepository {
+  openAccount(resellerId: string): Promise<void>;
+  /**
+   * Appends the entry and moves the balance with one conditional update
+   * (`balance + amount >= 0`), never read-then-write. Returns false, writing nothing,
+   * when the entry would take the balance below zero. Must run inside a transaction.
+   */
+  post(entry: LedgerEntry): Promise<boolean>;
+  balance(resellerId: string): Promise<Minor>;
+  sumOfEntries(resellerId: string): Promise<Minor>;
+  entries(resellerId: string, limit: number): Promise<LedgerEntry[]>;
+}

@@ -1,0 +1,83 @@
+import { toASCII, toUnicode } from 'tr46';
+import { DomainError } from '../shared/errors';
+
+/** A domain name normalised once (UTS-46): ASCII (punycode) for storage and registrars, Unicode for display. */
+export interface DomainName {
+  readonly ascii: string;
+  readonly unicode: string;
+  readonly labels: readonly string[];
+}
+
+const MAX_INPUT_LENGTH = 1024;
+const LDH_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+const TLD_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
+
+const invalid = (input: string, why: string) =>
+  new DomainError('validation_failed', `${JSON.stringify(input.slice(0, 80))} is not a valid domain name: ${why}`);
+
+/**
+ * Normalises a domain as a reseller or a billing platform may send it: any case, Unicode or
+ * punycode, percent-decoded already, an optional trailing dot. Rejects what no registry accepts:
+ * underscores, leading or trailing hyphens, empty labels, labels over 63 characters, names over
+ * 253 characters, IP addresses and numeric TLDs.
+ */
+export function parseDomainName(input: string, options: { minLabels?: number } = {}): DomainName {
+  const minLabels = options.minLabels ?? 2;
+  if (typeof input !== 'string' || input.trim() === '') throw new DomainError('validation_failed', 'domain is required');
+  if (input.length > MAX_INPUT_LENGTH) throw invalid(input, 'it is too long');
+  const trimmed = input.trim().replace(/\.$/, '');
+  const ascii = toASCII(trimmed, {
+    checkHyphens: true,
+    checkBidi: true,
+    checkJoiners: true,
+    useSTD3ASCIIRules: true,
+    verifyDNSLength: true,
+    transitionalProcessing: false,
+  });
+  if (ascii === null) throw invalid(input, 'it breaks the IDNA (UTS-46) rules for host names');
+  const labels = ascii.split('.');
+  if (labels.length < minLabels) throw invalid(input, 'it needs a name and a TLD, like example.com');
+  for (const label of labels) {
+    if (!LDH_LABEL.test(label)) throw invalid(input, `the label "${label}" is not allowed`);
+  }
+  const tld = labels[labels.length - 1];
+  if (!TLD_LABEL.test(tld)) throw invalid(input, `"${tld}" cannot be a top-level domain`);
+  const { domain: unicode, error } = toUnicode(ascii, { checkHyphens: true, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true, transitionalProcessing: false });
+  if (error) throw invalid(input, 'it breaks the IDNA (UTS-46) rules for host names');
+  return { ascii, unicode, labels };
+}
+
+/** Normalises a TLD as written in the catalogue or a request: ".com", "com", ".CO.UK", ".рф". Returns ".com" form in ASCII. */
+export function parseTld(input: string): { ascii: string; unicode: string } {
+  if (typeof input !== 'string') throw new DomainError('validation_failed', 'tld is required');
+  const bare = input.trim().replace(/^\./, '');
+  if (bare === '') throw new DomainError('validation_failed', 'tld is required');
+  try {
+    const name = parseDomainName(bare, { minLabels: 1 });
+    return { ascii: `.${name.ascii}`, unicode: `.${name.unicode}` };
+  } catch {
+    throw new DomainError('validation_failed', `${JSON.stringify(input.slice(0, 80))} is not a valid TLD; write it like .com`);
+  }
+}
+
+/** A registrable name split against the catalogue: exactly one label in front of a known TLD. */
+export interface RegistrableDomain extends DomainName {
+  readonly sld: string;
+  readonly tld: string;
+}
+
+/**
+ * Splits a name on the longest TLD the catalogue knows (".co.uk" before ".uk").
+ * Returns null when no known TLD matches; throws when the name has extra labels (www.example.com).
+ */
+export function splitRegistrable(name: DomainName, isKnownTld: (tld: string) => boolean): RegistrableDomain | null {
+  for (let i = 1; i < name.labels.length; i++) {
+    const tld = `.${name.labels.slice(i).join('.')}`;
+    if (!isKnownTld(tld)) continue;
+    if (i !== 1) {
+      throw new DomainError('validation_failed', `${name.unicode} is not a registrable name: write it as one name in front of ${tld}, like example${tld}`);
+    }
+    return { ...name, sld: name.labels[0], tld };
+  }
+  return null;
+}

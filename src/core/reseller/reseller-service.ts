@@ -1,0 +1,94 @@
+import { ulid } from 'ulid';
+import { generateApiKey } from '../auth/api-token';
+import type { Clock } from '../shared/clock';
+import { DomainError } from '../shared/errors';
+import type { Minor } from '../shared/money';
+import type { UnitOfWork } from '../shared/unit-of-work';
+import { normaliseEmail, normaliseName } from '../shared/validation';
+import type { Reseller, ResellerGroup, ResellerStatus, SecretBox } from './reseller';
+
+export interface CreatedReseller {
+  readonly reseller: Reseller;
+  /** Shown once: only its sealed form is stored. */
+  readonly apiKey: string;
+}
+
+export class ResellerService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly secrets: SecretBox,
+    private readonly clock: Clock,
+  ) {}
+
+  async createGroup(name: string): Promise<ResellerGroup> {
+    const groupName = normaliseName(name, 'group name');
+    return this.uow.run(async ({ groups }) => {
+      if (await groups.findByName(groupName)) throw new DomainError('conflict', `group "${groupName}" already exists`);
+      const group: ResellerGroup = { id: ulid(), name: groupName, defaultContact: null };
+      await groups.insert(group);
+      return group;
+    });
+  }
+
+  async group(name: string): Promise<ResellerGroup> {
+    const group = await this.uow.read.groups.findByName(String(name ?? '').trim());
+    if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
+    return group;
+  }
+
+  listGroups(): Promise<ResellerGroup[]> {
+    return this.uow.read.groups.list();
+  }
+
+  async setDefaultContact(groupName: string, contact: Record<string, string> | null): Promise<ResellerGroup> {
+    const group = await this.group(groupName);
+    await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, contact));
+    return { ...group, defaultContact: contact };
+  }
+
+  /** Creates the reseller with an empty credit account (and an opening top-up when asked). */
+  async create(emailInput: string, groupName: string, openingCredit: Minor = 0): Promise<CreatedReseller> {
+    const email = normaliseEmail(emailInput);
+    if (openingCredit < 0) throw new DomainError('validation_failed', 'opening credit cannot be negative');
+    const apiKey = generateApiKey();
+    const now = this.clock.now();
+    const reseller = await this.uow.run(async ({ resellers, groups, ledger }) => {
+      const group = await groups.findByName(groupName.trim());
+      if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      if (await resellers.findByEmail(email)) throw new DomainError('conflict', `a reseller with email ${email} already exists`);
+      const created = { id: ulid(), email, groupId: group.id, status: 'active' as const, createdAt: now };
+      await resellers.insert({ ...created, sealedApiKey: this.secrets.seal(apiKey) });
+      await ledger.openAccount(created.id);
+      if (openingCredit > 0) {
+        await ledger.post({ id: ulid(), resellerId: created.id, amount: openingCredit, kind: 'top_up', orderId: null, note: 'opening credit', createdAt: now });
+      }
+      return created;
+    });
+    return { reseller, apiKey };
+  }
+
+  async byEmail(emailInput: string): Promise<Reseller> {
+    const found = await this.uow.read.resellers.findByEmail(normaliseEmail(emailInput));
+    if (!found) throw new DomainError('not_found', `no reseller with email ${String(emailInput).trim()}`);
+    const { sealedApiKey: _sealed, ...reseller } = found;
+    return reseller;
+  }
+
+  list(): Promise<Reseller[]> {
+    return this.uow.read.resellers.list();
+  }
+
+  /** Issues a new key; tokens made with the old one stop working on the next request. */
+  async rotateKey(email: string): Promise<string> {
+    const reseller = await this.byEmail(email);
+    const apiKey = generateApiKey();
+    await this.uow.run(({ resellers }) => resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey)));
+    return apiKey;
+  }
+
+  async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {
+    const reseller = await this.byEmail(email);
+    await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));
+    return { ...reseller, status };
+  }
+}

@@ -1,0 +1,22 @@
+import type { GroupRepository, ResellerRepository } from '../reseller/reseller';
+import type { CatalogueRepository } from '../catalogue/catalogue';
+import type { LedgerRepository } from '../credit/ledger';
+import type { DomainRepository } from '../domain/domain';
+
+/** Every repository, bound to one connection or one transaction. */
+export interface Repositories {
+  readonly resellers: ResellerRepository;
+  readonly groups: GroupRepository;
+  readonly catalogue: CatalogueRepository;
+  readonly ledger: LedgerRepository;
+  readonly domains: DomainRepository;
+}
+
+/**
+ * The core's only way to touch storage. `run` is one short transaction (never held across a
+ * registrar call); `read` uses the pool directly for single statements.
+ */
+export interface UnitOfWork {
+  run<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  readonly read: Repositories;
+}

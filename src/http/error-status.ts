@@ -1,0 +1,18 @@
+import type { ErrorCode } from '../core/shared/errors';
+
+/** One status per error code (decisions.md); a new code without a status does not compile. */
+export const STATUS: Record<ErrorCode, number> = {
+  validation_failed: 400,
+  not_offered: 400,
+  insufficient_credit: 400,
+  unavailable: 400,
+  capability_missing: 400,
+  not_found: 404,
+  authentication_failed: 401,
+  too_many_attempts: 429,
+  not_owned: 409,
+  conflict: 409,
+  idempotency_mismatch: 422,
+  registrar_failed: 502,
+  registrar_timeout: 504,
+};

@@ -1,0 +1,24 @@
+import { formatAmount } from '../../core/shared/money';
+import { TOKENS } from '../../core/tokens';
+import { version } from '../../../package.json';
+import { route } from '../route-table';
+import { noInput } from '../wire/schemas';
+
+export const accountRoutes = [
+  route({
+    method: 'get',
+    path: '/billing/credits',
+    access: 'reseller',
+    summary: 'The credit balance as a decimal string, like "123.45" (spec 4.15)',
+    input: noInput,
+    handler: async ({ reseller, resolve }) => formatAmount(await resolve(TOKENS.creditService).balance(reseller.id)),
+  }),
+  route({
+    method: 'get',
+    path: '/version',
+    access: 'reseller',
+    summary: 'The module version string (spec 4.17)',
+    input: noInput,
+    handler: async () => version,
+  }),
+];

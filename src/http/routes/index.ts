@@ -1,0 +1,6 @@
+import type { Route } from '../route-table';
+import { accountRoutes } from './account-routes';
+import { catalogueRoutes } from './catalogue-routes';
+
+/** The whole HTTP API: every route the module serves, in one table. */
+export const ROUTES: readonly Route[] = [...accountRoutes, ...catalogueRoutes];

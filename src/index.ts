@@ -1,0 +1,9 @@
+/** The package's public API: the module factory for host platforms, and the contracts plugins build on. */
+export { createResellerModule, BUNDLED_PLUGINS_DIR, type ResellerModule, type ResellerModuleOptions, type HttpMountOptions } from './module';
+export { loadSettings, parseSettings, type Settings } from './config/settings';
+export { TOKENS } from './core/tokens';
+export { computeToken, tokenHour } from './core/auth/api-token';
+export { DomainError, isDomainError, type ErrorCode } from './core/shared/errors';
+export { formatAmount, parseAmount } from './core/shared/money';
+export { fixedClock, systemClock, type Clock } from './core/shared/clock';
+export * from './core/registrar/plugin';

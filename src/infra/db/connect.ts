@@ -1,0 +1,76 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import knex, { type Knex } from 'knex';
+
+export type DatabaseKind = 'sqlite' | 'mysql';
+
+export interface DatabaseTarget {
+  readonly kind: DatabaseKind;
+  /** File path for SQLite (or ":memory:"), the URL for MySQL/MariaDB. */
+  readonly location: string;
+}
+
+/** Understands `sqlite:<relative or absolute path>`, `sqlite::memory:` and `mysql://` / `mariadb://` URLs. */
+export function parseDatabaseUrl(url: string, cwd = process.cwd()): DatabaseTarget {
+  const text = url.trim();
+  if (text.startsWith('sqlite:')) {
+    let file = text.slice('sqlite:'.length);
+    if (file.startsWith('//')) file = file.slice(2);
+    if (file === '') throw new Error('DATABASE_URL: sqlite: needs a file path, like sqlite:./data/reseller.sqlite');
+    return { kind: 'sqlite', location: file === ':memory:' ? file : path.resolve(cwd, file) };
+  }
+  if (/^(mysql|mariadb):\/\//.test(text)) {
+    return { kind: 'mysql', location: text.replace(/^mariadb:/, 'mysql:') };
+  }
+  throw new Error('DATABASE_URL must start with sqlite: or mysql:// (got something else)');
+}
+
+export interface ConnectOptions {
+  readonly poolMax?: number;
+  readonly sqliteBusyTimeoutMs?: number;
+}
+
+export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
+  if (target.kind === 'sqlite') {
+    if (target.location !== ':memory:') mkdirSync(path.dirname(target.location), { recursive: true });
+    const busyTimeout = options.sqliteBusyTimeoutMs ?? 5000;
+    return knex({
+      client: 'better-sqlite3',
+      connection: { filename: target.location },
+      useNullAsDefault: true,
+      pool: {
+        min: 1,
+        max: 1,
+        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+          // WAL lets the CLI read while the server writes; the busy timeout makes writers queue instead of failing.
+          conn.pragma('journal_mode = WAL');
+          conn.pragma(`busy_timeout = ${busyTimeout}`);
+          conn.pragma('foreign_keys = ON');
+          done(null, conn);
+        },
+      },
+    });
+  }
+  const url = new URL(target.location);
+  return knex({
+    client: 'mysql2',
+    connection: {
+      host: url.hostname,
+      port: url.port ? Number(url.port) : 3306,
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.replace(/^\//, '')),
+      charset: 'utf8mb4',
+      // Dates stay text and BIGINT stays a JS number: no timezone or float surprises.
+      dateStrings: true,
+      supportBigNumbers: true,
+      bigNumberStrings: false,
+    },
+    pool: { min: 0, max: options.poolMax ?? 10 },
+  });
+}
+
+export function databaseKind(db: Knex): DatabaseKind {
+  const client = String(db.client.config.client);
+  return client.includes('sqlite') ? 'sqlite' : 'mysql';
+}

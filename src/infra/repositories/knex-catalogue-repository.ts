@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import type { CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
+import type { Minor } from '../../core/shared/money';
+
+interface TldRow { tld: string; registrar: string; min_length: number; max_length: number; grace_days: number; redemption_days: number }
+interface PriceRow { group_id: string; tld: string; action: string; period: number; price_minor: number | string }
+
+const toTld = (row: TldRow): Tld => ({
+  tld: row.tld,
+  registrar: row.registrar,
+  minLength: Number(row.min_length),
+  maxLength: Number(row.max_length),
+  graceDays: Number(row.grace_days),
+  redemptionDays: Number(row.redemption_days),
+});
+
+export class KnexCatalogueRepository implements CatalogueRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  async findTld(tld: string): Promise<Tld | undefined> {
+    const row = await this.db<TldRow>('tlds').where({ tld }).first();
+    return row && toTld(row);
+  }
+
+  async upsertTld(tld: Tld): Promise<void> {
+    await this.db('tlds')
+      .insert({ tld: tld.tld, registrar: tld.registrar, min_length: tld.minLength, max_length: tld.maxLength, grace_days: tld.graceDays, redemption_days: tld.redemptionDays })
+      .onConflict('tld')
+      .merge();
+  }
+
+  async replacePrices(groupId: string, tld: string, action: OrderAction, prices: ReadonlyMap<number, Minor>): Promise<void> {
+    await this.db('tld_prices').where({ group_id: groupId, tld, action }).delete();
+    const rows = [...prices].map(([period, price]) => ({ group_id: groupId, tld, action, period, price_minor: price }));
+    if (rows.length > 0) await this.db('tld_prices').insert(rows);
+  }
+
+  async offeredTlds(groupId: string): Promise<string[]> {
+    const rows = await this.db('tld_prices').distinct('tld').where({ group_id: groupId, action: 'register' }).orderBy('tld');
+    return rows.map((row: { tld: string }) => row.tld);
+  }
+
+  async prices(groupId: string, tld?: string): Promise<TldPrice[]> {
+    const query = this.db<PriceRow>('tld_prices').where({ group_id: groupId });
+    if (tld !== undefined) query.andWhere({ tld });
+    const rows = await query.orderBy([{ column: 'tld' }, { column: 'action' }, { column: 'period' }]);
+    return rows.map((row) => ({ tld: row.tld, action: row.action as OrderAction, period: Number(row.period), price: Number(row.price_minor) }));
+  }
+
+  async listTlds(): Promise<Tld[]> {
+    return (await this.db<TldRow>('tlds').orderBy('tld')).map(toTld);
+  }
+}

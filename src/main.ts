@@ -1,0 +1,52 @@
+import Koa from 'koa';
+import { loadSettings } from './config/settings';
+import { seedDemo } from './demo-seed';
+import { createResellerModule } from './module';
+
+/** The stand-alone server: a small host built on the public module API, nothing more. */
+async function main(): Promise<void> {
+  const settings = loadSettings();
+  const module = await createResellerModule({ settings: { ...settings } });
+  const { logger } = module;
+  const applied = await module.migrate();
+  if (applied.length > 0) logger.info({ applied }, 'database migrated');
+  const demo = settings.seedDemo ? await seedDemo(module) : undefined;
+
+  const app = new Koa({ proxy: settings.trustProxy });
+  app.use(module.middleware({ ownAllPaths: true }));
+  const server = app.listen(settings.port, settings.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : settings.port;
+    const base = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${port}${settings.basePath}`;
+    logger.info({ url: base }, 'domain reseller API listening');
+    if (demo) printDemo(base, demo.email, demo.apiKey);
+  });
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    server.close(() => void module.close().then(() => process.exit(0)));
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+function printDemo(base: string, email: string, apiKey: string): void {
+  // Printed to stderr so that stdout stays the JSON log stream.
+  const lines = [
+    '',
+    'Demo reseller created (the API key is shown only this once):',
+    `  username: ${email}`,
+    `  API key:  ${apiKey}`,
+    '',
+    'Try it (the token is HMAC-SHA256 of the key under "<email>:<yy-mm-dd HH>" in UTC, hex, then base64):',
+    `  EMAIL='${email}' KEY='${apiKey}'; TOKEN=$(printf %s "$KEY" | openssl dgst -sha256 -hmac "$EMAIL:$(date -u +'%y-%m-%d %H')" | sed 's/^.*= //' | tr -d '\\n' | base64 | tr -d '\\n'); curl -s -H "username: $EMAIL" -H "token: $TOKEN" ${base}/billing/credits`,
+    '',
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

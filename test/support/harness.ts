@@ -1,0 +1,63 @@
+import Koa from 'koa';
+import request from 'supertest';
+import type { Server } from 'node:http';
+import { computeToken } from '../../src/core/auth/api-token';
+import { fixedClock } from '../../src/core/shared/clock';
+import { createResellerModule, type ResellerModule } from '../../src/module';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
+export const NOW = '2026-11-21T10:30:00Z';
+
+export interface Harness {
+  readonly module: ResellerModule;
+  readonly clock: ReturnType<typeof fixedClock>;
+  readonly server: Server;
+  readonly http: ReturnType<typeof request>;
+  /** The default reseller: group "default", 100.00 credit, .com/.net/.org on the sandbox. */
+  readonly reseller: { email: string; apiKey: string };
+  headers(who?: { email: string; apiKey: string }): Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  readonly settings?: Record<string, unknown>;
+  readonly pluginsDir?: string;
+  readonly mount?: { prefix?: string; ownAllPaths?: boolean };
+}
+
+/** A migrated module on a fresh database, served by a real Koa app, with a reseller ready to call it. */
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const db: TestDatabase = await createTestDatabase();
+  const clock = fixedClock(NOW);
+  const module = await createResellerModule({
+    database: db.url,
+    clock,
+    pluginsDir: options.pluginsDir,
+    settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
+  });
+  await module.migrate();
+  const { resellers, catalogue } = module.services;
+  await resellers.createGroup('default');
+  for (const tld of ['.com', '.net', '.org']) {
+    await catalogue.setTld({ tld, group: 'default', registrar: 'sandbox', prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
+  }
+  const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);
+  const app = new Koa();
+  app.use(module.middleware(options.mount ?? { ownAllPaths: true }));
+  const server = app.listen(0, '127.0.0.1');
+  const reseller = { email: 'reseller@example.com', apiKey };
+  return {
+    module,
+    clock,
+    server,
+    http: request(server),
+    reseller,
+    headers: (who = reseller) => ({ username: who.email, token: computeToken(who.email, who.apiKey, clock.now()) }),
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await module.close();
+      await db.drop();
+    },
+  };
+}
