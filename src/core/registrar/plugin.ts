@@ -1,36 +1,64 @@
 /**
  * The registrar plugin contract: a small required part (availability, register, renew) plus
- * optional capability groups added by later work. Plugins return expected registrar answers as
- * values and throw only for faults.
+ * optional capability groups. A capability groups the methods that belong together, so a plugin
+ * cannot half-implement one. Plugins return expected registrar answers as values
+ * (`RegistrarOutcome`) and throw only for faults (network down, garbage answers).
+ *
+ * Every call gets a `CallContext` whose signal fires at the registrar deadline
+ * (`REGISTRAR_TIMEOUT_MS`); the platform stops waiting at that moment whatever the plugin does.
  */
+import type { Clock } from '../shared/clock';
+import type { Logger } from '../shared/logger';
+
 export const PLUGIN_API_VERSION = 1;
 
 export interface CallContext {
-  /** Aborted at the registrar deadline (`REGISTRAR_TIMEOUT_MS`); long calls must stop when it fires. */
+  /** Aborted at the registrar deadline; long calls must stop when it fires. */
   readonly signal: AbortSignal;
+  /** Unique per call (an EPP clTRID, an idempotency key upstream); recorded with orders for reconciliation. */
+  readonly transactionId: string;
 }
+
+/** Contact fields, normalised to the lower-case names of decisions.md (firstname, lastname, email, …). */
+export type Contact = Readonly<Record<string, string>>;
+export type ContactRole = 'registrant' | 'admin' | 'tech' | 'billing';
+export type Contacts = Readonly<Partial<Record<ContactRole, Contact>>>;
 
 export type AvailabilityStatus = 'available' | 'registered' | 'reserved' | 'unknown';
 
 export interface AvailabilityResult {
+  /** ASCII (punycode) name exactly as asked. */
   readonly domain: string;
   readonly status: AvailabilityStatus;
   readonly isPremium?: boolean;
-  /** Premium price in minor units, per year, when the registry charges one. */
-  readonly premiumPrice?: number;
+  /** Premium prices in minor units of the platform currency, when the registry charges them. */
+  readonly premiumPrice?: { readonly register: number; readonly renew?: number; readonly transfer?: number };
 }
 
-export interface Contact {
-  readonly [field: string]: string;
-}
+/**
+ * The expected answers of a registrar:
+ * - `unavailable`: the name cannot be had (taken, reserved);
+ * - `refused`: a definite refusal (policy, bad data, not ours); nothing happened at the registry;
+ * - `pending`: accepted but not finished (a registry that completes later); reconciliation settles it.
+ * An outcome that is not known (no answer by the deadline) is never returned: the call throws or is cut off.
+ */
+export type RegistrarOutcome<T = object> =
+  | ({ readonly ok: true } & T)
+  | { readonly ok: false; readonly reason: 'unavailable' | 'refused' | 'pending'; readonly message: string };
 
 export interface RegisterInput {
   readonly domain: string;
   readonly period: number;
   readonly nameservers: readonly string[];
-  readonly contacts: Readonly<Record<string, Contact>>;
+  readonly contacts: Contacts;
   readonly addons: Readonly<Record<string, boolean>>;
+  /** TLD-specific fields (decoded `domainfields`). */
   readonly fields: Readonly<Record<string, unknown>>;
+  readonly idnLanguage?: string;
+}
+
+export interface TransferInput extends RegisterInput {
+  readonly eppCode: string;
 }
 
 export interface RenewInput {
@@ -40,14 +68,175 @@ export interface RenewInput {
   readonly currentExpiryDate: string | null;
 }
 
-export type RegistrarOutcome<T> =
-  | ({ readonly ok: true } & T)
-  | { readonly ok: false; readonly reason: 'unavailable' | 'refused' | 'pending'; readonly message: string };
+export interface DomainRef {
+  readonly domain: string;
+}
 
-export interface Registered { readonly expiryDate: string }
+export interface Registered {
+  /** YYYY-MM-DD. */
+  readonly expiryDate: string;
+}
 
-export interface RegistrarPlugin {
+export interface DomainInformation {
+  readonly nameservers: readonly string[];
+  readonly transferLock?: boolean;
+  readonly expiryDate?: string;
+  readonly registrationStatus?: string;
+  readonly idProtection?: boolean;
+  readonly dnsManagement?: boolean;
+  readonly emailForwarding?: boolean;
+  readonly restorable?: boolean;
+  readonly registrantEmail?: string;
+  /** Anything else of spec 2.6 the registrar knows (irtp fields, transferLockExpiryDate, …). */
+  readonly extra?: Readonly<Record<string, unknown>>;
+}
+
+export interface DnsRecord {
+  readonly hostname: string;
+  readonly type: string;
+  readonly address: string;
+  readonly priority?: string;
+  readonly recid?: string;
+}
+
+export interface EmailForward {
+  readonly prefix: string;
+  readonly forwardTo: string;
+}
+
+export interface DomainSyncResult {
+  readonly active: boolean;
+  readonly expired: boolean;
+  readonly transferredAway: boolean;
+  readonly cancelled?: boolean;
+  /** YYYY-MM-DD. */
+  readonly expiryDate?: string;
+}
+
+export interface TransferSyncResult {
+  readonly completed: boolean;
+  readonly failed: boolean;
+  readonly reason?: string;
+  readonly expiryDate?: string;
+}
+
+export interface Suggestion {
+  readonly domain: string;
+  /** 0..100, higher is more relevant. */
+  readonly score?: number;
+}
+
+export interface TldPriceOffer {
+  readonly tld: string;
+  readonly period: number;
+  readonly register?: number;
+  readonly renew?: number;
+  readonly transfer?: number;
+}
+
+// ---- optional capabilities: each states its fallback (or that there is none) ----
+
+/** Optional. Without it, transfer orders are refused with a 400 naming the capability. */
+export interface TransferCapability {
+  transfer(input: TransferInput, ctx: CallContext): Promise<RegistrarOutcome<Partial<Registered>>>;
+}
+/** Optional. Without it, information is assembled from nameservers, lock status and the platform's own record (spec 4.4). */
+export interface DomainInformationCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<DomainInformation>>;
+}
+/** Optional. No fallback. Required for the information fallback. */
+export interface NameserversCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ nameservers: readonly string[] }>>;
+  save(input: DomainRef & { nameservers: readonly string[] }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface ChildHostsCapability {
+  register(input: DomainRef & { host: string; ipAddress: string }, ctx: CallContext): Promise<RegistrarOutcome>;
+  modify(input: DomainRef & { host: string; currentIpAddress: string; newIpAddress: string }, ctx: CallContext): Promise<RegistrarOutcome>;
+  delete(input: DomainRef & { host: string }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface DnsRecordsCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ records: readonly DnsRecord[] }>>;
+  save(input: DomainRef & { records: readonly DnsRecord[] }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. Without it, information reports no lock; lock endpoints answer 400. */
+export interface RegistrarLockCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ locked: boolean }>>;
+  save(input: DomainRef & { locked: boolean }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface IdProtectionCapability {
+  save(input: DomainRef & { enabled: boolean }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface EppCodeCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ eppCode: string }>>;
+}
+/** Optional. No fallback. */
+export interface ContactsCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ contacts: Contacts }>>;
+  save(input: DomainRef & { contacts: Contacts }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface EmailForwardingCapability {
+  get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ forwards: readonly EmailForward[] }>>;
+  save(input: DomainRef & { forwards: readonly EmailForward[] }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface DeleteCapability {
+  delete(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. No fallback. */
+export interface ReleaseCapability {
+  release(input: DomainRef & { transferTag: string }, ctx: CallContext): Promise<RegistrarOutcome>;
+}
+/** Optional. Without it, sync reports the platform's own record unchanged. */
+export interface DomainSyncCapability {
+  sync(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<DomainSyncResult>>;
+}
+/** Optional. Without it, transfer sync answers completed with the platform's expiry date (spec 4.6). */
+export interface TransferSyncCapability {
+  sync(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<TransferSyncResult>>;
+}
+/** Optional. Without it, search uses the platform's own suggestion generator. */
+export interface SuggestionsCapability {
+  suggest(input: { term: string; tlds: readonly string[]; limit: number }, ctx: CallContext): Promise<Suggestion[]>;
+}
+/** Optional. Without it, prices come from the catalogue alone. */
+export interface TldPricingCapability {
+  prices(ctx: CallContext): Promise<TldPriceOffer[]>;
+}
+
+export interface RegistrarCapabilities {
+  readonly transfer?: TransferCapability;
+  readonly domainInformation?: DomainInformationCapability;
+  readonly nameservers?: NameserversCapability;
+  readonly childHosts?: ChildHostsCapability;
+  readonly dnsRecords?: DnsRecordsCapability;
+  readonly registrarLock?: RegistrarLockCapability;
+  readonly idProtection?: IdProtectionCapability;
+  readonly eppCode?: EppCodeCapability;
+  readonly contacts?: ContactsCapability;
+  readonly emailForwarding?: EmailForwardingCapability;
+  readonly delete?: DeleteCapability;
+  readonly release?: ReleaseCapability;
+  readonly domainSync?: DomainSyncCapability;
+  readonly transferSync?: TransferSyncCapability;
+  readonly suggestions?: SuggestionsCapability;
+  readonly tldPricing?: TldPricingCapability;
+}
+
+export type CapabilityName = keyof RegistrarCapabilities;
+
+export const CAPABILITY_NAMES: readonly CapabilityName[] = [
+  'transfer', 'domainInformation', 'nameservers', 'childHosts', 'dnsRecords', 'registrarLock', 'idProtection',
+  'eppCode', 'contacts', 'emailForwarding', 'delete', 'release', 'domainSync', 'transferSync', 'suggestions', 'tldPricing',
+];
+
+export interface RegistrarPlugin extends RegistrarCapabilities {
   readonly id: string;
+  /** Batched: a plugin should check all names in as few registry round trips as it can. */
   checkAvailability(domains: readonly string[], ctx: CallContext): Promise<AvailabilityResult[]>;
   register(input: RegisterInput, ctx: CallContext): Promise<RegistrarOutcome<Registered>>;
   renew(input: RenewInput, ctx: CallContext): Promise<RegistrarOutcome<Registered>>;
@@ -55,10 +244,15 @@ export interface RegistrarPlugin {
   close?(): Promise<void>;
 }
 
+/** The one typed way to ask "does this plugin have capability X". */
+export function supports<C extends CapabilityName>(plugin: RegistrarPlugin, capability: C): plugin is RegistrarPlugin & Required<Pick<RegistrarCapabilities, C>> {
+  return plugin[capability] !== undefined;
+}
+
 /** What the platform hands a plugin when it creates it. */
 export interface PluginHost {
-  readonly logger: import('../shared/logger').Logger;
-  readonly clock: import('../shared/clock').Clock;
+  readonly logger: Logger;
+  readonly clock: Clock;
 }
 
 const DEFINITION = Symbol.for('reseller/RegistrarPluginDefinition');
