@@ -77,7 +77,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
   const target = typeof options.database === 'string' || options.database === undefined
     ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
     : undefined;
-  const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax }) : (options.database as Knex);
+  const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax, logger }) : (options.database as Knex);
 
   try {
     const secretBox = new AesSecretBox(resolveMasterKey(settings, target?.kind === 'sqlite' ? target.location : undefined, logger));

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
+import type { Logger } from '../../core/shared/logger';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -28,6 +29,18 @@ export function parseDatabaseUrl(url: string, cwd = process.cwd()): DatabaseTarg
 export interface ConnectOptions {
   readonly poolMax?: number;
   readonly sqliteBusyTimeoutMs?: number;
+  readonly logger?: Logger;
+}
+
+/** knex prints to the console by default; its messages go to our logger instead. */
+function knexLog(logger: Logger | undefined): Knex.Config['log'] {
+  const quiet = (message: unknown) => {
+    // Another process holding the migration lock is expected: migrateLatest waits for it.
+    const text = String(message);
+    if (/already locked|release the lock manually/.test(text)) return;
+    logger?.warn({ knex: text }, 'database');
+  };
+  return { warn: quiet, error: quiet, deprecate: quiet, debug: () => undefined };
 }
 
 export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
@@ -38,6 +51,7 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
       client: 'better-sqlite3',
       connection: { filename: target.location },
       useNullAsDefault: true,
+      log: knexLog(options.logger),
       pool: {
         min: 1,
         max: 1,
@@ -54,6 +68,7 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
   const url = new URL(target.location);
   return knex({
     client: 'mysql2',
+    log: knexLog(options.logger),
     connection: {
       host: url.hostname,
       port: url.port ? Number(url.port) : 3306,

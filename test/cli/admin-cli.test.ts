@@ -1,0 +1,114 @@
+import { writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { computeToken } from '../../src/core/auth/api-token';
+import { TOKENS } from '../../src/core/tokens';
+import { createResellerModule } from '../../src/module';
+import { cli } from '../support/cli';
+import { TEST_MASTER_KEY } from '../support/harness';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+describe('reseller-admin', () => {
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = { DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => { await db.drop(); });
+
+  it('migrates, then finds nothing left to do', async () => {
+    const first = await cli(env, 'migrate');
+    expect(first.code).toBe(0);
+    expect(first.json().applied.length).toBeGreaterThan(0);
+    expect((await cli(env, 'migrate')).json()).toEqual({ applied: [] });
+  });
+
+  it('creates a group and refuses a duplicate', async () => {
+    const created = await cli(env, 'group', 'create', 'retail');
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({ name: 'retail' });
+    const again = await cli(env, 'group', 'create', 'retail');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/already exists/);
+  });
+
+  it('sets TLD prices, checking the registrar against the installed plugins', async () => {
+    const set = await cli(env, 'tld', 'set', '.com', '--group', 'retail', '--registrar', 'sandbox', '--register', '1=10.00,2=19.50', '--renew', '1=11.00');
+    expect(set.code).toBe(0);
+    expect(set.json()).toMatchObject({ tld: { tld: '.com', registrar: 'sandbox' }, prices: { register: { 1: '10.00', 2: '19.50' }, renew: { 1: '11.00' } } });
+    const unknown = await cli(env, 'tld', 'set', '.net', '--group', 'retail', '--registrar', 'nosuch', '--register', '1=10');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/"nosuch" is not an installed plugin; installed: .*sandbox/);
+    const badPrices = await cli(env, 'tld', 'set', '.net', '--group', 'retail', '--registrar', 'sandbox', '--register', '1=ten');
+    expect(badPrices.code).toBe(1);
+  });
+
+  it('creates a reseller whose key works, once, and rotates it so old tokens stop working', async () => {
+    const created = await cli(env, 'reseller', 'create', 'Shop@Example.com', '--group', 'retail', '--credit', '50.00');
+    expect(created.code).toBe(0);
+    const { email, apiKey } = created.json();
+    expect(email).toBe('shop@example.com');
+    expect(apiKey.length).toBeGreaterThanOrEqual(32);
+
+    const module = await createResellerModule({ database: db.url, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+    try {
+      const auth = module.container.get(TOKENS.authenticator);
+      const credentials = (key: string) => ({ username: email, token: computeToken(email, key, new Date()), timestamp: undefined, clientAddress: 'cli-test' });
+      await expect(auth.authenticate(credentials(apiKey))).resolves.toMatchObject({ email });
+      const rotated = await cli(env, 'reseller', 'rotate-key', email);
+      const newKey = rotated.json().apiKey;
+      expect(newKey).not.toBe(apiKey);
+      await expect(auth.authenticate(credentials(apiKey))).rejects.toThrow('Invalid API Token provided');
+      await expect(auth.authenticate(credentials(newKey))).resolves.toMatchObject({ email });
+    } finally {
+      await module.close();
+    }
+  });
+
+  it('suspends and activates a reseller', async () => {
+    expect((await cli(env, 'reseller', 'suspend', 'shop@example.com')).json()).toEqual({ email: 'shop@example.com', status: 'suspended' });
+    expect((await cli(env, 'reseller', 'activate', 'shop@example.com')).json()).toEqual({ email: 'shop@example.com', status: 'active' });
+  });
+
+  it('adds credit, takes negative adjustments, and never goes below zero', async () => {
+    expect((await cli(env, 'credit', 'add', 'shop@example.com', '25.50', '--note', 'wire')).json()).toMatchObject({ balance: '75.50', kind: 'top_up' });
+    expect((await cli(env, 'credit', 'add', 'shop@example.com', '-5.50')).json()).toMatchObject({ balance: '70.00', kind: 'adjustment' });
+    const overdraw = await cli(env, 'credit', 'add', 'shop@example.com', '-70.01');
+    expect(overdraw.code).toBe(1);
+    expect(overdraw.stderr).toMatch(/below zero/);
+    expect((await cli(env, 'credit', 'show', 'shop@example.com')).json()).toMatchObject({ balance: '70.00', consistent: true });
+  });
+
+  it('stores a default registrant contact for a group', async () => {
+    const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
+    expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).json()).toMatchObject({ defaultContact: { firstname: 'Ann' } });
+    writeFileSync(file, '[1,2]');
+    expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).code).toBe(1);
+  });
+
+  it('lists domains and explains a domain that is not on the platform', async () => {
+    const list = await cli(env, 'domain', 'list', '--reseller', 'shop@example.com');
+    expect(list.code).toBe(0);
+    expect(list.json()).toEqual([]);
+    const show = await cli(env, 'domain', 'show', 'nothing-here.com');
+    expect(show.code).toBe(1);
+    expect(show.stderr).toMatch(/not on this platform/);
+  });
+
+  it('explains usage errors with exit code 2', async () => {
+    const unknown = await cli(env, 'frobnicate');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown command/);
+    const missing = await cli(env, 'reseller', 'create', 'x@example.com');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/--group/);
+  });
+
+  it('reports a bad setting by name', async () => {
+    const bad = await cli({ ...env, PORT: 'eighty' }, 'group', 'list');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/PORT/);
+  });
+});

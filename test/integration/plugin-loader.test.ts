@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { fixedClock } from '../../src/core/shared/clock';
+import { createLogger } from '../../src/infra/logging';
+import { loadPlugins, PluginLoadError } from '../../src/infra/plugins/plugin-loader';
+import { BUNDLED_PLUGINS_DIR } from '../../src/module';
+
+const host = { logger: createLogger('silent'), clock: fixedClock('2026-01-01T00:00:00Z') };
+
+describe('plugin discovery', () => {
+  it('loads the bundled sandbox registrar', async () => {
+    const registry = await loadPlugins(BUNDLED_PLUGINS_DIR, {}, host);
+    expect(registry.ids()).toContain('sandbox');
+    expect(registry.get('sandbox').id).toBe('sandbox');
+    await registry.close();
+  });
+
+  it('refuses broken plugins at start-up with one error naming each of them', async () => {
+    const error = await loadPlugins(path.join(__dirname, '../fixtures/plugins-broken'), {}, host).catch((e) => e);
+    expect(error).toBeInstanceOf(PluginLoadError);
+    const problems = (error as PluginLoadError).problems.join('\n');
+    expect(problems).toMatch(/no-manifest: no package\.json manifest/);
+    expect(problems).toMatch(/wrong-id: manifest id "something-else" does not match its folder/);
+    expect(problems).toMatch(/escapes: entry resolves outside the plugin folder/);
+    expect(problems).toMatch(/not-branded: the entry module must default-export defineRegistrarPlugin/);
+    expect(problems).toMatch(/bad-options: bad options: apiUrl is required/);
+  });
+
+  it('never executes code outside the plugin folder', async () => {
+    await loadPlugins(path.join(__dirname, '../fixtures/plugins-broken'), {}, host).catch(() => undefined);
+    expect((globalThis as Record<string, unknown>).evilLoaded).toBeUndefined();
+  });
+
+  it('refuses options for a plugin that is not installed', async () => {
+    await expect(loadPlugins(BUNDLED_PLUGINS_DIR, { nosuch: {} }, host)).rejects.toThrow(/nosuch: options are configured but no such plugin/);
+  });
+
+  it('refuses a plugins directory that does not exist', async () => {
+    await expect(loadPlugins('/nonexistent/plugins', {}, host)).rejects.toThrow(/does not exist/);
+  });
+});

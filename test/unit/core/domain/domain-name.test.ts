@@ -1,0 +1,54 @@
+import { parseDomainName, parseTld, splitRegistrable } from '../../../../src/core/domain/domain-name';
+
+describe('parseDomainName', () => {
+  it.each([
+    ['example.com', 'example.com', 'example.com'],
+    ['EXAMPLE.Com.', 'example.com', 'example.com'],
+    ['bücher.de', 'xn--bcher-kva.de', 'bücher.de'],
+    ['XN--BCHER-KVA.de', 'xn--bcher-kva.de', 'bücher.de'],
+    ['пример.рф', 'xn--e1afmkfd.xn--p1ai', 'пример.рф'],
+    ['ＥＸＡＭＰＬＥ．ｃｏｍ', 'example.com', 'example.com'],
+    ['a-b.co.uk', 'a-b.co.uk', 'a-b.co.uk'],
+  ])('normalises %s to %s', (input, ascii, unicode) => {
+    expect(parseDomainName(input)).toMatchObject({ ascii, unicode });
+  });
+
+  it.each([
+    ['a_b.com'], ['-a.com'], ['a-.com'], ['a..b.com'], ['1.2.3.4'], [`${'a'.repeat(64)}.com`], ['com'], [''], ['exa mple.com'],
+    ['example.c0m1'], ['ab--cd.com'], [`${'a.'.repeat(130)}com`], ['xn--zz.com'],
+  ])('rejects %s', (input) => {
+    expect(() => parseDomainName(input)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
+  });
+
+  it('rejects absurdly long input before doing any work on it', () => {
+    expect(() => parseDomainName(`${'a'.repeat(5000)}.com`)).toThrow(/too long/);
+  });
+});
+
+describe('parseTld', () => {
+  it('accepts the TLD with or without its dot, in any case, and IDN TLDs', () => {
+    expect(parseTld('COM').ascii).toBe('.com');
+    expect(parseTld('.co.uk').ascii).toBe('.co.uk');
+    expect(parseTld('.рф')).toEqual({ ascii: '.xn--p1ai', unicode: '.рф' });
+  });
+
+  it('rejects what cannot be a TLD', () => {
+    expect(() => parseTld('.1')).toThrow(/not a valid TLD/);
+    expect(() => parseTld('')).toThrow(/required/);
+  });
+});
+
+describe('splitRegistrable', () => {
+  const known = new Set(['.uk', '.co.uk', '.com']);
+  it('picks the longest known TLD', () => {
+    expect(splitRegistrable(parseDomainName('shop.co.uk'), (t) => known.has(t))).toMatchObject({ sld: 'shop', tld: '.co.uk' });
+  });
+
+  it('returns null for an unknown TLD', () => {
+    expect(splitRegistrable(parseDomainName('shop.net'), (t) => known.has(t))).toBeNull();
+  });
+
+  it('refuses names with extra labels in front of the SLD', () => {
+    expect(() => splitRegistrable(parseDomainName('www.shop.com'), (t) => known.has(t))).toThrow(/not a registrable name/);
+  });
+});

@@ -1,0 +1,19 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const CORE = path.join(__dirname, '../../src/core');
+const FORBIDDEN = /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino|node:fs|fs)['"]|from ['"](\.\.\/)+(infra|http|cli|config)\//;
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? files(full) : full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('layering', () => {
+  it('keeps src/core free of adapters: no koa, knex, drivers, fs, infra, http, cli or config imports', () => {
+    const offenders = files(CORE).filter((file) => FORBIDDEN.test(readFileSync(file, 'utf8')));
+    expect(offenders.map((f) => path.relative(CORE, f))).toEqual([]);
+  });
+});
