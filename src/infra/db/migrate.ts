@@ -21,7 +21,7 @@ export async function migrateLatest(db: Knex, { attempts = 60, waitMs = 500 } = 
       return applied;
     } catch (error) {
       // Two processes racing to create the bookkeeping tables collide too; the retry sees them made.
-      const locked = error instanceof Error && /already locked|already exists|duplicate/i.test(error.message);
+      const locked = /already locked|already exists|duplicate/i.test(String((error as { message?: unknown })?.message));
       if (!locked || attempt >= attempts) throw error;
       await sleep(waitMs);
     }
