@@ -72,7 +72,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const settings = loadSettings(io.env);
     module = await createResellerModule({ settings: { ...settings }, logger: createLogger('warn', io.stderr as never) });
-    const result = await dispatch(module, positionals, flags);
+    // Like the server, the CLI brings the schema up to date first (safe alongside running servers).
+    const applied = positionals[0] === 'migrate' ? [] : await module.migrate();
+    const result = positionals[0] === 'migrate' ? { applied: await module.migrate() } : await dispatch(module, positionals, flags);
+    if (applied.length > 0) io.stderr.write(`migrated the database: ${applied.join(', ')}\n`);
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
@@ -115,8 +118,6 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
   const { resellers, catalogue, credit, domains } = module.services;
   const command = `${noun} ${verb ?? ''}`.trim();
   switch (command) {
-    case 'migrate':
-      return { applied: await module.migrate() };
     case 'group create':
       return resellers.createGroup(need(args[0], '<name>'));
     case 'group list':
