@@ -41,7 +41,7 @@ export function toLabel(unicodeText: string): NameForms | null {
  * - `punyCodeSearchTerm` wins over `searchTerm` when it is not blank;
  * - UTS-46 mapping (case, width, `。` dots), punycode labels decoded, a scheme or path dropped;
  * - a full name (`shop.com`, `www.shop.com`) gives the label and its TLD: the longest suffix
- *   `isKnownTld` accepts, else the last label;
+ *   `isKnownTld` accepts, else everything after the first label;
  * - spaces, underscores and punctuation separate words and are dropped from the label
  *   (`my shop` → `myshop`); hyphen runs collapse, edge hyphens go.
  * Throws a 400-class error for a missing term, an absurd length, a term with nothing
@@ -61,7 +61,8 @@ export function parseSearchTerm(
   const mapped = toUnicode(withoutUrl, LAX);
   if (mapped.error) throw bad(`${field} ${quote(raw)} holds a label that is not valid punycode`);
 
-  const labels = mapped.domain.split('.').map((l) => l.trim()).filter((l) => l !== '');
+  let labels = mapped.domain.split('.').map((l) => l.trim()).filter((l) => l !== '');
+  if (labels.length > 2 && labels[0] === 'www') labels = labels.slice(1);
   let front = labels;
   let tld: NameForms | undefined;
   if (labels.length >= 2) {
@@ -69,7 +70,6 @@ export function parseSearchTerm(
     front = split.front;
     tld = split.tld;
   }
-  if (front.length > 1 && front[0] === 'www') front = front.slice(1);
   if (front.length > 1) {
     throw bad(`${field} must be one name (like shop) or one name and its TLD (like shop.com); got ${quote(raw)}`);
   }
@@ -85,15 +85,20 @@ export function parseSearchTerm(
   return { label, words, ...(tld && { tld }) };
 }
 
+/**
+ * The longest suffix the catalogue (or the request) knows is the TLD (`shop.co.uk` → `.co.uk`
+ * before `.uk`). When none is known, everything after the first label is taken as the TLD, so
+ * it can be reported `tld not supported` rather than refused.
+ */
 function splitOffTld(labels: string[], isKnownTld: (tld: string) => boolean, field: string, raw: string): { front: string[]; tld: NameForms } {
   for (let i = 1; i < labels.length; i++) {
     const candidate = tryTld(labels.slice(i).join('.'));
     if (candidate && isKnownTld(candidate.ascii)) return { front: labels.slice(0, i), tld: candidate };
   }
-  const last = labels[labels.length - 1];
-  const candidate = tryTld(last);
-  if (!candidate) throw bad(`${field} ${quote(raw)} ends in "${last}", which cannot be a TLD`);
-  return { front: labels.slice(0, -1), tld: candidate };
+  const rest = labels.slice(1).join('.');
+  const candidate = tryTld(rest);
+  if (!candidate) throw bad(`${field} ${quote(raw)} ends in "${rest}", which cannot be a TLD`);
+  return { front: labels.slice(0, 1), tld: candidate };
 }
 
 function tryTld(text: string): NameForms | null {
