@@ -44,9 +44,12 @@ interface PlannedTld {
   readonly offered?: OfferedTld;
 }
 
+type OfferedPlan = PlannedTld & { readonly offered: OfferedTld };
+const isOffered = (tld: PlannedTld): tld is OfferedPlan => tld.offered !== undefined;
+
 interface Candidate {
   readonly sld: NameForms;
-  readonly tld: PlannedTld & { readonly offered: OfferedTld };
+  readonly tld: OfferedPlan;
   readonly domain: NameForms;
   readonly score: number;
 }
@@ -88,8 +91,9 @@ export class SearchService {
 
     const exact = plan.map((tld) => ({ tld, domain: join(term.label, tld.forms) }));
     const exactRequests: AvailabilityRequest[] = exact
-      .filter(({ tld }) => tld.offered && lengthProblem(term.label, tld.offered.tld) === undefined)
-      .map(({ tld, domain }) => ({ registrar: tld.offered!.tld.registrar, domain: domain.ascii }));
+      .flatMap(({ tld, domain }) => (isOffered(tld) && lengthProblem(term.label, tld.offered.tld) === undefined
+        ? [{ registrar: tld.offered.tld.registrar, domain: domain.ascii }]
+        : []));
 
     let generated: Candidate[] = [];
     let fromRegistrars: Promise<{ candidates: Candidate[]; answers: Map<string, AvailabilityAnswer> }> = Promise.resolve({ candidates: [], answers: new Map() });
@@ -110,13 +114,14 @@ export class SearchService {
     if (mode === 'lookup') return exactResults;
 
     const seen = new Set(exact.map(({ domain }) => domain.ascii));
-    const suggestions = mergeCandidates([...generated, ...suggested.candidates])
-      .filter((c) => !seen.has(c.domain.ascii))
-      .map((c) => ({ c, result: this.toResult(c, answers.get(c.domain.ascii), premiumEnabled, false) }))
-      .filter(({ result }) => result.status === 'available')
-      .sort((a, b) => b.c.score - a.c.score || a.c.tld.rank - b.c.tld.rank || a.c.domain.ascii.localeCompare(b.c.domain.ascii))
-      .slice(0, maxResults)
-      .map(({ result }) => result);
+    const suggestions: SearchResult[] = [];
+    for (const c of byRelevance(mergeCandidates([...generated, ...suggested.candidates]))) {
+      if (suggestions.length === maxResults) break;
+      if (seen.has(c.domain.ascii)) continue;
+      // A suggestion is an offer: only names a customer can have are listed.
+      const result = this.toResult(c, answers.get(c.domain.ascii), premiumEnabled, false);
+      if (result.status === 'available') suggestions.push(result);
+    }
     return [...exactResults, ...suggestions];
   }
 
@@ -128,17 +133,17 @@ export class SearchService {
     const offered = new Map<string, OfferedTld>();
     for (const tld of tlds) {
       const periods = periodPrices(byTld.get(tld.tld) ?? []);
-      if (periods.length > 0) offered.set(tld.tld, { tld, forms: parseTld(tld.tld), prices: periods });
+      if (periods.length > 0) offered.set(tld.tld, { tld, forms: tldForms(tld.tld), prices: periods });
     }
     return offered;
   }
 
   /** TLDs whose registrar suggests names itself, per registrar; the rest get the platform's generator. */
-  private splitBySuggestionsCapability(plan: readonly PlannedTld[]): { suggesting: Map<RegistrarPlugin, PlannedTld[]>; others: PlannedTld[] } {
-    const suggesting = new Map<RegistrarPlugin, PlannedTld[]>();
-    const others: PlannedTld[] = [];
+  private splitBySuggestionsCapability(plan: readonly PlannedTld[]): { suggesting: Map<RegistrarPlugin, OfferedPlan[]>; others: OfferedPlan[] } {
+    const suggesting = new Map<RegistrarPlugin, OfferedPlan[]>();
+    const others: OfferedPlan[] = [];
     for (const tld of plan) {
-      if (!tld.offered) continue;
+      if (!isOffered(tld)) continue;
       const plugin = this.pluginOrUndefined(tld.offered.tld.registrar);
       if (plugin && supports(plugin, 'suggestions')) suggesting.set(plugin, [...(suggesting.get(plugin) ?? []), tld]);
       else if (plugin) others.push(tld);
@@ -158,7 +163,7 @@ export class SearchService {
    * Each suggesting registrar is asked for names on its own TLDs, all at once, each under its
    * deadline; its names are then checked. A registrar that fails adds no suggestions.
    */
-  private async registrarSuggestions(term: SearchTerm, suggesting: Map<RegistrarPlugin, PlannedTld[]>, budget: number) {
+  private async registrarSuggestions(term: SearchTerm, suggesting: Map<RegistrarPlugin, OfferedPlan[]>, budget: number) {
     const perRegistrar = await Promise.all([...suggesting].map(async ([plugin, tlds]) => {
       const own = new Map(tlds.map((t) => [t.forms.ascii, t]));
       let suggestions: Suggestion[];
@@ -177,31 +182,25 @@ export class SearchService {
   }
 
   private exactResult(label: NameForms, tld: PlannedTld, domain: NameForms, answer: AvailabilityAnswer | undefined, premiumEnabled: boolean): SearchResult {
-    if (!tld.offered) {
+    if (!isOffered(tld)) {
       return {
         domain, sld: label, tld: tld.forms, status: 'tld_not_supported', isExactMatch: true, score: EXACT_MATCH_SCORE,
         isValidDomain: true, errorMessage: `${tld.forms.unicode} is not offered to your account`, prices: [],
         minLength: DNS_MIN_LENGTH, maxLength: DNS_MAX_LENGTH, isPremium: false,
       };
     }
-    const candidate: Candidate = { sld: label, tld: { ...tld, offered: tld.offered }, domain, score: EXACT_MATCH_SCORE };
+    const candidate: Candidate = { sld: label, tld, domain, score: EXACT_MATCH_SCORE };
     return this.toResult(candidate, answer, premiumEnabled, true);
   }
 
   private toResult(c: Candidate, answer: AvailabilityAnswer | undefined, premiumEnabled: boolean, isExactMatch: boolean): SearchResult {
     const { tld, prices } = c.tld.offered;
-    const base = {
-      domain: c.domain, sld: c.sld, tld: c.tld.forms, isExactMatch, score: c.score, prices,
-      minLength: tld.minLength, maxLength: tld.maxLength,
-    };
     const problem = lengthProblem(c.sld, tld);
-    if (problem) return { ...base, status: 'unknown', isValidDomain: false, errorMessage: problem, isPremium: false };
-    const given = answer ?? { status: 'unknown', isPremium: false, failure: 'no_answer' };
-    let status: SearchStatus = given.status;
-    let errorMessage = status === 'unknown' ? unknownMessage(given, tld.tld) : '';
+    const given: AvailabilityAnswer = answer ?? { status: 'unknown', isPremium: false, failure: 'no_answer' };
+    let status: SearchStatus = problem ? 'unknown' : given.status;
+    let errorMessage = problem ?? (status === 'unknown' ? unknownMessage(given, tld.tld) : '');
     let premiumPrice: SearchResult['premiumPrice'];
-    const isPremium = premiumEnabled && given.isPremium;
-    if (given.isPremium && status === 'available') {
+    if (!problem && given.isPremium && status === 'available') {
       if (!premiumEnabled) {
         // The platform's rule: without premiumEnabled a premium name is never offered as available.
         status = 'reserved';
@@ -213,8 +212,14 @@ export class SearchService {
         errorMessage = `${c.domain.unicode} is a premium name and the registry gave no price for it`;
       }
     }
-    return { ...base, status, isValidDomain: true, errorMessage, isPremium, ...(premiumPrice && { premiumPrice }) };
+    const result: SearchResult = {
+      domain: c.domain, sld: c.sld, tld: c.tld.forms, status, isExactMatch, score: c.score,
+      isValidDomain: problem === undefined, errorMessage, prices, minLength: tld.minLength, maxLength: tld.maxLength,
+      isPremium: !problem && premiumEnabled && given.isPremium,
+    };
+    return premiumPrice ? { ...result, premiumPrice } : result;
   }
+
 }
 
 function checkMaxResults(value: number | undefined): number {
@@ -231,7 +236,7 @@ function parseRequestedTlds(input: readonly string[] | undefined): NameForms[] {
   const seen = new Set<string>();
   const tlds: NameForms[] = [];
   for (const text of given) {
-    const tld = parseTld(text);
+    const tld = tldForms(text);
     if (!seen.has(tld.ascii)) tlds.push(tld);
     seen.add(tld.ascii);
   }
@@ -263,21 +268,21 @@ function planTlds(term: SearchTerm, requested: readonly NameForms[], offered: Re
 }
 
 /** The generator's labels on every TLD without registrar suggestions, best first, at most `budget`. */
-function generatedCandidates(term: SearchTerm, tlds: readonly PlannedTld[], budget: number): Candidate[] {
+function generatedCandidates(term: SearchTerm, tlds: readonly OfferedPlan[], budget: number): Candidate[] {
   if (tlds.length === 0) return [];
   const candidates: Candidate[] = [];
   for (const { label, base } of generateLabels(term)) {
     for (const tld of tlds) {
-      if (!tld.offered || lengthProblem(label, tld.offered.tld)) continue;
+      if (lengthProblem(label, tld.offered.tld)) continue;
       const score = suggestionScore({ base, tldRank: tld.rank, extraLength: label.unicode.length - term.label.unicode.length });
-      candidates.push({ sld: label, tld: { ...tld, offered: tld.offered }, domain: join(label, tld.forms), score });
+      candidates.push({ sld: label, tld, domain: join(label, tld.forms), score });
     }
   }
   return best(candidates, budget);
 }
 
 /** A registrar's suggestions, kept only when they parse, sit on one of its searched TLDs and fit the TLD's rules. */
-function registrarCandidates(term: SearchTerm, suggestions: unknown, own: ReadonlyMap<string, PlannedTld>, budget: number): Candidate[] {
+function registrarCandidates(term: SearchTerm, suggestions: unknown, own: ReadonlyMap<string, OfferedPlan>, budget: number): Candidate[] {
   const candidates: Candidate[] = [];
   for (const s of Array.isArray(suggestions) ? suggestions.slice(0, budget * 2) : []) {
     const text = (s as Suggestion | undefined)?.domain;
@@ -291,11 +296,11 @@ function registrarCandidates(term: SearchTerm, suggestions: unknown, own: Readon
       continue;
     }
     const tld = split && own.get(split.tld);
-    if (!split || !tld?.offered) continue;
+    if (!split || !tld) continue;
     const sld = { ascii: split.sld, unicode: name.unicode.split('.')[0] };
     if (sld.ascii === term.label.ascii || lengthProblem(sld, tld.offered.tld)) continue;
     const score = suggestionScore({ base: registrarBase((s as Suggestion).score), tldRank: tld.rank, extraLength: sld.unicode.length - term.label.unicode.length });
-    candidates.push({ sld, tld: { ...tld, offered: tld.offered }, domain: join(sld, tld.forms), score });
+    candidates.push({ sld, tld, domain: join(sld, tld.forms), score });
   }
   return best(candidates, budget);
 }
@@ -310,10 +315,28 @@ function mergeCandidates(candidates: readonly Candidate[]): Candidate[] {
   return [...byName.values()];
 }
 
+/** Best first: score, then the TLD's place in the search, then the name. */
+function byRelevance(candidates: Candidate[]): Candidate[] {
+  return candidates.sort((a, b) => b.score - a.score || a.tld.rank - b.tld.rank || (a.domain.ascii < b.domain.ascii ? -1 : 1));
+}
+
 function best(candidates: Candidate[], budget: number): Candidate[] {
-  return mergeCandidates(candidates)
-    .sort((a, b) => b.score - a.score || a.tld.rank - b.tld.rank || a.domain.ascii.localeCompare(b.domain.ascii))
-    .slice(0, budget);
+  return byRelevance(mergeCandidates(candidates)).slice(0, budget);
+}
+
+/**
+ * parseTld, remembered: every search names the same few TLDs, and UTS-46 processing is the
+ * costliest step of a search. Bounded, since requested TLDs come from clients.
+ */
+const TLD_MEMO_LIMIT = 2_000;
+const tldMemo = new Map<string, NameForms>();
+function tldForms(text: string): NameForms {
+  const known = tldMemo.get(text);
+  if (known) return known;
+  const forms = parseTld(text);
+  if (tldMemo.size >= TLD_MEMO_LIMIT) tldMemo.clear();
+  tldMemo.set(text, forms);
+  return forms;
 }
 
 const toRequest = (c: Candidate): AvailabilityRequest => ({ registrar: c.tld.offered.tld.registrar, domain: c.domain.ascii });

@@ -30,6 +30,9 @@ const quote = (text: string) => JSON.stringify(text.length > 40 ? `${text.slice(
  */
 export function toLabel(unicodeText: string): NameForms | null {
   if (unicodeText === '' || unicodeText.includes('.')) return null;
+  // Plain LDH labels are their own ASCII and Unicode forms; UTS-46 processing is the costliest
+  // step of a search, so it is kept for labels that need it (non-ASCII, xn--, hyphens at 3-4).
+  if (LDH_LABEL.test(unicodeText) && unicodeText.slice(2, 4) !== '--') return { ascii: unicodeText, unicode: unicodeText };
   const ascii = toASCII(unicodeText, STRICT);
   if (ascii === null || !LDH_LABEL.test(ascii)) return null;
   const { domain: unicode, error } = toUnicode(ascii, STRICT);

@@ -103,8 +103,23 @@ const prices = (p: PeriodPrices): Prices => ({
   ...(p.transfer !== undefined && { transfer: formatAmount(p.transfer) }),
 });
 
+/** One TLD's prices are the same array in every element of a reply: formatted once. */
+const formatted = new WeakMap<readonly PeriodPrices[], Pick<SuggestionWire, 'pricing' | 'shortestPeriod'>>();
+function pricesOf(periods: readonly PeriodPrices[]): Pick<SuggestionWire, 'pricing' | 'shortestPeriod'> {
+  let wire = formatted.get(periods);
+  if (!wire) {
+    const shortest = periods[0];
+    wire = {
+      pricing: Object.fromEntries(periods.map((p) => [String(p.period), prices(p)])),
+      shortestPeriod: shortest ? { period: shortest.period, ...prices(shortest) } : {},
+    };
+    formatted.set(periods, wire);
+  }
+  return wire;
+}
+
 export function toSuggestionWire(r: SearchResult): SuggestionWire {
-  const shortest = r.prices[0];
+  const { pricing, shortestPeriod } = pricesOf(r.prices);
   const premium = r.premiumPrice;
   return {
     domainName: r.domain.ascii,
@@ -120,8 +135,8 @@ export function toSuggestionWire(r: SearchResult): SuggestionWire {
     isAvailable: r.status === 'available',
     isValidDomain: r.isValidDomain,
     domainErrorMessage: r.errorMessage,
-    pricing: Object.fromEntries(r.prices.map((p) => [String(p.period), prices(p)])),
-    shortestPeriod: shortest ? { period: shortest.period, ...prices(shortest) } : {},
+    pricing,
+    shortestPeriod,
     // The billing platform's TLD promotion label (hot, new, sale); the catalogue has none, so none is shown.
     group: '',
     minLength: r.minLength,
