@@ -176,7 +176,7 @@ export class SearchService {
       }
       return registrarCandidates(term, suggestions, own, budget);
     }));
-    const candidates = mergeCandidates(perRegistrar.flat());
+    const candidates = best(perRegistrar.flat(), budget);
     const answers = candidates.length > 0 ? await this.availability.check(candidates.map(toRequest)) : new Map<string, AvailabilityAnswer>();
     return { candidates, answers };
   }
