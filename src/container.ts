@@ -8,6 +8,8 @@ import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import type { SecretBox } from './core/reseller/reseller';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
+import { AvailabilityChecker } from './core/search/availability-checker';
+import { SearchService } from './core/search/search-service';
 import type { Logger } from './core/shared/logger';
 import type { UnitOfWork } from './core/shared/unit-of-work';
 import { TOKENS } from './core/tokens';
@@ -56,6 +58,17 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.domainService).toResolvedValue(
     (uow: UnitOfWork) => new DomainService(uow),
     [TOKENS.unitOfWork],
+  ).inSingletonScope();
+  container.bind(TOKENS.availabilityChecker).toResolvedValue(
+    (registrars: RegistrarDirectory, clock: Clock, logger: Logger) => new AvailabilityChecker(registrars, clock, logger, {
+      timeoutMs: settings.registrarTimeoutMs, cacheSeconds: settings.searchCacheSeconds,
+    }),
+    [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
+  ).inSingletonScope();
+  container.bind(TOKENS.searchService).toResolvedValue(
+    (uow: UnitOfWork, registrars: RegistrarDirectory, availability: AvailabilityChecker, logger: Logger, currency: string) =>
+      new SearchService(uow, registrars, availability, logger, { registrarTimeoutMs: settings.registrarTimeoutMs, currency }),
+    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
   ).inSingletonScope();
   return container;
 }

@@ -9,6 +9,7 @@ import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainService } from './core/domain/domain-service';
 import type { ResellerService } from './core/reseller/reseller-service';
+import type { SearchService } from './core/search/search-service';
 import { systemClock, type Clock } from './core/shared/clock';
 import type { Logger } from './core/shared/logger';
 import { TOKENS } from './core/tokens';
@@ -52,6 +53,8 @@ export interface ResellerModule {
     readonly catalogue: CatalogueService;
     readonly credit: CreditService;
     readonly domains: DomainService;
+    /** Domain search: suggestions and exact-name lookup (docs/search.md). */
+    readonly search: SearchService;
   };
   /** The inversify container, for hosts that rebind ports before first use or resolve more services. */
   readonly container: Container;
@@ -88,6 +91,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       catalogue: container.get(TOKENS.catalogueService),
       credit: container.get(TOKENS.creditService),
       domains: container.get(TOKENS.domainService),
+      search: container.get(TOKENS.searchService),
     };
     return {
       middleware: (mount = {}) => createHttpApi({ container, routes: ROUTES, logger, basePath: settings.basePath, ...mount }),

@@ -15,6 +15,8 @@ export const SettingsSchema = z.object({
   masterKeyFile: z.string().optional(),
   pluginsDir: z.string().optional(),
   registrarTimeoutMs: int(100, 600_000).default(30_000),
+  /** Seconds a registrar's availability answer is reused by searches; 0 turns the cache off (docs/search.md). */
+  searchCacheSeconds: int(0, 3600).default(30),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code like USD').default('USD'),
   trustProxy: bool.default(false),
@@ -38,6 +40,7 @@ const ENV: Record<string, keyof Settings> = {
   MASTER_KEY_FILE: 'masterKeyFile',
   PLUGINS_DIR: 'pluginsDir',
   REGISTRAR_TIMEOUT_MS: 'registrarTimeoutMs',
+  SEARCH_CACHE_SECONDS: 'searchCacheSeconds',
   LOG_LEVEL: 'logLevel',
   CURRENCY: 'currency',
   TRUST_PROXY: 'trustProxy',

@@ -7,6 +7,8 @@ import type { DomainService } from './domain/domain-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerService } from './reseller/reseller-service';
+import type { AvailabilityChecker } from './search/availability-checker';
+import type { SearchService } from './search/search-service';
 import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
 import type { UnitOfWork } from './shared/unit-of-work';
@@ -27,4 +29,6 @@ export const TOKENS = {
   catalogueService: token<CatalogueService>('catalogueService'),
   creditService: token<CreditService>('creditService'),
   domainService: token<DomainService>('domainService'),
+  availabilityChecker: token<AvailabilityChecker>('availabilityChecker'),
+  searchService: token<SearchService>('searchService'),
 } as const;

@@ -1,0 +1,154 @@
+import { withDeadline } from '../registrar/deadline';
+import type { AvailabilityResult, AvailabilityStatus, RegistrarPlugin } from '../registrar/plugin';
+import type { RegistrarDirectory } from '../registrar/registrar-directory';
+import type { Clock } from '../shared/clock';
+import { isDomainError } from '../shared/errors';
+import type { Logger } from '../shared/logger';
+import type { Minor } from '../shared/money';
+import { AvailabilityCache } from './availability-cache';
+
+/** Why a name's availability is not known. */
+export type AvailabilityFailure = 'timeout' | 'error' | 'not_installed' | 'no_answer';
+
+/** A registrar's answer for one name, checked for sanity. */
+export interface AvailabilityAnswer {
+  readonly status: AvailabilityStatus;
+  readonly isPremium: boolean;
+  readonly premiumPrice?: { readonly register: Minor; readonly renew?: Minor; readonly transfer?: Minor };
+  /** Set when the status is `unknown` because the registrar could not be asked or did not answer. */
+  readonly failure?: AvailabilityFailure;
+}
+
+export interface AvailabilityRequest {
+  /** Id of the registrar plugin serving the name's TLD. */
+  readonly registrar: string;
+  /** ASCII (punycode), lower case. */
+  readonly domain: string;
+}
+
+export interface AvailabilityCheckerOptions {
+  /** Each registrar call's deadline (settings.registrarTimeoutMs). */
+  readonly timeoutMs: number;
+  /** How long an answer is reused (settings.searchCacheSeconds); 0 turns the cache off. */
+  readonly cacheSeconds: number;
+  /** Most names sent to a registrar in one call; more are split into calls made at the same time. */
+  readonly batchSize?: number;
+  readonly cacheMaxEntries?: number;
+}
+
+export const DEFAULT_BATCH_SIZE = 50;
+const STATUSES: ReadonlySet<string> = new Set<AvailabilityStatus>(['available', 'registered', 'reserved', 'unknown']);
+
+/**
+ * Asks registrars whether names are free: every registrar at the same time, each with the names
+ * of its TLDs in batches, each call under the registrar deadline. A registrar that fails, times
+ * out, is not installed or leaves a name out makes those names `unknown`; `check` itself never
+ * throws. Definite answers are cached for a few seconds, and a name already being asked by a
+ * concurrent search is not asked twice.
+ */
+export class AvailabilityChecker {
+  private readonly cache: AvailabilityCache<AvailabilityAnswer>;
+  private readonly inFlight = new Map<string, Promise<AvailabilityAnswer>>();
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly registrars: RegistrarDirectory,
+    clock: Clock,
+    private readonly logger: Logger,
+    private readonly options: AvailabilityCheckerOptions,
+  ) {
+    this.cache = new AvailabilityCache(clock, options.cacheSeconds, options.cacheMaxEntries);
+    this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
+  }
+
+  /** Answers for every requested name, keyed by the ASCII name. */
+  async check(requests: readonly AvailabilityRequest[]): Promise<Map<string, AvailabilityAnswer>> {
+    const byRegistrar = new Map<string, Set<string>>();
+    for (const { registrar, domain } of requests) {
+      const names = byRegistrar.get(registrar) ?? new Set<string>();
+      byRegistrar.set(registrar, names.add(domain));
+    }
+    const answers = new Map<string, AvailabilityAnswer>();
+    await Promise.all([...byRegistrar].map(([id, names]) => this.checkWith(id, [...names], answers)));
+    return answers;
+  }
+
+  private async checkWith(id: string, names: string[], into: Map<string, AvailabilityAnswer>): Promise<void> {
+    let plugin: RegistrarPlugin;
+    try {
+      plugin = this.registrars.get(id);
+    } catch (error) {
+      this.logger.warn({ registrar: id, err: messageOf(error) }, 'search: the registrar serving these TLDs is not installed');
+      for (const name of names) into.set(name, unknown('not_installed'));
+      return;
+    }
+    const waiting: Array<Promise<void>> = [];
+    const fresh: string[] = [];
+    for (const name of names) {
+      const key = cacheKey(id, name);
+      const cached = this.cache.get(key);
+      const pending = cached ? undefined : this.inFlight.get(key);
+      if (cached) into.set(name, cached);
+      else if (pending) waiting.push(pending.then((answer) => { into.set(name, answer); }));
+      else fresh.push(name);
+    }
+    for (let i = 0; i < fresh.length; i += this.batchSize) {
+      const batch = fresh.slice(i, i + this.batchSize);
+      const call = this.ask(id, plugin, batch);
+      for (const name of batch) {
+        const key = cacheKey(id, name);
+        const answer = call.then((all) => all.get(name) ?? unknown('no_answer'));
+        this.inFlight.set(key, answer);
+        waiting.push(answer.then((a) => {
+          into.set(name, a);
+          if (this.inFlight.get(key) === answer) this.inFlight.delete(key);
+        }));
+      }
+    }
+    await Promise.all(waiting);
+  }
+
+  /** One registrar call for one batch; never rejects. */
+  private async ask(id: string, plugin: RegistrarPlugin, batch: string[]): Promise<Map<string, AvailabilityAnswer>> {
+    const answers = new Map<string, AvailabilityAnswer>();
+    try {
+      const results = await withDeadline(id, this.options.timeoutMs, (ctx) => plugin.checkAvailability(batch, ctx));
+      const asked = new Set(batch);
+      for (const result of Array.isArray(results) ? results : []) {
+        const name = typeof result?.domain === 'string' ? result.domain.toLowerCase() : '';
+        if (asked.has(name) && !answers.has(name)) answers.set(name, sanitise(result));
+      }
+      const missing = batch.filter((name) => !answers.has(name));
+      if (missing.length > 0) this.logger.warn({ registrar: id, missing: missing.length }, 'search: the registrar left names out of its answer');
+      for (const name of missing) answers.set(name, unknown('no_answer'));
+      for (const [name, answer] of answers) if (answer.status !== 'unknown') this.cache.set(cacheKey(id, name), answer);
+    } catch (error) {
+      const failure: AvailabilityFailure = isDomainError(error) && error.code === 'registrar_timeout' ? 'timeout' : 'error';
+      this.logger.warn({ registrar: id, names: batch.length, failure, err: messageOf(error) }, 'search: availability check failed; names reported unknown');
+      for (const name of batch) answers.set(name, unknown(failure));
+    }
+    return answers;
+  }
+}
+
+const cacheKey = (registrar: string, name: string) => `${registrar}\u0000${name}`;
+const unknown = (failure: AvailabilityFailure): AvailabilityAnswer => ({ status: 'unknown', isPremium: false, failure });
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const isMinor = (value: unknown): value is Minor => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/** A plugin's answer, with anything malformed dropped rather than trusted. */
+function sanitise(result: AvailabilityResult): AvailabilityAnswer {
+  const status = STATUSES.has(result.status) ? result.status : 'unknown';
+  const isPremium = result.isPremium === true;
+  const price = result.premiumPrice;
+  if (!isPremium || !price || !isMinor(price.register)) return { status, isPremium };
+  return {
+    status,
+    isPremium,
+    premiumPrice: {
+      register: price.register,
+      ...(isMinor(price.renew) && { renew: price.renew }),
+      ...(isMinor(price.transfer) && { transfer: price.transfer }),
+    },
+  };
+}

@@ -1,0 +1,374 @@
+import type { Tld, TldPrice } from '../catalogue/catalogue';
+import { parseDomainName, parseTld, splitRegistrable } from '../domain/domain-name';
+import { withDeadline } from '../registrar/deadline';
+import { supports, type RegistrarPlugin, type Suggestion } from '../registrar/plugin';
+import type { RegistrarDirectory } from '../registrar/registrar-directory';
+import { DomainError } from '../shared/errors';
+import type { Logger } from '../shared/logger';
+import type { UnitOfWork } from '../shared/unit-of-work';
+import type { AvailabilityAnswer, AvailabilityChecker, AvailabilityRequest } from './availability-checker';
+import { generateLabels } from './candidate-generator';
+import { EXACT_MATCH_SCORE, registrarBase, suggestionScore } from './scoring';
+import type { NameForms, PeriodPrices, SearchQuery, SearchResult, SearchStatus } from './search';
+import { parseSearchTerm, type SearchTerm } from './search-term';
+
+export interface SearchServiceOptions {
+  /** Each registrar call's deadline (settings.registrarTimeoutMs). */
+  readonly registrarTimeoutMs: number;
+  /** The platform currency, quoted with premium prices. */
+  readonly currency: string;
+}
+
+export const DEFAULT_MAX_RESULTS = 25;
+export const MAX_RESULTS = 100;
+export const MAX_TLDS = 100;
+/** Without `tldsToInclude`, these come first (then the rest of the group's TLDs, alphabetically). */
+const POPULAR_TLDS = ['.com', '.net', '.org'];
+/** DNS bounds, reported for a TLD the group is not offered (its own rules are not disclosed). */
+const DNS_MIN_LENGTH = 1;
+const DNS_MAX_LENGTH = 63;
+
+type Mode = 'suggestions' | 'lookup';
+
+interface OfferedTld {
+  readonly tld: Tld;
+  readonly forms: NameForms;
+  readonly prices: readonly PeriodPrices[];
+}
+
+interface PlannedTld {
+  readonly forms: NameForms;
+  /** Position in the searched order; 0 is first. */
+  readonly rank: number;
+  /** Undefined when the TLD is not offered to the group. */
+  readonly offered?: OfferedTld;
+}
+
+type OfferedPlan = PlannedTld & { readonly offered: OfferedTld };
+const isOffered = (tld: PlannedTld): tld is OfferedPlan => tld.offered !== undefined;
+
+interface Candidate {
+  readonly sld: NameForms;
+  readonly tld: OfferedPlan;
+  readonly domain: NameForms;
+  readonly score: number;
+}
+
+/**
+ * Domain search (spec 4.2 and decisions.md `POST /domains/lookup`): the exact names on every
+ * searched TLD first, then suggestions, each with its availability, the group's prices and the
+ * TLD's rules. docs/search.md describes inputs, scoring and caching.
+ */
+export class SearchService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly registrars: RegistrarDirectory,
+    private readonly availability: AvailabilityChecker,
+    private readonly logger: Logger,
+    private readonly options: SearchServiceOptions,
+  ) {}
+
+  /** Spec 4.2: the exact names, then up to `maxResults` available suggestions by relevance. */
+  suggestions(groupId: string, query: SearchQuery): Promise<SearchResult[]> {
+    return this.search(groupId, query, 'suggestions');
+  }
+
+  /**
+   * Decisions.md `POST /domains/lookup`: the availability of the exact names only, in the same
+   * element shape. A full-name term without `tldsToInclude` looks up that one name.
+   */
+  lookup(groupId: string, query: SearchQuery): Promise<SearchResult[]> {
+    return this.search(groupId, query, 'lookup');
+  }
+
+  private async search(groupId: string, query: SearchQuery, mode: Mode): Promise<SearchResult[]> {
+    const maxResults = checkMaxResults(query.maxResults);
+    const requested = parseRequestedTlds(query.tldsToInclude);
+    const offered = await this.offeredTlds(groupId);
+    const term = parseSearchTerm(query, (tld) => offered.has(tld) || requested.some((r) => r.ascii === tld));
+    const plan = planTlds(term, requested, offered, mode);
+    const premiumEnabled = query.premiumEnabled === true;
+
+    const exact = plan.map((tld) => ({ tld, domain: join(term.label, tld.forms) }));
+    const exactRequests: AvailabilityRequest[] = exact
+      .flatMap(({ tld, domain }) => (isOffered(tld) && lengthProblem(term.label, tld.offered.tld) === undefined
+        ? [{ registrar: tld.offered.tld.registrar, domain: domain.ascii }]
+        : []));
+
+    let generated: Candidate[] = [];
+    let fromRegistrars: Promise<{ candidates: Candidate[]; answers: Map<string, AvailabilityAnswer> }> = Promise.resolve({ candidates: [], answers: new Map() });
+    if (mode === 'suggestions') {
+      const budget = Math.min(maxResults * 3, 150);
+      const { suggesting, others } = this.splitBySuggestionsCapability(plan);
+      generated = generatedCandidates(term, others, budget);
+      fromRegistrars = this.registrarSuggestions(term, suggesting, budget);
+    }
+
+    const [answers, suggested] = await Promise.all([
+      this.availability.check([...exactRequests, ...generated.map(toRequest)]),
+      fromRegistrars,
+    ]);
+    for (const [name, answer] of suggested.answers) answers.set(name, answer);
+
+    const exactResults = exact.map(({ tld, domain }) => this.exactResult(term.label, tld, domain, answers.get(domain.ascii), premiumEnabled));
+    if (mode === 'lookup') return exactResults;
+
+    const seen = new Set(exact.map(({ domain }) => domain.ascii));
+    const suggestions: SearchResult[] = [];
+    for (const c of byRelevance(mergeCandidates([...generated, ...suggested.candidates]))) {
+      if (suggestions.length === maxResults) break;
+      if (seen.has(c.domain.ascii)) continue;
+      // A suggestion is an offer: only names a customer can have are listed.
+      const result = this.toResult(c, answers.get(c.domain.ascii), premiumEnabled, false);
+      if (result.status === 'available') suggestions.push(result);
+    }
+    return [...exactResults, ...suggestions];
+  }
+
+  /** The group's offered TLDs (at least one register price) with their prices; two reads, no per-TLD queries. */
+  private async offeredTlds(groupId: string): Promise<Map<string, OfferedTld>> {
+    const [tlds, prices] = await Promise.all([this.uow.read.catalogue.listTlds(), this.uow.read.catalogue.prices(groupId)]);
+    const byTld = new Map<string, TldPrice[]>();
+    for (const price of prices) byTld.set(price.tld, [...(byTld.get(price.tld) ?? []), price]);
+    const offered = new Map<string, OfferedTld>();
+    for (const tld of tlds) {
+      const periods = periodPrices(byTld.get(tld.tld) ?? []);
+      if (periods.length > 0) offered.set(tld.tld, { tld, forms: tldForms(tld.tld), prices: periods });
+    }
+    return offered;
+  }
+
+  /** TLDs whose registrar suggests names itself, per registrar; the rest get the platform's generator. */
+  private splitBySuggestionsCapability(plan: readonly PlannedTld[]): { suggesting: Map<RegistrarPlugin, OfferedPlan[]>; others: OfferedPlan[] } {
+    const suggesting = new Map<RegistrarPlugin, OfferedPlan[]>();
+    const others: OfferedPlan[] = [];
+    for (const tld of plan) {
+      if (!isOffered(tld)) continue;
+      const plugin = this.pluginOrUndefined(tld.offered.tld.registrar);
+      if (plugin && supports(plugin, 'suggestions')) suggesting.set(plugin, [...(suggesting.get(plugin) ?? []), tld]);
+      else if (plugin) others.push(tld);
+    }
+    return { suggesting, others };
+  }
+
+  private pluginOrUndefined(id: string): RegistrarPlugin | undefined {
+    try {
+      return this.registrars.get(id);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Each suggesting registrar is asked for names on its own TLDs, all at once, each under its
+   * deadline; its names are then checked. A registrar that fails adds no suggestions.
+   */
+  private async registrarSuggestions(term: SearchTerm, suggesting: Map<RegistrarPlugin, OfferedPlan[]>, budget: number) {
+    const perRegistrar = await Promise.all([...suggesting].map(async ([plugin, tlds]) => {
+      const own = new Map(tlds.map((t) => [t.forms.ascii, t]));
+      let suggestions: Suggestion[];
+      try {
+        suggestions = await withDeadline(plugin.id, this.options.registrarTimeoutMs, (ctx) =>
+          plugin.suggestions!.suggest({ term: term.label.ascii, tlds: [...own.keys()], limit: budget }, ctx));
+      } catch (error) {
+        this.logger.warn({ registrar: plugin.id, err: error instanceof Error ? error.message : String(error) }, 'search: registrar suggestions failed; none from it');
+        return [];
+      }
+      return registrarCandidates(term, suggestions, own, budget);
+    }));
+    const candidates = best(perRegistrar.flat(), budget);
+    const answers = candidates.length > 0 ? await this.availability.check(candidates.map(toRequest)) : new Map<string, AvailabilityAnswer>();
+    return { candidates, answers };
+  }
+
+  private exactResult(label: NameForms, tld: PlannedTld, domain: NameForms, answer: AvailabilityAnswer | undefined, premiumEnabled: boolean): SearchResult {
+    if (!isOffered(tld)) {
+      return {
+        domain, sld: label, tld: tld.forms, status: 'tld_not_supported', isExactMatch: true, score: EXACT_MATCH_SCORE,
+        isValidDomain: true, errorMessage: `${tld.forms.unicode} is not offered to your account`, prices: [],
+        minLength: DNS_MIN_LENGTH, maxLength: DNS_MAX_LENGTH, isPremium: false,
+      };
+    }
+    const candidate: Candidate = { sld: label, tld, domain, score: EXACT_MATCH_SCORE };
+    return this.toResult(candidate, answer, premiumEnabled, true);
+  }
+
+  private toResult(c: Candidate, answer: AvailabilityAnswer | undefined, premiumEnabled: boolean, isExactMatch: boolean): SearchResult {
+    const { tld, prices } = c.tld.offered;
+    const problem = lengthProblem(c.sld, tld);
+    const given: AvailabilityAnswer = answer ?? { status: 'unknown', isPremium: false, failure: 'no_answer' };
+    let status: SearchStatus = problem ? 'unknown' : given.status;
+    let errorMessage = problem ?? (status === 'unknown' ? unknownMessage(given, tld.tld) : '');
+    let premiumPrice: SearchResult['premiumPrice'];
+    if (!problem && given.isPremium && status === 'available') {
+      if (!premiumEnabled) {
+        // The platform's rule: without premiumEnabled a premium name is never offered as available.
+        status = 'reserved';
+        errorMessage = `${c.domain.unicode} is a premium name; premium names are not enabled for this search`;
+      } else if (given.premiumPrice) {
+        premiumPrice = { ...given.premiumPrice, currency: this.options.currency };
+      } else {
+        status = 'reserved';
+        errorMessage = `${c.domain.unicode} is a premium name and the registry gave no price for it`;
+      }
+    }
+    const result: SearchResult = {
+      domain: c.domain, sld: c.sld, tld: c.tld.forms, status, isExactMatch, score: c.score,
+      isValidDomain: problem === undefined, errorMessage, prices, minLength: tld.minLength, maxLength: tld.maxLength,
+      isPremium: !problem && premiumEnabled && given.isPremium,
+    };
+    return premiumPrice ? { ...result, premiumPrice } : result;
+  }
+
+}
+
+function checkMaxResults(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESULTS;
+  if (!Number.isInteger(value) || value < 1 || value > MAX_RESULTS) {
+    throw new DomainError('validation_failed', `suggestionSettings maxResults must be a whole number from 1 to ${MAX_RESULTS}`);
+  }
+  return value;
+}
+
+function parseRequestedTlds(input: readonly string[] | undefined): NameForms[] {
+  const given = (input ?? []).map((t) => t.trim()).filter((t) => t !== '');
+  if (given.length > MAX_TLDS) throw new DomainError('validation_failed', `tldsToInclude lists ${given.length} TLDs; at most ${MAX_TLDS} are allowed`);
+  const seen = new Set<string>();
+  const tlds: NameForms[] = [];
+  for (const text of given) {
+    const tld = tldForms(text);
+    if (!seen.has(tld.ascii)) tlds.push(tld);
+    seen.add(tld.ascii);
+  }
+  return tlds;
+}
+
+/**
+ * The searched TLDs in order: the term's own TLD first, then `tldsToInclude` as sent, or, without
+ * it, every offered TLD (.com, .net, .org first). A lookup of a full name without `tldsToInclude`
+ * is that one name.
+ */
+function planTlds(term: SearchTerm, requested: readonly NameForms[], offered: ReadonlyMap<string, OfferedTld>, mode: Mode): PlannedTld[] {
+  const order: NameForms[] = term.tld ? [term.tld] : [];
+  if (requested.length > 0) order.push(...requested);
+  else if (!(mode === 'lookup' && term.tld)) {
+    const all = [...offered.values()].map((o) => o.forms);
+    const popular = POPULAR_TLDS.flatMap((p) => all.filter((f) => f.ascii === p));
+    order.push(...popular, ...all.filter((f) => !POPULAR_TLDS.includes(f.ascii)));
+  }
+  const seen = new Set<string>();
+  const plan: PlannedTld[] = [];
+  for (const forms of order) {
+    if (seen.has(forms.ascii)) continue;
+    seen.add(forms.ascii);
+    const entry = offered.get(forms.ascii);
+    plan.push({ forms: entry?.forms ?? forms, rank: plan.length, ...(entry && { offered: entry }) });
+  }
+  return plan;
+}
+
+/** The generator's labels on every TLD without registrar suggestions, best first, at most `budget`. */
+function generatedCandidates(term: SearchTerm, tlds: readonly OfferedPlan[], budget: number): Candidate[] {
+  if (tlds.length === 0) return [];
+  const candidates: Candidate[] = [];
+  for (const { label, base } of generateLabels(term)) {
+    for (const tld of tlds) {
+      if (lengthProblem(label, tld.offered.tld)) continue;
+      const score = suggestionScore({ base, tldRank: tld.rank, extraLength: label.unicode.length - term.label.unicode.length });
+      candidates.push({ sld: label, tld, domain: join(label, tld.forms), score });
+    }
+  }
+  return best(candidates, budget);
+}
+
+/** A registrar's suggestions, kept only when they parse, sit on one of its searched TLDs and fit the TLD's rules. */
+function registrarCandidates(term: SearchTerm, suggestions: unknown, own: ReadonlyMap<string, OfferedPlan>, budget: number): Candidate[] {
+  const candidates: Candidate[] = [];
+  for (const s of Array.isArray(suggestions) ? suggestions.slice(0, budget * 2) : []) {
+    const text = (s as Suggestion | undefined)?.domain;
+    if (typeof text !== 'string') continue;
+    let name;
+    let split;
+    try {
+      name = parseDomainName(text);
+      split = splitRegistrable(name, (t) => own.has(t));
+    } catch {
+      continue;
+    }
+    const tld = split && own.get(split.tld);
+    if (!split || !tld) continue;
+    const sld = { ascii: split.sld, unicode: name.unicode.split('.')[0] };
+    if (sld.ascii === term.label.ascii || lengthProblem(sld, tld.offered.tld)) continue;
+    const score = suggestionScore({ base: registrarBase((s as Suggestion).score), tldRank: tld.rank, extraLength: sld.unicode.length - term.label.unicode.length });
+    candidates.push({ sld, tld, domain: join(sld, tld.forms), score });
+  }
+  return best(candidates, budget);
+}
+
+/** De-duplicates by name, keeping the best score. */
+function mergeCandidates(candidates: readonly Candidate[]): Candidate[] {
+  const byName = new Map<string, Candidate>();
+  for (const c of candidates) {
+    const existing = byName.get(c.domain.ascii);
+    if (!existing || c.score > existing.score) byName.set(c.domain.ascii, c);
+  }
+  return [...byName.values()];
+}
+
+/** Best first: score, then the TLD's place in the search, then the name. */
+function byRelevance(candidates: Candidate[]): Candidate[] {
+  return candidates.sort((a, b) => b.score - a.score || a.tld.rank - b.tld.rank || (a.domain.ascii < b.domain.ascii ? -1 : 1));
+}
+
+function best(candidates: Candidate[], budget: number): Candidate[] {
+  return byRelevance(mergeCandidates(candidates)).slice(0, budget);
+}
+
+/**
+ * parseTld, remembered: every search names the same few TLDs, and UTS-46 processing is the
+ * costliest step of a search. Bounded, since requested TLDs come from clients.
+ */
+const TLD_MEMO_LIMIT = 2_000;
+const tldMemo = new Map<string, NameForms>();
+function tldForms(text: string): NameForms {
+  const known = tldMemo.get(text);
+  if (known) return known;
+  const forms = parseTld(text);
+  if (tldMemo.size >= TLD_MEMO_LIMIT) tldMemo.clear();
+  tldMemo.set(text, forms);
+  return forms;
+}
+
+const toRequest = (c: Candidate): AvailabilityRequest => ({ registrar: c.tld.offered.tld.registrar, domain: c.domain.ascii });
+const join = (sld: NameForms, tld: NameForms): NameForms => ({ ascii: `${sld.ascii}${tld.ascii}`, unicode: `${sld.unicode}${tld.unicode}` });
+
+/** The catalogue's label-length rule (ASCII length, as orders check it), or undefined when it holds. */
+function lengthProblem(sld: NameForms, tld: Tld): string | undefined {
+  const length = sld.ascii.length;
+  if (length >= tld.minLength && length <= tld.maxLength) return undefined;
+  return `names under ${tld.tld} must be ${tld.minLength} to ${tld.maxLength} characters long`;
+}
+
+/** Periods that have a register price, ascending, with the renew and transfer prices of the same period. */
+function periodPrices(rows: readonly TldPrice[]): PeriodPrices[] {
+  const periods = new Map<number, { register?: number; renew?: number; transfer?: number }>();
+  for (const row of rows) periods.set(row.period, { ...periods.get(row.period), [row.action]: row.price });
+  return [...periods]
+    .filter(([, p]) => p.register !== undefined)
+    .sort(([a], [b]) => a - b)
+    .map(([period, p]) => ({
+      period,
+      register: p.register as number,
+      ...(p.renew !== undefined && { renew: p.renew }),
+      ...(p.transfer !== undefined && { transfer: p.transfer }),
+    }));
+}
+
+function unknownMessage(answer: AvailabilityAnswer, tld: string): string {
+  switch (answer.failure) {
+    case 'timeout': return `The registrar for ${tld} did not answer in time; try again`;
+    case 'error': return `The registrar for ${tld} could not check this name; try again`;
+    case 'not_installed': return `The registrar for ${tld} is not available`;
+    default: return `The registrar for ${tld} could not tell whether this name is free`;
+  }
+}
