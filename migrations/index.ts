@@ -6,6 +6,7 @@ import * as createTldPrices from './20261121090300_create_tld_prices';
 import * as createCreditAccounts from './20261121090400_create_credit_accounts';
 import * as createCreditEntries from './20261121090500_create_credit_entries';
 import * as createDomains from './20261121090600_create_domains';
+import * as createPluginState from './20261122090000_create_plugin_state';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,4 +25,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121090400_create_credit_accounts', createCreditAccounts],
   ['20261121090500_create_credit_entries', createCreditEntries],
   ['20261121090600_create_domains', createDomains],
+  ['20261122090000_create_plugin_state', createPluginState],
 ];

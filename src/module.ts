@@ -19,6 +19,7 @@ import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/maste
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { migrateLatest } from './infra/db/migrate';
 import { createLogger } from './infra/logging';
+import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
 import { KnexUnitOfWork } from './infra/repositories/knex-unit-of-work';
 
@@ -81,7 +82,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
 
   try {
     const secretBox = new AesSecretBox(resolveMasterKey(settings, target?.kind === 'sqlite' ? target.location : undefined, logger));
-    const registrars = await loadPlugins(options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR, settings.plugins, { logger, clock });
+    const registrars = await loadPlugins(options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR, settings.plugins, (pluginId) => ({
+      logger: logger.child({ plugin: pluginId }),
+      clock,
+      store: new KnexPluginStore(knex, pluginId, clock),
+    }));
     const container = buildContainer({ clock, logger, unitOfWork: new KnexUnitOfWork(knex), secretBox, registrars }, settings);
     const services = {
       resellers: container.get(TOKENS.resellerService),

@@ -244,15 +244,63 @@ export interface RegistrarPlugin extends RegistrarCapabilities {
   close?(): Promise<void>;
 }
 
+/**
+ * The methods of each capability. A capability is all or nothing: the loader refuses a plugin
+ * that implements part of one, and the conformance kit calls every method listed here.
+ */
+export const CAPABILITY_METHODS: { readonly [C in CapabilityName]-?: readonly (keyof NonNullable<RegistrarCapabilities[C]>)[] } = {
+  transfer: ['transfer'],
+  domainInformation: ['get'],
+  nameservers: ['get', 'save'],
+  childHosts: ['register', 'modify', 'delete'],
+  dnsRecords: ['get', 'save'],
+  registrarLock: ['get', 'save'],
+  idProtection: ['save'],
+  eppCode: ['get'],
+  contacts: ['get', 'save'],
+  emailForwarding: ['get', 'save'],
+  delete: ['delete'],
+  release: ['release'],
+  domainSync: ['sync'],
+  transferSync: ['sync'],
+  suggestions: ['suggest'],
+  tldPricing: ['prices'],
+};
+
+export const REQUIRED_METHODS = ['checkAvailability', 'register', 'renew'] as const;
+
 /** The one typed way to ask "does this plugin have capability X". */
 export function supports<C extends CapabilityName>(plugin: RegistrarPlugin, capability: C): plugin is RegistrarPlugin & Required<Pick<RegistrarCapabilities, C>> {
   return plugin[capability] !== undefined;
 }
 
+/**
+ * A small key/value store in the platform database, private to one plugin. It survives restarts
+ * and is shared by every process on the same database (the server and `reseller-admin`), so a
+ * plugin keeps state here rather than in memory or in files. Values are stored as JSON.
+ */
+export interface PluginStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Creates or replaces the value. */
+  set(key: string, value: unknown): Promise<void>;
+  /** Stores the value only when the key is absent; answers whether it did (an atomic claim). */
+  setIfAbsent(key: string, value: unknown): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Keys starting with `prefix`, sorted. */
+  keys(prefix?: string): Promise<string[]>;
+}
+
+/** Keys of a `PluginStore` are 1 to 191 characters (an index limit of MariaDB's utf8mb4). */
+export const PLUGIN_STORE_MAX_KEY_LENGTH = 191;
+
 /** What the platform hands a plugin when it creates it. */
 export interface PluginHost {
+  /** A child logger bound to the plugin id. */
   readonly logger: Logger;
+  /** The platform's clock: use it for "today" so tests can move time. */
   readonly clock: Clock;
+  /** The plugin's own storage in the platform database. */
+  readonly store: PluginStore;
 }
 
 const DEFINITION = Symbol.for('reseller/RegistrarPluginDefinition');
