@@ -5,6 +5,7 @@ import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
 import { DomainService } from './core/domain/domain-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
+import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import type { SecretBox } from './core/reseller/reseller';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
@@ -30,6 +31,11 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.unitOfWork).toConstantValue(ports.unitOfWork);
   container.bind(TOKENS.secretBox).toConstantValue(ports.secretBox);
   container.bind(TOKENS.registrars).toConstantValue(ports.registrars);
+
+  container.bind(TOKENS.registrarGateway).toResolvedValue(
+    (registrars: RegistrarDirectory, logger: Logger) => new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
+    [TOKENS.registrars, TOKENS.logger],
+  ).inSingletonScope();
 
   container.bind(TOKENS.authThrottle).toResolvedValue(
     (clock: Clock) => new FailureThrottle({

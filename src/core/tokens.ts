@@ -5,6 +5,7 @@ import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CreditService } from './credit/credit-service';
 import type { DomainService } from './domain/domain-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
+import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerService } from './reseller/reseller-service';
 import type { Clock } from './shared/clock';
@@ -21,6 +22,7 @@ export const TOKENS = {
   unitOfWork: token<UnitOfWork>('unitOfWork'),
   secretBox: token<SecretBox>('secretBox'),
   registrars: token<RegistrarDirectory>('registrars'),
+  registrarGateway: token<RegistrarGateway>('registrarGateway'),
   authThrottle: token<FailureThrottle>('authThrottle'),
   authenticator: token<Authenticator>('authenticator'),
   resellerService: token<ResellerService>('resellerService'),

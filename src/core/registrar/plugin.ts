@@ -21,7 +21,8 @@ export interface CallContext {
 
 /** Contact fields, normalised to the lower-case names of decisions.md (firstname, lastname, email, …). */
 export type Contact = Readonly<Record<string, string>>;
-export type ContactRole = 'registrant' | 'admin' | 'tech' | 'billing';
+export const CONTACT_ROLES = ['registrant', 'admin', 'tech', 'billing'] as const;
+export type ContactRole = (typeof CONTACT_ROLES)[number];
 export type Contacts = Readonly<Partial<Record<ContactRole, Contact>>>;
 
 export type AvailabilityStatus = 'available' | 'registered' | 'reserved' | 'unknown';
