@@ -3,7 +3,9 @@ import { Authenticator } from './core/auth/authenticator';
 import { FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
+import { DomainManagementService } from './core/domain/domain-management-service';
 import { DomainService } from './core/domain/domain-service';
+import { DomainSyncService } from './core/domain/domain-sync-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import type { SecretBox } from './core/reseller/reseller';
@@ -62,6 +64,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.domainService).toResolvedValue(
     (uow: UnitOfWork) => new DomainService(uow),
     [TOKENS.unitOfWork],
+  ).inSingletonScope();
+  container.bind(TOKENS.domainSyncService).toResolvedValue(
+    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock) => new DomainSyncService(uow, gateway, clock),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.domainManagementService).toResolvedValue(
+    (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock) => new DomainManagementService(uow, gateway, syncer, clock),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock],
   ).inSingletonScope();
   return container;
 }

@@ -3,7 +3,9 @@ import type { Authenticator } from './auth/authenticator';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CreditService } from './credit/credit-service';
+import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
+import type { DomainSyncService } from './domain/domain-sync-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { SecretBox } from './reseller/reseller';
@@ -29,4 +31,6 @@ export const TOKENS = {
   catalogueService: token<CatalogueService>('catalogueService'),
   creditService: token<CreditService>('creditService'),
   domainService: token<DomainService>('domainService'),
+  domainSyncService: token<DomainSyncService>('domainSyncService'),
+  domainManagementService: token<DomainManagementService>('domainManagementService'),
 } as const;

@@ -77,4 +77,5 @@ export interface DomainRepository {
   update(id: string, changes: DomainChanges, at: Date, options?: { readonly ifStatus?: DomainStatus }): Promise<boolean>;
   /** Domains in the given statuses, by name, after `after` (keyset paging for batch work). */
   listByStatus(statuses: readonly DomainStatus[], page: { readonly after?: string; readonly limit: number }): Promise<DomainRecord[]>;
+  countByStatus(statuses: readonly DomainStatus[]): Promise<number>;
 }

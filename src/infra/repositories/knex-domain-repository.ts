@@ -96,4 +96,10 @@ export class KnexDomainRepository implements DomainRepository {
     if (page.after !== undefined) query.andWhere('name', '>', page.after);
     return (await query).map(toDomain);
   }
+
+  async countByStatus(statuses: readonly DomainStatus[]): Promise<number> {
+    if (statuses.length === 0) return 0;
+    const row = await this.db('domains').whereIn('status', [...statuses]).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
 }
