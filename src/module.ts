@@ -7,7 +7,9 @@ import { parseSettings, type Settings } from './config/settings';
 import { buildContainer } from './container';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
+import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
+import type { DomainSyncService } from './core/domain/domain-sync-service';
 import type { ResellerService } from './core/reseller/reseller-service';
 import { systemClock, type Clock } from './core/shared/clock';
 import type { Logger } from './core/shared/logger';
@@ -53,6 +55,10 @@ export interface ResellerModule {
     readonly catalogue: CatalogueService;
     readonly credit: CreditService;
     readonly domains: DomainService;
+    /** Domain management as the HTTP API offers it, per reseller (spec 4.4 to 4.13). */
+    readonly domainManagement: DomainManagementService;
+    /** Registrar sync of one domain or all of them (`reseller-admin sync`). */
+    readonly domainSync: DomainSyncService;
   };
   /** The inversify container, for hosts that rebind ports before first use or resolve more services. */
   readonly container: Container;
@@ -93,6 +99,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       catalogue: container.get(TOKENS.catalogueService),
       credit: container.get(TOKENS.creditService),
       domains: container.get(TOKENS.domainService),
+      domainManagement: container.get(TOKENS.domainManagementService),
+      domainSync: container.get(TOKENS.domainSyncService),
     };
     return {
       middleware: (mount = {}) => createHttpApi({ container, routes: ROUTES, logger, basePath: settings.basePath, ...mount }),

@@ -15,6 +15,8 @@ export interface GivenDomain {
   readonly addons?: NewDomain['addons'];
   readonly nameservers?: readonly string[];
   readonly transferLock?: boolean | null;
+  /** Years registered at the registrar; default 1. */
+  readonly period?: number;
 }
 
 /**
@@ -29,7 +31,7 @@ export async function givenDomain(module: ResellerModule, input: string, given: 
   let expiryDate = given.expiryDate ?? null;
   if (given.atRegistrar !== false) {
     const outcome = await module.container.get(TOKENS.registrarGateway).register(registrar, {
-      domain: name.ascii, period: 1, nameservers, contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } }, addons: {}, fields: {},
+      domain: name.ascii, period: given.period ?? 1, nameservers, contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } }, addons: {}, fields: {},
     });
     if (!outcome.ok) throw new Error(`fixture: ${registrar} would not register ${name.ascii}: ${outcome.message}`);
     expiryDate = given.expiryDate === undefined ? outcome.expiryDate : given.expiryDate;
