@@ -194,6 +194,7 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       const concurrency = optionalInt(flags.concurrency, 'concurrency') ?? 5;
       if (concurrency < 1 || concurrency > 50) throw new UsageError('--concurrency must be from 1 to 50');
       const domainsReport = await module.services.domainSync.syncAll({ concurrency, onProgress: progressLine(io, 'sync') });
+      if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
       return { domains: domainsReport };
     }
     default:
@@ -210,6 +211,9 @@ async function describeDomain(module: ResellerModule, d: DomainRecord) {
     reseller: owner?.email ?? d.resellerId,
     registrar: d.registrar,
     expiryDate: d.expiryDate,
+    nameservers: d.nameservers,
+    transferLock: d.transferLock,
+    addons: d.addons,
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
   };

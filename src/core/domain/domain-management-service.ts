@@ -161,6 +161,6 @@ export class DomainManagementService {
       (changes.transferLock !== undefined && changes.transferLock !== domain.transferLock) ||
       (changes.nameservers !== undefined && changes.nameservers.join(',') !== domain.nameservers.join(',')) ||
       (changes.addons !== undefined && Object.entries(changes.addons).some(([k, v]) => v !== undefined && domain.addons[k as keyof typeof domain.addons] !== v));
-    if (differs) await this.uow.read.domains.update(domain.id, changes, this.clock.now());
+    if (differs) await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now()));
   }
 }

@@ -78,7 +78,7 @@ export class DomainSyncService {
     if (view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate) changes.expiryDate = view.expiryDate;
     if (Object.keys(changes).length === 0) return { view, domain, changes };
     // Only while the status is still the one the registrar was asked about: a delete that landed meanwhile wins.
-    const applied = await this.uow.read.domains.update(domain.id, changes, this.clock.now(), { ifStatus: domain.status });
+    const applied = await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now(), { ifStatus: domain.status }));
     return applied ? { view, domain: { ...domain, ...changes }, changes } : { view, domain, changes: {} };
   }
 
@@ -90,9 +90,9 @@ export class DomainSyncService {
     const view = await this.gateway.transferSync(domain);
     if (view.completed && domain.status === 'Pending Transfer') {
       const changes: DomainChanges = { status: 'Active', ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}) };
-      await this.uow.read.domains.update(domain.id, changes, this.clock.now(), { ifStatus: 'Pending Transfer' });
+      await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now(), { ifStatus: 'Pending Transfer' }));
     } else if (view.completed && view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate && SYNCED_STATUSES.includes(domain.status)) {
-      await this.uow.read.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status });
+      await this.uow.run((repos) => repos.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status }));
     }
     return view;
   }

@@ -161,7 +161,7 @@ export interface DnsRecordsCapability {
   get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ records: readonly DnsRecord[] }>>;
   save(input: DomainRef & { records: readonly DnsRecord[] }, ctx: CallContext): Promise<RegistrarOutcome>;
 }
-/** Optional. Without it, information reports no lock; lock endpoints answer 400. */
+/** Optional. Without it, lock endpoints answer 400 naming it, and information reports the lock the platform last knew. */
 export interface RegistrarLockCapability {
   get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ locked: boolean }>>;
   save(input: DomainRef & { locked: boolean }, ctx: CallContext): Promise<RegistrarOutcome>;

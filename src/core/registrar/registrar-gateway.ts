@@ -321,11 +321,6 @@ export class RegistrarGateway {
     return this.call(plugin, 'tldPricing.prices', TldPriceList, (ctx) => plugin.tldPricing.prices(ctx));
   }
 
-  /** Whether the registrar serving a domain has a capability (for callers that offer less without it). */
-  has(registrarId: string, capability: CapabilityName): boolean {
-    return supports(this.plugin(registrarId), capability);
-  }
-
   // ---- the machinery ----
 
   private plugin(registrarId: string): RegistrarPlugin {
