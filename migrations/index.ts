@@ -6,6 +6,10 @@ import * as createTldPrices from './20261121090300_create_tld_prices';
 import * as createCreditAccounts from './20261121090400_create_credit_accounts';
 import * as createCreditEntries from './20261121090500_create_credit_entries';
 import * as createDomains from './20261121090600_create_domains';
+import * as createPluginState from './20261122090000_create_plugin_state';
+import * as addNameserversToDomains from './20261122090100_add_nameservers_to_domains';
+import * as addTransferLockToDomains from './20261122090200_add_transfer_lock_to_domains';
+import * as addAddonsToDomains from './20261122090300_add_addons_to_domains';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,4 +28,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121090400_create_credit_accounts', createCreditAccounts],
   ['20261121090500_create_credit_entries', createCreditEntries],
   ['20261121090600_create_domains', createDomains],
+  ['20261122090000_create_plugin_state', createPluginState],
+  ['20261122090100_add_nameservers_to_domains', addNameserversToDomains],
+  ['20261122090200_add_transfer_lock_to_domains', addTransferLockToDomains],
+  ['20261122090300_add_addons_to_domains', addAddonsToDomains],
 ];

@@ -3,8 +3,11 @@ import { Authenticator } from './core/auth/authenticator';
 import { FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
+import { DomainManagementService } from './core/domain/domain-management-service';
 import { DomainService } from './core/domain/domain-service';
+import { DomainSyncService } from './core/domain/domain-sync-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
+import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import type { SecretBox } from './core/reseller/reseller';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
@@ -32,6 +35,11 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.unitOfWork).toConstantValue(ports.unitOfWork);
   container.bind(TOKENS.secretBox).toConstantValue(ports.secretBox);
   container.bind(TOKENS.registrars).toConstantValue(ports.registrars);
+
+  container.bind(TOKENS.registrarGateway).toResolvedValue(
+    (registrars: RegistrarDirectory, logger: Logger) => new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
+    [TOKENS.registrars, TOKENS.logger],
+  ).inSingletonScope();
 
   container.bind(TOKENS.authThrottle).toResolvedValue(
     (clock: Clock) => new FailureThrottle({
@@ -69,6 +77,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     (uow: UnitOfWork, registrars: RegistrarDirectory, availability: AvailabilityChecker, logger: Logger, currency: string) =>
       new SearchService(uow, registrars, availability, logger, { registrarTimeoutMs: settings.registrarTimeoutMs, currency }),
     [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
+  ).inSingletonScope();
+  container.bind(TOKENS.domainSyncService).toResolvedValue(
+    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock) => new DomainSyncService(uow, gateway, clock),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.domainManagementService).toResolvedValue(
+    (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock) => new DomainManagementService(uow, gateway, syncer, clock),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock],
   ).inSingletonScope();
   return container;
 }

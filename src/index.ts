@@ -7,3 +7,5 @@ export { DomainError, isDomainError, type ErrorCode } from './core/shared/errors
 export { formatAmount, parseAmount } from './core/shared/money';
 export { fixedClock, systemClock, type Clock } from './core/shared/clock';
 export * from './core/registrar/plugin';
+export { runConformanceKit, formatConformanceReport, type ConformanceOptions, type ConformanceReport, type ConformanceCheck } from './testing/conformance';
+export { MemoryPluginStore } from './testing/memory-plugin-store';

@@ -7,7 +7,9 @@ import { parseSettings, type Settings } from './config/settings';
 import { buildContainer } from './container';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
+import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
+import type { DomainSyncService } from './core/domain/domain-sync-service';
 import type { ResellerService } from './core/reseller/reseller-service';
 import type { SearchService } from './core/search/search-service';
 import { systemClock, type Clock } from './core/shared/clock';
@@ -20,6 +22,7 @@ import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/maste
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { migrateLatest } from './infra/db/migrate';
 import { createLogger } from './infra/logging';
+import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
 import { KnexUnitOfWork } from './infra/repositories/knex-unit-of-work';
 
@@ -55,6 +58,10 @@ export interface ResellerModule {
     readonly domains: DomainService;
     /** Domain search: suggestions and exact-name lookup (docs/search.md). */
     readonly search: SearchService;
+    /** Domain management as the HTTP API offers it, per reseller (spec 4.4 to 4.13). */
+    readonly domainManagement: DomainManagementService;
+    /** Registrar sync of one domain or all of them (`reseller-admin sync`). */
+    readonly domainSync: DomainSyncService;
   };
   /** The inversify container, for hosts that rebind ports before first use or resolve more services. */
   readonly container: Container;
@@ -84,7 +91,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
 
   try {
     const secretBox = new AesSecretBox(resolveMasterKey(settings, target?.kind === 'sqlite' ? target.location : undefined, logger));
-    const registrars = await loadPlugins(options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR, settings.plugins, { logger, clock });
+    const registrars = await loadPlugins(options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR, settings.plugins, (pluginId) => ({
+      logger: logger.child({ plugin: pluginId }),
+      clock,
+      store: new KnexPluginStore(knex, pluginId, clock),
+    }));
     const container = buildContainer({ clock, logger, unitOfWork: new KnexUnitOfWork(knex), secretBox, registrars }, settings);
     const services = {
       resellers: container.get(TOKENS.resellerService),
@@ -92,6 +103,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       credit: container.get(TOKENS.creditService),
       domains: container.get(TOKENS.domainService),
       search: container.get(TOKENS.searchService),
+      domainManagement: container.get(TOKENS.domainManagementService),
+      domainSync: container.get(TOKENS.domainSyncService),
     };
     return {
       middleware: (mount = {}) => createHttpApi({ container, routes: ROUTES, logger, basePath: settings.basePath, ...mount }),

@@ -1,7 +1,55 @@
-import { defineRegistrarPlugin, type AvailabilityResult, type RegistrarPlugin } from '../../src/core/registrar/plugin';
+import { randomBytes } from 'node:crypto';
+import {
+  defineRegistrarPlugin,
+  type AvailabilityResult, type CallContext, type Contacts, type DnsRecord, type DomainInformation, type DomainSyncResult,
+  type EmailForward, type PluginHost, type RegistrarOutcome, type RegistrarPlugin, type TldPriceOffer, type TransferSyncResult,
+} from '../../src/core/registrar/plugin';
 
-interface SandboxOptions {
+/**
+ * The simulated registrar for demos, development and tests. Its registry lives in the platform
+ * database (the plugin store), so the server and `reseller-admin` see the same names and they
+ * survive restarts. Test names, like a payment provider's test cards, by the start of the SLD:
+ *
+ * - `taken-`   registered elsewhere: unavailable to register (it can be transferred in);
+ * - `premium-` a premium name with a premium price (`PREMIUM_PRICE`), registrable;
+ * - `fail-`    register, renew and transfer are refused with a registrar error;
+ * - `slow-`    register, renew and transfer take effect but answer only after the registrar deadline;
+ * - `lost-`    register, renew and transfer never take effect and never answer.
+ *
+ * Every other name behaves like a healthy registry. docs/plugins.md documents all of this.
+ */
+
+export interface SandboxOptions {
+  /** Added to every call, honouring the deadline signal. */
   readonly latencyMs: number;
+}
+
+/** Premium prices in minor units of the platform currency. */
+export const PREMIUM_PRICE = { register: 50_000, renew: 50_000, transfer: 50_000 } as const;
+
+/** TLD cost prices the sandbox offers through `tldPricing`, in minor units. */
+const PRICE_LIST: Array<[tld: string, register: number, renew: number, transfer: number]> = [
+  ['.com', 800, 900, 800],
+  ['.net', 1000, 1100, 1000],
+  ['.org', 900, 1000, 900],
+  ['.io', 3000, 3500, 3000],
+];
+
+type RegistryStatus = 'active' | 'pendingTransfer' | 'transferredAway' | 'deleted';
+
+interface RegistryEntry {
+  status: RegistryStatus;
+  /** YYYY-MM-DD. */
+  expiryDate: string;
+  nameservers: string[];
+  locked: boolean;
+  idProtection: boolean;
+  dnsRecords: DnsRecord[];
+  contacts: Contacts;
+  forwards: EmailForward[];
+  eppCode: string;
+  hosts: Record<string, string[]>;
+  nextRecordId: number;
 }
 
 function parseOptions(raw: Record<string, unknown>): SandboxOptions {
@@ -15,52 +63,286 @@ function parseOptions(raw: Record<string, unknown>): SandboxOptions {
 
 const wait = (ms: number, signal: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
     if (ms === 0) return resolve();
     const timer = setTimeout(resolve, ms);
     signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
   });
 
-/**
- * The simulated registrar for demos, development and tests. Test names, like a payment
- * provider's test cards: an SLD starting `taken-` is registered elsewhere.
- */
+/** Resolves when the deadline fires: how `slow-` names answer only after it. */
+const untilDeadline = (signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    if (signal.aborted) return resolve();
+    signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+
+/** Rejects when the deadline fires, having done nothing: how `lost-` names never answer. */
+const never = (signal: AbortSignal) =>
+  new Promise<never>((_, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+
+const sldOf = (domain: string) => domain.split('.')[0] ?? '';
+const testName = (domain: string): 'taken' | 'premium' | 'fail' | 'slow' | 'lost' | undefined => {
+  const match = /^(taken|premium|fail|slow|lost)-/.exec(sldOf(domain));
+  return match?.[1] as ReturnType<typeof testName>;
+};
+
+const addYears = (date: string, years: number) => {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCFullYear(d.getUTCFullYear() + years);
+  return d.toISOString().slice(0, 10);
+};
+
+const refused = (message: string): RegistrarOutcome<never> => ({ ok: false, reason: 'refused', message });
+const notHere = (domain: string) => refused(`${domain} is not registered at the sandbox registry`);
+const ok = { ok: true } as const;
+
 export default defineRegistrarPlugin<SandboxOptions>({
   id: 'sandbox',
   apiVersion: 1,
   parseOptions,
-  create(options): RegistrarPlugin {
-    const registered = new Map<string, string>();
-    const addYears = (from: Date, years: number) => {
-      const d = new Date(from);
-      d.setUTCFullYear(d.getUTCFullYear() + years);
-      return d.toISOString().slice(0, 10);
-    };
-    return {
-      id: 'sandbox',
-      async checkAvailability(domains, ctx) {
-        await wait(options.latencyMs, ctx.signal);
-        return domains.map((domain): AvailabilityResult => ({
-          domain,
-          status: domain.startsWith('taken-') || registered.has(domain) ? 'registered' : 'available',
-        }));
-      },
-      async register(input, ctx) {
-        await wait(options.latencyMs, ctx.signal);
-        if (input.domain.startsWith('taken-') || registered.has(input.domain)) {
-          return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
-        }
-        const expiryDate = addYears(new Date(), input.period);
-        registered.set(input.domain, expiryDate);
-        return { ok: true, expiryDate };
-      },
-      async renew(input, ctx) {
-        await wait(options.latencyMs, ctx.signal);
-        const current = registered.get(input.domain) ?? input.currentExpiryDate;
-        if (!current) return { ok: false, reason: 'refused', message: `${input.domain} is not registered here` };
-        const expiryDate = addYears(new Date(`${current}T00:00:00Z`), input.period);
-        registered.set(input.domain, expiryDate);
-        return { ok: true, expiryDate };
-      },
-    };
+  create(options, host): RegistrarPlugin {
+    return createSandbox(options, host);
   },
 });
+
+function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlugin {
+  const { store, clock } = host;
+  const key = (domain: string) => `domain:${domain}`;
+  const today = () => clock.now().toISOString().slice(0, 10);
+  const load = (domain: string) => store.get<RegistryEntry>(key(domain));
+  const save = (domain: string, entry: RegistryEntry) => store.set(key(domain), entry);
+  const latency = (ctx: CallContext) => wait(options.latencyMs, ctx.signal);
+
+  /** Loads a name this registry holds as active; the other states are refused like a real registry would. */
+  async function active(domain: string): Promise<RegistryEntry | RegistrarOutcome<never>> {
+    const entry = await load(domain);
+    if (!entry || entry.status === 'deleted') return notHere(domain);
+    if (entry.status === 'transferredAway') return refused(`${domain} has been transferred away from the sandbox registry`);
+    if (entry.status === 'pendingTransfer') return refused(`${domain} is still being transferred in`);
+    return entry;
+  }
+  const isOutcome = (value: RegistryEntry | RegistrarOutcome<never>): value is RegistrarOutcome<never> => 'ok' in value;
+
+  /** Loads an active name, applies a change and stores it. */
+  async function change(domain: string, ctx: CallContext, apply: (entry: RegistryEntry) => RegistrarOutcome | void): Promise<RegistrarOutcome> {
+    await latency(ctx);
+    const entry = await active(domain);
+    if (isOutcome(entry)) return entry;
+    const outcome = apply(entry);
+    if (outcome && !outcome.ok) return outcome;
+    await save(domain, entry);
+    return ok;
+  }
+
+  async function read<T extends object>(domain: string, ctx: CallContext, pick: (entry: RegistryEntry) => T): Promise<RegistrarOutcome<T>> {
+    await latency(ctx);
+    const entry = await active(domain);
+    return isOutcome(entry) ? entry : { ok: true, ...pick(entry) };
+  }
+
+  const fresh = (expiryDate: string, status: RegistryStatus, nameservers: readonly string[], contacts: Contacts): RegistryEntry => ({
+    status, expiryDate, nameservers: [...nameservers], locked: true, idProtection: false, dnsRecords: [], contacts,
+    forwards: [], eppCode: randomBytes(9).toString('base64url'), hosts: {}, nextRecordId: 1,
+  });
+
+  const isAvailable = async (domain: string) => {
+    if (testName(domain) === 'taken') return false;
+    const entry = await load(domain);
+    return !entry || entry.status === 'deleted' || entry.status === 'transferredAway';
+  };
+
+  return {
+    id: 'sandbox',
+
+    async checkAvailability(domains, ctx) {
+      await latency(ctx);
+      return Promise.all(domains.map(async (domain): Promise<AvailabilityResult> => {
+        if (!(await isAvailable(domain))) return { domain, status: 'registered' };
+        return testName(domain) === 'premium'
+          ? { domain, status: 'available', isPremium: true, premiumPrice: { ...PREMIUM_PRICE } }
+          : { domain, status: 'available' };
+      }));
+    },
+
+    async register(input, ctx) {
+      await latency(ctx);
+      const name = testName(input.domain);
+      if (name === 'lost') return never(ctx.signal);
+      if (name === 'fail') return refused(`Sandbox registry error: registration of ${input.domain} failed (test name fail-)`);
+      if (!(await isAvailable(input.domain))) return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
+      const entry = fresh(addYears(today(), input.period), 'active', input.nameservers, input.contacts);
+      entry.idProtection = input.addons.idprotection === true;
+      if (!(await store.setIfAbsent(key(input.domain), entry))) {
+        // Only a deleted or transferred-away name is left behind; it can be registered again.
+        if (!(await isAvailable(input.domain))) return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
+        await save(input.domain, entry);
+      }
+      if (name === 'slow') await untilDeadline(ctx.signal);
+      return { ok: true, expiryDate: entry.expiryDate };
+    },
+
+    async renew(input, ctx) {
+      await latency(ctx);
+      const name = testName(input.domain);
+      if (name === 'lost') return never(ctx.signal);
+      if (name === 'fail') return refused(`Sandbox registry error: renewal of ${input.domain} failed (test name fail-)`);
+      const entry = await active(input.domain);
+      if (isOutcome(entry)) return entry;
+      entry.expiryDate = addYears(entry.expiryDate, input.period);
+      await save(input.domain, entry);
+      if (name === 'slow') await untilDeadline(ctx.signal);
+      return { ok: true, expiryDate: entry.expiryDate };
+    },
+
+    transfer: {
+      async transfer(input, ctx) {
+        await latency(ctx);
+        const name = testName(input.domain);
+        if (name === 'lost') return never(ctx.signal);
+        if (name === 'fail') return refused(`Sandbox registry error: transfer of ${input.domain} failed (test name fail-)`);
+        if (input.eppCode.trim() === '') return refused('an EPP code is required to transfer a domain');
+        const existing = await load(input.domain);
+        if (existing && (existing.status === 'active' || existing.status === 'pendingTransfer')) {
+          return refused(`${input.domain} is already at the sandbox registry`);
+        }
+        const entry = fresh(addYears(today(), input.period), 'pendingTransfer', input.nameservers, input.contacts);
+        await save(input.domain, entry);
+        if (name === 'slow') await untilDeadline(ctx.signal);
+        return { ok: false, reason: 'pending', message: `transfer of ${input.domain} requested; the sandbox completes it at the next transfer sync` };
+      },
+    },
+
+    domainInformation: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e): DomainInformation => ({
+        nameservers: e.nameservers,
+        transferLock: e.locked,
+        expiryDate: e.expiryDate,
+        registrationStatus: e.expiryDate < today() ? 'Expired' : 'Active',
+        idProtection: e.idProtection,
+        restorable: false,
+        ...(e.contacts.registrant?.email ? { registrantEmail: e.contacts.registrant.email } : {}),
+      })),
+    },
+
+    nameservers: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ nameservers: e.nameservers })),
+      save: ({ domain, nameservers }, ctx) => change(domain, ctx, (e) => { e.nameservers = [...nameservers]; }),
+    },
+
+    childHosts: {
+      register: ({ domain, host: child, ipAddress }, ctx) => change(domain, ctx, (e) => {
+        if (!child.endsWith(`.${domain}`)) return refused(`${child} is not a host under ${domain}`);
+        if (e.hosts[child]) return refused(`${child} is already registered`);
+        e.hosts[child] = [ipAddress];
+      }),
+      modify: ({ domain, host: child, currentIpAddress, newIpAddress }, ctx) => change(domain, ctx, (e) => {
+        const ips = e.hosts[child];
+        if (!ips) return refused(`${child} is not registered`);
+        if (!ips.includes(currentIpAddress)) return refused(`${child} does not have the address ${currentIpAddress}`);
+        e.hosts[child] = ips.map((ip) => (ip === currentIpAddress ? newIpAddress : ip));
+      }),
+      delete: ({ domain, host: child }, ctx) => change(domain, ctx, (e) => {
+        if (!e.hosts[child]) return refused(`${child} is not registered`);
+        if (e.nameservers.includes(child)) return refused(`${child} is in use as a nameserver of ${domain}`);
+        delete e.hosts[child];
+      }),
+    },
+
+    dnsRecords: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ records: e.dnsRecords })),
+      save: ({ domain, records }, ctx) => change(domain, ctx, (e) => {
+        e.dnsRecords = records.map((r) => {
+          const { recid, ...record } = r;
+          return { ...record, recid: recid && recid !== '' ? recid : String(e.nextRecordId++) };
+        });
+      }),
+    },
+
+    registrarLock: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ locked: e.locked })),
+      save: ({ domain, locked }, ctx) => change(domain, ctx, (e) => { e.locked = locked; }),
+    },
+
+    idProtection: {
+      save: ({ domain, enabled }, ctx) => change(domain, ctx, (e) => { e.idProtection = enabled; }),
+    },
+
+    eppCode: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ eppCode: e.eppCode })),
+    },
+
+    contacts: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ contacts: e.contacts })),
+      save: ({ domain, contacts }, ctx) => change(domain, ctx, (e) => { e.contacts = { ...e.contacts, ...contacts }; }),
+    },
+
+    emailForwarding: {
+      get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ forwards: e.forwards })),
+      save: ({ domain, forwards }, ctx) => change(domain, ctx, (e) => { e.forwards = forwards.map((f) => ({ ...f })); }),
+    },
+
+    delete: {
+      delete: ({ domain }, ctx) => change(domain, ctx, (e) => { e.status = 'deleted'; }),
+    },
+
+    release: {
+      release: ({ domain, transferTag }, ctx) => change(domain, ctx, (e) => {
+        if (transferTag.trim() === '') return refused('a transfer tag is required');
+        e.status = 'transferredAway';
+      }),
+    },
+
+    domainSync: {
+      async sync({ domain }, ctx): Promise<RegistrarOutcome<DomainSyncResult>> {
+        await latency(ctx);
+        const entry = await load(domain);
+        if (!entry) return notHere(domain);
+        const expired = entry.expiryDate < today();
+        return {
+          ok: true,
+          active: entry.status === 'active' && !expired,
+          expired: entry.status === 'active' && expired,
+          transferredAway: entry.status === 'transferredAway',
+          cancelled: entry.status === 'deleted',
+          expiryDate: entry.expiryDate,
+        };
+      },
+    },
+
+    transferSync: {
+      async sync({ domain }, ctx): Promise<RegistrarOutcome<TransferSyncResult>> {
+        await latency(ctx);
+        const entry = await load(domain);
+        if (!entry) return notHere(domain);
+        if (entry.status === 'pendingTransfer') {
+          // The sandbox's transfers complete at the first transfer sync after the request.
+          entry.status = 'active';
+          await save(domain, entry);
+        }
+        if (entry.status === 'active') return { ok: true, completed: true, failed: false, expiryDate: entry.expiryDate };
+        return { ok: true, completed: false, failed: true, reason: `${domain} is ${entry.status === 'deleted' ? 'deleted' : 'transferred away'}` };
+      },
+    },
+
+    suggestions: {
+      async suggest({ term, tlds, limit }, ctx) {
+        await latency(ctx);
+        const base = term.toLowerCase().replace(/[^a-z0-9-]+/g, '').replace(/^-+|-+$/g, '').slice(0, 50);
+        if (base === '') return [];
+        const labels = [base, `get${base}`, `${base}online`, `my${base}`, `${base}hq`];
+        const names = labels.flatMap((label, i) => tlds.map((tld, j) => ({ domain: `${label}${tld}`, score: Math.max(0, 100 - i * 15 - j * 2) })));
+        return names.slice(0, Math.max(0, limit));
+      },
+    },
+
+    tldPricing: {
+      async prices(ctx) {
+        await latency(ctx);
+        return PRICE_LIST.map(([tld, register, renew, transfer]): TldPriceOffer => ({ tld, period: 1, register, renew, transfer }));
+      },
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { loadSettings } from '../config/settings';
 import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
+import type { SyncAllProgress } from '../core/domain/domain-sync-service';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 
@@ -33,6 +34,8 @@ export const USAGE = `Usage: reseller-admin <command>
   credit show <email>
   domain show <domain>
   domain list [--reseller <email>]
+  sync [--concurrency N]                          (every Active, Grace, Redemption or Expired domain with its registrar;
+                                                   N registrar calls at once, default 5; progress on stderr)
 
 Every command prints JSON on stdout. DATABASE_URL and the other settings are read as the server reads them.`;
 
@@ -49,6 +52,7 @@ const OPTIONS = {
   credit: { type: 'string' },
   note: { type: 'string' },
   reseller: { type: 'string' },
+  concurrency: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -74,8 +78,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     module = await createResellerModule({ settings: { ...settings }, logger: createLogger('warn', io.stderr as never) });
     // Like the server, the CLI brings the schema up to date first (safe alongside running servers).
     const applied = positionals[0] === 'migrate' ? [] : await module.migrate();
-    const result = positionals[0] === 'migrate' ? { applied: await module.migrate() } : await dispatch(module, positionals, flags);
-    if (applied.length > 0) io.stderr.write(`migrated the database: ${applied.join(', ')}\n`);
+    const result = positionals[0] === 'migrate' ? { applied: await module.migrate() } : await dispatch(module, positionals, flags, io);
+    if (applied.length > 0) io.stderr.write(`migrated the database: ${applied.join(', ')}
+`);
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
   } catch (error) {
@@ -114,7 +119,7 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
   return Number(value);
 }
 
-async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags): Promise<unknown> {
+async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags, io: CliIo): Promise<unknown> {
   const { resellers, catalogue, credit, domains } = module.services;
   const command = `${noun} ${verb ?? ''}`.trim();
   switch (command) {
@@ -187,6 +192,13 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       const list = await domains.list({ resellerId });
       return Promise.all(list.map((d) => describeDomain(module, d)));
     }
+    case 'sync': {
+      const concurrency = optionalInt(flags.concurrency, 'concurrency') ?? 5;
+      if (concurrency < 1 || concurrency > 50) throw new UsageError('--concurrency must be from 1 to 50');
+      const domainsReport = await module.services.domainSync.syncAll({ concurrency, onProgress: progressLine(io, 'sync') });
+      if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
+      return { domains: domainsReport };
+    }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
@@ -201,7 +213,28 @@ async function describeDomain(module: ResellerModule, d: DomainRecord) {
     reseller: owner?.email ?? d.resellerId,
     registrar: d.registrar,
     expiryDate: d.expiryDate,
+    nameservers: d.nameservers,
+    transferLock: d.transferLock,
+    addons: d.addons,
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
+  };
+}
+
+/**
+ * One progress line on stderr: rewritten in place on a terminal, otherwise printed about every 5%
+ * so that logs stay short. stdout keeps the JSON result alone.
+ */
+function progressLine(io: CliIo, label: string): (p: SyncAllProgress) => void {
+  const isTty = (io.stderr as { isTTY?: boolean }).isTTY === true;
+  let lastPrinted = 0;
+  return ({ done, total, failed }) => {
+    const line = `${label}: ${done}/${total} domains${failed > 0 ? `, ${failed} failed` : ''}`;
+    if (isTty) {
+      io.stderr.write(`\r${line}${done === total ? '\n' : ''}`);
+    } else if (done === total || done - lastPrinted >= Math.max(1, Math.ceil(total / 20))) {
+      io.stderr.write(`${line}\n`);
+      lastPrinted = done;
+    }
   };
 }

@@ -25,7 +25,10 @@ export const SettingsSchema = z.object({
   authFailureWindowSeconds: int(1, 86_400).default(300),
   authBlockSeconds: int(1, 86_400).default(300),
   seedDemo: bool.default(true),
-  /** Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS for the sandbox). */
+  /**
+   * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
+   * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
+   */
   plugins: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
 });
 
@@ -91,5 +94,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   for (const [name, key] of Object.entries(ENV)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const plugins = { ...(fromFile.plugins as Record<string, Record<string, unknown>> | undefined) };
   if (env.SANDBOX_LATENCY_MS) plugins.sandbox = { ...plugins.sandbox, latencyMs: env.SANDBOX_LATENCY_MS };
+  // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
+  if (env.SANDBOX_DISABLED_CAPABILITIES) plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };
   return parseSettings({ ...fromFile, ...fromEnv, plugins });
 }

@@ -3,8 +3,11 @@ import type { Authenticator } from './auth/authenticator';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CreditService } from './credit/credit-service';
+import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
+import type { DomainSyncService } from './domain/domain-sync-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
+import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
@@ -23,6 +26,7 @@ export const TOKENS = {
   unitOfWork: token<UnitOfWork>('unitOfWork'),
   secretBox: token<SecretBox>('secretBox'),
   registrars: token<RegistrarDirectory>('registrars'),
+  registrarGateway: token<RegistrarGateway>('registrarGateway'),
   authThrottle: token<FailureThrottle>('authThrottle'),
   authenticator: token<Authenticator>('authenticator'),
   resellerService: token<ResellerService>('resellerService'),
@@ -31,4 +35,6 @@ export const TOKENS = {
   domainService: token<DomainService>('domainService'),
   availabilityChecker: token<AvailabilityChecker>('availabilityChecker'),
   searchService: token<SearchService>('searchService'),
+  domainSyncService: token<DomainSyncService>('domainSyncService'),
+  domainManagementService: token<DomainManagementService>('domainManagementService'),
 } as const;

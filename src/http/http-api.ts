@@ -5,6 +5,7 @@ import type { Container, ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type { z } from 'zod';
+import { parseDomainName } from '../core/domain/domain-name';
 import type { Reseller } from '../core/reseller/reseller';
 import { DomainError, isDomainError } from '../core/shared/errors';
 import type { Logger } from '../core/shared/logger';
@@ -62,6 +63,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     try {
       const reseller = r.access === 'reseller' ? await authenticate(ctx) : (undefined as unknown as Reseller);
       const params = await readParams(ctx);
+      assertBodyRepeatsPath(ctx.params, params);
       const input = validate(r.input, { ...params, ...ctx.params });
       const context: RouteContext<unknown> = { input, reseller, requestId, header: (name) => ctx.get(name) || undefined, resolve };
       const body = await r.handler(context);
@@ -140,6 +142,29 @@ export function sendJson(ctx: Ctx, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(body);
+}
+
+/**
+ * Spec 4: a body may repeat a path parameter (`domain`); when it says something else, the request
+ * is ambiguous and refused rather than guessed. Domains are compared after normalisation, so
+ * Unicode in one place and punycode in the other agree.
+ */
+function assertBodyRepeatsPath(pathParams: Record<string, string>, params: WireParams): void {
+  for (const [key, inPath] of Object.entries(pathParams ?? {})) {
+    const given = params[key];
+    if (given === undefined || given === '' || given === inPath) continue;
+    if (typeof given === 'string' && key === 'domain' && sameDomain(given, inPath)) continue;
+    const shown = typeof given === 'string' ? JSON.stringify(given.slice(0, 80)) : 'a list';
+    throw new DomainError('validation_failed', `${key} in the request (${shown}) differs from the ${key} in the path (${JSON.stringify(inPath.slice(0, 80))})`);
+  }
+}
+
+function sameDomain(a: string, b: string): boolean {
+  try {
+    return parseDomainName(a).ascii === parseDomainName(b).ascii;
+  } catch {
+    return false;
+  }
 }
 
 /** Schema issues become one 400 with every problem named, in the client's words. */

@@ -10,7 +10,8 @@ describe('domain search end to end against the sandbox registrar', () => {
     expect(res.status).toBe(200);
     const names = res.body.map((r: { domainName: string }) => r.domainName);
     expect(names.slice(0, 3)).toEqual(['coffeeshop.com', 'coffeeshop.net', 'coffeeshop.org']);
-    expect(names).toContain('coffee-shop.com');
+    // The sandbox has the suggestions capability: its names come first among the suggestions.
+    expect(names).toContain('getcoffeeshop.com');
     expect(new Set(names).size).toBe(names.length);
     for (const r of res.body.slice(3)) {
       expect(r.status).toBe('available for registration');
@@ -33,5 +34,18 @@ describe('domain search end to end against the sandbox registrar', () => {
       ['bakery.com', 'available for registration'],
       ['bakery.net', 'available for registration'],
     ]);
+  });
+});
+
+describe('domain search against the sandbox with its suggestions switched off', () => {
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness({ settings: { plugins: { sandbox: { disabledCapabilities: ['suggestions'] } } } }); });
+  afterAll(async () => { await h.close(); });
+
+  it("falls back to the platform's own generator", async () => {
+    const res = await h.http.post('/domains/lookup/suggestions').set(h.headers()).type('form').send('searchTerm=coffeeshop');
+    expect(res.status).toBe(200);
+    const names = res.body.map((r: { domainName: string }) => r.domainName);
+    expect(names).toContain('coffee-shop.com');
   });
 });

@@ -1,10 +1,9 @@
 import path from 'node:path';
-import { fixedClock } from '../../src/core/shared/clock';
-import { createLogger } from '../../src/infra/logging';
+import { testPluginHost } from '../support/fakes';
 import { loadPlugins, PluginLoadError } from '../../src/infra/plugins/plugin-loader';
 import { BUNDLED_PLUGINS_DIR } from '../../src/module';
 
-const host = { logger: createLogger('silent'), clock: fixedClock('2026-01-01T00:00:00Z') };
+const host = () => testPluginHost();
 
 describe('plugin discovery', () => {
   it('loads the bundled sandbox registrar', async () => {

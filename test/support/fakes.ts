@@ -1,21 +1,9 @@
 import type { AvailabilityResult, CallContext, RegistrarPlugin } from '../../src/core/registrar/plugin';
 import type { RegistrarDirectory } from '../../src/core/registrar/registrar-directory';
 import type { Logger } from '../../src/core/shared/logger';
-
-/** A logger that keeps what it was told, for tests that check a failure was reported. */
-export function recordingLogger(): Logger & { readonly warnings: Array<{ obj: object; msg?: string }> } {
-  const warnings: Array<{ obj: object; msg?: string }> = [];
-  const logger = {
-    warnings,
-    info: () => undefined,
-    debug: () => undefined,
-    error: () => undefined,
-    warn: (obj: object, msg?: string) => { warnings.push({ obj, msg }); },
-    child: () => logger,
-  };
-  return logger;
-}
-
+import type { PluginHost } from '../../src/core/registrar/plugin';
+import { fixedClock } from '../../src/core/shared/clock';
+import { MemoryPluginStore } from '../../src/testing/memory-plugin-store';
 /** Installed plugins by id; `get` of anything else throws, like the real registry. */
 export function fakeDirectory(...plugins: RegistrarPlugin[]): RegistrarDirectory {
   const byId = new Map(plugins.map((p) => [p.id, p]));
@@ -54,4 +42,25 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   let resolve!: (value: T) => void;
   const promise = new Promise<T>((r) => { resolve = r; });
   return { promise, resolve };
+}
+
+/** A logger that remembers what was logged, for asserting that faults are logged and stacks stay out of replies. */
+export function recordingLogger(): Logger & {
+  readonly entries: Array<{ level: string; obj: object; msg?: string }>;
+  /** The warn-level entries. */
+  readonly warnings: Array<{ obj: object; msg?: string }>;
+} {
+  const entries: Array<{ level: string; obj: object; msg?: string }> = [];
+  const at = (level: string) => (obj: object, msg?: string) => { entries.push({ level, obj, msg }); };
+  const logger = {
+    entries,
+    get warnings() { return entries.filter((e) => e.level === 'warn').map(({ obj, msg }) => ({ obj, msg })); },
+    info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug'), child: () => logger,
+  };
+  return logger;
+}
+
+/** The host a plugin gets, on an in-memory store and a fixed clock. */
+export function testPluginHost(at = '2026-11-21T10:30:00Z'): PluginHost & { clock: ReturnType<typeof fixedClock>; store: MemoryPluginStore } {
+  return { logger: recordingLogger(), clock: fixedClock(at), store: new MemoryPluginStore() };
 }

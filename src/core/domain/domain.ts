@@ -5,6 +5,15 @@ export const DOMAIN_STATUSES = [
 ] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
+/** Spec 2.4 addons as the platform holds them per domain. */
+export interface DomainAddons {
+  readonly dnsManagement: boolean;
+  readonly emailForwarding: boolean;
+  readonly idProtection: boolean;
+}
+
+export const NO_ADDONS: DomainAddons = Object.freeze({ dnsManagement: false, emailForwarding: false, idProtection: false });
+
 export interface DomainRecord {
   readonly id: string;
   /** ASCII (punycode) name, the key everywhere. */
@@ -16,8 +25,38 @@ export interface DomainRecord {
   readonly status: DomainStatus;
   /** YYYY-MM-DD, or null while unknown. */
   readonly expiryDate: string | null;
+  /** The nameservers as last known (empty while unknown). */
+  readonly nameservers: readonly string[];
+  /** The registrar (transfer) lock as last known; null while unknown. */
+  readonly transferLock: boolean | null;
+  readonly addons: DomainAddons;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+/** A domain the platform starts holding (an order's domain, an import). */
+export interface NewDomain {
+  readonly id: string;
+  readonly name: string;
+  readonly unicodeName: string;
+  readonly tld: string;
+  readonly resellerId: string;
+  readonly registrar: string;
+  readonly status: DomainStatus;
+  readonly expiryDate: string | null;
+  readonly nameservers?: readonly string[];
+  readonly transferLock?: boolean | null;
+  readonly addons?: Partial<DomainAddons>;
+  readonly createdAt: Date;
+}
+
+/** What a registrar call taught the platform about a domain; fields left out stay as they are. */
+export interface DomainChanges {
+  readonly status?: DomainStatus;
+  readonly expiryDate?: string | null;
+  readonly nameservers?: readonly string[];
+  readonly transferLock?: boolean | null;
+  readonly addons?: Partial<DomainAddons>;
 }
 
 export interface DomainListFilter {
@@ -28,4 +67,15 @@ export interface DomainListFilter {
 export interface DomainRepository {
   findByName(name: string): Promise<DomainRecord | undefined>;
   list(filter: DomainListFilter): Promise<DomainRecord[]>;
+  /** Throws on a name the platform already holds (the name is unique). */
+  insert(domain: NewDomain): Promise<void>;
+  /**
+   * Applies the changes and stamps `updatedAt`. With `ifStatus`, applies them only while the
+   * status is still that one, so a concurrent change (a delete, a reconciliation) is not
+   * overwritten by an older view. Answers whether the row changed.
+   */
+  update(id: string, changes: DomainChanges, at: Date, options?: { readonly ifStatus?: DomainStatus }): Promise<boolean>;
+  /** Domains in the given statuses, by name, after `after` (keyset paging for batch work). */
+  listByStatus(statuses: readonly DomainStatus[], page: { readonly after?: string; readonly limit: number }): Promise<DomainRecord[]>;
+  countByStatus(statuses: readonly DomainStatus[]): Promise<number>;
 }

@@ -21,7 +21,8 @@ export interface CallContext {
 
 /** Contact fields, normalised to the lower-case names of decisions.md (firstname, lastname, email, …). */
 export type Contact = Readonly<Record<string, string>>;
-export type ContactRole = 'registrant' | 'admin' | 'tech' | 'billing';
+export const CONTACT_ROLES = ['registrant', 'admin', 'tech', 'billing'] as const;
+export type ContactRole = (typeof CONTACT_ROLES)[number];
 export type Contacts = Readonly<Partial<Record<ContactRole, Contact>>>;
 
 export type AvailabilityStatus = 'available' | 'registered' | 'reserved' | 'unknown';
@@ -160,7 +161,7 @@ export interface DnsRecordsCapability {
   get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ records: readonly DnsRecord[] }>>;
   save(input: DomainRef & { records: readonly DnsRecord[] }, ctx: CallContext): Promise<RegistrarOutcome>;
 }
-/** Optional. Without it, information reports no lock; lock endpoints answer 400. */
+/** Optional. Without it, lock endpoints answer 400 naming it, and information reports the lock the platform last knew. */
 export interface RegistrarLockCapability {
   get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<{ locked: boolean }>>;
   save(input: DomainRef & { locked: boolean }, ctx: CallContext): Promise<RegistrarOutcome>;
@@ -244,15 +245,63 @@ export interface RegistrarPlugin extends RegistrarCapabilities {
   close?(): Promise<void>;
 }
 
+/**
+ * The methods of each capability. A capability is all or nothing: the loader refuses a plugin
+ * that implements part of one, and the conformance kit calls every method listed here.
+ */
+export const CAPABILITY_METHODS: { readonly [C in CapabilityName]-?: readonly (keyof NonNullable<RegistrarCapabilities[C]>)[] } = {
+  transfer: ['transfer'],
+  domainInformation: ['get'],
+  nameservers: ['get', 'save'],
+  childHosts: ['register', 'modify', 'delete'],
+  dnsRecords: ['get', 'save'],
+  registrarLock: ['get', 'save'],
+  idProtection: ['save'],
+  eppCode: ['get'],
+  contacts: ['get', 'save'],
+  emailForwarding: ['get', 'save'],
+  delete: ['delete'],
+  release: ['release'],
+  domainSync: ['sync'],
+  transferSync: ['sync'],
+  suggestions: ['suggest'],
+  tldPricing: ['prices'],
+};
+
+export const REQUIRED_METHODS = ['checkAvailability', 'register', 'renew'] as const;
+
 /** The one typed way to ask "does this plugin have capability X". */
 export function supports<C extends CapabilityName>(plugin: RegistrarPlugin, capability: C): plugin is RegistrarPlugin & Required<Pick<RegistrarCapabilities, C>> {
   return plugin[capability] !== undefined;
 }
 
+/**
+ * A small key/value store in the platform database, private to one plugin. It survives restarts
+ * and is shared by every process on the same database (the server and `reseller-admin`), so a
+ * plugin keeps state here rather than in memory or in files. Values are stored as JSON.
+ */
+export interface PluginStore {
+  get<T = unknown>(key: string): Promise<T | undefined>;
+  /** Creates or replaces the value. */
+  set(key: string, value: unknown): Promise<void>;
+  /** Stores the value only when the key is absent; answers whether it did (an atomic claim). */
+  setIfAbsent(key: string, value: unknown): Promise<boolean>;
+  delete(key: string): Promise<void>;
+  /** Keys starting with `prefix`, sorted. */
+  keys(prefix?: string): Promise<string[]>;
+}
+
+/** Keys of a `PluginStore` are 1 to 191 characters (an index limit of MariaDB's utf8mb4). */
+export const PLUGIN_STORE_MAX_KEY_LENGTH = 191;
+
 /** What the platform hands a plugin when it creates it. */
 export interface PluginHost {
+  /** A child logger bound to the plugin id. */
   readonly logger: Logger;
+  /** The platform's clock: use it for "today" so tests can move time. */
   readonly clock: Clock;
+  /** The plugin's own storage in the platform database. */
+  readonly store: PluginStore;
 }
 
 const DEFINITION = Symbol.for('reseller/RegistrarPluginDefinition');

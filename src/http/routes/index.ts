@@ -2,6 +2,7 @@ import type { Route } from '../route-table';
 import { accountRoutes } from './account-routes';
 import { catalogueRoutes } from './catalogue-routes';
 import { searchRoutes } from './search-routes';
+import { domainRoutes } from './domain-routes';
 
 /** The whole HTTP API: every route the module serves, in one table. */
-export const ROUTES: readonly Route[] = [...accountRoutes, ...catalogueRoutes, ...searchRoutes];
+export const ROUTES: readonly Route[] = [...accountRoutes, ...catalogueRoutes, ...searchRoutes, ...domainRoutes];

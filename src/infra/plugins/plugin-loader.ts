@@ -1,8 +1,21 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { PLUGIN_API_VERSION, isRegistrarPluginDefinition, type PluginHost, type RegistrarPlugin } from '../../core/registrar/plugin';
+import {
+  CAPABILITY_METHODS, CAPABILITY_NAMES, PLUGIN_API_VERSION, REQUIRED_METHODS, isRegistrarPluginDefinition,
+  type CapabilityName, type PluginHost, type RegistrarPlugin,
+} from '../../core/registrar/plugin';
 import type { RegistrarDirectory } from '../../core/registrar/registrar-directory';
+
+/** The platform-level option every plugin takes: capabilities the operator switches off. */
+export const DISABLED_CAPABILITIES_OPTION = 'disabledCapabilities';
+
+const OptionSpec = z.object({
+  type: z.enum(['string', 'integer', 'number', 'boolean', 'string[]']),
+  required: z.boolean().default(false),
+  description: z.string().optional(),
+});
+type OptionSpec = z.infer<typeof OptionSpec>;
 
 const Manifest = z.object({
   name: z.string().optional(),
@@ -11,15 +24,22 @@ const Manifest = z.object({
   resellerPlugin: z.object({
     id: z.string().regex(/^[a-z][a-z0-9-]{0,63}$/, 'must be kebab-case'),
     apiVersion: z.number().int(),
+    description: z.string().optional(),
     capabilities: z.array(z.string()).default([]),
+    options: z.record(z.string(), OptionSpec).default({}),
   }),
 });
+type Manifest = z.infer<typeof Manifest>;
 
 export interface LoadedPlugin {
+  /** What the platform calls: the created plugin without the capabilities the operator switched off. */
   readonly plugin: RegistrarPlugin;
   readonly folder: string;
+  readonly packageName: string | undefined;
   readonly version: string;
-  readonly capabilities: readonly string[];
+  /** The capabilities in use (declared minus disabled). */
+  readonly capabilities: readonly CapabilityName[];
+  readonly disabledCapabilities: readonly CapabilityName[];
 }
 
 /** The installed registrar plugins by id. */
@@ -40,8 +60,8 @@ export class PluginRegistry implements RegistrarDirectory {
     return loaded.plugin;
   }
 
-  describe(): Array<{ id: string; version: string; capabilities: readonly string[] }> {
-    return [...this.plugins.entries()].map(([id, p]) => ({ id, version: p.version, capabilities: p.capabilities }));
+  describe(): Array<{ id: string; version: string; capabilities: readonly string[]; disabledCapabilities: readonly string[] }> {
+    return [...this.plugins.entries()].map(([id, p]) => ({ id, version: p.version, capabilities: p.capabilities, disabledCapabilities: p.disabledCapabilities }));
   }
 
   async close(): Promise<void> {
@@ -56,28 +76,44 @@ export class PluginLoadError extends Error {
   }
 }
 
+/** Makes the host a plugin is created with; each plugin gets its own logger and store. */
+export type PluginHostFactory = (pluginId: string) => PluginHost;
+
 /**
  * Discovers plugins: every folder under `dir` with a `package.json` holding a `resellerPlugin`
- * section. Checks, in order: the manifest, that the entry resolves inside the plugin's folder
+ * section. Checks, in order: the manifest, that the folder and its entry resolve inside `dir`
  * (never anything outside it), the branded default export, that its id matches the folder and
- * manifest, the API version, and the plugin's options. Collects every problem and throws them
- * together, naming each plugin.
+ * manifest, the API version, the options against the manifest and the plugin's own parser, and
+ * that the created plugin implements exactly the capabilities its manifest declares. Collects
+ * every problem and throws them together, each naming its plugin.
  */
-export async function loadPlugins(dir: string, options: Record<string, Record<string, unknown>>, host: PluginHost): Promise<PluginRegistry> {
+export async function loadPlugins(dir: string, options: Record<string, Record<string, unknown>>, hostFor: PluginHostFactory): Promise<PluginRegistry> {
   const problems: string[] = [];
   const loaded = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) throw new PluginLoadError([`plugins directory ${dir} does not exist`]);
   const root = realpathSync(dir);
+  const seenFolders = new Map<string, string>();
+  const seenPackages = new Map<string, string>();
   for (const entry of readdirSync(root).sort()) {
     if (entry.startsWith('.') || entry === 'node_modules') continue;
     const folder = path.join(root, entry);
     if (!statSync(folder).isDirectory()) continue;
     try {
-      const plugin = await loadOne(folder, entry, options[entry] ?? {}, host);
-      if (loaded.has(plugin.plugin.id)) throw new Error(`duplicate plugin id "${plugin.plugin.id}"`);
+      const real = realpathSync(folder);
+      if (!real.startsWith(root + path.sep)) throw new Error('the folder resolves outside the plugins directory; refusing to load it');
+      const sameFolder = seenFolders.get(real);
+      if (sameFolder !== undefined) throw new Error(`duplicate: it is the same folder as plugin "${sameFolder}"`);
+      seenFolders.set(real, entry);
+      const plugin = await loadPluginFolder(real, options[entry] ?? {}, hostFor, entry);
+      const samePackage = plugin.packageName ? seenPackages.get(plugin.packageName) : undefined;
+      if (samePackage !== undefined) {
+        await plugin.plugin.close?.();
+        throw new Error(`duplicate: package "${plugin.packageName}" is already installed as plugin "${samePackage}"`);
+      }
+      if (plugin.packageName) seenPackages.set(plugin.packageName, entry);
       loaded.set(plugin.plugin.id, plugin);
     } catch (error) {
-      problems.push(`${entry}: ${error instanceof Error ? error.message : String(error)}`);
+      problems.push(`${entry}: ${messageOf(error)}`);
     }
   }
   for (const id of Object.keys(options)) {
@@ -90,7 +126,69 @@ export async function loadPlugins(dir: string, options: Record<string, Record<st
   return new PluginRegistry(loaded);
 }
 
-async function loadOne(folder: string, folderName: string, rawOptions: Record<string, unknown>, host: PluginHost): Promise<LoadedPlugin> {
+/**
+ * Loads one plugin folder through every gate of `loadPlugins` (the conformance kit uses it on a
+ * folder anywhere). Throws an Error describing the first gate that fails.
+ */
+export async function loadPluginFolder(
+  folder: string,
+  rawOptions: Record<string, unknown>,
+  hostFor: PluginHostFactory,
+  folderName: string = path.basename(folder),
+): Promise<LoadedPlugin> {
+  const realFolder = realpathSync(folder);
+  const manifest = readManifest(realFolder);
+  const { id, apiVersion } = manifest.resellerPlugin;
+  if (id !== folderName) throw new Error(`manifest id "${id}" does not match its folder name`);
+  if (apiVersion !== PLUGIN_API_VERSION) throw new Error(`plugin API version ${apiVersion} is not supported (this platform speaks ${PLUGIN_API_VERSION})`);
+  const declared = declaredCapabilities(manifest);
+  const { pluginOptions, disabled } = checkOptions(manifest, declared, rawOptions);
+
+  const main = manifest.main ?? 'index';
+  let entryFile: string;
+  try {
+    entryFile = realpathSync(require.resolve(path.resolve(realFolder, main)));
+  } catch {
+    throw new Error(`entry "${main}" cannot be found`);
+  }
+  if (!entryFile.startsWith(realFolder + path.sep)) throw new Error('entry resolves outside the plugin folder; refusing to load it');
+
+  const exported = (require(entryFile) as { default?: unknown }).default;
+  if (!isRegistrarPluginDefinition(exported)) throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
+  if (exported.id !== id) throw new Error(`the entry defines plugin "${exported.id}" but the manifest says "${id}"`);
+  if (exported.apiVersion !== PLUGIN_API_VERSION) throw new Error(`the entry speaks plugin API version ${exported.apiVersion}; this platform speaks ${PLUGIN_API_VERSION}`);
+  let parsedOptions: unknown;
+  try {
+    parsedOptions = exported.parseOptions(pluginOptions);
+  } catch (error) {
+    throw new Error(`bad options: ${messageOf(error)}`);
+  }
+  let created: RegistrarPlugin;
+  try {
+    created = await exported.create(parsedOptions, hostFor(id));
+  } catch (error) {
+    throw new Error(`create() failed: ${messageOf(error)}`);
+  }
+  try {
+    if (typeof created !== 'object' || created === null) throw new Error('create() must return the plugin object');
+    if (created.id !== id) throw new Error(`created plugin reports id "${created.id}"`);
+    checkImplementation(created, declared);
+  } catch (error) {
+    await created?.close?.().catch(() => undefined);
+    throw error;
+  }
+  const inUse = declared.filter((c) => !disabled.includes(c));
+  return {
+    plugin: withCapabilities(created, inUse),
+    folder: realFolder,
+    packageName: manifest.name,
+    version: manifest.version ?? '0.0.0',
+    capabilities: inUse,
+    disabledCapabilities: disabled,
+  };
+}
+
+function readManifest(folder: string): Manifest {
   const manifestFile = path.join(folder, 'package.json');
   if (!existsSync(manifestFile)) throw new Error('no package.json manifest');
   let json: unknown;
@@ -103,30 +201,116 @@ async function loadOne(folder: string, folderName: string, rawOptions: Record<st
   if (!parsed.success) {
     throw new Error(`invalid manifest: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'manifest'} ${i.message}`).join('; ')}`);
   }
-  const manifest = parsed.data;
-  const { id, apiVersion, capabilities } = manifest.resellerPlugin;
-  if (id !== folderName) throw new Error(`manifest id "${id}" does not match its folder name`);
-  if (apiVersion !== PLUGIN_API_VERSION) throw new Error(`plugin API version ${apiVersion} is not supported (this platform speaks ${PLUGIN_API_VERSION})`);
+  return parsed.data;
+}
 
-  let entryFile: string;
-  try {
-    entryFile = realpathSync(require.resolve(path.join(folder, manifest.main ?? 'index')));
-  } catch {
-    throw new Error(`entry "${manifest.main ?? 'index'}" cannot be found`);
-  }
-  if (!entryFile.startsWith(folder + path.sep)) throw new Error('entry resolves outside the plugin folder; refusing to load it');
+function declaredCapabilities(manifest: Manifest): CapabilityName[] {
+  const listed = manifest.resellerPlugin.capabilities;
+  const unknown = listed.filter((c) => !(CAPABILITY_NAMES as readonly string[]).includes(c));
+  if (unknown.length > 0) throw new Error(`the manifest declares unknown capabilities ${unknown.map((c) => `"${c}"`).join(', ')}; known: ${CAPABILITY_NAMES.join(', ')}`);
+  const twice = listed.filter((c, i) => listed.indexOf(c) !== i);
+  if (twice.length > 0) throw new Error(`the manifest declares ${twice.join(', ')} more than once`);
+  return listed as CapabilityName[];
+}
 
-  const exported = (require(entryFile) as { default?: unknown }).default;
-  if (!isRegistrarPluginDefinition(exported)) throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
-  if (exported.id !== id) throw new Error(`the entry defines plugin "${exported.id}" but the manifest says "${id}"`);
-  if (exported.apiVersion !== PLUGIN_API_VERSION) throw new Error(`the entry speaks plugin API version ${exported.apiVersion}; this platform speaks ${PLUGIN_API_VERSION}`);
-  let pluginOptions: unknown;
-  try {
-    pluginOptions = exported.parseOptions(rawOptions);
-  } catch (error) {
-    throw new Error(`bad options: ${error instanceof Error ? error.message : String(error)}`);
+/** The capabilities the created plugin implements must be exactly those its manifest declares, each whole. */
+function checkImplementation(plugin: RegistrarPlugin, declared: readonly CapabilityName[]): void {
+  const problems: string[] = [];
+  const missingRequired = REQUIRED_METHODS.filter((m) => typeof plugin[m] !== 'function');
+  if (missingRequired.length > 0) problems.push(`the required method(s) ${missingRequired.join(', ')} are missing`);
+  for (const capability of CAPABILITY_NAMES) {
+    const group = plugin[capability] as Record<string, unknown> | undefined;
+    const isDeclared = declared.includes(capability);
+    if (group === undefined || group === null) {
+      if (isDeclared) problems.push(`the manifest declares ${capability} but the plugin does not implement it`);
+      continue;
+    }
+    if (!isDeclared) problems.push(`the plugin implements ${capability} but the manifest does not declare it`);
+    const missing = (CAPABILITY_METHODS[capability] as readonly string[]).filter((m) => typeof group[m] !== 'function');
+    if (missing.length > 0) problems.push(`${capability} is only partly implemented: ${missing.join(', ')} missing`);
   }
-  const plugin = await exported.create(pluginOptions, host);
-  if (plugin.id !== id) throw new Error(`created plugin reports id "${plugin.id}"`);
-  return { plugin, folder, version: manifest.version ?? '0.0.0', capabilities };
+  if (problems.length > 0) throw new Error(problems.join('; '));
+}
+
+/** Checks the configured options against the manifest's option schema and coerces text values (from the environment) to their types. */
+function checkOptions(manifest: Manifest, declared: readonly CapabilityName[], raw: Record<string, unknown>): { pluginOptions: Record<string, unknown>; disabled: CapabilityName[] } {
+  const specs = manifest.resellerPlugin.options;
+  const problems: string[] = [];
+  const pluginOptions: Record<string, unknown> = {};
+  let disabled: CapabilityName[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === DISABLED_CAPABILITIES_OPTION) {
+      const list = coerce({ type: 'string[]', required: false }, value);
+      if (list === undefined) {
+        problems.push(`${key} must be a list of capability names`);
+        continue;
+      }
+      const names = list as string[];
+      const notDeclared = names.filter((c) => !declared.includes(c as CapabilityName));
+      if (notDeclared.length > 0) problems.push(`${key}: ${notDeclared.map((c) => `"${c}"`).join(', ')} ${notDeclared.length > 1 ? 'are not capabilities' : 'is not a capability'} of this plugin; it has: ${declared.join(', ') || 'none'}`);
+      disabled = names.filter((c) => declared.includes(c as CapabilityName)) as CapabilityName[];
+      continue;
+    }
+    const spec = specs[key];
+    if (!spec) {
+      const known = [...Object.keys(specs), DISABLED_CAPABILITIES_OPTION];
+      problems.push(`unknown option "${key}"; this plugin takes: ${known.join(', ')}`);
+      continue;
+    }
+    const coerced = coerce(spec, value);
+    if (coerced === undefined) problems.push(`option "${key}" must be ${describeType(spec.type)}`);
+    else pluginOptions[key] = coerced;
+  }
+  for (const [key, spec] of Object.entries(specs)) {
+    if (spec.required && raw[key] === undefined) problems.push(`option "${key}" is required`);
+  }
+  if (problems.length > 0) throw new Error(`bad options: ${problems.join('; ')}`);
+  return { pluginOptions, disabled };
+}
+
+const TRUE = ['true', '1', 'yes', 'on'];
+const FALSE = ['false', '0', 'no', 'off'];
+
+function coerce(spec: OptionSpec, value: unknown): unknown {
+  switch (spec.type) {
+    case 'string':
+      return typeof value === 'string' ? value : undefined;
+    case 'integer': {
+      const n = typeof value === 'string' && /^-?\d{1,15}$/.test(value.trim()) ? Number(value) : value;
+      return typeof n === 'number' && Number.isSafeInteger(n) ? n : undefined;
+    }
+    case 'number': {
+      const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+      return typeof n === 'number' && Number.isFinite(n) ? n : undefined;
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (typeof value === 'string' && TRUE.includes(value.trim().toLowerCase())) return true;
+      if (typeof value === 'string' && FALSE.includes(value.trim().toLowerCase())) return false;
+      return undefined;
+    case 'string[]':
+      if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter(Boolean);
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
+  }
+}
+
+const describeType = (type: OptionSpec['type']) =>
+  ({ string: 'text', integer: 'a whole number', number: 'a number', boolean: 'true or false', 'string[]': 'a list of text values (or comma-separated text)' })[type];
+
+/**
+ * The plugin as the platform sees it: only the capabilities in use. Methods are bound to the
+ * created object, so class-based plugins keep their `this`.
+ */
+function withCapabilities(plugin: RegistrarPlugin, inUse: readonly CapabilityName[]): RegistrarPlugin {
+  // A view over the plugin: every capability not in use reads as absent, so supports() says no;
+  // anything else (its own fields, methods) still resolves through the prototype to the plugin.
+  const view = Object.create(plugin) as Record<string, unknown>;
+  for (const capability of CAPABILITY_NAMES) {
+    Object.defineProperty(view, capability, { value: inUse.includes(capability) ? plugin[capability] : undefined, enumerable: true });
+  }
+  return Object.freeze(view) as unknown as RegistrarPlugin;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

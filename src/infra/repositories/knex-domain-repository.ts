@@ -1,10 +1,24 @@
 import type { Knex } from 'knex';
-import type { DomainListFilter, DomainRecord, DomainRepository, DomainStatus } from '../../core/domain/domain';
+import type { DomainChanges, DomainListFilter, DomainRecord, DomainRepository, DomainStatus, NewDomain } from '../../core/domain/domain';
 
 export interface DomainRow {
   id: string; name: string; unicode_name: string; tld: string; reseller_id: string; registrar: string;
   status: string; expiry_date: string | null; created_at: number | string; updated_at: number | string;
+  nameservers: string | null; transfer_lock: number | boolean | null;
+  dns_management: number | boolean; email_forwarding: number | boolean; id_protection: number | boolean;
 }
+
+const bool = (value: number | boolean | string | null | undefined) => value === true || Number(value) === 1;
+
+const parseNameservers = (text: string | null): string[] => {
+  if (!text) return [];
+  try {
+    const list = JSON.parse(text);
+    return Array.isArray(list) ? list.filter((n): n is string => typeof n === 'string') : [];
+  } catch {
+    return [];
+  }
+};
 
 export const toDomain = (row: DomainRow): DomainRecord => ({
   id: row.id,
@@ -15,9 +29,25 @@ export const toDomain = (row: DomainRow): DomainRecord => ({
   registrar: row.registrar,
   status: row.status as DomainStatus,
   expiryDate: row.expiry_date,
+  nameservers: parseNameservers(row.nameservers),
+  transferLock: row.transfer_lock === null || row.transfer_lock === undefined ? null : bool(row.transfer_lock),
+  addons: { dnsManagement: bool(row.dns_management), emailForwarding: bool(row.email_forwarding), idProtection: bool(row.id_protection) },
   createdAt: new Date(Number(row.created_at)),
   updatedAt: new Date(Number(row.updated_at)),
 });
+
+/** Only the columns a change names; the rest stay as they are. */
+function changedColumns(changes: DomainChanges): Record<string, unknown> {
+  const columns: Record<string, unknown> = {};
+  if (changes.status !== undefined) columns.status = changes.status;
+  if (changes.expiryDate !== undefined) columns.expiry_date = changes.expiryDate;
+  if (changes.nameservers !== undefined) columns.nameservers = JSON.stringify(changes.nameservers);
+  if (changes.transferLock !== undefined) columns.transfer_lock = changes.transferLock;
+  if (changes.addons?.dnsManagement !== undefined) columns.dns_management = changes.addons.dnsManagement;
+  if (changes.addons?.emailForwarding !== undefined) columns.email_forwarding = changes.addons.emailForwarding;
+  if (changes.addons?.idProtection !== undefined) columns.id_protection = changes.addons.idProtection;
+  return columns;
+}
 
 export class KnexDomainRepository implements DomainRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
@@ -31,5 +61,45 @@ export class KnexDomainRepository implements DomainRepository {
     const query = this.db<DomainRow>('domains').orderBy('name').limit(filter.limit ?? 10_000);
     if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
     return (await query).map(toDomain);
+  }
+
+  async insert(d: NewDomain): Promise<void> {
+    await this.db('domains').insert({
+      id: d.id,
+      name: d.name,
+      unicode_name: d.unicodeName,
+      tld: d.tld,
+      reseller_id: d.resellerId,
+      registrar: d.registrar,
+      status: d.status,
+      expiry_date: d.expiryDate,
+      nameservers: JSON.stringify(d.nameservers ?? []),
+      transfer_lock: d.transferLock ?? null,
+      dns_management: d.addons?.dnsManagement ?? false,
+      email_forwarding: d.addons?.emailForwarding ?? false,
+      id_protection: d.addons?.idProtection ?? false,
+      created_at: d.createdAt.getTime(),
+      updated_at: d.createdAt.getTime(),
+    });
+  }
+
+  async update(id: string, changes: DomainChanges, at: Date, options: { ifStatus?: DomainStatus } = {}): Promise<boolean> {
+    const query = this.db('domains').where({ id });
+    if (options.ifStatus !== undefined) query.andWhere({ status: options.ifStatus });
+    const updated = await query.update({ ...changedColumns(changes), updated_at: at.getTime() });
+    return updated > 0;
+  }
+
+  async listByStatus(statuses: readonly DomainStatus[], page: { after?: string; limit: number }): Promise<DomainRecord[]> {
+    if (statuses.length === 0) return [];
+    const query = this.db<DomainRow>('domains').whereIn('status', [...statuses]).orderBy('name').limit(page.limit);
+    if (page.after !== undefined) query.andWhere('name', '>', page.after);
+    return (await query).map(toDomain);
+  }
+
+  async countByStatus(statuses: readonly DomainStatus[]): Promise<number> {
+    if (statuses.length === 0) return 0;
+    const row = await this.db('domains').whereIn('status', [...statuses]).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
   }
 }

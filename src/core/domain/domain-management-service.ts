@@ -1,0 +1,166 @@
+import type { ContactRole, Contacts, DnsRecord, EmailForward } from '../registrar/plugin';
+import type { Accepted, DomainInformationView, RegistrarGateway, TransferSyncView } from '../registrar/registrar-gateway';
+import type { Clock } from '../shared/clock';
+import { DomainError } from '../shared/errors';
+import type { UnitOfWork } from '../shared/unit-of-work';
+import type { DomainChanges, DomainRecord } from './domain';
+import { parseDomainName } from './domain-name';
+import { validateDnsRecords, type DnsRecordInput } from './dns-records';
+import { normaliseContacts, normaliseEmailForwards, normaliseNameservers, parseChildHost, parseTransferTag } from './domain-settings';
+import { parseIpAddress } from './host-names';
+import type { DomainSyncService, SyncedDomain } from './domain-sync-service';
+
+/**
+ * What a reseller does with a domain it holds (spec 4.4 to 4.13 and the operations of
+ * decisions.md beyond the spec). Every operation first proves ownership, then calls the registrar
+ * through the gateway (outside any transaction), then records what it learnt, so information and
+ * the admin CLI stay true.
+ */
+export class DomainManagementService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly gateway: RegistrarGateway,
+    private readonly syncer: DomainSyncService,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * The ownership rule: a domain that is not on the platform and a domain of another reseller get
+   * the same answer, and the registrar is never asked about either.
+   */
+  async owned(resellerId: string, input: string): Promise<DomainRecord> {
+    const name = parseDomainName(input);
+    const domain = await this.uow.read.domains.findByName(name.ascii);
+    if (!domain || domain.resellerId !== resellerId) throw new DomainError('not_owned', `The domain ${name.unicode} is not in your account`);
+    return domain;
+  }
+
+  async information(resellerId: string, input: string): Promise<{ domain: DomainRecord; information: DomainInformationView }> {
+    const domain = await this.owned(resellerId, input);
+    const information = await this.gateway.information(domain);
+    await this.remember(domain, {
+      nameservers: information.nameservers,
+      ...(information.transferLock !== undefined ? { transferLock: information.transferLock } : {}),
+      ...(!information.assembled && information.expiryDate !== undefined ? { expiryDate: information.expiryDate } : {}),
+      ...(!information.assembled ? { addons: { idProtection: information.idProtection, dnsManagement: information.dnsManagement, emailForwarding: information.emailForwarding } } : {}),
+    });
+    return { domain, information };
+  }
+
+  async sync(resellerId: string, input: string): Promise<SyncedDomain> {
+    return this.syncer.syncDomain(await this.owned(resellerId, input));
+  }
+
+  async transferSync(resellerId: string, input: string): Promise<TransferSyncView> {
+    return this.syncer.transferSync(await this.owned(resellerId, input));
+  }
+
+  async nameservers(resellerId: string, input: string): Promise<readonly string[]> {
+    const domain = await this.owned(resellerId, input);
+    const nameservers = await this.gateway.nameservers(domain);
+    await this.remember(domain, { nameservers });
+    return nameservers;
+  }
+
+  async saveNameservers(resellerId: string, input: string, nameservers: ReadonlyArray<string | undefined>): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    const list = normaliseNameservers(nameservers);
+    const accepted = await this.gateway.saveNameservers(domain, list);
+    if (!accepted.pending) await this.remember(domain, { nameservers: list });
+    return accepted;
+  }
+
+  async registerChildHost(resellerId: string, input: string, host: string, ipAddress: string): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    return this.gateway.registerChildHost(domain, parseChildHost(host, domain.name), parseIpAddress(ipAddress, 'ipaddress'));
+  }
+
+  async modifyChildHost(resellerId: string, input: string, host: string, currentIpAddress: string, newIpAddress: string): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    return this.gateway.modifyChildHost(domain, parseChildHost(host, domain.name), parseIpAddress(currentIpAddress, 'currentipaddress'), parseIpAddress(newIpAddress, 'newipaddress'));
+  }
+
+  async deleteChildHost(resellerId: string, input: string, host: string): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    return this.gateway.deleteChildHost(domain, parseChildHost(host, domain.name));
+  }
+
+  async dnsRecords(resellerId: string, input: string): Promise<readonly DnsRecord[]> {
+    return this.gateway.dnsRecords(await this.owned(resellerId, input));
+  }
+
+  async saveDnsRecords(resellerId: string, input: string, records: readonly DnsRecordInput[]): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    return this.gateway.saveDnsRecords(domain, validateDnsRecords(records));
+  }
+
+  async lock(resellerId: string, input: string): Promise<boolean> {
+    const domain = await this.owned(resellerId, input);
+    const locked = await this.gateway.lock(domain);
+    await this.remember(domain, { transferLock: locked });
+    return locked;
+  }
+
+  async saveLock(resellerId: string, input: string, locked: boolean): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    const accepted = await this.gateway.saveLock(domain, locked);
+    if (!accepted.pending) await this.remember(domain, { transferLock: locked });
+    return accepted;
+  }
+
+  async saveIdProtection(resellerId: string, input: string, enabled: boolean): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    const accepted = await this.gateway.saveIdProtection(domain, enabled);
+    if (!accepted.pending) await this.remember(domain, { addons: { idProtection: enabled } });
+    return accepted;
+  }
+
+  async eppCode(resellerId: string, input: string): Promise<string> {
+    return this.gateway.eppCode(await this.owned(resellerId, input));
+  }
+
+  async contacts(resellerId: string, input: string): Promise<Contacts> {
+    return this.gateway.contacts(await this.owned(resellerId, input));
+  }
+
+  async saveContacts(resellerId: string, input: string, contacts: Partial<Record<ContactRole, Record<string, string>>>): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    return this.gateway.saveContacts(domain, normaliseContacts(contacts));
+  }
+
+  async emailForwards(resellerId: string, input: string): Promise<readonly EmailForward[]> {
+    return this.gateway.emailForwards(await this.owned(resellerId, input));
+  }
+
+  async saveEmailForwards(resellerId: string, input: string, prefixes: readonly string[], targets: readonly string[]): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    return this.gateway.saveEmailForwards(domain, normaliseEmailForwards(prefixes, targets));
+  }
+
+  /** Spec 4.12 and section 3: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
+  async delete(resellerId: string, input: string): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    const accepted = await this.gateway.delete(domain);
+    await this.remember(domain, { status: 'Cancelled' });
+    return accepted;
+  }
+
+  /** Releasing (a .uk tag change) hands the domain to another registrar: it is Transferred Away here. */
+  async release(resellerId: string, input: string, transferTag: string): Promise<Accepted> {
+    const domain = await this.owned(resellerId, input);
+    const accepted = await this.gateway.release(domain, parseTransferTag(transferTag));
+    await this.remember(domain, { status: 'Transferred Away' });
+    return accepted;
+  }
+
+  /** Records what a registrar call taught us; a change that changes nothing is not written. */
+  private async remember(domain: DomainRecord, changes: DomainChanges): Promise<void> {
+    const differs =
+      (changes.status !== undefined && changes.status !== domain.status) ||
+      (changes.expiryDate !== undefined && changes.expiryDate !== domain.expiryDate) ||
+      (changes.transferLock !== undefined && changes.transferLock !== domain.transferLock) ||
+      (changes.nameservers !== undefined && changes.nameservers.join(',') !== domain.nameservers.join(',')) ||
+      (changes.addons !== undefined && Object.entries(changes.addons).some(([k, v]) => v !== undefined && domain.addons[k as keyof typeof domain.addons] !== v));
+    if (differs) await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now()));
+  }
+}

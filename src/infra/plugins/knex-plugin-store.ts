@@ -1,0 +1,65 @@
+import type { Knex } from 'knex';
+import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/registrar/plugin';
+import type { Clock } from '../../core/shared/clock';
+
+const checkKey = (key: string): string => {
+  if (typeof key !== 'string' || key.length === 0 || key.length > PLUGIN_STORE_MAX_KEY_LENGTH) {
+    throw new Error(`plugin store keys must be 1 to ${PLUGIN_STORE_MAX_KEY_LENGTH} characters`);
+  }
+  return key;
+};
+
+const isDuplicateKey = (error: unknown): boolean => {
+  const code = (error as { code?: unknown }).code;
+  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+};
+
+/** `PluginHost.store` on the platform database: one row per key in `plugin_state`, scoped to one plugin. */
+export class KnexPluginStore implements PluginStore {
+  constructor(
+    private readonly db: Knex,
+    private readonly pluginId: string,
+    private readonly clock: Clock,
+  ) {}
+
+  async get<T = unknown>(key: string): Promise<T | undefined> {
+    const row = await this.db('plugin_state').select('value').where({ plugin_id: this.pluginId, state_key: checkKey(key) }).first();
+    return row ? (JSON.parse(row.value) as T) : undefined;
+  }
+
+  async set(key: string, value: unknown): Promise<void> {
+    await this.db('plugin_state')
+      .insert({ plugin_id: this.pluginId, state_key: checkKey(key), value: serialise(value), updated_at: this.clock.now().getTime() })
+      .onConflict(['plugin_id', 'state_key'])
+      .merge(['value', 'updated_at']);
+  }
+
+  async setIfAbsent(key: string, value: unknown): Promise<boolean> {
+    try {
+      await this.db('plugin_state').insert({ plugin_id: this.pluginId, state_key: checkKey(key), value: serialise(value), updated_at: this.clock.now().getTime() });
+      return true;
+    } catch (error) {
+      if (isDuplicateKey(error)) return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await this.db('plugin_state').where({ plugin_id: this.pluginId, state_key: checkKey(key) }).delete();
+  }
+
+  async keys(prefix = ''): Promise<string[]> {
+    // Compared by substring rather than LIKE, so "%" and "_" in a prefix mean themselves.
+    const rows: Array<{ state_key: string }> = await this.db('plugin_state')
+      .select('state_key')
+      .where({ plugin_id: this.pluginId })
+      .orderBy('state_key');
+    return rows.map((r) => r.state_key).filter((k) => k.startsWith(prefix));
+  }
+}
+
+function serialise(value: unknown): string {
+  const text = JSON.stringify(value);
+  if (text === undefined) throw new Error('plugin store values must be JSON-serialisable');
+  return text;
+}

@@ -1,0 +1,73 @@
+import { Writable } from 'node:stream';
+import { runCli } from '../../src/cli/commands';
+import { fixedClock } from '../../src/core/shared/clock';
+import { createResellerModule, type ResellerModule } from '../../src/module';
+import { givenDomain, platformRecord } from '../support/domains';
+import { TEST_MASTER_KEY } from '../support/harness';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+const sink = () => {
+  let text = '';
+  const stream = new Writable({ write(chunk, _enc, done) { text += String(chunk); done(); } });
+  return { stream, text: () => text };
+};
+
+const ctx = () => ({ signal: new AbortController().signal, transactionId: 't' });
+
+describe('reseller-admin sync', () => {
+  let db: TestDatabase;
+  let module: ResellerModule;
+  const env = () => ({ DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    module = await createResellerModule({ database: db.url, clock: fixedClock('2026-11-21T10:00:00Z'), settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+    await module.migrate();
+    await module.services.resellers.createGroup('default');
+    await module.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=10.00' } });
+    await module.services.resellers.create('reseller@example.com', 'default', 0);
+    // Registered for ten years, so the CLI (on the real clock) finds them active for a long while yet.
+    await givenDomain(module, 'cli-active.com', { period: 10, expiryDate: null });
+    await givenDomain(module, 'cli-released.com', { period: 10 });
+    await givenDomain(module, 'cli-deleted.com', { period: 10 });
+    await givenDomain(module, 'cli-broken.com', { atRegistrar: false, expiryDate: '2030-01-01' });
+    await givenDomain(module, 'cli-pending.com', { atRegistrar: false, status: 'Pending Registration', expiryDate: null });
+    const sandbox = module.registrars.get('sandbox');
+    await sandbox.release!.release({ domain: 'cli-released.com', transferTag: 'ELSEWHERE' }, ctx());
+    await sandbox.delete!.delete({ domain: 'cli-deleted.com' }, ctx());
+  });
+  afterAll(async () => {
+    await module.close();
+    await db.drop();
+  });
+
+  it('syncs every domain sync owns with its registrar, reporting changes and failures, with a progress line on stderr', async () => {
+    const out = sink();
+    const err = sink();
+    const code = await runCli(['sync', '--concurrency', '2'], { stdout: out.stream, stderr: err.stream, env: env() });
+    expect(code).toBe(0);
+    expect(JSON.parse(out.text())).toEqual({
+      domains: {
+        total: 4,
+        synced: 3,
+        changed: [
+          { domain: 'cli-active.com', expiryDate: { from: null, to: '2036-11-21' } },
+          { domain: 'cli-deleted.com', status: { from: 'Active', to: 'Cancelled' } },
+          { domain: 'cli-released.com', status: { from: 'Active', to: 'Transferred Away' } },
+        ],
+        failed: [{ domain: 'cli-broken.com', error: 'Registrar sandbox refused: cli-broken.com is not registered at the sandbox registry' }],
+      },
+    });
+    expect(err.text()).toMatch(/sync: 4\/4 domains, 1 failed\n$/);
+    expect(await platformRecord(module, 'cli-active.com')).toMatchObject({ status: 'Active', expiryDate: '2036-11-21' });
+    expect(await platformRecord(module, 'cli-released.com')).toMatchObject({ status: 'Transferred Away' });
+    expect(await platformRecord(module, 'cli-deleted.com')).toMatchObject({ status: 'Cancelled' });
+    expect(await platformRecord(module, 'cli-pending.com')).toMatchObject({ status: 'Pending Registration' });
+  });
+
+  it('refuses a concurrency out of bounds as a usage error', async () => {
+    const err = sink();
+    expect(await runCli(['sync', '--concurrency', '0'], { stdout: sink().stream, stderr: err.stream, env: env() })).toBe(2);
+    expect(err.text()).toMatch(/--concurrency must be from 1 to 50/);
+  });
+});

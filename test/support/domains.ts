@@ -1,0 +1,59 @@
+import { ulid } from 'ulid';
+import type { DomainRecord, DomainStatus, NewDomain } from '../../src/core/domain/domain';
+import { parseDomainName } from '../../src/core/domain/domain-name';
+import { TOKENS } from '../../src/core/tokens';
+import type { ResellerModule } from '../../src/module';
+
+export interface GivenDomain {
+  /** The reseller's email; default the harness reseller. */
+  readonly owner?: string;
+  readonly registrar?: string;
+  /** Register the name at the registrar first (default), as an order would have. */
+  readonly atRegistrar?: boolean;
+  readonly status?: DomainStatus;
+  readonly expiryDate?: string | null;
+  readonly addons?: NewDomain['addons'];
+  readonly nameservers?: readonly string[];
+  readonly transferLock?: boolean | null;
+  /** Years registered at the registrar; default 1. */
+  readonly period?: number;
+}
+
+/**
+ * A domain the platform holds, as a completed order leaves it: registered at the registrar, then
+ * inserted through `DomainRepository.insert`. Orders do not create domains yet (another issue).
+ */
+export async function givenDomain(module: ResellerModule, input: string, given: GivenDomain = {}): Promise<DomainRecord> {
+  const name = parseDomainName(input);
+  const registrar = given.registrar ?? 'sandbox';
+  const owner = await module.services.resellers.byEmail(given.owner ?? 'reseller@example.com');
+  const nameservers = given.nameservers ?? ['ns1.sandbox.test', 'ns2.sandbox.test'];
+  let expiryDate = given.expiryDate ?? null;
+  if (given.atRegistrar !== false) {
+    const outcome = await module.container.get(TOKENS.registrarGateway).register(registrar, {
+      domain: name.ascii, period: given.period ?? 1, nameservers, contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } }, addons: {}, fields: {},
+    });
+    if (!outcome.ok) throw new Error(`fixture: ${registrar} would not register ${name.ascii}: ${outcome.message}`);
+    expiryDate = given.expiryDate === undefined ? outcome.expiryDate : given.expiryDate;
+  }
+  const domain: NewDomain = {
+    id: ulid(),
+    name: name.ascii,
+    unicodeName: name.unicode,
+    tld: `.${name.labels.slice(1).join('.')}`,
+    resellerId: owner.id,
+    registrar,
+    status: given.status ?? 'Active',
+    expiryDate,
+    nameservers,
+    transferLock: given.transferLock ?? null,
+    addons: given.addons,
+    createdAt: new Date('2026-11-21T10:00:00Z'),
+  };
+  await module.container.get(TOKENS.unitOfWork).run((repos) => repos.domains.insert(domain));
+  return (await module.container.get(TOKENS.unitOfWork).read.domains.findByName(name.ascii))!;
+}
+
+export async function platformRecord(module: ResellerModule, input: string): Promise<DomainRecord | undefined> {
+  return module.container.get(TOKENS.unitOfWork).read.domains.findByName(parseDomainName(input).ascii);
+}
