@@ -1,6 +1,5 @@
 import { NO_ADDONS, type DomainRecord } from '../../src/core/domain/domain';
 import type { CapabilityName, RegistrarCapabilities, RegistrarPlugin } from '../../src/core/registrar/plugin';
-import type { RegistrarDirectory } from '../../src/core/registrar/registrar-directory';
 
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -41,18 +40,8 @@ export function fakeRegistrar(options: { id?: string; without?: readonly Capabil
   };
 }
 
-export function directoryOf(...plugins: RegistrarPlugin[]): RegistrarDirectory {
-  const byId = new Map(plugins.map((p) => [p.id, p]));
-  return {
-    has: (id) => byId.has(id),
-    ids: () => [...byId.keys()],
-    get: (id) => {
-      const plugin = byId.get(id);
-      if (!plugin) throw new Error(`no plugin ${id}`);
-      return plugin;
-    },
-  };
-}
+/** Installed plugins by id (the same fake directory the search tests use). */
+export { fakeDirectory as directoryOf } from './fakes';
 
 /** A platform domain record, as the repository returns it. */
 export function aDomain(overrides: Partial<DomainRecord> = {}): DomainRecord {
