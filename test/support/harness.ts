@@ -46,7 +46,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);
   const app = new Koa();
-  app.use(module.middleware(options.mount ?? { ownAllPaths: true }));
+  // Every 200 reply of every HTTP test is checked against its route's output schema (the OpenAPI document's).
+  app.use(module.middleware({ ...(options.mount ?? { ownAllPaths: true }), checkReplies: true }));
   const server = app.listen(0, '127.0.0.1');
   const reseller = { email: 'reseller@example.com', apiKey };
   return {

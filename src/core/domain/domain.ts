@@ -78,4 +78,25 @@ export interface DomainRepository {
   /** Domains in the given statuses, by name, after `after` (keyset paging for batch work). */
   listByStatus(statuses: readonly DomainStatus[], page: { readonly after?: string; readonly limit: number }): Promise<DomainRecord[]>;
   countByStatus(statuses: readonly DomainStatus[]): Promise<number>;
+  /**
+   * Claims up to `limit` domains due for a sync: in one of `statuses`, last synced before
+   * `syncedBefore` (or never), and not leased to a live claim. The claim is a lease held by
+   * `owner` until `leaseUntil`, taken with a conditional update, so concurrent workers on any
+   * number of processes never claim the same domain. Oldest sync first.
+   */
+  claimForSync(claim: SyncClaim): Promise<DomainRecord[]>;
+  /** Ends `owner`'s lease on the domain; `syncedAt` stamps it synced (null gives it back unsynced). */
+  releaseSyncClaim(id: string, owner: string, syncedAt: Date | null): Promise<void>;
+  /** How many domains a claim with these terms could take now (for progress lines). */
+  countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number>;
+}
+
+export interface SyncClaim {
+  readonly statuses: readonly DomainStatus[];
+  readonly syncedBefore: Date;
+  readonly now: Date;
+  readonly leaseUntil: Date;
+  /** Who holds the lease (a process and job), at most 64 characters. */
+  readonly owner: string;
+  readonly limit: number;
 }

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { TOKENS } from '../../core/tokens';
 import { route } from '../route-table';
 import {
+  ContactDetails, DnsRecords, EmailForwards, EppCode, Information, LockState, Nameservers, Success, SyncResult, TransferSyncResult, accepted,
+} from '../wire/reply-schemas';
+import {
   contactsFromWire, contactsReply, dnsRecordsFromWire, dnsRecordsReply, emailForwardsReply, informationReply, mapInput, mapped,
   nameserversFromWire, nameserversReply, successReply, syncReply, textList, transferSyncReply,
 } from '../wire/domain-wire';
@@ -25,6 +28,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Domain information (spec 4.4, 2.6); assembled from nameservers, lock and the platform record when the registrar has no information call',
     input: onDomain(),
+    output: Information,
     handler: async ({ input, reseller, resolve }) => {
       const { domain, information } = await resolve(TOKENS.domainManagementService).information(reseller.id, input.domain);
       return informationReply(domain, information);
@@ -36,6 +40,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'The DNS records, as a list of {hostname, type, address, priority, recid} (decisions.md)',
     input: onDomain(),
+    output: DnsRecords,
     handler: async ({ input, reseller, resolve }) => dnsRecordsReply(await resolve(TOKENS.domainManagementService).dnsRecords(reseller.id, input.domain)),
   }),
   route({
@@ -44,6 +49,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Saves the DNS records (spec 4.5): one record or a list; records with an empty address are left out',
     input: onDomain({ dnsrecords: mapped(dnsRecordsFromWire) }),
+    output: accepted(),
     handler: async ({ input, reseller, resolve }) => {
       const accepted = await resolve(TOKENS.domainManagementService).saveDnsRecords(reseller.id, input.domain, input.dnsrecords);
       return successReply(accepted.pending);
@@ -55,6 +61,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Transfer sync (spec 4.6, 2.7): {completed, failed, reason, expirydate}',
     input: onDomain(),
+    output: TransferSyncResult,
     handler: async ({ input, reseller, resolve }) => transferSyncReply(await resolve(TOKENS.domainManagementService).transferSync(reseller.id, input.domain)),
   }),
   route({
@@ -63,6 +70,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Domain sync (spec 4.7, 2.8): {active, expired, transferredAway, cancelled, expirydate}',
     input: onDomain(),
+    output: SyncResult,
     handler: async ({ input, reseller, resolve }) => syncReply((await resolve(TOKENS.domainManagementService).sync(reseller.id, input.domain)).view),
   }),
   route({
@@ -71,6 +79,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'The nameservers as {ns1 … ns5}, unset ones empty (spec 4.8)',
     input: onDomain(),
+    output: Nameservers,
     handler: async ({ input, reseller, resolve }) => nameserversReply(await resolve(TOKENS.domainManagementService).nameservers(reseller.id, input.domain)),
   }),
   route({
@@ -82,6 +91,7 @@ export const domainRoutes = [
       z.looseObject({ domain: domainField, ns1: optionalWire, ns2: optionalWire, ns3: optionalWire, ns4: optionalWire, ns5: optionalWire, nameservers: optionalWire }),
       (params) => ({ domain: params.domain, nameservers: nameserversFromWire(params as never) }),
     ),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).saveNameservers(reseller.id, input.domain, input.nameservers);
       return 'success';
@@ -93,6 +103,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Registers a child nameserver (a host under the domain) with its IP address (decisions.md)',
     input: onDomain({ nameserver: text('nameserver'), ipaddress: text('ipaddress') }),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).registerChildHost(reseller.id, input.domain, input.nameserver, input.ipaddress);
       return 'success';
@@ -104,6 +115,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: "Changes a child nameserver's IP address (decisions.md)",
     input: onDomain({ nameserver: text('nameserver'), currentipaddress: text('currentipaddress'), newipaddress: text('newipaddress') }),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).modifyChildHost(reseller.id, input.domain, input.nameserver, input.currentipaddress, input.newipaddress);
       return 'success';
@@ -115,6 +127,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Deletes a child nameserver (spec 4.9)',
     input: onDomain({ nameserver: text('nameserver') }),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).deleteChildHost(reseller.id, input.domain, input.nameserver);
       return 'success';
@@ -126,6 +139,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'The registrar lock as "locked" or "unlocked" (decisions.md)',
     input: onDomain(),
+    output: LockState,
     handler: async ({ input, reseller, resolve }) => ((await resolve(TOKENS.domainManagementService).lock(reseller.id, input.domain)) ? 'locked' : 'unlocked'),
   }),
   route({
@@ -134,6 +148,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Sets the registrar lock: lockstatus=locked locks, any other value unlocks (spec 4.10)',
     input: onDomain({ lockstatus: lockStatus }),
+    output: accepted({ lockstatus: LockState }),
     handler: async ({ input, reseller, resolve }) => {
       const accepted = await resolve(TOKENS.domainManagementService).saveLock(reseller.id, input.domain, input.lockstatus);
       return successReply(accepted.pending, { lockstatus: input.lockstatus ? 'locked' : 'unlocked' });
@@ -145,6 +160,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'ID protection: status=1 enables, status=0 disables (spec 4.11)',
     input: onDomain({ status: idProtectionStatus }),
+    output: accepted({ idprotection: z.boolean() }),
     handler: async ({ input, reseller, resolve }) => {
       const accepted = await resolve(TOKENS.domainManagementService).saveIdProtection(reseller.id, input.domain, input.status);
       return successReply(accepted.pending, { idprotection: input.status });
@@ -156,6 +172,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Requests deletion; on success the domain is Cancelled (spec 4.12, section 3)',
     input: onDomain(),
+    output: accepted({ status: z.literal('Cancelled') }),
     handler: async ({ input, reseller, resolve }) => {
       const accepted = await resolve(TOKENS.domainManagementService).delete(reseller.id, input.domain);
       return successReply(accepted.pending, { status: 'Cancelled' });
@@ -167,6 +184,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'The EPP (transfer) code as {eppcode} (spec 4.13)',
     input: onDomain(),
+    output: EppCode,
     handler: async ({ input, reseller, resolve }) => ({ eppcode: await resolve(TOKENS.domainManagementService).eppCode(reseller.id, input.domain) }),
   }),
   route({
@@ -175,6 +193,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Contact details by role (Registrant, Admin, Technical, Billing) with display field names (decisions.md)',
     input: onDomain(),
+    output: ContactDetails,
     handler: async ({ input, reseller, resolve }) => contactsReply(await resolve(TOKENS.domainManagementService).contacts(reseller.id, input.domain)),
   }),
   route({
@@ -183,6 +202,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Saves contact details sent as contactdetails[Registrant][First Name]=… (decisions.md)',
     input: onDomain({ contactdetails: mapped(contactsFromWire) }),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).saveContacts(reseller.id, input.domain, input.contactdetails);
       return 'success';
@@ -194,6 +214,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Email forwards as a list of {prefix, forwardto} (decisions.md)',
     input: onDomain(),
+    output: EmailForwards,
     handler: async ({ input, reseller, resolve }) => emailForwardsReply(await resolve(TOKENS.domainManagementService).emailForwards(reseller.id, input.domain)),
   }),
   route({
@@ -202,6 +223,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Saves email forwards from prefix[] and forwardto[] (decisions.md); none clears them',
     input: onDomain({ prefix: textList('prefix'), forwardto: textList('forwardto') }),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).saveEmailForwards(reseller.id, input.domain, input.prefix, input.forwardto);
       return 'success';
@@ -213,6 +235,7 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Releases the domain to the registrar named by transfertag (decisions.md); it is then Transferred Away',
     input: onDomain({ transfertag: text('transfertag') }),
+    output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).release(reseller.id, input.domain, input.transfertag);
       return 'success';

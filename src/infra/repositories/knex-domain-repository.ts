@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { DomainChanges, DomainListFilter, DomainRecord, DomainRepository, DomainStatus, NewDomain } from '../../core/domain/domain';
+import type { DomainChanges, DomainListFilter, DomainRecord, DomainRepository, DomainStatus, NewDomain, SyncClaim } from '../../core/domain/domain';
+import { databaseKind } from '../db/connect';
 
 export interface DomainRow {
   id: string; name: string; unicode_name: string; tld: string; reseller_id: string; registrar: string;
@@ -100,6 +101,54 @@ export class KnexDomainRepository implements DomainRepository {
   async countByStatus(statuses: readonly DomainStatus[]): Promise<number> {
     if (statuses.length === 0) return 0;
     const row = await this.db('domains').whereIn('status', [...statuses]).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+
+  async claimForSync(claim: SyncClaim): Promise<DomainRecord[]> {
+    if (claim.statuses.length === 0 || claim.limit < 1) return [];
+    const now = claim.now.getTime();
+    const due = (query: Knex.QueryBuilder) => query
+      .whereIn('status', [...claim.statuses])
+      .andWhere((q) => q.whereNull('synced_at').orWhere('synced_at', '<', claim.syncedBefore.getTime()))
+      .andWhere((q) => q.whereNull('sync_lease_until').orWhere('sync_lease_until', '<=', now));
+    const take = async (db: Knex | Knex.Transaction, ids: string[]) => {
+      if (ids.length === 0) return;
+      // The due conditions again: the update itself decides, so a worker that lost the race takes nothing.
+      await due(db('domains').whereIn('id', ids)).update({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() } as Record<string, unknown>);
+    };
+    const candidates = (db: Knex | Knex.Transaction) => due(db('domains').select('id')).orderBy([{ column: 'synced_at', order: 'asc' }, { column: 'name', order: 'asc' }]).limit(claim.limit);
+    let ids: string[];
+    if (databaseKind(this.db as Knex) === 'mysql' && !(this.db as Knex.Transaction).isTransaction) {
+      // MariaDB: rows another worker is claiming at this moment are skipped rather than waited for.
+      ids = await (this.db as Knex).transaction(async (trx) => {
+        const rows: Array<{ id: string }> = await candidates(trx).forUpdate().skipLocked();
+        const found = rows.map((r) => r.id);
+        await take(trx, found);
+        return found;
+      });
+    } else {
+      ids = (await candidates(this.db)).map((r: { id: string }) => r.id);
+      await take(this.db, ids);
+    }
+    if (ids.length === 0) return [];
+    const rows: DomainRow[] = await this.db('domains').whereIn('id', ids).andWhere({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() });
+    const byId = new Map(rows.map((row) => [row.id, toDomain(row)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async releaseSyncClaim(id: string, owner: string, syncedAt: Date | null): Promise<void> {
+    await this.db('domains').where({ id, sync_owner: owner }).update({
+      sync_owner: null, sync_lease_until: null, ...(syncedAt ? { synced_at: syncedAt.getTime() } : {}),
+    });
+  }
+
+  async countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number> {
+    if (claim.statuses.length === 0) return 0;
+    const row = await this.db('domains')
+      .whereIn('status', [...claim.statuses])
+      .andWhere((q) => q.whereNull('synced_at').orWhere('synced_at', '<', claim.syncedBefore.getTime()))
+      .andWhere((q) => q.whereNull('sync_lease_until').orWhere('sync_lease_until', '<=', claim.now.getTime()))
+      .count({ n: '*' }).first();
     return Number(row?.n ?? 0);
   }
 }

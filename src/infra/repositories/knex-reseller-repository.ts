@@ -4,23 +4,29 @@ import type { Reseller, ResellerCredentials, ResellerGroup, ResellerRepository, 
 interface ResellerRow { id: string; email: string; group_id: string; status: string; sealed_api_key: string; created_at: number | string }
 interface GroupRow { id: string; name: string; default_contact: string | null }
 
-const toCredentials = (row: ResellerRow): ResellerCredentials => ({
+const toCredentials = (row: ResellerRow, allowedNetworks: string[] = []): ResellerCredentials => ({
   id: row.id,
   email: row.email,
   groupId: row.group_id,
   status: row.status as ResellerStatus,
   createdAt: new Date(Number(row.created_at)),
   sealedApiKey: row.sealed_api_key,
+  allowedNetworks,
 });
 
-const withoutKey = ({ sealedApiKey: _key, ...reseller }: ResellerCredentials): Reseller => reseller;
+const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller => reseller;
 
 export class KnexResellerRepository implements ResellerRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
+  /** The reseller and its allow-list in one statement: authentication runs it on every request. */
   async findByEmail(email: string): Promise<ResellerCredentials | undefined> {
-    const row = await this.db<ResellerRow>('resellers').where({ email }).first();
-    return row && toCredentials(row);
+    const rows: Array<ResellerRow & { cidr: string | null }> = await this.db('resellers as r')
+      .leftJoin('reseller_allowed_networks as n', 'n.reseller_id', 'r.id')
+      .where('r.email', email)
+      .select('r.id', 'r.email', 'r.group_id', 'r.status', 'r.sealed_api_key', 'r.created_at', 'n.cidr');
+    if (rows.length === 0) return undefined;
+    return toCredentials(rows[0]!, rows.flatMap((row) => (row.cidr === null ? [] : [row.cidr])).sort());
   }
 
   async findById(id: string): Promise<Reseller | undefined> {
@@ -45,6 +51,19 @@ export class KnexResellerRepository implements ResellerRepository {
 
   async setSealedApiKey(id: string, sealedApiKey: string): Promise<void> {
     await this.db('resellers').where({ id }).update({ sealed_api_key: sealedApiKey });
+  }
+
+  async addAllowedNetwork(id: string, cidr: string, at: Date): Promise<void> {
+    await this.db('reseller_allowed_networks').insert({ reseller_id: id, cidr, created_at: at.getTime() }).onConflict(['reseller_id', 'cidr']).ignore();
+  }
+
+  async removeAllowedNetwork(id: string, cidr: string): Promise<boolean> {
+    return (await this.db('reseller_allowed_networks').where({ reseller_id: id, cidr }).del()) > 0;
+  }
+
+  async allowedNetworks(id: string): Promise<string[]> {
+    const rows = await this.db('reseller_allowed_networks').where({ reseller_id: id }).orderBy('cidr').select('cidr');
+    return rows.map((row: { cidr: string }) => row.cidr);
   }
 }
 

@@ -1,16 +1,20 @@
 import type { Knex } from 'knex';
+import type { LedgerFactory } from '../../core/credit/ledger';
 import type { Repositories, UnitOfWork } from '../../core/shared/unit-of-work';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 
-export function knexRepositories(db: Knex | Knex.Transaction): Repositories {
+/** The platform's own ledger (credit_accounts and credit_entries). */
+export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Knex | Knex.Transaction);
+
+export function knexRepositories(db: Knex | Knex.Transaction, ledger: LedgerFactory = knexLedger): Repositories {
   return {
     resellers: new KnexResellerRepository(db),
     groups: new KnexGroupRepository(db),
     catalogue: new KnexCatalogueRepository(db),
-    ledger: new KnexLedgerRepository(db),
+    ledger: ledger(db),
     domains: new KnexDomainRepository(db),
   };
 }
@@ -18,11 +22,14 @@ export function knexRepositories(db: Knex | Knex.Transaction): Repositories {
 export class KnexUnitOfWork implements UnitOfWork {
   readonly read: Repositories;
 
-  constructor(private readonly db: Knex) {
-    this.read = knexRepositories(db);
+  constructor(
+    private readonly db: Knex,
+    private readonly ledger: LedgerFactory = knexLedger,
+  ) {
+    this.read = knexRepositories(db, ledger);
   }
 
   run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
-    return this.db.transaction((trx) => work(knexRepositories(trx)));
+    return this.db.transaction((trx) => work(knexRepositories(trx, this.ledger)));
   }
 }
