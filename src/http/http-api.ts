@@ -134,7 +134,16 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     observeUnmatched(ctx, started, observation);
   };
 
-  return compose([unmatched, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  const middleware = compose([unmatched, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  mounted.set(middleware, router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) }))));
+  return middleware;
+}
+
+const mounted = new WeakMap<Koa.Middleware, ReadonlyArray<{ method: string; path: string }>>();
+
+/** What the router of a middleware made by `createHttpApi` serves: method and full path of every route (tests compare it with the OpenAPI document). */
+export function mountedRoutes(middleware: Koa.Middleware): ReadonlyArray<{ method: string; path: string }> {
+  return mounted.get(middleware) ?? [];
 }
 
 function header(ctx: Ctx, name: string): string | undefined {

@@ -37,11 +37,19 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
   return rest;
 }
 
-function withoutProperties(schema: JsonSchema, names: readonly string[]): JsonSchema {
+/**
+ * The body without the path's parameters as required fields: a GET leaves them out, a POST keeps
+ * them as optional repeats (spec 4: the body may repeat the path's domain; if it differs, 400).
+ */
+function withoutPathParams(schema: JsonSchema, names: readonly string[], keepAsRepeats: boolean): JsonSchema {
   if (names.length === 0 || typeof schema.properties !== 'object' || schema.properties === null) return schema;
-  const properties = Object.fromEntries(Object.entries(schema.properties as JsonSchema).filter(([k]) => !names.includes(k)));
-  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((k) => !names.includes(k)) : undefined;
-  return { ...schema, properties, ...(required ? { required } : {}) };
+  const properties = Object.fromEntries(Object.entries(schema.properties as JsonSchema).flatMap(([k, v]) => {
+    if (!names.includes(k)) return [[k, v]];
+    return keepAsRepeats ? [[k, { ...(v as JsonSchema), description: `Optional: repeats the ${k} in the path; a different value is refused` }]] : [];
+  }));
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((k) => !names.includes(k)) : [];
+  const { required: _required, ...rest } = schema;
+  return { ...rest, properties, ...(required.length > 0 ? { required } : {}) };
 }
 
 const hasProperties = (schema: JsonSchema) => typeof schema.properties === 'object' && schema.properties !== null && Object.keys(schema.properties).length > 0;
@@ -50,7 +58,7 @@ const tagOf = (r: Route) => r.tag ?? (r.access === 'public' ? 'Operations' : r.p
 
 function operation(r: Route): JsonSchema {
   const inPath = pathParams(r.path);
-  const input = withoutProperties(jsonSchema(r.input, 'input'), inPath);
+  const input = withoutPathParams(jsonSchema(r.input, 'input'), inPath, r.method === 'post');
   const parameters: JsonSchema[] = inPath.map((name) => ({
     name, in: 'path', required: true, schema: { type: 'string' },
     ...(name === 'domain' ? { description: 'The domain name: Unicode or punycode, any case, raw or percent-encoded' } : {}),
@@ -61,7 +69,7 @@ function operation(r: Route): JsonSchema {
     for (const [name, schema] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {
       parameters.push({ name, in: 'query', required: required.has(name), schema, ...(schema.description ? { description: schema.description } : {}) });
     }
-  } else if (hasProperties(input)) {
+  } else if (hasProperties(input) && Object.keys(input.properties as object).some((k) => !inPath.includes(k))) {
     requestBody = {
       required: Array.isArray(input.required) && input.required.length > 0,
       description: 'A form with PHP-bracket nesting (`nameservers[ns1]=…`, `dnsrecords[0][hostname]=…`), or the same fields as JSON',

@@ -14,12 +14,29 @@ import { domainField, text } from '../wire/schemas';
 const onDomain = <Shape extends z.ZodRawShape = Record<never, never>>(shape?: Shape) => z.object({ domain: domainField, ...(shape as Shape) });
 
 /** Spec 4.10: the value `locked` locks; any other value (or none) unlocks. */
-const lockStatus = z.unknown().optional().transform((v) => typeof v === 'string' && v.trim().toLowerCase() === 'locked');
+const lockStatus = z.unknown().optional().transform((v) => typeof v === 'string' && v.trim().toLowerCase() === 'locked')
+  .meta({ type: 'string', description: '"locked" locks the domain; any other value (or none) unlocks it', examples: ['locked'] });
 
 /** Spec 4.11: 1 enables, 0 disables, anything else is a 400. */
-const idProtectionStatus = z.unknown().refine((v) => v === '1' || v === '0', 'status must be 1 (enable ID protection) or 0 (disable it)').transform((v) => v === '1');
+const idProtectionStatus = z.unknown().refine((v) => v === '1' || v === '0', 'status must be 1 (enable ID protection) or 0 (disable it)').transform((v) => v === '1')
+  .meta({ type: 'string', enum: ['1', '0'], description: '1 enables ID protection, 0 disables it' });
 
 const optionalWire = z.unknown().optional();
+const nameserverWire = z.unknown().optional().meta({ type: 'string', description: 'A nameserver host name; ns1 and ns2 are required' });
+
+const DnsRecordWire = { type: 'object', properties: { hostname: { type: 'string' }, type: { type: 'string' }, address: { type: 'string' }, priority: { type: 'string' }, recid: { type: 'string' } } };
+const dnsRecordsWire = mapped(dnsRecordsFromWire).meta({
+  description: 'One record (dnsrecords[hostname]=…) or a list (dnsrecords[0][hostname]=…); priority may be N/A or empty; absent saves an empty zone',
+  anyOf: [DnsRecordWire, { type: 'array', items: DnsRecordWire }, { type: 'object', additionalProperties: DnsRecordWire }],
+});
+const contactDetailsWire = mapped(contactsFromWire).meta({
+  description: 'Contacts by role (Registrant, Admin, Tech or Technical, Billing), each with fields by the billing platform\'s names ("First Name", "Email Address", …) or lower-case ones (firstname, email, …): contactdetails[Registrant][First Name]=Ada',
+  type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+});
+const listWire = (field: string, what: string) => textList(field).meta({
+  description: `${what}: a list as prefix[]=…, prefix[0]=… or repeated names, in the same order as the other list`,
+  anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
+});
 
 export const domainRoutes = [
   route({
@@ -48,7 +65,7 @@ export const domainRoutes = [
     path: '/domains/:domain/dns',
     access: 'reseller',
     summary: 'Saves the DNS records (spec 4.5): one record or a list; records with an empty address are left out',
-    input: onDomain({ dnsrecords: mapped(dnsRecordsFromWire) }),
+    input: onDomain({ dnsrecords: dnsRecordsWire }),
     output: accepted(),
     handler: async ({ input, reseller, resolve }) => {
       const accepted = await resolve(TOKENS.domainManagementService).saveDnsRecords(reseller.id, input.domain, input.dnsrecords);
@@ -88,7 +105,10 @@ export const domainRoutes = [
     access: 'reseller',
     summary: 'Saves ns1 … ns5 (ns1 and ns2 required) (decisions.md)',
     input: mapInput(
-      z.looseObject({ domain: domainField, ns1: optionalWire, ns2: optionalWire, ns3: optionalWire, ns4: optionalWire, ns5: optionalWire, nameservers: optionalWire }),
+      z.looseObject({
+        domain: domainField, ns1: nameserverWire, ns2: nameserverWire, ns3: nameserverWire, ns4: nameserverWire, ns5: nameserverWire,
+        nameservers: optionalWire.meta({ description: 'Instead of ns1…ns5: nameservers[ns1]=… or nameservers[0]=…', anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'string' } }] }),
+      }),
       (params) => ({ domain: params.domain, nameservers: nameserversFromWire(params as never) }),
     ),
     output: Success,
@@ -201,7 +221,7 @@ export const domainRoutes = [
     path: '/domains/:domain/contact',
     access: 'reseller',
     summary: 'Saves contact details sent as contactdetails[Registrant][First Name]=… (decisions.md)',
-    input: onDomain({ contactdetails: mapped(contactsFromWire) }),
+    input: onDomain({ contactdetails: contactDetailsWire }),
     output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).saveContacts(reseller.id, input.domain, input.contactdetails);
@@ -222,7 +242,7 @@ export const domainRoutes = [
     path: '/domains/:domain/email',
     access: 'reseller',
     summary: 'Saves email forwards from prefix[] and forwardto[] (decisions.md); none clears them',
-    input: onDomain({ prefix: textList('prefix'), forwardto: textList('forwardto') }),
+    input: onDomain({ prefix: listWire('prefix', 'The mailbox names (before the @)'), forwardto: listWire('forwardto', 'The addresses to forward to') }),
     output: Success,
     handler: async ({ input, reseller, resolve }) => {
       await resolve(TOKENS.domainManagementService).saveEmailForwards(reseller.id, input.domain, input.prefix, input.forwardto);

@@ -54,7 +54,7 @@ export const Suggestion = z.strictObject({
   maxLength: z.number().int(),
   isPremium: z.boolean(),
   premiumCostPricing: z.union([
-    z.tuple([]),
+    z.array(z.unknown()).max(0).meta({ description: 'An empty array when the name is not premium' }),
     z.strictObject({ register: Decimal.optional(), renew: Decimal.optional(), transfer: Decimal.optional(), CurrencyCode: z.string() }),
   ]),
 }).meta({ description: 'Spec 2.5' });
