@@ -31,7 +31,7 @@ import { AesSecretBox } from './infra/crypto/aes-secret-box';
 import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/master-key';
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { migrateLatest } from './infra/db/migrate';
-import { createLogger, runWithLogContext, withLogContext } from './infra/logging';
+import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
@@ -130,7 +130,7 @@ const PROCESS_TAG = `${os.hostname().slice(0, 24)}:${process.pid}`;
  */
 export async function createResellerModule(options: ResellerModuleOptions = {}): Promise<ResellerModule> {
   const settings = parseSettings(options.settings ?? {});
-  const logger = options.logger ? withLogContext(options.logger) : createLogger(settings.logLevel);
+  const logger = !options.logger ? createLogger(settings.logLevel) : isOwnLogger(options.logger) ? options.logger : withLogContext(options.logger);
   const clock = options.clock ?? systemClock;
   const ownsDatabase = options.database === undefined || typeof options.database === 'string';
   const target = typeof options.database === 'string' || options.database === undefined

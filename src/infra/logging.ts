@@ -32,13 +32,21 @@ export function currentLogContext(): LogContext | undefined {
   return context.getStore();
 }
 
+const OURS = Symbol.for('reseller/logger');
+
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
-  return pino({
+  const logger = pino({
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     base: { service: 'domain-reseller' },
     mixin: () => context.getStore() ?? {},
   }, destination);
+  return Object.assign(logger, { [OURS]: true });
+}
+
+/** Whether the logger came from `createLogger` (it adds the log context itself). */
+export function isOwnLogger(logger: Logger): boolean {
+  return (logger as unknown as Record<symbol, unknown>)[OURS] === true;
 }
 
 /**

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { computeToken } from '../../src/core/auth/api-token';
 import { fixedClock } from '../../src/core/shared/clock';
-import { createResellerModule, type ResellerModule } from '../../src/module';
+import { createResellerModule, type ResellerModule, type ResellerModuleOptions } from '../../src/module';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -26,6 +26,8 @@ export interface HarnessOptions {
   readonly mount?: { prefix?: string; ownAllPaths?: boolean };
   /** The registrar plugin serving the default .com/.net/.org (default: sandbox). */
   readonly registrar?: string;
+  readonly logger?: ResellerModuleOptions['logger'];
+  readonly configureContainer?: ResellerModuleOptions['configureContainer'];
 }
 
 /** A migrated module on a fresh database, served by a real Koa app, with a reseller ready to call it. */
@@ -36,6 +38,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     database: db.url,
     clock,
     pluginsDir: options.pluginsDir,
+    logger: options.logger,
+    configureContainer: options.configureContainer,
     settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
   });
   await module.migrate();

@@ -11,7 +11,7 @@ export interface HttpMetrics {
   httpRequest(method: string, route: string, status: number, seconds: number): void;
 }
 
-/** Read at scrape time (a few queries, at most once per `cacheMs`). */
+/** Read at scrape time (one query per scrape; concurrent scrapes share it). */
 export interface ScrapeSources {
   /** The sum of every reseller's balance, in minor units. */
   totalBalance(): Promise<Minor>;
@@ -49,9 +49,10 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
   private readonly apiLogDroppedTotal = new Counter({ name: 'reseller_api_log_dropped_total', help: 'API log entries dropped because the database could not take them in time', registers: [this.registry] });
   private readonly routes = new Map<string, RouteInstruments>();
   private sources: ScrapeSources | undefined;
-  private balanceCache: { value: number; at: number } | undefined;
+  private lastBalance: number | undefined;
+  private balanceRead: Promise<number | undefined> | undefined;
 
-  constructor(private readonly logger: Logger, private readonly options: { scrapeCacheMs?: number } = {}) {
+  constructor(private readonly logger: Logger) {
     const self = this;
     new Gauge({
       name: 'reseller_credit_balance_minor',
@@ -133,19 +134,17 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
     return this.registry.metrics();
   }
 
-  private async totalBalance(): Promise<number | undefined> {
-    if (!this.sources) return undefined;
-    const now = Date.now();
-    const cacheMs = this.options.scrapeCacheMs ?? 5_000;
-    if (this.balanceCache && now - this.balanceCache.at < cacheMs) return this.balanceCache.value;
-    try {
-      const value = await this.sources.totalBalance();
-      this.balanceCache = { value, at: now };
-      return value;
-    } catch (error) {
-      // A scrape during a database outage still answers, with the last value.
-      this.logger.warn({ err: error }, 'metrics: the ledger total could not be read');
-      return this.balanceCache?.value;
-    }
+  private totalBalance(): Promise<number | undefined> {
+    const sources = this.sources;
+    if (!sources) return Promise.resolve(undefined);
+    this.balanceRead ??= sources.totalBalance().then(
+      (value) => (this.lastBalance = value),
+      (error: unknown) => {
+        // A scrape during a database outage still answers, with the last value.
+        this.logger.warn({ err: error }, 'metrics: the ledger total could not be read');
+        return this.lastBalance;
+      },
+    ).finally(() => { this.balanceRead = undefined; });
+    return this.balanceRead;
   }
 }
