@@ -115,6 +115,8 @@ export interface ResellerModule {
   readiness(): Promise<Readiness>;
   /** From now on /readyz answers 503, so that load balancers stop sending requests (the first step of a graceful shutdown). */
   drain(): void;
+  /** Writes the API log entries buffered so far (they are written every API_LOG_FLUSH_MS anyway). */
+  flushApiLog(): Promise<void>;
   /** Brings the schema to the latest version; safe from several processes at once. */
   migrate(): Promise<string[]>;
   /** Stops the background jobs, writes the API log's buffer, closes the plugins and, when the module opened it, the database pool. */
@@ -211,7 +213,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
 
     const observe = (call: ObservedCall) => {
       logger.info({ reqId: call.requestId || undefined, method: call.method, route: call.route, status: call.status, ms: Math.round(call.durationMs * 10) / 10, ...(call.resellerId ? { reseller: call.resellerId } : {}) }, 'request');
-      metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000);
+      metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
       if (settings.apiLog && call.resellerId && call.route) {
         apiLog.record({
           resellerId: call.resellerId, at: new Date(clock.now().getTime() - Math.round(call.durationMs)), method: call.method, route: call.route, domain: call.domain ?? null,
@@ -232,7 +234,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     ];
 
     return {
-      middleware: (mount = {}) => createHttpApi({ container, routes, logger, basePath: settings.basePath, observation: { observe, runInContext }, ...mount }),
+      middleware: (mount = {}) => createHttpApi({ container, routes, logger, basePath: settings.basePath, observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext }, ...mount }),
       services,
       on: (name, handler) => events.on(name, handler),
       events,
@@ -255,6 +257,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       drain() {
         draining = true;
       },
+      flushApiLog: () => apiLog.flush(),
       migrate: () => migrateLatest(knex),
       async close() {
         draining = true;

@@ -50,6 +50,8 @@ export const SettingsSchema = z.object({
   apiLogBufferMax: int(100, 1_000_000).default(10_000),
   /** Serve Prometheus metrics at /metrics. */
   metrics: bool.default(true),
+  /** On SIGTERM: how long to keep serving with /readyz at 503 before refusing new connections, so that the load balancer moves traffic away first. */
+  shutdownDelayMs: int(0, 600_000).default(0),
   /** On SIGTERM: how long in-flight requests and background passes may take before the process exits anyway. */
   shutdownTimeoutMs: int(0, 600_000).default(25_000),
   /**
@@ -91,6 +93,7 @@ export const ENV: Readonly<Record<string, keyof Settings>> = {
   API_LOG_FLUSH_MS: 'apiLogFlushMs',
   API_LOG_BUFFER_MAX: 'apiLogBufferMax',
   METRICS: 'metrics',
+  SHUTDOWN_DELAY_MS: 'shutdownDelayMs',
   SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
 };
 

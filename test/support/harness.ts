@@ -11,6 +11,8 @@ export const NOW = '2026-11-21T10:30:00Z';
 
 export interface Harness {
   readonly module: ResellerModule;
+  /** The test database's URL, for running the CLI against it. */
+  readonly databaseUrl: string;
   readonly clock: ReturnType<typeof fixedClock>;
   readonly server: Server;
   readonly http: ReturnType<typeof request>;
@@ -56,6 +58,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const reseller = { email: 'reseller@example.com', apiKey };
   return {
     module,
+    databaseUrl: db.url,
     clock,
     server,
     http: request(server),

@@ -16,12 +16,16 @@ export interface ApiCall {
 }
 
 export interface ObservedCall extends ApiCall {
+  /** False for a request no route matched (no `begin` was called for it). */
+  readonly routed: boolean;
   readonly status: number;
   readonly durationMs: number;
   readonly clientIp: string;
 }
 
 export interface RequestObservation {
+  /** Called when a routed call starts (the in-flight gauge). */
+  readonly begin?: () => void;
   /** Called once per API call after the reply is set: logs, metrics, the API log. Must be cheap and never throw. */
   readonly observe: (call: ObservedCall) => void;
   /** Runs the rest of the request inside a log context carrying the request id. */
@@ -54,15 +58,16 @@ export function observeRoute(method: string, route: string, observation: Request
     const call: ApiCall = { requestId: requestIdOf(ctx), method: upper, route };
     (ctx.state as Record<symbol, ApiCall>)[STATE_KEY] = call;
     ctx.set('X-Request-Id', call.requestId);
+    observation.begin?.();
     try {
       await (observation.runInContext ? observation.runInContext(call.requestId, next as () => Promise<void>) : next());
     } finally {
-      observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip });
+      observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: true });
     }
   };
 }
 
 /** Reports a request under the API's prefix that no route matched (a 404 or 405). */
 export function observeUnmatched(ctx: Koa.Context | Koa.ParameterizedContext, started: number, observation: RequestObservation): void {
-  observation.observe({ requestId: '', method: ctx.method, route: null, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip });
+  observation.observe({ requestId: '', method: ctx.method, route: null, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: false });
 }

@@ -8,7 +8,9 @@ import type { Minor } from '../../core/shared/money';
 
 /** What the HTTP adapter records per request (src/http/middleware/observe-requests.ts). */
 export interface HttpMetrics {
-  httpRequest(method: string, route: string, status: number, seconds: number): void;
+  httpRequestStarted(): void;
+  /** `routed`: the request had been counted as started. */
+  httpRequest(method: string, route: string, status: number, seconds: number, routed: boolean): void;
 }
 
 /** Read at scrape time (one query per scrape; concurrent scrapes share it). */
@@ -36,6 +38,7 @@ interface RouteInstruments {
 export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, JobObserver, ApiLogDropObserver {
   readonly registry = new Registry();
   private readonly httpRequests = new Counter({ name: 'reseller_http_requests_total', help: 'API requests by route template and status', labelNames: ['method', 'route', 'status'] as const, registers: [this.registry] });
+  private readonly httpInFlight = new Gauge({ name: 'reseller_http_requests_in_flight', help: 'API requests being served now', registers: [this.registry] });
   private readonly httpDuration = new Histogram({ name: 'reseller_http_request_duration_seconds', help: 'API request latency by route template', labelNames: ['method', 'route'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
   private readonly registrarCalls = new Counter({ name: 'reseller_registrar_calls_total', help: 'Registrar plugin calls by plugin, capability, operation and outcome', labelNames: ['plugin', 'capability', 'operation', 'outcome'] as const, registers: [this.registry] });
   private readonly registrarDuration = new Histogram({ name: 'reseller_registrar_call_duration_seconds', help: 'Registrar plugin call latency by plugin and capability', labelNames: ['plugin', 'capability'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
@@ -94,7 +97,12 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
     events.on('domain.status_changed', (e) => this.statusChanges.inc({ to: e.to, cause: e.cause }));
   }
 
-  httpRequest(method: string, route: string, status: number, seconds: number): void {
+  httpRequestStarted(): void {
+    this.httpInFlight.inc();
+  }
+
+  httpRequest(method: string, route: string, status: number, seconds: number, routed: boolean): void {
+    if (routed) this.httpInFlight.dec();
     // The label children are looked up once per route and status: a request costs two increments.
     const key = `${method} ${route}`;
     let instruments = this.routes.get(key);
