@@ -216,7 +216,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
       if (settings.apiLog && call.resellerId && call.route) {
         apiLog.record({
-          resellerId: call.resellerId, at: new Date(clock.now().getTime() - Math.round(call.durationMs)), method: call.method, route: call.route, domain: call.domain ?? null,
+          resellerId: call.resellerId, at: clock.now(), method: call.method, route: call.route, domain: call.domain ?? null,
           status: call.status, durationMs: call.durationMs, error: call.error ?? null, requestId: call.requestId, clientIp: call.clientIp || null,
         });
       }

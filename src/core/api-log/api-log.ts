@@ -4,6 +4,7 @@ import type { Logger } from '../shared/logger';
 /** One API call a reseller made. Never the token, the body or any secret. */
 export interface ApiLogEntry {
   readonly resellerId: string;
+  /** When the call was answered. */
   readonly at: Date;
   readonly method: string;
   /** The route template, like `/domains/:domain/lock`. */
