@@ -5,7 +5,7 @@ const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** Every setting, its default and its bounds: the README's configuration table mirrors this. */
-export const SettingsSchema = z.object({
+export const SettingsSchema = z.strictObject({
   databaseUrl: z.string().min(1).default('sqlite:./data/reseller.sqlite'),
   port: int(0, 65535).default(8080),
   host: z.string().min(1).default('0.0.0.0'),
@@ -113,6 +113,7 @@ export function parseSettings(input: Record<string, unknown>): Settings {
     throw new ConfigError(result.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? '');
       const env = envNameOf(key);
+      if (issue.path.length === 0) return issue.message; // an unknown key (a typo in the config file)
       return `${issue.path.join('.')}${env ? ` (${env})` : ''}: ${issue.message}`;
     }));
   }
