@@ -10,7 +10,7 @@ import * as createPluginState from './20261122090000_create_plugin_state';
 import * as addNameserversToDomains from './20261122090100_add_nameservers_to_domains';
 import * as addTransferLockToDomains from './20261122090200_add_transfer_lock_to_domains';
 import * as addAddonsToDomains from './20261122090300_add_addons_to_domains';
-import * as createResellerAllowedNetworks from './20261123090000_create_reseller_allowed_networks';
+import * as addAllowedNetworksToResellers from './20261123090000_add_allowed_networks_to_resellers';
 import * as addSyncClaimToDomains from './20261123090100_add_sync_claim_to_domains';
 import * as addSyncIndexToDomains from './20261123090200_add_sync_index_to_domains';
 import * as createApiLog from './20261123090300_create_api_log';
@@ -36,7 +36,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122090100_add_nameservers_to_domains', addNameserversToDomains],
   ['20261122090200_add_transfer_lock_to_domains', addTransferLockToDomains],
   ['20261122090300_add_addons_to_domains', addAddonsToDomains],
-  ['20261123090000_create_reseller_allowed_networks', createResellerAllowedNetworks],
+  ['20261123090000_add_allowed_networks_to_resellers', addAllowedNetworksToResellers],
   ['20261123090100_add_sync_claim_to_domains', addSyncClaimToDomains],
   ['20261123090200_add_sync_index_to_domains', addSyncIndexToDomains],
   ['20261123090300_create_api_log', createApiLog],

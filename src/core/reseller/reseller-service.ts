@@ -104,7 +104,7 @@ export class ResellerService {
   async allowNetwork(email: string, cidr: string): Promise<{ email: string; added: string; allowedNetworks: string[] }> {
     const reseller = await this.byEmail(email);
     const network = parseIpNetwork(cidr);
-    await this.uow.run(({ resellers }) => resellers.addAllowedNetwork(reseller.id, network.cidr, this.clock.now()));
+    await this.uow.run(({ resellers }) => resellers.addAllowedNetwork(reseller.id, network.cidr));
     return { email: reseller.email, added: network.cidr, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
   }
 

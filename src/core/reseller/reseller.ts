@@ -29,9 +29,9 @@ export interface ResellerRepository {
   insert(reseller: ResellerCredentials): Promise<void>;
   setStatus(id: string, status: ResellerStatus): Promise<void>;
   setSealedApiKey(id: string, sealedApiKey: string): Promise<void>;
-  /** Adds a CIDR range to the allow-list; one already there stays as it is. */
-  addAllowedNetwork(id: string, cidr: string, at: Date): Promise<void>;
-  /** False when the range was not on the list. */
+  /** Adds a CIDR range to the allow-list; one already there stays as it is. Inside a transaction. */
+  addAllowedNetwork(id: string, cidr: string): Promise<void>;
+  /** False when the range was not on the list. Inside a transaction. */
   removeAllowedNetwork(id: string, cidr: string): Promise<boolean>;
   allowedNetworks(id: string): Promise<string[]>;
 }

@@ -9,20 +9,18 @@ interface ApiLogRow {
 export class KnexApiLogRepository implements ApiLogRepository {
   constructor(private readonly db: Knex) {}
 
+  /** One multi-row INSERT, built by hand: knex's builder costs more per row than the write itself. */
   async insertMany(entries: readonly ApiLogEntry[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db('api_log').insert(entries.map((e) => ({
-      reseller_id: e.resellerId,
-      at: e.at.getTime(),
-      method: e.method.slice(0, 8),
-      route: e.route.slice(0, 128),
-      domain: e.domain?.slice(0, 253) ?? null,
-      status: e.status,
-      duration_ms: Math.round(e.durationMs),
-      error: e.error,
-      request_id: e.requestId.slice(0, 64),
-      client_ip: e.clientIp?.slice(0, 64) ?? null,
-    })));
+    const bindings: Array<string | number | null> = [];
+    for (const e of entries) {
+      bindings.push(
+        e.resellerId, e.at.getTime(), e.method.slice(0, 8), e.route.slice(0, 128), e.domain?.slice(0, 253) ?? null, e.status,
+        Math.round(e.durationMs), e.error, e.requestId.slice(0, 64), e.clientIp?.slice(0, 64) ?? null,
+      );
+    }
+    const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    await this.db.raw(`insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`, bindings);
   }
 
   async find(query: ApiLogQuery): Promise<ApiLogEntry[]> {
