@@ -7,3 +7,5 @@ export { DomainError, isDomainError, type ErrorCode } from './core/shared/errors
 export { formatAmount, parseAmount } from './core/shared/money';
 export { fixedClock, systemClock, type Clock } from './core/shared/clock';
 export * from './core/registrar/plugin';
+/** The reseller SDK (also importable alone as `domain-reseller/client`, without loading the server). */
+export * from './client';
