@@ -128,12 +128,13 @@ export class EppRegistrar implements RegistrarPlugin {
       const dsRecords = dsRecordsFrom(input.fields);
       if (dsRecords.length && !services.extensionUris.includes(NS.secDNS)) return refused('the registry does not offer DNSSEC (secDNS-1.1); leave out the DS records');
 
+      // Everything that can be refused without asking the registry is checked before the first command.
+      const plan = this.contactPlan(services, input.contacts);
       const nameservers = this.nameserversFor(services, input.nameservers.map(hostName));
       if (this.usesHostObjects(services)) {
         const missing = await this.ensureHosts(name, nameservers.hostObjects ?? [], ctx, ids);
         if (missing) return missing;
       }
-      const plan = this.contactPlan(services, input.contacts);
       const created: string[] = [];
       const cleanUp = async () => {
         for (const id of created) await this.run(frames.contactDeleteFrame(id, ids.aux()), ctx, false, ids).catch(() => undefined);

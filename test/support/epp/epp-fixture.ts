@@ -22,8 +22,10 @@ export interface EppFixture {
 }
 
 /** A TLS EPP test server with fresh certificates, and a factory for plugins pointed at it. */
-export async function startEppFixture(serverOptions: Partial<Omit<EppTestServerOptions, 'certificates'>> = {}): Promise<EppFixture> {
-  const certificates = makeTestCertificates();
+export async function startEppFixture(serverOptions: Partial<EppTestServerOptions> = {}): Promise<EppFixture> {
+  // Certificates given by the caller are shared (made once per test file) and left for it to remove.
+  const ownsCertificates = serverOptions.certificates === undefined;
+  const certificates = serverOptions.certificates ?? makeTestCertificates();
   const clock = fixedClock(REGISTRY_NOW);
   const server = await startEppTestServer({ certificates, now: () => clock.now(), ...serverOptions });
   const logs: EppFixture['logs'] = [];
@@ -65,7 +67,7 @@ export async function startEppFixture(serverOptions: Partial<Omit<EppTestServerO
     async close() {
       await Promise.allSettled(plugins.map((p) => p.close()));
       await server.close();
-      certificates.remove();
+      if (ownsCertificates) certificates.remove();
     },
   };
 }

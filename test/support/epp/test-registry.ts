@@ -94,6 +94,8 @@ const addYears = (d: Date, years: number) => { const n = new Date(d); n.setUTCFu
  */
 export class TestRegistry {
   readonly domains = new Map<string, DomainRecord>();
+  /** Every successful login, with the services it chose. */
+  readonly logins: Array<{ clientId: string; objects: string[]; extensions: string[] }> = [];
   readonly hosts = new Map<string, HostRecord>();
   readonly contacts = new Map<string, ContactRecord>();
   private readonly queues = new Map<string, QueuedMessage[]>();
@@ -205,6 +207,7 @@ export class TestRegistry {
     const newPassword = childText(cmd, NS.epp, 'newPW');
     if (newPassword) this.passwords.set(clientId, newPassword);
     session.clientId = clientId;
+    this.logins.push({ clientId, objects, extensions });
     session.objects = new Set(objects);
     session.extensions = new Set(extensions);
     return ok();
