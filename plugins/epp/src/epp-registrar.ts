@@ -11,7 +11,7 @@ import type { DomainContactRef, DsRecord, HostAddress, Nameservers } from './fra
 import type { EppOptions } from './options';
 import { PollEvents, readPollMessage, type PollMessage } from './poll-messages';
 import { describeResult, type EppResponse } from './responses';
-import type { CommandOptions, NegotiatedServices } from './session-pool';
+import { internalTrid, type CommandOptions, type NegotiatedServices } from './session-pool';
 import { child, childText, children, NS, XmlValueError } from './xml';
 
 /** What the registrar needs of the session pool (a fake can stand in for it). */
@@ -104,7 +104,7 @@ export class EppRegistrar implements RegistrarPlugin {
     for (let i = 0; i < names.length; i += this.options.checkBatchSize) batches.push(names.slice(i, i + this.options.checkBatchSize));
     const answers = new Map<string, AvailabilityResult>();
     const settled = await Promise.allSettled(batches.map(async (batch) => {
-      const response = await this.run(frames.domainCheckFrame(batch, ids.aux()), ctx, true, ids);
+      const response = await this.run(ids.aux(), (t) => frames.domainCheckFrame(batch, t), ctx, true);
       if (response.code !== 1000) return;
       for (const cd of children(child(response.resData, NS.domain, 'chkData'), NS.domain, 'cd')) {
         const nameEl = child(cd, NS.domain, 'name');
@@ -137,7 +137,7 @@ export class EppRegistrar implements RegistrarPlugin {
       }
       const created: string[] = [];
       const cleanUp = async () => {
-        for (const id of created) await this.run(frames.contactDeleteFrame(id, ids.aux()), ctx, false, ids).catch(() => undefined);
+        for (const id of created) await this.run(ids.aux(), (t) => frames.contactDeleteFrame(id, t), ctx, false).catch(() => undefined);
       };
       for (const entry of plan.create) {
         const result = await this.createContact(entry.data, ctx, ids);
@@ -146,7 +146,7 @@ export class EppRegistrar implements RegistrarPlugin {
         created.push(result.id);
       }
       const idOf = (role: ContactRole) => plan.create.find((c) => c.roles.includes(role))?.id;
-      const response = await this.run(frames.domainCreateFrame({
+      const response = await this.run(ids.primary(), (t) => frames.domainCreateFrame({
         name,
         years,
         nameservers: 'hostObjects' in nameservers ? { hostObjects: nameservers.hostObjects! } : { hostAttributes: nameservers.hostAttributes! },
@@ -154,7 +154,7 @@ export class EppRegistrar implements RegistrarPlugin {
         contacts: ROLE_TYPES.flatMap((type) => (idOf(type) ? [{ type, id: idOf(type)! }] : [])),
         authInfo: newAuthCode(),
         dsRecords,
-      }, ids.primary()), ctx, false, ids);
+      }, t), ctx, false);
       if (response.code === 1001) return pending(`the registry accepted ${name} and will complete it later (clTRID ${response.clientTransactionId ?? ''})`);
       if (response.code !== 1000) {
         await cleanUp();
@@ -174,7 +174,7 @@ export class EppRegistrar implements RegistrarPlugin {
       if (!info.ok) return info;
       if (info.info.rgpStatuses.includes('redemptionPeriod')) {
         // A domain in redemption comes back through an RGP restore; the renewal follows.
-        const restored = await this.restoreDomain(name, info.info, undefined, ctx, ids);
+        const restored = await this.restoreDomain(name, info.info, undefined, ctx, () => ids.aux(), ids);
         if (!restored.ok) return restored;
         info = await this.info(name, ctx, ids);
         if (!info.ok) return info;
@@ -184,7 +184,7 @@ export class EppRegistrar implements RegistrarPlugin {
       if (input.currentExpiryDate && input.currentExpiryDate !== current) {
         this.host.logger.info({ domain: name, platform: input.currentExpiryDate, registry: current }, 'renewing from the registry expiry date');
       }
-      const response = await this.run(frames.domainRenewFrame(name, current, years, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainRenewFrame(name, current, years, t), ctx, false);
       if (response.code === 1001) return pending(`the registry will complete the renewal of ${name} later`);
       if (response.code !== 1000) return refusalOf(response, name);
       const exDate = datePart(childText(child(response.resData, NS.domain, 'renData'), NS.domain, 'exDate'));
@@ -199,7 +199,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       if (!input.eppCode) return refused('an EPP code is required to transfer a domain');
-      const response = await this.run(frames.domainTransferFrame('request', name, ids.primary(), { years: period(input.period), authInfo: input.eppCode }), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainTransferFrame('request', name, t, { years: period(input.period), authInfo: input.eppCode }), ctx, false);
       if (response.code === 1001) return pending(`transfer of ${name} requested; the registry completes it after the losing registrar's window`);
       if (response.code !== 1000) return refusalOf(response, name);
       return { ok: true, expiryDate: datePart(readTransferData(response.resData)?.expiresAt) };
@@ -213,8 +213,9 @@ export class EppRegistrar implements RegistrarPlugin {
       if (!found.ok) return found;
       const info = found.info;
       let registrantEmail: string | undefined;
-      if (info.registrant) {
-        const contact = await this.run(frames.contactInfoFrame(info.registrant, ids.aux()), ctx, true, ids).catch(() => undefined);
+      const registrant = info.registrant;
+      if (registrant) {
+        const contact = await this.run(ids.aux(), (t) => frames.contactInfoFrame(registrant, t), ctx, true).catch(() => undefined);
         registrantEmail = contact?.code === 1000 ? childText(child(contact.resData, NS.contact, 'infData'), NS.contact, 'email') : undefined;
       }
       return {
@@ -262,7 +263,7 @@ export class EppRegistrar implements RegistrarPlugin {
         if (missing) return missing;
       }
       const ns = (list: string[]): Nameservers | undefined => (list.length ? (isObjects ? { hostObjects: list } : { hostAttributes: list }) : undefined);
-      const response = await this.run(frames.domainUpdateFrame({ name, add: { nameservers: ns(add) }, rem: { nameservers: ns(rem) } }, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, add: { nameservers: ns(add) }, rem: { nameservers: ns(rem) } }, t), ctx, false);
       return this.settled(response, name);
     }),
   };
@@ -271,19 +272,19 @@ export class EppRegistrar implements RegistrarPlugin {
     register: (input: { domain: string; host: string; ipAddress: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
       const ids = new CommandIds(ctx.transactionId);
       const { host } = await this.childHost(input, ctx);
-      const response = await this.run(frames.hostCreateFrame(host, [address(input.ipAddress)], ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.hostCreateFrame(host, [address(input.ipAddress)], t), ctx, false);
       return this.settled(response, host);
     }),
     modify: (input: { domain: string; host: string; currentIpAddress: string; newIpAddress: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
       const ids = new CommandIds(ctx.transactionId);
       const { host } = await this.childHost(input, ctx);
-      const response = await this.run(frames.hostUpdateFrame(host, { add: [address(input.newIpAddress)], rem: [address(input.currentIpAddress)] }, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.hostUpdateFrame(host, { add: [address(input.newIpAddress)], rem: [address(input.currentIpAddress)] }, t), ctx, false);
       return this.settled(response, host);
     }),
     delete: (input: { domain: string; host: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
       const ids = new CommandIds(ctx.transactionId);
       const { host } = await this.childHost(input, ctx);
-      const response = await this.run(frames.hostDeleteFrame(host, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.hostDeleteFrame(host, t), ctx, false);
       return this.settled(response, host);
     }),
   };
@@ -301,7 +302,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const has = new Set(found.info.statuses);
       const change = input.locked ? this.options.lockStatuses.filter((s) => !has.has(s)) : this.options.lockStatuses.filter((s) => has.has(s));
       if (change.length === 0) return { ok: true };
-      const response = await this.run(frames.domainUpdateFrame(input.locked ? { name, add: { statuses: change } } : { name, rem: { statuses: change } }, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame(input.locked ? { name, add: { statuses: change } } : { name, rem: { statuses: change } }, t), ctx, false);
       return this.settled(response, name);
     }),
   };
@@ -315,7 +316,7 @@ export class EppRegistrar implements RegistrarPlugin {
       if (found.info.authInfo) return { ok: true, eppCode: found.info.authInfo };
       // Registries that do not show the code set a fresh one, as they expect registrars to do.
       const code = newAuthCode();
-      const response = await this.run(frames.domainUpdateFrame({ name, chg: { authInfo: code } }, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, chg: { authInfo: code } }, t), ctx, false);
       const outcome = this.settled(response, name);
       return outcome.ok ? { ok: true, eppCode: code } : outcome;
     }),
@@ -329,7 +330,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const roleIds = this.roleIds(found.info);
       const byId = new Map<string, Contact>();
       for (const id of new Set(Object.values(roleIds))) {
-        const response = await this.run(frames.contactInfoFrame(id, ids.aux()), ctx, true, ids);
+        const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
         const inf = child(response.resData, NS.contact, 'infData');
         if (response.code === 1000 && inf) byId.set(id, fromContactInfo(inf));
       }
@@ -356,7 +357,7 @@ export class EppRegistrar implements RegistrarPlugin {
         const data = toContactData(contact, role, this.options.postalInfoType);
         const currentId = roleIds[role];
         if (currentId && usage.get(currentId) === 1 && (await this.isOurContact(currentId, ctx, ids))) {
-          const response = await this.run(frames.contactUpdateFrame(currentId, data, ids.aux()), ctx, false, ids);
+          const response = await this.run(ids.aux(), (t) => frames.contactUpdateFrame(currentId, data, t), ctx, false);
           const outcome = this.settled(response, `the ${role} contact`);
           if (!outcome.ok) return outcome;
           continue;
@@ -370,7 +371,7 @@ export class EppRegistrar implements RegistrarPlugin {
         }
       }
       if (!newRegistrant && add.length === 0) return { ok: true };
-      const response = await this.run(frames.domainUpdateFrame({ name, add: { contacts: add }, rem: { contacts: rem }, chg: { registrant: newRegistrant } }, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, add: { contacts: add }, rem: { contacts: rem }, chg: { registrant: newRegistrant } }, t), ctx, false);
       return this.settled(response, name);
     }),
   };
@@ -379,7 +380,7 @@ export class EppRegistrar implements RegistrarPlugin {
     delete: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
       const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
-      const response = await this.run(frames.domainDeleteFrame(name, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainDeleteFrame(name, t), ctx, false);
       // 1000 and 1001 alike: the registry took the deletion (RGP holds the name in redemption either way).
       return this.settled(response, name);
     }),
@@ -390,7 +391,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       await this.drainPoll(ctx);
-      const response = await this.run(frames.domainInfoFrame(name, ids.primary()), ctx, true, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainInfoFrame(name, t), ctx, true);
       const news = this.pollEvents.latestTransfer(name);
       const isTransferredAway = news !== undefined && news.requestedBy !== this.options.clientId && ['clientApproved', 'serverApproved'].includes(news.status);
       // Registries answer info on another registrar's domain with an authorisation error.
@@ -418,7 +419,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       await this.drainPoll(ctx);
-      const response = await this.run(frames.domainTransferFrame('query', name, ids.primary()), ctx, true, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
       const trn = response.code === 1000 ? readTransferData(response.resData) : this.pollEvents.latestTransfer(name);
       if (trn && trn.requestedBy === this.options.clientId) {
         if (trn.status === 'pending') return { ok: true, completed: false, failed: false };
@@ -429,7 +430,7 @@ export class EppRegistrar implements RegistrarPlugin {
       }
       if (response.code === 2303) return { ok: true, completed: false, failed: true, reason: `${name} does not exist at the registry` };
       // No transfer to report (2301 "not pending", or someone else's): settle by who sponsors the domain now.
-      const info = await this.run(frames.domainInfoFrame(name, ids.aux()), ctx, true, ids);
+      const info = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
       const data = info.code === 1000 ? readDomainInfo(info) : undefined;
       if (data?.sponsor === this.options.clientId) return { ok: true, completed: true, failed: false, expiryDate: datePart(data.expiresAt) };
       return { ok: true, completed: false, failed: true, reason: `no transfer of ${name} is pending and another registrar sponsors it` };
@@ -445,7 +446,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const name = domainName(input.domain);
       const found = await this.ownInfo(name, ctx, ids);
       if (!found.ok) return found;
-      return this.restoreDomain(name, found.info, input, ctx, ids);
+      return this.restoreDomain(name, found.info, input, ctx, () => ids.primary(), ids);
     });
   }
 
@@ -457,7 +458,7 @@ export class EppRegistrar implements RegistrarPlugin {
       const services = await this.pool.services(ctx.signal);
       if (!services.extensionUris.includes(NS.secDNS)) return refused('the registry does not offer DNSSEC (secDNS-1.1)');
       const records = dsRecordsFrom({ dsRecords: input.records });
-      const response = await this.run(frames.domainUpdateFrame({ name, dsRecords: records }, ids.primary()), ctx, false, ids);
+      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, dsRecords: records }, t), ctx, false);
       return this.settled(response, name);
     });
   }
@@ -482,9 +483,9 @@ export class EppRegistrar implements RegistrarPlugin {
     }
   }
 
-  private run(frame: string, ctx: CallContext, isReadOnly: boolean, ids: CommandIds): Promise<EppResponse> {
-    const clTRID = /<clTRID>([^<]*)<\/clTRID>/.exec(frame)?.[1] ?? ids.aux();
-    return this.pool.command(frame, { clTRID, signal: ctx.signal, isReadOnly });
+  /** Sends one command built for its clTRID. */
+  private run(clTRID: string, build: (clTRID: string) => string, ctx: CallContext, isReadOnly: boolean): Promise<EppResponse> {
+    return this.pool.command(build(clTRID), { clTRID, signal: ctx.signal, isReadOnly });
   }
 
   private settled(response: EppResponse, subject: string): RegistrarOutcome {
@@ -492,7 +493,7 @@ export class EppRegistrar implements RegistrarPlugin {
   }
 
   private async info(name: string, ctx: CallContext, ids: CommandIds): Promise<{ ok: true; info: DomainInfo } | Failure> {
-    const response = await this.run(frames.domainInfoFrame(name, ids.aux()), ctx, true, ids);
+    const response = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
     if (response.code !== 1000) return refusalOf(response, name);
     const info = readDomainInfo(response);
     if (!info) throw new Error(`the registry answered info for ${name} without domain data`);
@@ -511,13 +512,14 @@ export class EppRegistrar implements RegistrarPlugin {
     return found.ok ? datePart(found.info.expiresAt) : undefined;
   }
 
-  private async restoreDomain(name: string, info: DomainInfo, input: RestoreInput | undefined, ctx: CallContext, ids: CommandIds): Promise<RegistrarOutcome> {
+  /** `requestId` gives the restore request its clTRID: the call's own when restoring is the point, a helper id inside a renewal. */
+  private async restoreDomain(name: string, info: DomainInfo, input: RestoreInput | undefined, ctx: CallContext, requestId: () => string, ids: CommandIds): Promise<RegistrarOutcome> {
     if (!info.rgpStatuses.includes('redemptionPeriod')) return refused(`${name} is not in its redemption period, so it cannot be restored`);
-    const request = await this.run(frames.domainUpdateFrame({ name, restore: { op: 'request' } }, ids.primary()), ctx, false, ids);
+    const request = await this.run(requestId(), (t) => frames.domainUpdateFrame({ name, restore: { op: 'request' } }, t), ctx, false);
     if (!SUCCESS.has(request.code)) return refusalOf(request, name);
     if (!(input?.sendReport ?? this.options.restoreReport)) return { ok: true };
     const now = this.host.clock.now().toISOString();
-    const report = await this.run(frames.domainUpdateFrame({
+    const report = await this.run(ids.aux(), (t) => frames.domainUpdateFrame({
       name,
       restore: {
         op: 'report',
@@ -533,7 +535,7 @@ export class EppRegistrar implements RegistrarPlugin {
           ],
         },
       },
-    }, ids.aux()), ctx, false, ids);
+    }, t), ctx, false);
     return this.settled(report, name);
   }
 
@@ -544,12 +546,13 @@ export class EppRegistrar implements RegistrarPlugin {
       const taken: PollMessage[] = [];
       try {
         for (let i = 0; i < this.options.maxPollMessages; i++) {
-          const response = await this.pool.command(frames.pollRequestFrame(pollTrid()), { clTRID: 'poll', signal: ctx.signal, isReadOnly: true });
+          const response = await this.run(internalTrid('poll'), frames.pollRequestFrame, ctx, true);
           if (response.code !== 1301 || !response.queue) break;
           const message = readPollMessage(response);
           this.pollEvents.record(message);
           taken.push(message);
-          await this.pool.command(frames.pollAckFrame(message.id, pollTrid()), { clTRID: 'poll-ack', signal: ctx.signal, isReadOnly: true });
+          // An ack sent twice only earns a 2303, so it may be resent like a read.
+          await this.run(internalTrid('ack'), (t) => frames.pollAckFrame(message.id, t), ctx, true);
           if (response.queue.count <= 1) break;
         }
       } catch (error) {
@@ -573,7 +576,7 @@ export class EppRegistrar implements RegistrarPlugin {
   /** Host objects must exist before a domain names them: creates the external ones that do not. */
   private async ensureHosts(domain: string, hosts: readonly string[], ctx: CallContext, ids: CommandIds): Promise<Failure | undefined> {
     if (hosts.length === 0) return undefined;
-    const check = await this.run(frames.hostCheckFrame(hosts, ids.aux()), ctx, true, ids);
+    const check = await this.run(ids.aux(), (t) => frames.hostCheckFrame(hosts, t), ctx, true);
     if (check.code !== 1000) return refusalOf(check, 'the nameservers');
     const missing = children(child(check.resData, NS.host, 'chkData'), NS.host, 'cd')
       .map((cd) => child(cd, NS.host, 'name'))
@@ -583,7 +586,7 @@ export class EppRegistrar implements RegistrarPlugin {
       if (host === domain || host.endsWith(`.${domain}`)) {
         return refused(`${host} is under ${domain} and does not exist yet: register it as a child nameserver (with its IP address) first`);
       }
-      const created = await this.run(frames.hostCreateFrame(host, [], ids.aux()), ctx, false, ids);
+      const created = await this.run(ids.aux(), (t) => frames.hostCreateFrame(host, [], t), ctx, false);
       // 2302: created meanwhile by someone else, which is what we wanted.
       if (!SUCCESS.has(created.code) && created.code !== 2302) return refusalOf(created, `nameserver ${host}`);
     }
@@ -621,7 +624,7 @@ export class EppRegistrar implements RegistrarPlugin {
   private async createContact(data: ReturnType<typeof toContactData>, ctx: CallContext, ids: CommandIds): Promise<{ ok: true; id: string } | Failure> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const id = newContactId(this.options.contactIdPrefix);
-      const response = await this.run(frames.contactCreateFrame(id, data, newAuthCode(), ids.aux()), ctx, false, ids);
+      const response = await this.run(ids.aux(), (t) => frames.contactCreateFrame(id, data, newAuthCode(), t), ctx, false);
       if (SUCCESS.has(response.code)) return { ok: true, id };
       if (response.code !== 2302) return refusalOf(response, 'the contact');
     }
@@ -629,7 +632,7 @@ export class EppRegistrar implements RegistrarPlugin {
   }
 
   private async isOurContact(id: string, ctx: CallContext, ids: CommandIds): Promise<boolean> {
-    const response = await this.run(frames.contactInfoFrame(id, ids.aux()), ctx, true, ids);
+    const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
     return response.code === 1000 && childText(child(response.resData, NS.contact, 'infData'), NS.contact, 'clID') === this.options.clientId;
   }
 
@@ -661,8 +664,6 @@ export class EppRegistrar implements RegistrarPlugin {
     return d.toISOString().slice(0, 10);
   }
 }
-
-const pollTrid = () => `epp-poll-${Math.random().toString(36).slice(2, 12)}`;
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

@@ -179,7 +179,9 @@ describe('EPP registrar capabilities against the test registry', () => {
     it('restores a deleted domain in redemption before renewing it', async () => {
       await register('back.test');
       await plugin.delete.delete({ domain: 'back.test' }, f.ctx());
-      await expect(plugin.renew({ domain: 'back.test', period: 1, currentExpiryDate: '2027-11-21' }, f.ctx())).resolves.toEqual({ ok: true, expiryDate: '2028-11-21' });
+      const ctx = f.ctx();
+      await expect(plugin.renew({ domain: 'back.test', period: 1, currentExpiryDate: '2027-11-21' }, ctx)).resolves.toEqual({ ok: true, expiryDate: '2028-11-21' });
+      expect(f.server.commands('domain:renew')[0]!.clTRID).toBe(ctx.transactionId);
       expect(f.server.registry.domains.get('back.test')!.statuses.has('pendingDelete')).toBe(false);
     });
   });
