@@ -353,7 +353,7 @@ export class ResellerClient {
     const operation = `${op.method} ${op.path}`;
     const timeoutMs = positive(options.timeoutMs, this.timeoutMs, 'timeoutMs');
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const signal = options.signal ? anySignal([options.signal, timeout]) : timeout;
     const idempotencyKey = op.retry === 'paid' ? (options.idempotencyKey === undefined ? randomUUID() : options.idempotencyKey ?? undefined) : undefined;
     // No retries of a paid call without an idempotency key: a lost answer could mean a charge.
     const retriable = op.retry === 'safe' || (op.retry === 'paid' && idempotencyKey !== undefined);
@@ -460,6 +460,17 @@ function positive(value: number | undefined, fallback: number, name: string): nu
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a positive number of milliseconds`);
   return value;
+}
+
+/** `AbortSignal.any`, which Node has from 20.3; the fallback keeps the SDK working on 20.0–20.2. */
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
+  const controller = new AbortController();
+  for (const s of signals) {
+    if (s.aborted) { controller.abort(s.reason); break; }
+    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+  }
+  return controller.signal;
 }
 
 function parseRetryAfter(header: string | null): number | undefined {
