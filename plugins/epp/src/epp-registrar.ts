@@ -396,6 +396,10 @@ export class EppRegistrar implements RegistrarPlugin {
       const isTransferredAway = news !== undefined && news.requestedBy !== this.options.clientId && ['clientApproved', 'serverApproved'].includes(news.status);
       // Registries answer info on another registrar's domain with an authorisation error.
       if (response.code === 2201 || response.code === 2202 || (isTransferredAway && response.code !== 1000)) {
+        // Not ours yet is not the same as gone: a transfer we asked for may still be running.
+        const query = await this.run(ids.aux(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
+        const trn = query.code === 1000 ? readTransferData(query.resData) : undefined;
+        if (trn?.requestedBy === this.options.clientId && trn.status === 'pending') return pending(`the transfer of ${name} to us is still pending`);
         return { ok: true, active: false, expired: false, transferredAway: true };
       }
       // Not at the registry at all: deleted and purged, or never created (a pending order that failed).

@@ -220,6 +220,11 @@ describe('EPP registrar capabilities against the test registry', () => {
       await expect(plugin.pollMessages(f.ctx())).resolves.toEqual([]);
     });
 
+    it('answers sync on a domain still coming in by transfer with pending, not transferred away', async () => {
+      await plugin.transfer.transfer({ ...order('move.test'), eppCode: 'Move#Me-2026' }, f.ctx());
+      await expect(plugin.domainSync.sync({ domain: 'move.test' }, f.ctx())).resolves.toMatchObject({ ok: false, reason: 'pending' });
+    });
+
     it('reports a transfer nobody requested as failed', async () => {
       await expect(plugin.transferSync.sync({ domain: 'move.test' }, f.ctx())).resolves.toMatchObject({ ok: true, completed: false, failed: true });
     });

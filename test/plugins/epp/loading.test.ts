@@ -5,6 +5,7 @@ import { fixedClock } from '../../../src/core/shared/clock';
 import { loadPlugins, PluginLoadError } from '../../../src/infra/plugins/plugin-loader';
 import { EppConnection } from '../../../plugins/epp/src/connection';
 import { REGISTRY_NOW, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
+import { startHarness } from '../../support/harness';
 
 const PLUGINS_DIR = path.resolve(__dirname, '..', '..', '..', 'plugins');
 const silent = { info() {}, warn() {}, error() {}, debug() {}, child() { return silent; } };
@@ -49,5 +50,24 @@ describe('the epp plugin in the platform', () => {
     expect(answer).toMatchObject({ kind: 'response', response: { code: 2001 } });
     expect(f.server.schemaErrors).toEqual([expect.stringMatching(/client sent an invalid frame/)]);
     f.server.schemaErrors.length = 0;
+  });
+});
+
+describe('the epp plugin inside the platform module', () => {
+  it('serves a TLD through the module and logs out when the module closes', async () => {
+    const epp = await startEppFixture();
+    const h = await startHarness({ settings: { plugins: { epp: epp.pluginOptions } } });
+    try {
+      await h.module.services.catalogue.setTld({ tld: '.test', group: 'default', registrar: 'epp', prices: { register: '1=10.00' } });
+      const tlds = await h.http.get('/tlds').set(h.headers());
+      expect(tlds.body).toContain('.test');
+      const plugin = h.module.registrars.get('epp');
+      await expect(plugin.checkAvailability(['wired.test'], { signal: new AbortController().signal, transactionId: 'wired-1' })).resolves.toEqual([{ domain: 'wired.test', status: 'available' }]);
+    } finally {
+      await h.close();
+      await epp.close();
+    }
+    expect(epp.server.stats.logouts).toBe(1);
+    expect(epp.server.schemaErrors).toEqual([]);
   });
 });
