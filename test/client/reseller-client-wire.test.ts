@@ -1,7 +1,7 @@
 import { computeToken } from '../../src/core/auth/api-token';
 import { parseForm } from '../../src/http/wire/form-body';
 import { ResellerApiError, ResellerClient, isResellerApiError } from '../../src/client';
-import { startStubHttpServer, type StubHttpServer, type StubAnswer } from '../support/stub-http-server';
+import { startStubHttpServer, type StubHttpServer } from '../support/stub-http-server';
 
 const EMAIL = 'reseller@example.com';
 const API_KEY = 'key-0123456789';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { EppConnection, EppConnectionError, EppTimeoutError, type TlsSettings } from './connection';
-import { EXTENSION_URIS, helloFrame, loginFrame, logoutFrame, OBJECT_URIS } from './frames';
+import { helloFrame, loginFrame, logoutFrame, OBJECT_URIS } from './frames';
 import { describeResult, EppProtocolError, type EppResponse, type Greeting } from './responses';
 
 /** Result codes after which the server's session (or the server) is not to be trusted: reconnect. */
@@ -234,7 +234,7 @@ export class SessionPool {
       ];
       const extensionUris = login.extensions.filter((uri) => greeting.extensionUris.includes(uri));
       const frame = loginFrame({ clientId: login.clientId, password: login.password, newPassword: login.newPassword, language: login.language, objectUris, extensionUris }, internalTrid('login'));
-      const answer = await connection.request(frame, signal);
+      const answer = await connection.request(frame, AbortSignal.any([signal, AbortSignal.timeout(tls.connectTimeoutMs)]));
       if (answer.kind !== 'response') throw new EppProtocolError('the server answered the login with a greeting');
       if (answer.response.code !== 1000) throw new EppUnavailableError(`login refused: ${describeResult(answer.response)}`);
       this.negotiated = { greeting, objectUris, extensionUris };
@@ -309,4 +309,3 @@ export function internalTrid(kind: string): string {
   return `epp-${kind}-${randomBytes(6).toString('hex')}`;
 }
 
-export { EXTENSION_URIS };

@@ -193,6 +193,12 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
       await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([{ domain: 'a.test', status: 'available' }]);
     });
 
+    it('gives up on a login that does not answer within the connect timeout', async () => {
+      f.server.inject({ command: 'login', action: 'slow', delayMs: 1_500 });
+      const plugin = await f.plugin({ connectTimeoutMs: 200 });
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(EppTimeoutError);
+    });
+
     it('treats 2502 at login (session limit) as a failed connection', async () => {
       f.server.inject({ command: 'login', action: 2502 });
       const plugin = await f.plugin();
