@@ -6,6 +6,10 @@ import * as createTldPrices from './20261121090300_create_tld_prices';
 import * as createCreditAccounts from './20261121090400_create_credit_accounts';
 import * as createCreditEntries from './20261121090500_create_credit_entries';
 import * as createDomains from './20261121090600_create_domains';
+import * as createOrders from './20261122140000_create_orders';
+import * as createIdempotencyKeys from './20261122140100_create_idempotency_keys';
+import * as createAddonPrices from './20261122140200_create_addon_prices';
+import * as addCreditEntriesOrderKindUnique from './20261122140300_add_credit_entries_order_kind_unique';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -24,4 +28,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261121090400_create_credit_accounts', createCreditAccounts],
   ['20261121090500_create_credit_entries', createCreditEntries],
   ['20261121090600_create_domains', createDomains],
+  ['20261122140000_create_orders', createOrders],
+  ['20261122140100_create_idempotency_keys', createIdempotencyKeys],
+  ['20261122140200_create_addon_prices', createAddonPrices],
+  ['20261122140300_add_credit_entries_order_kind_unique', addCreditEntriesOrderKindUnique],
 ];

@@ -4,6 +4,9 @@ import { FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
 import { DomainService } from './core/domain/domain-service';
+import { DirectoryOrderRegistrar } from './core/order/directory-order-registrar';
+import type { OrderRegistrar } from './core/order/order-registrar';
+import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import type { SecretBox } from './core/reseller/reseller';
 import { ResellerService } from './core/reseller/reseller-service';
@@ -56,6 +59,21 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.domainService).toResolvedValue(
     (uow: UnitOfWork) => new DomainService(uow),
     [TOKENS.unitOfWork],
+  ).inSingletonScope();
+  container.bind(TOKENS.orderSettings).toConstantValue(Object.freeze({
+    registrarTimeoutMs: settings.registrarTimeoutMs,
+    reconcileAfterMs: settings.reconcileAfterMs,
+    idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
+    reconcileBatch: settings.reconcileBatch,
+  }));
+  container.bind(TOKENS.orderRegistrar).toResolvedValue(
+    (registrars: RegistrarDirectory, logger: Logger) => new DirectoryOrderRegistrar(registrars, settings.registrarTimeoutMs, logger),
+    [TOKENS.registrars, TOKENS.logger],
+  ).inSingletonScope();
+  container.bind(TOKENS.orderService).toResolvedValue(
+    (uow: UnitOfWork, registrar: OrderRegistrar, catalogue: CatalogueService, clock: Clock, logger: Logger, orderSettings: OrderSettings) =>
+      new OrderService(uow, registrar, catalogue, clock, logger, orderSettings),
+    [TOKENS.unitOfWork, TOKENS.orderRegistrar, TOKENS.catalogueService, TOKENS.clock, TOKENS.logger, TOKENS.orderSettings],
   ).inSingletonScope();
   return container;
 }

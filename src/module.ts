@@ -8,6 +8,8 @@ import { buildContainer } from './container';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainService } from './core/domain/domain-service';
+import type { OrderService, ReconcileReport } from './core/order/order-service';
+import { ReconciliationJob } from './core/order/reconciliation-job';
 import type { ResellerService } from './core/reseller/reseller-service';
 import { systemClock, type Clock } from './core/shared/clock';
 import type { Logger } from './core/shared/logger';
@@ -52,6 +54,7 @@ export interface ResellerModule {
     readonly catalogue: CatalogueService;
     readonly credit: CreditService;
     readonly domains: DomainService;
+    readonly orders: OrderService;
   };
   /** The inversify container, for hosts that rebind ports before first use or resolve more services. */
   readonly container: Container;
@@ -61,7 +64,14 @@ export interface ResellerModule {
   readonly logger: Logger;
   /** Brings the schema to the latest version; safe from several processes at once. */
   migrate(): Promise<string[]>;
-  /** Closes the plugins and, when the module opened it, the database pool. */
+  /** One reconciliation pass over pending orders (docs/orders.md); safe from several processes at once. */
+  reconcile(): Promise<ReconcileReport>;
+  /**
+   * Starts reconciling pending orders every `reconcileIntervalMs` (0: never) until `close()`.
+   * The stand-alone server calls it; a host with its own scheduler calls `reconcile()` instead.
+   */
+  startReconciliation(): void;
+  /** Stops background work, closes the plugins and, when the module opened it, the database pool. */
   close(): Promise<void>;
 }
 
@@ -88,7 +98,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       catalogue: container.get(TOKENS.catalogueService),
       credit: container.get(TOKENS.creditService),
       domains: container.get(TOKENS.domainService),
+      orders: container.get(TOKENS.orderService),
     };
+    const reconciliation = new ReconciliationJob(() => services.orders.reconcile(), settings.reconcileIntervalMs, logger);
     return {
       middleware: (mount = {}) => createHttpApi({ container, routes: ROUTES, logger, basePath: settings.basePath, ...mount }),
       services,
@@ -98,7 +110,10 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       knex,
       logger,
       migrate: () => migrateLatest(knex),
+      reconcile: () => services.orders.reconcile(),
+      startReconciliation: () => reconciliation.start(),
       async close() {
+        await reconciliation.stop();
         await registrars.close();
         if (ownsDatabase) await knex.destroy();
       },

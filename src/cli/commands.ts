@@ -5,6 +5,7 @@ import { loadSettings } from '../config/settings';
 import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
+import type { Order } from '../core/order/order';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 
@@ -22,6 +23,7 @@ export const USAGE = `Usage: reseller-admin <command>
   group create <name>
   group list
   group set-default-contact <group> <json-file>
+  group set-addon-prices <group> --addons "idprotection=2.00,dnsmanagement=0"   (yearly; an addon never priced is free)
   tld set <.tld> --group <name> --registrar <plugin> --register "1=10.00,2=19.50" [--renew "…"] [--transfer "…"]
           [--min-length N] [--max-length N] [--grace-days N] [--redemption-days N]
   tld list
@@ -33,6 +35,10 @@ export const USAGE = `Usage: reseller-admin <command>
   credit show <email>
   domain show <domain>
   domain list [--reseller <email>]
+  order list [--reseller <email>] [--status pending|completed|failed] [--domain <name>]
+  order show <order-id>
+  reconcile                                         (settle pending orders with the registrar: complete or refund)
+  sync                                              (everything that syncs with registrars; today: reconcile)
 
 Every command prints JSON on stdout. DATABASE_URL and the other settings are read as the server reads them.`;
 
@@ -49,6 +55,9 @@ const OPTIONS = {
   credit: { type: 'string' },
   note: { type: 'string' },
   reseller: { type: 'string' },
+  addons: { type: 'string' },
+  status: { type: 'string' },
+  domain: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -112,7 +121,13 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
 }
 
 async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags): Promise<unknown> {
-  const { resellers, catalogue, credit, domains } = module.services;
+  const { resellers, catalogue, credit, domains, orders } = module.services;
+  // One-word commands take no verb: "reconcile", "sync".
+  if (noun === 'reconcile' || noun === 'sync') {
+    if (verb !== undefined) throw new UsageError(`"${noun}" takes no arguments`);
+    const reconciliation = await module.reconcile();
+    return noun === 'sync' ? { reconciliation } : reconciliation;
+  }
   const command = `${noun} ${verb ?? ''}`.trim();
   switch (command) {
     case 'migrate':
@@ -134,6 +149,20 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
         throw new Error(`${file} must hold one JSON object of contact fields with text values`);
       }
       return resellers.setDefaultContact(group, contact as Record<string, string>);
+    }
+    case 'group set-addon-prices':
+      return catalogue.setAddonPrices(need(args[0], '<group>'), need(flags.addons, '--addons'));
+    case 'order list': {
+      const resellerId = flags.reseller ? (await resellers.byEmail(flags.reseller)).id : undefined;
+      const status = flags.status;
+      if (status !== undefined && !['pending', 'completed', 'failed'].includes(status)) throw new UsageError('--status must be pending, completed or failed');
+      const list = await orders.list({ resellerId, status: status as 'pending' | undefined, domain: flags.domain?.trim().toLowerCase() });
+      return list.map(describeOrder);
+    }
+    case 'order show': {
+      const order = await orders.get(need(args[0], '<order-id>'));
+      if (!order) throw new Error(`no order with id ${args[0]}`);
+      return { ...describeOrder(order), request: order.request, originalVars: order.originalVars };
     }
     case 'tld set':
       return catalogue.setTld({
@@ -189,6 +218,23 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+function describeOrder(o: Order) {
+  return {
+    id: o.id,
+    action: o.action,
+    domain: o.domain,
+    status: o.status,
+    period: o.period,
+    price: formatAmount(o.price),
+    registrar: o.registrar,
+    expiryDate: o.expiryDate,
+    note: o.note,
+    reconcileAttempts: o.reconcileAttempts,
+    createdAt: o.createdAt.toISOString(),
+    settledAt: o.settledAt?.toISOString() ?? null,
+  };
 }
 
 async function describeDomain(module: ResellerModule, d: DomainRecord) {

@@ -4,6 +4,8 @@ import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CreditService } from './credit/credit-service';
 import type { DomainService } from './domain/domain-service';
+import type { OrderRegistrar } from './order/order-registrar';
+import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerService } from './reseller/reseller-service';
@@ -27,4 +29,8 @@ export const TOKENS = {
   catalogueService: token<CatalogueService>('catalogueService'),
   creditService: token<CreditService>('creditService'),
   domainService: token<DomainService>('domainService'),
+  orderSettings: token<OrderSettings>('orderSettings'),
+  /** The order flow's registrar port; a host (or the registrar gateway) may rebind it. */
+  orderRegistrar: token<OrderRegistrar>('orderRegistrar'),
+  orderService: token<OrderService>('orderService'),
 } as const;

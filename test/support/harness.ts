@@ -16,6 +16,8 @@ export interface Harness {
   readonly http: ReturnType<typeof request>;
   /** The default reseller: group "default", 100.00 credit, .com/.net/.org on the sandbox. */
   readonly reseller: { email: string; apiKey: string };
+  /** The test database's URL (a child process may open it too). */
+  readonly databaseUrl: string;
   headers(who?: { email: string; apiKey: string }): Record<string, string>;
   close(): Promise<void>;
 }
@@ -24,6 +26,8 @@ export interface HarnessOptions {
   readonly settings?: Record<string, unknown>;
   readonly pluginsDir?: string;
   readonly mount?: { prefix?: string; ownAllPaths?: boolean };
+  /** The plugin id the default TLDs are served by (default "sandbox"); use with `pluginsDir`. */
+  readonly registrar?: string;
 }
 
 /** A migrated module on a fresh database, served by a real Koa app, with a reseller ready to call it. */
@@ -40,7 +44,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const { resellers, catalogue } = module.services;
   await resellers.createGroup('default');
   for (const tld of ['.com', '.net', '.org']) {
-    await catalogue.setTld({ tld, group: 'default', registrar: 'sandbox', prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
+    await catalogue.setTld({ tld, group: 'default', registrar: options.registrar ?? 'sandbox', prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
   }
   const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);
   const app = new Koa();
@@ -53,6 +57,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     server,
     http: request(server),
     reseller,
+    databaseUrl: db.url,
     headers: (who = reseller) => ({ username: who.email, token: computeToken(who.email, who.apiKey, clock.now()) }),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,6 +1,7 @@
 import type { Route } from '../route-table';
 import { accountRoutes } from './account-routes';
 import { catalogueRoutes } from './catalogue-routes';
+import { orderRoutes } from './order-routes';
 
 /** The whole HTTP API: every route the module serves, in one table. */
-export const ROUTES: readonly Route[] = [...accountRoutes, ...catalogueRoutes];
+export const ROUTES: readonly Route[] = [...accountRoutes, ...catalogueRoutes, ...orderRoutes];

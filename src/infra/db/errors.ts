@@ -1,0 +1,11 @@
+/** A unique or primary key violation, on SQLite or MariaDB/MySQL. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown };
+  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
+}
+
+/** A transaction the database rolled back to break a deadlock (MariaDB) or found the file busy (SQLite): safe to run again. */
+export function isRetryableTransactionError(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown };
+  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || e?.code === 'SQLITE_BUSY';
+}
