@@ -31,6 +31,11 @@ export class FakeRegistrar implements RegistrarPlugin {
     return this;
   }
 
+  /** Forgets what was scripted for `domain` and not used. */
+  unscript(domain: string): void {
+    this.scripts.delete(domain);
+  }
+
   callsFor(domain: string): number {
     return this.calls.filter((c) => c.domain === domain).length;
   }

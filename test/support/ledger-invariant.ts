@@ -8,6 +8,12 @@ import type { Knex } from 'knex';
  * - no order entry without an order; no pending order without an open-order lock, none settled with one.
  */
 export async function ledgerProblems(db: Knex): Promise<string[]> {
+  // One transaction: a consistent snapshot (InnoDB repeatable read, SQLite WAL), so a commit
+  // landing between two of these reads can never look like a broken ledger.
+  return db.transaction((trx) => problemsIn(trx));
+}
+
+async function problemsIn(db: Knex.Transaction): Promise<string[]> {
   const problems: string[] = [];
   const accounts = await db('credit_accounts').select('reseller_id', 'balance_minor');
   for (const account of accounts) {
