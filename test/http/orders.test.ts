@@ -1,6 +1,5 @@
 import path from 'node:path';
 import qs from 'qs';
-import { expectLedgerInvariant } from '../support/ledger-invariant';
 import { startHarness, type Harness } from '../support/harness';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
@@ -33,7 +32,6 @@ describe('order endpoints', () => {
     h = await startHarness({ pluginsDir: PLUGINS_DIR, registrar: 'scripted', settings: { registrarTimeoutMs: 100 } });
   });
   afterAll(async () => { await h.close(); });
-  afterEach(async () => { await expectLedgerInvariant(h.module.knex); });
 
   const post = (route: string, body: string | object, headers: Record<string, string> = {}) => {
     const req = h.http.post(route).set({ ...h.headers(), ...headers });

@@ -12,7 +12,6 @@ import { createLogger } from '../../src/infra/logging';
 import { knexRepositories } from '../../src/infra/repositories/knex-unit-of-work';
 import { directoryOf } from '../support/fake-registrar';
 import { FileRegistrar } from '../support/file-registrar';
-import { expectLedgerInvariant } from '../support/ledger-invariant';
 import { AFTER_LEASE_MS, registration, SETTINGS, startOrderBench, type OrderBench } from '../support/order-bench';
 import { TEST_ENGINE } from '../support/test-database';
 
@@ -65,7 +64,6 @@ describe('a crash between the phases of an order', () => {
     await b.close();
     rmSync(dir, { recursive: true, force: true });
   });
-  afterEach(async () => { await expectLedgerInvariant(b.knex); });
 
   const orderFor = async (domain: string) => (await b.orders.list({ domain }))[0];
 

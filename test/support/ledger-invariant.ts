@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
 
+/** Databases of the running test file; `ledger-invariant-hook.ts` checks each after every test. */
+export const openLedgers = new Set<Knex>();
+
 /**
  * The money invariant, checked straight in the database after every test:
  * - every account's balance equals the sum of its entries and is never negative;

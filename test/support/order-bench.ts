@@ -16,6 +16,7 @@ import { migrateLatest } from '../../src/infra/db/migrate';
 import { createLogger } from '../../src/infra/logging';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
 import { directoryOf, FakeRegistrar } from './fake-registrar';
+import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
@@ -70,6 +71,7 @@ export async function startOrderBench(): Promise<OrderBench> {
   const db: TestDatabase = await createTestDatabase();
   const knex = connectDatabase(parseDatabaseUrl(db.url), { poolMax: 10 });
   await migrateLatest(knex);
+  openLedgers.add(knex);
   const uow = new KnexUnitOfWork(knex);
   const clock = fixedClock(NOW);
   const fake = new FakeRegistrar();
@@ -93,6 +95,7 @@ export async function startOrderBench(): Promise<OrderBench> {
     },
     balance: (r) => credit.balance(r.id),
     async close() {
+      openLedgers.delete(knex);
       await knex.destroy();
       await db.drop();
     },

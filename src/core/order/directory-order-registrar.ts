@@ -27,6 +27,10 @@ export class DirectoryOrderRegistrar implements OrderRegistrar {
     private readonly logger: Logger,
   ) {}
 
+  isAvailable(registrarId: string): boolean {
+    return this.directory.has(registrarId);
+  }
+
   supports(registrarId: string, capability: CapabilityName): boolean {
     return this.directory.has(registrarId) && supports(this.directory.get(registrarId), capability);
   }

@@ -7,6 +7,8 @@ import type { CapabilityName, Contacts } from '../registrar/plugin';
  * re-pointed at the registrar gateway without touching the order flow.
  */
 export interface OrderRegistrar {
+  /** Whether orders can be sent to this registrar at all (its plugin is installed). */
+  isAvailable(registrarId: string): boolean;
   supports(registrarId: string, capability: CapabilityName): boolean;
   register(registrarId: string, input: RegistrationRequest, transactionId: string): Promise<RegistrarAnswer>;
   transfer(registrarId: string, input: TransferRequest, transactionId: string): Promise<RegistrarAnswer>;

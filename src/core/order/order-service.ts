@@ -409,6 +409,7 @@ export class OrderService {
 
   private async planNewDomain(reseller: OrderingReseller, action: 'register' | 'transfer', command: RegisterCommand | TransferCommand): Promise<Plan> {
     const { domain, tld } = await this.catalogue.resolveDomain(reseller.groupId, command.domain);
+    this.assertRegistrarAvailable(tld.registrar, domain.unicode);
     if (action === 'transfer' && !this.registrar.supports(tld.registrar, 'transfer')) {
       throw new DomainError('capability_missing', `The registrar serving ${tld.tld} does not support transfers (capability "transfer")`);
     }
@@ -440,6 +441,7 @@ export class OrderService {
     const { domain, tld } = await this.catalogue.resolveDomain(reseller.groupId, command.domain);
     const existing = await this.uow.read.domains.findByName(domain.ascii);
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(domain.unicode);
+    this.assertRegistrarAvailable(existing.registrar, domain.unicode);
     const price = await this.priceOf(reseller, 'renew', tld, command.period, command.addons);
     const addons = enabledAddons(command.addons);
     return {
@@ -447,6 +449,14 @@ export class OrderService {
       request: { addons, ...(command.idnLanguage && { idnLanguage: command.idnLanguage }) },
       call: (order) => this.registrar.renew(order.registrar, { domain: domain.ascii, period: order.period, currentExpiryDate: order.priorDomain?.expiryDate ?? null }, order.id),
     };
+  }
+
+  /** A registrar whose plugin is gone could never answer: refuse before any money moves, not after. */
+  private assertRegistrarAvailable(registrarId: string, domain: string): void {
+    if (!this.registrar.isAvailable(registrarId)) {
+      this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin is not installed');
+      throw new DomainError('registrar_failed', `The registrar for ${domain} is not available at the moment; nothing was charged`);
+    }
   }
 
   /** The catalogue price for the period plus each enabled addon's yearly price times the period. */
