@@ -7,3 +7,5 @@ export { DomainError, isDomainError, type ErrorCode } from './core/shared/errors
 export { formatAmount, parseAmount } from './core/shared/money';
 export { fixedClock, systemClock, type Clock } from './core/shared/clock';
 export * from './core/registrar/plugin';
+export type { OrderRegistrar, RegistrarAnswer, DomainLookup, TransferStatus } from './core/order/order-registrar';
+export type { ReconcileReport } from './core/order/order-service';

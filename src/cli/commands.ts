@@ -6,6 +6,7 @@ import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
 import type { Order } from '../core/order/order';
+import { parseDomainName } from '../core/domain/domain-name';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 
@@ -156,7 +157,7 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       const resellerId = flags.reseller ? (await resellers.byEmail(flags.reseller)).id : undefined;
       const status = flags.status;
       if (status !== undefined && !['pending', 'completed', 'failed'].includes(status)) throw new UsageError('--status must be pending, completed or failed');
-      const list = await orders.list({ resellerId, status: status as 'pending' | undefined, domain: flags.domain?.trim().toLowerCase() });
+      const list = await orders.list({ resellerId, status: status as 'pending' | undefined, domain: flags.domain === undefined ? undefined : parseDomainName(flags.domain).ascii });
       return list.map(describeOrder);
     }
     case 'order show': {

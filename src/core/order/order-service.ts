@@ -151,8 +151,17 @@ export class OrderService {
       throw keyInFlight();
     }
     this.logger.info({ orderId: order.id, action, domain: order.domain, price: order.price }, 'order placed, price reserved');
-    const answer = await plan.call(order);
-    return this.conclude(order, answer);
+    return this.conclude(order, await this.callRegistrar(plan, order));
+  }
+
+  /** Phase 2. A port that throws (a rebound one may) has not given a definite answer: unknown, never a refusal. */
+  private async callRegistrar(plan: Plan, order: Order): Promise<RegistrarAnswer> {
+    try {
+      return await plan.call(order);
+    } catch (error) {
+      this.logger.warn({ orderId: order.id, err: error }, 'registrar port threw; outcome unknown');
+      return { kind: 'unknown', message: error instanceof Error ? error.message.slice(0, 300) : 'the registrar call failed' };
+    }
   }
 
   /**
