@@ -11,3 +11,5 @@ export { runConformanceKit, formatConformanceReport, type ConformanceOptions, ty
 export { MemoryPluginStore } from './testing/memory-plugin-store';
 /** The reseller SDK (also importable alone as `domain-reseller/client`, without loading the server). */
 export * from './client';
+export type { OrderRegistrar, RegistrarAnswer, DomainLookup, TransferStatus } from './core/order/order-registrar';
+export type { ReconcileReport } from './core/order/order-service';

@@ -25,6 +25,14 @@ export const SettingsSchema = z.object({
   authFailureWindowSeconds: int(1, 86_400).default(300),
   authBlockSeconds: int(1, 86_400).default(300),
   seedDemo: bool.default(true),
+  /** How often the stand-alone server reconciles pending orders; 0 turns the job off. */
+  reconcileIntervalMs: int(0, 86_400_000).default(60_000),
+  /** How long after the registrar deadline reconciliation leaves a pending order alone (and waits between attempts). */
+  reconcileAfterMs: int(0, 86_400_000).default(60_000),
+  /** Pending orders looked at per reconciliation pass. */
+  reconcileBatch: int(1, 10_000).default(100),
+  /** How long an Idempotency-Key and its first answer are kept; at least 24 hours. */
+  idempotencyTtlHours: int(24, 24 * 30).default(24),
   /**
    * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
    * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
@@ -52,6 +60,10 @@ const ENV: Record<string, keyof Settings> = {
   AUTH_FAILURE_WINDOW_SECONDS: 'authFailureWindowSeconds',
   AUTH_BLOCK_SECONDS: 'authBlockSeconds',
   SEED_DEMO: 'seedDemo',
+  RECONCILE_INTERVAL_MS: 'reconcileIntervalMs',
+  RECONCILE_AFTER_MS: 'reconcileAfterMs',
+  RECONCILE_BATCH: 'reconcileBatch',
+  IDEMPOTENCY_TTL_HOURS: 'idempotencyTtlHours',
 };
 
 export class ConfigError extends Error {
