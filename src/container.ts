@@ -6,7 +6,7 @@ import { CreditService } from './core/credit/credit-service';
 import { DomainManagementService } from './core/domain/domain-management-service';
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
-import { DirectoryOrderRegistrar } from './core/order/directory-order-registrar';
+import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
 import type { OrderRegistrar } from './core/order/order-registrar';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
@@ -96,8 +96,8 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     reconcileBatch: settings.reconcileBatch,
   }));
   container.bind(TOKENS.orderRegistrar).toResolvedValue(
-    (registrars: RegistrarDirectory, logger: Logger) => new DirectoryOrderRegistrar(registrars, settings.registrarTimeoutMs, logger),
-    [TOKENS.registrars, TOKENS.logger],
+    (registrars: RegistrarDirectory, gateway: RegistrarGateway, logger: Logger) => new GatewayOrderRegistrar(registrars, gateway, logger),
+    [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
   ).inSingletonScope();
   container.bind(TOKENS.orderService).toResolvedValue(
     (uow: UnitOfWork, registrar: OrderRegistrar, catalogue: CatalogueService, clock: Clock, logger: Logger, orderSettings: OrderSettings) =>

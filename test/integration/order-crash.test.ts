@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
-import { DirectoryOrderRegistrar } from '../../src/core/order/directory-order-registrar';
+import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import { OrderService } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { Repositories, UnitOfWork } from '../../src/core/shared/unit-of-work';
@@ -57,7 +58,7 @@ describe('a crash between the phases of an order', () => {
     const logger = createLogger('silent');
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
     await catalogue.setTld({ tld: '.org', group: 'default', registrar: 'file', prices: { register: '1=10.00' } });
-    orders = new OrderService(b.uow, new DirectoryOrderRegistrar(directory, 1_000, logger), catalogue, b.clock, logger, SETTINGS);
+    orders = new OrderService(b.uow, new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger), catalogue, b.clock, logger, SETTINGS);
     reseller = await b.newReseller(10_000);
   });
   afterAll(async () => {

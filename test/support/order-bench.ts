@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import { ulid } from 'ulid';
 import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
 import { CreditService } from '../../src/core/credit/credit-service';
-import { DirectoryOrderRegistrar } from '../../src/core/order/directory-order-registrar';
+import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderRegistrar } from '../../src/core/order/order-registrar';
 import { OrderService, type OrderSettings } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
@@ -77,7 +78,7 @@ export async function startOrderBench(): Promise<OrderBench> {
   const fake = new FakeRegistrar();
   const directory = directoryOf(fake);
   const logger = createLogger('silent');
-  const registrar = new DirectoryOrderRegistrar(directory, REGISTRAR_DEADLINE_MS, logger);
+  const registrar = new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: REGISTRAR_DEADLINE_MS }, logger), logger);
   const catalogue = new CatalogueService(uow, directory, 'USD');
   const credit = new CreditService(uow, clock);
   const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock);

@@ -2,9 +2,8 @@ import type { CapabilityName, Contacts } from '../registrar/plugin';
 
 /**
  * What the order flow needs of registrars, and nothing more. A small port so the ordering core
- * does not depend on how registrar calls are made (deadlines, fallbacks, error mapping); today
- * it is implemented over the plugin directory (`DirectoryOrderRegistrar`), and it can be
- * re-pointed at the registrar gateway without touching the order flow.
+ * does not depend on how registrar calls are made (deadlines, answer checks, error mapping); it
+ * is implemented over the registrar gateway (`GatewayOrderRegistrar`), and a host may rebind it.
  */
 export interface OrderRegistrar {
   /** Whether orders can be sent to this registrar at all (its plugin is installed). */
