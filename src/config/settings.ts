@@ -42,7 +42,8 @@ export const SettingsSchema = z.object({
 
 export type Settings = z.infer<typeof SettingsSchema>;
 
-const ENV: Record<string, keyof Settings> = {
+/** Every environment variable and the setting it sets (the README's configuration table lists each). */
+export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   DATABASE_URL: 'databaseUrl',
   PORT: 'port',
   HOST: 'host',
@@ -73,7 +74,7 @@ export class ConfigError extends Error {
   }
 }
 
-const envNameOf = (key: string) => Object.entries(ENV).find(([, v]) => v === key)?.[0];
+const envNameOf = (key: string) => Object.entries(ENVIRONMENT_VARIABLES).find(([, v]) => v === key)?.[0];
 
 /** Validates settings given as an object (the module API); every problem is listed by name. */
 export function parseSettings(input: Record<string, unknown>): Settings {
@@ -103,7 +104,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
   }
   const fromEnv: Record<string, unknown> = {};
-  for (const [name, key] of Object.entries(ENV)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
+  for (const [name, key] of Object.entries(ENVIRONMENT_VARIABLES)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const plugins = { ...(fromFile.plugins as Record<string, Record<string, unknown>> | undefined) };
   if (env.SANDBOX_LATENCY_MS) plugins.sandbox = { ...plugins.sandbox, latencyMs: env.SANDBOX_LATENCY_MS };
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
