@@ -1,17 +1,11 @@
-import type { Contacts } from '../registrar/plugin';
+import type { RegisterInput } from '../registrar/plugin';
 
-/** A registration as the HTTP adapter hands it over: wire formats already decoded, not yet checked against the catalogue. */
-export interface RegisterCommand {
-  readonly domain: string;
-  readonly period: number;
-  readonly nameservers: readonly string[];
-  /** Fields folded to the lower-case names; the registrant may be missing when the group has a default. */
-  readonly contacts: Contacts;
-  /** Addon name → enabled. */
-  readonly addons: Readonly<Record<string, boolean>>;
-  /** Decoded `domainfields`. */
-  readonly fields: Readonly<Record<string, unknown>>;
-  readonly idnLanguage?: string;
+/**
+ * A registration as the HTTP adapter hands it over: wire formats already decoded (contact fields
+ * folded to the lower-case names, `domainfields` decoded), not yet checked against the catalogue.
+ * The registrant may be missing when the group has a default.
+ */
+export interface RegisterCommand extends RegisterInput {
   /** `originalvars` as received, serialised to JSON text; stored, never interpreted. */
   readonly originalVars?: string;
 }

@@ -1,4 +1,4 @@
-import type { CapabilityName, Contacts } from '../registrar/plugin';
+import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '../registrar/plugin';
 
 /**
  * What the order flow needs of registrars, and nothing more. A small port so the ordering core
@@ -18,25 +18,10 @@ export interface OrderRegistrar {
   transferStatus(registrarId: string, domain: string): Promise<TransferStatus>;
 }
 
-export interface RegistrationRequest {
-  readonly domain: string;
-  readonly period: number;
-  readonly nameservers: readonly string[];
-  readonly contacts: Contacts;
-  readonly addons: Readonly<Record<string, boolean>>;
-  readonly fields: Readonly<Record<string, unknown>>;
-  readonly idnLanguage?: string;
-}
-
-export interface TransferRequest extends RegistrationRequest {
-  readonly eppCode: string;
-}
-
-export interface RenewalRequest {
-  readonly domain: string;
-  readonly period: number;
-  readonly currentExpiryDate: string | null;
-}
+/** The order flow sends registrars exactly what the plugin contract takes. */
+export type RegistrationRequest = RegisterInput;
+export type TransferRequest = TransferInput;
+export type RenewalRequest = RenewInput;
 
 /**
  * The three outcomes that matter for money:
