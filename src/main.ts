@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const demo = settings.seedDemo ? await seedDemo(module) : undefined;
 
   module.metrics.collectProcessMetrics();
-  // Domain sync, transfer sync and the API log purge, claimed so that every process can run them (BACKGROUND_JOBS=false: off).
+  // Order reconciliation, domain sync, transfer sync and the API log purge, each claimed so that every process can run them (BACKGROUND_JOBS=false: off).
   module.startBackgroundJobs();
 
   const running = await startServer(module, settings);

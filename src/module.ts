@@ -15,6 +15,7 @@ import type { DomainManagementService } from './core/domain/domain-management-se
 import type { DomainService } from './core/domain/domain-service';
 import type { DomainSyncService, SyncKind, SyncRoundProgress, SyncRoundReport } from './core/domain/domain-sync-service';
 import { JobScheduler } from './core/jobs/job-scheduler';
+import type { OrderService, ReconcileReport } from './core/order/order-service';
 import type { ResellerService } from './core/reseller/reseller-service';
 import type { SearchService } from './core/search/search-service';
 import { systemClock, type Clock } from './core/shared/clock';
@@ -93,6 +94,8 @@ export interface ResellerModule {
     readonly domainSync: DomainSyncService;
     /** The reseller API log: every call, per reseller (`reseller-admin log`). */
     readonly apiLog: ApiLogService;
+    /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
+    readonly orders: OrderService;
   };
   /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
@@ -105,7 +108,7 @@ export interface ResellerModule {
   readonly logger: Logger;
   /** The Prometheus metrics (served at /metrics unless METRICS is off); a host may merge `metrics.registry` into its own. */
   readonly metrics: PrometheusMetrics;
-  /** The background jobs: domain sync, transfer sync, API log purge. Register more with `jobs.register`. */
+  /** The background jobs: order reconciliation, domain sync, transfer sync, API log purge. Register more with `jobs.register`. */
   readonly jobs: JobScheduler;
   /** Starts the background jobs, unless BACKGROUND_JOBS is off. The stand-alone server calls it; `close()` stops them. */
   startBackgroundJobs(): void;
@@ -119,6 +122,8 @@ export interface ResellerModule {
   flushApiLog(): Promise<void>;
   /** Brings the schema to the latest version; safe from several processes at once. */
   migrate(): Promise<string[]>;
+  /** One reconciliation pass over pending orders (docs/orders.md); safe from several processes at once. */
+  reconcile(): Promise<ReconcileReport>;
   /** Stops the background jobs, writes the API log's buffer, closes the plugins and, when the module opened it, the database pool. */
   close(): Promise<void>;
 }
@@ -171,6 +176,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       domainManagement: container.get(TOKENS.domainManagementService),
       domainSync: container.get(TOKENS.domainSyncService),
       apiLog: container.get(TOKENS.apiLogService),
+      orders: container.get(TOKENS.orderService),
     };
     const unitOfWork = container.get(TOKENS.unitOfWork);
     const apiLog = new BufferedApiLog(container.get(TOKENS.apiLogRepository), logger, { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax }, metrics);
@@ -203,10 +209,13 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       });
     };
 
+    const reconcile = () => services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}` });
     const jobs = new JobScheduler(logger, metrics);
     // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
     jobs.register({ name: 'domain-sync', intervalMs: Math.min(settings.domainSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('domain', { signal }).then(roundCounts) });
     jobs.register({ name: 'transfer-sync', intervalMs: Math.min(settings.transferSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('transfer', { signal }).then(roundCounts) });
+    // Pending orders left by registrar timeouts or crashes; each order is claimed with a lease (docs/orders.md).
+    jobs.register({ name: 'order-reconciliation', intervalMs: settings.reconcileIntervalMs, run: () => reconcile().then(({ orders: _orders, ...counts }) => counts) });
     if (settings.apiLogRetentionDays > 0) {
       jobs.register({ name: 'api-log-purge', intervalMs: 3_600_000, run: async () => ({ purged: (await services.apiLog.purge()).deleted }) });
     }
@@ -259,6 +268,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       },
       flushApiLog: () => apiLog.flush(),
       migrate: () => migrateLatest(knex),
+      reconcile,
       async close() {
         draining = true;
         await jobs.stop();

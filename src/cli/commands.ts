@@ -6,6 +6,7 @@ import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
 import type { SyncRoundProgress } from '../core/domain/domain-sync-service';
+import type { Order } from '../core/order/order';
 import { parseDomainName } from '../core/domain/domain-name';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
@@ -24,6 +25,7 @@ export const USAGE = `Usage: reseller-admin <command>
   group create <name>
   group list
   group set-default-contact <group> <json-file>
+  group set-addon-prices <group> --addons "idprotection=2.00,dnsmanagement=0"   (yearly; an addon never priced is free)
   tld set <.tld> --group <name> --registrar <plugin> --register "1=10.00,2=19.50" [--renew "…"] [--transfer "…"]
           [--min-length N] [--max-length N] [--grace-days N] [--redemption-days N]
   tld list
@@ -38,10 +40,14 @@ export const USAGE = `Usage: reseller-admin <command>
   credit show <email>
   domain show <domain>
   domain list [--reseller <email>]
-  sync [--concurrency N]                          (one round of domain sync (Active, Grace, Redemption, Expired) and transfer
-                                                   sync (Pending Transfer) with the registrars, N calls at once per registrar
-                                                   (default JOB_CONCURRENCY_PER_REGISTRAR); progress on stderr. Safe beside
-                                                   running servers: each domain is claimed by one worker)
+  order list [--reseller <email>] [--status pending|completed|failed] [--domain <name>]
+  order show <order-id>
+  reconcile                                         (settle pending orders with the registrar: complete or refund)
+  sync [--concurrency N]                            (one round of everything the server's background jobs do: reconcile
+                                                    pending orders, then domain sync (Active, Grace, Redemption, Expired) and
+                                                    transfer sync (Pending Transfer), N registrar calls at once per registrar
+                                                    (default JOB_CONCURRENCY_PER_REGISTRAR); progress on stderr. Safe beside
+                                                    running servers: each order and domain is claimed by one worker)
   log <email> [--since <date|24h|7d>] [--domain <name>] [--limit N]
                                                   (the reseller's API calls, newest first; default the last 100)
   log purge [--before <date>]                     (delete API log entries older than API_LOG_RETENTION_DAYS, or the date)
@@ -66,6 +72,8 @@ const OPTIONS = {
   domain: { type: 'string' },
   limit: { type: 'string' },
   before: { type: 'string' },
+  addons: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -133,7 +141,11 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
 }
 
 async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags, io: CliIo): Promise<unknown> {
-  const { resellers, catalogue, credit, domains } = module.services;
+  const { resellers, catalogue, credit, domains, orders } = module.services;
+  if (noun === 'reconcile') {
+    if (verb !== undefined) throw new UsageError('"reconcile" takes no arguments');
+    return module.reconcile();
+  }
   const command = `${noun} ${verb ?? ''}`.trim();
   switch (command) {
     case 'group create':
@@ -153,6 +165,20 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
         throw new Error(`${file} must hold one JSON object of contact fields with text values`);
       }
       return resellers.setDefaultContact(group, contact as Record<string, string>);
+    }
+    case 'group set-addon-prices':
+      return catalogue.setAddonPrices(need(args[0], '<group>'), need(flags.addons, '--addons'));
+    case 'order list': {
+      const resellerId = flags.reseller ? (await resellers.byEmail(flags.reseller)).id : undefined;
+      const status = flags.status;
+      if (status !== undefined && !['pending', 'completed', 'failed'].includes(status)) throw new UsageError('--status must be pending, completed or failed');
+      const list = await orders.list({ resellerId, status: status as 'pending' | undefined, domain: flags.domain === undefined ? undefined : parseDomainName(flags.domain).ascii });
+      return list.map(describeOrder);
+    }
+    case 'order show': {
+      const order = await orders.get(need(args[0], '<order-id>'));
+      if (!order) throw new Error(`no order with id ${args[0]}`);
+      return { ...describeOrder(order), request: order.request, originalVars: order.originalVars };
     }
     case 'tld set':
       return catalogue.setTld({
@@ -208,12 +234,14 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
     case 'sync': {
       const concurrency = optionalInt(flags.concurrency, 'concurrency') ?? module.settings.jobConcurrencyPerRegistrar;
       if (concurrency < 1 || concurrency > 50) throw new UsageError('--concurrency must be from 1 to 50');
+      // Pending orders first: a settled order turns its domain Active, and then it is synced too.
+      const reconciliation = await module.reconcile();
       // A round: every domain not synced since the round started, whatever the interval says.
       const syncedBefore = new Date();
       const domainsReport = await module.runSync('domain', { syncedBefore, concurrencyPerRegistrar: concurrency, onProgress: progressLine(io, 'sync') });
       if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
       const transfersReport = await module.runSync('transfer', { syncedBefore, concurrencyPerRegistrar: concurrency, onProgress: progressLine(io, 'transfer sync') });
-      return { domains: domainsReport, transfers: transfersReport };
+      return { reconciliation, domains: domainsReport, transfers: transfersReport };
     }
     case 'reseller allow-ip':
       return resellers.allowNetwork(need(args[0], '<email>'), need(args[1], '<cidr>'));
@@ -257,6 +285,23 @@ function parseSince(text: string, flag: string): Date {
   const at = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? new Date(text.trim().length === 10 ? `${text.trim()}T00:00:00Z` : text.trim()) : new Date(NaN);
   if (Number.isNaN(at.getTime())) throw new UsageError(`${flag} must be a date like 2026-11-21 (UTC), a date-time, or a span like 24h or 7d`);
   return at;
+}
+
+function describeOrder(o: Order) {
+  return {
+    id: o.id,
+    action: o.action,
+    domain: o.domain,
+    status: o.status,
+    period: o.period,
+    price: formatAmount(o.price),
+    registrar: o.registrar,
+    expiryDate: o.expiryDate,
+    note: o.note,
+    reconcileAttempts: o.reconcileAttempts,
+    createdAt: o.createdAt.toISOString(),
+    settledAt: o.settledAt?.toISOString() ?? null,
+  };
 }
 
 async function describeDomain(module: ResellerModule, d: DomainRecord) {

@@ -8,6 +8,8 @@ import type { LedgerFactory } from './credit/ledger';
 import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
+import type { OrderRegistrar } from './order/order-registrar';
+import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { RegistrarCallObserver } from './registrar/observed-registrar-directory';
@@ -54,6 +56,10 @@ export const TOKENS = {
   searchService: token<SearchService>('searchService'),
   domainSyncService: token<DomainSyncService>('domainSyncService'),
   domainManagementService: token<DomainManagementService>('domainManagementService'),
+  orderSettings: token<OrderSettings>('orderSettings'),
+  /** The order flow's registrar port; a host (or the registrar gateway) may rebind it. */
+  orderRegistrar: token<OrderRegistrar>('orderRegistrar'),
+  orderService: token<OrderService>('orderService'),
   apiLogRepository: token<ApiLogRepository>('apiLogRepository'),
   apiLogService: token<ApiLogService>('apiLogService'),
 } as const;

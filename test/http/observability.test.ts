@@ -142,6 +142,21 @@ describe('observability', () => {
       expect(metricValue(text, 'reseller_credit_balance_minor', '')).toBe(100_00 + 25_00 - 5_00);
     });
 
+    it('count order outcomes by action', async () => {
+      const registrant = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London', country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000' };
+      const order = (domain: string) => h.http.post('/order/domains/register').set(h.headers()).type('form')
+        .send(form({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant } }));
+      expect((await order('metered-order.com')).status).toBe(200);
+      expect((await order('fail-metered.com')).status).toBe(502);
+      const text = (await h.http.get('/metrics')).text;
+      expect(metricValue(text, 'reseller_orders_total', 'action="register",outcome="placed"')).toBe(2);
+      expect(metricValue(text, 'reseller_orders_total', 'action="register",outcome="completed"')).toBe(1);
+      expect(metricValue(text, 'reseller_orders_total', 'action="register",outcome="failed"')).toBe(1);
+      expect(metricValue(text, 'reseller_ledger_entries_total', 'kind="order_debit"')).toBe(2);
+      expect(metricValue(text, 'reseller_ledger_amount_minor_total', 'kind="order_refund"')).toBe(10_00);
+      expect(metricValue(text, 'reseller_domain_status_changes_total', 'to="Active",cause="order"')).toBe(1);
+    });
+
     it('answer /healthz while the process is up, and /readyz with its checks, 503 once draining', async () => {
       expect((await h.http.get('/healthz')).body).toEqual({ status: 'ok' });
       expect((await h.http.get('/readyz')).body).toEqual({ status: 'ready', checks: { database: 'ok', plugins: 'ok' } });

@@ -105,6 +105,13 @@ describe('the OpenAPI document', () => {
     conforms(await post('/domains/doc-release.com/release', { transfertag: 'NEW-TAG' }), 'post', `${d}/release`);
     conforms(await post('/domains/doc-delete.com/delete'), 'post', `${d}/delete`);
 
+    const registrant = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London', country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000' };
+    const newDomain = { regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant } };
+    conforms(await post('/order/domains/register', { domain: 'doc-order.com', ...newDomain }), 'post', '/order/domains/register');
+    conforms(await post('/order/domains/renew', { domain: 'doc-order.com', regperiod: '1' }), 'post', '/order/domains/renew');
+    conforms(await post('/order/domains/transfer', { domain: 'doc-incoming.com', eppcode: 'EPP-1', ...newDomain }), 'post', '/order/domains/transfer');
+    conforms(await post('/order/domains/register', { domain: 'taken-doc.com', ...newDomain }), 'post', '/order/domains/register');
+
     // Errors: the same schema everywhere.
     conforms(await h.http.get('/billing/credits').set({ username: h.reseller.email, token: 'x'.repeat(88) }), 'get', '/billing/credits');
     conforms(await get('/domains/not-mine.com/information'), 'get', `${d}/information`);

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, ENV, SettingsSchema, loadSettings } from '../../../src/config/settings';
+import { ConfigError, ENVIRONMENT_VARIABLES, SettingsSchema, loadSettings } from '../../../src/config/settings';
 
 describe('settings', () => {
   it('has working defaults', () => {
@@ -62,8 +62,8 @@ describe("the README's configuration table", () => {
 
   it('lists every environment variable the settings read', () => {
     const listed = new Set(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!)));
-    expect(Object.keys(ENV).filter((name) => !listed.has(name))).toEqual([]);
-    for (const name of listed) expect(['CONFIG_FILE', 'SANDBOX_LATENCY_MS', 'SANDBOX_DISABLED_CAPABILITIES', ...Object.keys(ENV)]).toContain(name);
+    expect(Object.keys(ENVIRONMENT_VARIABLES).filter((name) => !listed.has(name))).toEqual([]);
+    for (const name of listed) expect(['CONFIG_FILE', 'SANDBOX_LATENCY_MS', 'SANDBOX_DISABLED_CAPABILITIES', ...Object.keys(ENVIRONMENT_VARIABLES)]).toContain(name);
   });
 
   it('gives the real default of every setting it shows one for', () => {
@@ -74,7 +74,7 @@ describe("the README's configuration table", () => {
       const shown = [...defaultCell!.matchAll(/`([^`]*)`/g)].map((m) => m[1]!);
       if (shown.length !== variables.length) continue; // a default in words, like "the bundled plugins/"
       variables.forEach((name, i) => {
-        const key = ENV[name];
+        const key = ENVIRONMENT_VARIABLES[name];
         if (key) expect(`${name}=${String(defaults[key])}`).toBe(`${name}=${shown[i]}`);
       });
     }
