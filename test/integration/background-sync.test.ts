@@ -11,7 +11,7 @@ const PLUGINS = path.join(__dirname, '../fixtures/sync-registrars');
 const DOMAINS = 60;
 const TRANSFERS = 6;
 /** Once the transfers completed, they are synced with the rest. */
-const ACTIVE = DOMAINS + TRANSFERS;
+const ACTIVE = DOMAINS + TRANSFERS + 1; // and bg-ordered.com, once its order let go
 
 /**
  * Two modules on one database stand for two server processes: each has its own connection pool,
@@ -75,6 +75,25 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     expect(counts.reduce((n, c) => n + (c.changed ?? 0), 0)).toBe(6);
     expect([...transferSyncCalls.values()]).toEqual([1, 1, 1, 1, 1, 1]);
     expect(await platformRecord(a, 'bg-transfer-3.com')).toMatchObject({ status: 'Active', expiryDate: '2029-06-30' });
+  });
+
+  it("leaves a domain with an order in progress to that order's reconciliation", async () => {
+    const domain = await givenDomain(a, 'bg-ordered.com', { registrar: 'counting', atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
+    const reseller = await a.services.resellers.byEmail('reseller@example.com');
+    const now = clock.now();
+    await a.container.get(TOKENS.unitOfWork).run((repos) => repos.orders.insert({
+      id: '01JORDERINPROGRESS00000000', resellerId: reseller.id, action: 'transfer', domainId: domain.id, domain: domain.name, registrar: 'counting',
+      period: 1, price: 0, status: 'pending', priorDomain: null, request: { addons: [] }, originalVars: null, idempotencyKey: null, expiryDate: null,
+      note: null, leaseOwner: null, leaseUntil: null, reconcileAttempts: 0, createdAt: now, updatedAt: now, settledAt: null,
+    }));
+    await a.runSync('transfer', { syncedBefore: now });
+    expect(transferSyncCalls.has('bg-ordered.com')).toBe(false);
+    expect(await platformRecord(a, 'bg-ordered.com')).toMatchObject({ status: 'Pending Transfer' });
+    // Settled, the order lets go of the domain.
+    await a.container.get(TOKENS.unitOfWork).run((repos) => repos.orders.settle('01JORDERINPROGRESS00000000', 'failed', { note: 'test', at: now }));
+    transferSyncCalls.clear();
+    await a.runSync('transfer', { syncedBefore: now });
+    expect(transferSyncCalls.get('bg-ordered.com')).toBe(1);
   });
 
   it('makes a domain due again after DOMAIN_SYNC_INTERVAL_SECONDS, not before', async () => {

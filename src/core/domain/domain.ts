@@ -101,7 +101,8 @@ export interface DomainRepository {
   deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean>;
   /**
    * Claims up to `limit` domains due for a sync: in one of `statuses`, last synced before
-   * `syncedBefore` (or never), and not leased to a live claim. The claim is a lease held by
+   * `syncedBefore` (or never), not leased to a live claim, and without an order in progress (its
+   * reconciliation settles the domain with the order). The claim is a lease held by
    * `owner` until `leaseUntil`, taken with a conditional update, so concurrent workers on any
    * number of processes never claim the same domain. Oldest sync first.
    */

@@ -119,10 +119,7 @@ export class KnexDomainRepository implements DomainRepository {
   async claimForSync(claim: SyncClaim): Promise<DomainRecord[]> {
     if (claim.statuses.length === 0 || claim.limit < 1) return [];
     const now = claim.now.getTime();
-    const due = (query: Knex.QueryBuilder) => query
-      .whereIn('status', [...claim.statuses])
-      .andWhere((q) => q.whereNull('synced_at').orWhere('synced_at', '<', claim.syncedBefore.getTime()))
-      .andWhere((q) => q.whereNull('sync_lease_until').orWhere('sync_lease_until', '<=', now));
+    const due = (query: Knex.QueryBuilder) => dueForSync(query, claim.statuses, claim.syncedBefore, now);
     const take = async (db: Knex | Knex.Transaction, ids: string[]) => {
       if (ids.length === 0) return;
       // The due conditions again: the update itself decides, so a worker that lost the race takes nothing.
@@ -156,13 +153,21 @@ export class KnexDomainRepository implements DomainRepository {
 
   async countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number> {
     if (claim.statuses.length === 0) return 0;
-    const row = await this.db('domains')
-      .whereIn('status', [...claim.statuses])
-      .andWhere((q) => q.whereNull('synced_at').orWhere('synced_at', '<', claim.syncedBefore.getTime()))
-      .andWhere((q) => q.whereNull('sync_lease_until').orWhere('sync_lease_until', '<=', claim.now.getTime()))
-      .count({ n: '*' }).first();
+    const row = await dueForSync(this.db('domains'), claim.statuses, claim.syncedBefore, claim.now.getTime()).count({ n: '*' }).first();
     return Number(row?.n ?? 0);
   }
+}
+
+/**
+ * Domains due for a sync: in one of the statuses, not synced since `syncedBefore`, not leased to
+ * a live claim, and without an order in progress (the order's reconciliation settles those).
+ */
+function dueForSync(query: Knex.QueryBuilder, statuses: readonly DomainStatus[], syncedBefore: Date, now: number): Knex.QueryBuilder {
+  return query
+    .whereIn('domains.status', [...statuses])
+    .andWhere((q) => q.whereNull('domains.synced_at').orWhere('domains.synced_at', '<', syncedBefore.getTime()))
+    .andWhere((q) => q.whereNull('domains.sync_lease_until').orWhere('domains.sync_lease_until', '<=', now))
+    .whereNotExists((q) => q.select(q.client.raw('1')).from('orders').whereRaw('orders.open_domain = domains.name'));
 }
 
 function newDomainRow(d: NewDomain) {
