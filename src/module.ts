@@ -124,8 +124,12 @@ export interface ResellerModule {
   migrate(): Promise<string[]>;
   /** One reconciliation pass over pending orders (docs/orders.md); safe from several processes at once. */
   reconcile(): Promise<ReconcileReport>;
-  /** Stops the background jobs, writes the API log's buffer, closes the plugins and, when the module opened it, the database pool. */
-  close(): Promise<void>;
+  /**
+   * Stops the background jobs (waiting for a pass in progress at most `jobsWaitMs`, default
+   * SHUTDOWN_TIMEOUT_MS), writes the API log's buffer, closes the plugins and, when the module
+   * opened it, the database pool.
+   */
+  close(options?: { readonly jobsWaitMs?: number }): Promise<void>;
 }
 
 /** Names this process in job claims (at most 64 characters with the job and pass). */
@@ -209,19 +213,20 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       });
     };
 
-    const reconcile = () => services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}` });
+    const reconcile = (signal?: AbortSignal) => services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
     const jobs = new JobScheduler(logger, metrics);
     // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
     jobs.register({ name: 'domain-sync', intervalMs: Math.min(settings.domainSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('domain', { signal }).then(roundCounts) });
     jobs.register({ name: 'transfer-sync', intervalMs: Math.min(settings.transferSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('transfer', { signal }).then(roundCounts) });
     // Pending orders left by registrar timeouts or crashes; each order is claimed with a lease (docs/orders.md).
-    jobs.register({ name: 'order-reconciliation', intervalMs: settings.reconcileIntervalMs, run: () => reconcile().then(({ orders: _orders, ...counts }) => counts) });
+    jobs.register({ name: 'order-reconciliation', intervalMs: settings.reconcileIntervalMs, run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts) });
     if (settings.apiLogRetentionDays > 0) {
       jobs.register({ name: 'api-log-purge', intervalMs: 3_600_000, run: async () => ({ purged: (await services.apiLog.purge()).deleted }) });
     }
 
     const observe = (call: ObservedCall) => {
-      logger.info({ reqId: call.requestId || undefined, method: call.method, route: call.route, status: call.status, ms: Math.round(call.durationMs * 10) / 10, ...(call.resellerId ? { reseller: call.resellerId } : {}) }, 'request');
+      // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
+      (call.operational && call.status < 500 ? logger.debug : logger.info).call(logger, { reqId: call.requestId || undefined, method: call.method, route: call.route, status: call.status, ms: Math.round(call.durationMs * 10) / 10, ...(call.resellerId ? { reseller: call.resellerId } : {}) }, 'request');
       metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
       if (settings.apiLog && call.resellerId && call.route) {
         apiLog.record({
@@ -268,10 +273,10 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       },
       flushApiLog: () => apiLog.flush(),
       migrate: () => migrateLatest(knex),
-      reconcile,
-      async close() {
+      reconcile: () => reconcile(),
+      async close(options = {}) {
         draining = true;
-        await jobs.stop();
+        if (!(await jobs.stop(options.jobsWaitMs ?? settings.shutdownTimeoutMs))) logger.warn({}, 'a background pass was still running at close; its claims run out and another process takes them');
         await apiLog.close();
         closed = true;
         await registrars.close();

@@ -47,17 +47,16 @@ export async function startServer(module: ResellerModule, settings: Settings): P
     // Keep-alive connections with nothing in flight would otherwise hold the close up.
     server.closeIdleConnections();
     const left = Math.max(0, settings.shutdownTimeoutMs - (Date.now() - started));
-    const [finished] = await Promise.all([
-      within(closed, left),
-      module.jobs.stop(),
-    ]);
+    const [finished, jobsStopped] = await Promise.all([within(closed, left), module.jobs.stop(left)]);
     if (!finished) {
       logger.warn({ timeoutMs: settings.shutdownTimeoutMs }, 'requests still in flight at the shutdown deadline were cut off; pending orders are settled by reconciliation');
       server.closeAllConnections();
     }
-    await module.close();
+    if (!jobsStopped) logger.warn({}, 'a background pass was still running at the shutdown deadline; its claims run out and another process takes them');
+    // The jobs had their share of the deadline above.
+    await module.close({ jobsWaitMs: 0 });
     logger.info({ ms: Date.now() - started }, 'stopped');
-    return finished;
+    return finished && jobsStopped;
   };
 
   return {

@@ -102,15 +102,27 @@ export class JobScheduler {
     for (const scheduled of this.jobs.values()) this.schedule(scheduled, this.firstDelay(scheduled.job));
   }
 
-  /** Stops scheduling, aborts the passes in progress and waits for them to end. */
-  async stop(): Promise<void> {
+  /**
+   * Stops scheduling, aborts the passes in progress and waits for them to end, at most
+   * `waitMs`. Answers whether they all ended (a pass still running after that is left to finish
+   * on its own or die with the process; its claims run out).
+   */
+  async stop(waitMs = Infinity): Promise<boolean> {
     this.started = false;
     this.controller.abort();
     for (const scheduled of this.jobs.values()) {
       if (scheduled.timer !== undefined) this.timers.clear(scheduled.timer);
       scheduled.timer = undefined;
     }
-    await Promise.all([...this.jobs.values()].map((s) => s.running));
+    const running = Promise.all([...this.jobs.values()].map((s) => s.running)).then(() => true);
+    if (waitMs === Infinity) return running;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), waitMs); });
+    try {
+      return await Promise.race([running, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** One pass of a job now, outside the schedule (tests, the CLI). */

@@ -387,11 +387,13 @@ export class OrderService {
    * and completes or refunds, each exactly once. Several processes may run this at once: an
    * order is claimed with a conditional update of its lease before the registrar is asked.
    */
-  async reconcile(options: { limit?: number; owner?: string } = {}): Promise<ReconcileReport> {
+  async reconcile(options: { limit?: number; owner?: string; signal?: AbortSignal } = {}): Promise<ReconcileReport> {
     const owner = (options.owner ?? `reconciler:${ulid()}`).slice(0, 64);
     const candidates = await this.uow.read.orders.listClaimable(this.clock.now(), options.limit ?? this.settings.reconcileBatch);
     const report = { checked: 0, completed: 0, refunded: 0, unresolved: 0, busy: 0, purgedIdempotencyKeys: 0, orders: [] as ReconciledOrder[] };
     for (const candidate of candidates) {
+      // A process that is stopping claims no more orders; the rest wait for the next pass anywhere.
+      if (options.signal?.aborted) break;
       try {
         const result = await this.reconcileOne(candidate.id, owner);
         if (result === 'busy') {

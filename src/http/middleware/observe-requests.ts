@@ -18,6 +18,8 @@ export interface ApiCall {
 export interface ObservedCall extends ApiCall {
   /** False for a request no route matched (no `begin` was called for it). */
   readonly routed: boolean;
+  /** A public operational route (/healthz, /readyz, /metrics, /openapi.json). */
+  readonly operational?: boolean;
   readonly status: number;
   readonly durationMs: number;
   readonly clientIp: string;
@@ -51,7 +53,7 @@ export function requestIdOf(ctx: Koa.Context | Koa.ParameterizedContext): string
  * Mounted in front of each route: gives the call its request id (the X-Request-Id header, every
  * log line inside it, the message of a 500), times it, and reports it once it is answered.
  */
-export function observeRoute(method: string, route: string, observation: RequestObservation): Koa.Middleware {
+export function observeRoute(method: string, route: string, observation: RequestObservation, operational = false): Koa.Middleware {
   const upper = method.toUpperCase();
   return async (ctx, next) => {
     const started = performance.now();
@@ -62,7 +64,7 @@ export function observeRoute(method: string, route: string, observation: Request
     try {
       await (observation.runInContext ? observation.runInContext(call.requestId, next as () => Promise<void>) : next());
     } finally {
-      observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: true });
+      observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: true, operational });
     }
   };
 }

@@ -110,3 +110,16 @@ describe('JobScheduler', () => {
     await expect(scheduler.runOnce('missing')).rejects.toThrow(/no job named/);
   });
 });
+
+describe('JobScheduler.stop with a deadline', () => {
+  it('answers false when a pass ignores the abort and is still running at the deadline', async () => {
+    const scheduler = new JobScheduler(recordingLogger(), { jobPass: () => undefined }, { firstPassWithinMs: 0 });
+    const gate = deferred();
+    scheduler.register({ name: 'stubborn', intervalMs: 1000, run: () => gate.promise });
+    scheduler.start();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await scheduler.stop(10)).toBe(false);
+    gate.resolve();
+    expect(await scheduler.stop(10)).toBe(true);
+  });
+});
