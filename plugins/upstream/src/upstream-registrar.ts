@@ -68,7 +68,8 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
   /**
    * A paid call that did not succeed: a definite refusal is returned (the platform refunds);
    * an error the upstream's own application answered is checked with `didNothing` (it has
-   * finished with the request, so its records tell); anything else is thrown (unknown outcome).
+   * finished with the request, so its records tell) where the check is conclusive; anything
+   * else is thrown (unknown outcome).
    */
   async function orderFailure(operation: string, domain: string, error: unknown, didNothing?: () => Promise<boolean>): Promise<Failure> {
     const refusal = refusalOf(error, 'order');
@@ -164,10 +165,9 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
       try {
         await api.renew({ domain: input.domain, period: input.period }, paid(ctx));
       } catch (error) {
-        return orderFailure('renew', input.domain, error, async () => {
-          const after = await readState(input.domain, ctx);
-          return 'state' in after && after.state.expiryDate === from;
-        });
+        // No check afterwards: an expiry not moved yet does not prove a registry will not move it.
+        // Reconciliation compares it again once the registry has had time (docs/orders.md).
+        return orderFailure('renew', input.domain, error);
       }
       const after = await readState(input.domain, ctx);
       const expiryDate = 'state' in after ? after.state.expiryDate : undefined;

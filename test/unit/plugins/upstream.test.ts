@@ -146,11 +146,11 @@ describe('upstream registrar plugin', () => {
         expect(paths()).toEqual(['GET /domains/x.com/information']);
       });
 
-      it("refuses on the upstream's own error when the expiry did not move, throws when it did", async () => {
-        stub.on('GET /domains/x.com/information', { json: info('Active', '2027-11-21') }, { json: info('Active', '2027-11-21') }, { json: info('Active', '2027-11-21') }, { json: info('Active', '2028-11-21') });
+      it("throws on the upstream's own error: an expiry not moved yet proves nothing, reconciliation looks again later", async () => {
+        stub.on('GET /domains/x.com/information', { json: info('Active', '2027-11-21') });
         stub.on('POST /order/domains/renew', { status: 502, json: { error: 'The registrar refused the renewal of x.com: no' } });
-        expect(await plugin.renew({ domain: 'x.com', period: 1, currentExpiryDate: null }, ctx())).toEqual({ ok: false, reason: 'refused', message: 'The registrar refused the renewal of x.com: no' });
-        await expect(plugin.renew({ domain: 'x.com', period: 1, currentExpiryDate: null }, ctx())).rejects.toThrow(/HTTP 502/);
+        await expect(plugin.renew({ domain: 'x.com', period: 1, currentExpiryDate: null }, ctx())).rejects.toThrow('upstream renew failed (HTTP 502): The registrar refused the renewal of x.com: no');
+        expect(paths()).toEqual(['GET /domains/x.com/information', 'POST /order/domains/renew']);
       });
     });
 
