@@ -94,7 +94,8 @@ export interface SearchQuery {
   readonly tldsToInclude?: readonly string[];
   readonly isIdnDomain?: boolean;
   readonly premiumEnabled?: boolean;
-  readonly suggestionSettings?: readonly FormValue[];
+  /** An array in PHP terms: a list, or keyed settings such as `{ maxResults: 10 }` (sent as `suggestionSettings[maxResults]=10`). */
+  readonly suggestionSettings?: readonly FormValue[] | { readonly [key: string]: FormValue };
 }
 
 export interface DnsRecordInput {

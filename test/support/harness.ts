@@ -31,12 +31,14 @@ export interface HarnessOptions {
   readonly registrar?: string;
   readonly logger?: ResellerModuleOptions['logger'];
   readonly configureContainer?: ResellerModuleOptions['configureContainer'];
+  /** The module's clock (default: fixed at NOW). */
+  readonly clock?: ReturnType<typeof fixedClock>;
 }
 
 /** A migrated module on a fresh database, served by a real Koa app, with a reseller ready to call it. */
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const db: TestDatabase = await createTestDatabase();
-  const clock = fixedClock(NOW);
+  const clock = options.clock ?? fixedClock(NOW);
   const module = await createResellerModule({
     database: db.url,
     clock,
