@@ -22,8 +22,9 @@ function send(port: number, method: string, urlPath: string, headers: Record<str
   });
 }
 
+/** Polls until the probe answers; generous, since a full parallel MariaDB run makes start-up (migrations) slow. */
 const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-  for (let i = 0; i < 400; i++) {
+  for (let i = 0; i < 2400; i++) {
     const value = await probe().catch(() => undefined);
     if (value !== undefined) return value;
     await new Promise((resolve) => setTimeout(resolve, 25));
@@ -45,7 +46,7 @@ describe('the stand-alone server on SIGTERM', () => {
       cwd: ROOT,
       env: {
         ...process.env, DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-        SEED_DEMO: 'true', SANDBOX_LATENCY_MS: '3000', CONFIG_FILE: '',
+        SEED_DEMO: 'true', SANDBOX_LATENCY_MS: '5000', CONFIG_FILE: '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -81,5 +82,5 @@ describe('the stand-alone server on SIGTERM', () => {
     const messages = logLines().map((l) => l.msg);
     expect(messages).toEqual(expect.arrayContaining(['shutting down: /readyz now answers 503', 'stopped']));
     expect(logLines().find((l) => l.msg === 'request' && l.route === '/domains/lookup')).toMatchObject({ status: 200 });
-  });
+  }, 120_000);
 });
