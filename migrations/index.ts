@@ -14,6 +14,10 @@ import * as createOrders from './20261122140000_create_orders';
 import * as createIdempotencyKeys from './20261122140100_create_idempotency_keys';
 import * as createAddonPrices from './20261122140200_create_addon_prices';
 import * as addCreditEntriesOrderKindUnique from './20261122140300_add_credit_entries_order_kind_unique';
+import * as addAllowedNetworksToResellers from './20261123090000_add_allowed_networks_to_resellers';
+import * as addSyncClaimToDomains from './20261123090100_add_sync_claim_to_domains';
+import * as addSyncIndexToDomains from './20261123090200_add_sync_index_to_domains';
+import * as createApiLog from './20261123090300_create_api_log';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -40,4 +44,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122140100_create_idempotency_keys', createIdempotencyKeys],
   ['20261122140200_create_addon_prices', createAddonPrices],
   ['20261122140300_add_credit_entries_order_kind_unique', addCreditEntriesOrderKindUnique],
+  ['20261123090000_add_allowed_networks_to_resellers', addAllowedNetworksToResellers],
+  ['20261123090100_add_sync_claim_to_domains', addSyncClaimToDomains],
+  ['20261123090200_add_sync_index_to_domains', addSyncIndexToDomains],
+  ['20261123090300_create_api_log', createApiLog],
 ];

@@ -1,8 +1,10 @@
 import { Container } from 'inversify';
+import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
 import { FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
+import type { LedgerFactory } from './core/credit/ledger';
 import { DomainManagementService } from './core/domain/domain-management-service';
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
@@ -11,11 +13,14 @@ import type { OrderRegistrar } from './core/order/order-registrar';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
+import { observeRegistrarCalls, type RegistrarCallObserver } from './core/registrar/observed-registrar-directory';
 import type { SecretBox } from './core/reseller/reseller';
+import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
 import { SearchService } from './core/search/search-service';
+import { InProcessEventBus, type EventBus } from './core/shared/events';
 import type { Logger } from './core/shared/logger';
 import type { UnitOfWork } from './core/shared/unit-of-work';
 import { TOKENS } from './core/tokens';
@@ -24,20 +29,42 @@ import type { Settings } from './config/settings';
 export interface Ports {
   readonly clock: Clock;
   readonly logger: Logger;
-  readonly unitOfWork: UnitOfWork;
+  /** Storage: a unit of work whose ledger comes from the given factory (a host may rebind the factory). */
+  readonly unitOfWork: (ledger: LedgerFactory) => UnitOfWork;
+  readonly ledger: LedgerFactory;
+  readonly apiLog: ApiLogRepository;
   readonly secretBox: SecretBox;
   readonly registrars: RegistrarDirectory;
+  readonly registrarCallObserver: RegistrarCallObserver;
 }
 
-/** The composition root: the only place the service graph is built. */
+/**
+ * The composition root: the only place the service graph is built. Everything is bound lazily
+ * (resolved on first use), so a host may rebind a port between this and the first `get`.
+ */
 export function buildContainer(ports: Ports, settings: Settings): Container {
   const container = new Container();
   container.bind(TOKENS.clock).toConstantValue(ports.clock);
   container.bind(TOKENS.logger).toConstantValue(ports.logger);
   container.bind(TOKENS.currency).toConstantValue(settings.currency);
-  container.bind(TOKENS.unitOfWork).toConstantValue(ports.unitOfWork);
+  container.bind(TOKENS.ledgerFactory).toConstantValue(ports.ledger);
+  container.bind(TOKENS.unitOfWork).toResolvedValue((ledger: LedgerFactory) => ports.unitOfWork(ledger), [TOKENS.ledgerFactory]).inSingletonScope();
   container.bind(TOKENS.secretBox).toConstantValue(ports.secretBox);
-  container.bind(TOKENS.registrars).toConstantValue(ports.registrars);
+  container.bind(TOKENS.events).toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger]).inSingletonScope();
+  container.bind(TOKENS.registrarCallObserver).toConstantValue(ports.registrarCallObserver);
+  container.bind(TOKENS.registrars).toResolvedValue(
+    (observer: RegistrarCallObserver) => observeRegistrarCalls(ports.registrars, observer),
+    [TOKENS.registrarCallObserver],
+  ).inSingletonScope();
+  container.bind(TOKENS.resellerDirectory).toResolvedValue(
+    (uow: UnitOfWork, secrets: SecretBox) => new StoredResellerDirectory(uow.read.resellers, secrets),
+    [TOKENS.unitOfWork, TOKENS.secretBox],
+  ).inSingletonScope();
+  container.bind(TOKENS.apiLogRepository).toConstantValue(ports.apiLog);
+  container.bind(TOKENS.apiLogService).toResolvedValue(
+    (repository: ApiLogRepository, clock: Clock) => new ApiLogService(repository, clock, settings.apiLogRetentionDays),
+    [TOKENS.apiLogRepository, TOKENS.clock],
+  ).inSingletonScope();
 
   container.bind(TOKENS.registrarGateway).toResolvedValue(
     (registrars: RegistrarDirectory, logger: Logger) => new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
@@ -51,20 +78,20 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.clock],
   ).inSingletonScope();
   container.bind(TOKENS.authenticator).toResolvedValue(
-    (uow: UnitOfWork, secrets: SecretBox, throttle: FailureThrottle, clock: Clock) => new Authenticator(uow.read.resellers, secrets, throttle, clock),
-    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.authThrottle, TOKENS.clock],
+    (directory: ResellerDirectory, throttle: FailureThrottle, clock: Clock) => new Authenticator(directory, throttle, clock),
+    [TOKENS.resellerDirectory, TOKENS.authThrottle, TOKENS.clock],
   ).inSingletonScope();
   container.bind(TOKENS.resellerService).toResolvedValue(
-    (uow: UnitOfWork, secrets: SecretBox, clock: Clock) => new ResellerService(uow, secrets, clock),
-    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
+    (uow: UnitOfWork, secrets: SecretBox, clock: Clock, events: EventBus) => new ResellerService(uow, secrets, clock, events),
+    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.events],
   ).inSingletonScope();
   container.bind(TOKENS.catalogueService).toResolvedValue(
     (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string) => new CatalogueService(uow, registrars, currency),
     [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency],
   ).inSingletonScope();
   container.bind(TOKENS.creditService).toResolvedValue(
-    (uow: UnitOfWork, clock: Clock) => new CreditService(uow, clock),
-    [TOKENS.unitOfWork, TOKENS.clock],
+    (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
+    [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
   ).inSingletonScope();
   container.bind(TOKENS.domainService).toResolvedValue(
     (uow: UnitOfWork) => new DomainService(uow),
@@ -82,12 +109,12 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
   ).inSingletonScope();
   container.bind(TOKENS.domainSyncService).toResolvedValue(
-    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock) => new DomainSyncService(uow, gateway, clock),
-    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock],
+    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus) => new DomainSyncService(uow, gateway, clock, events),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events],
   ).inSingletonScope();
   container.bind(TOKENS.domainManagementService).toResolvedValue(
-    (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock) => new DomainManagementService(uow, gateway, syncer, clock),
-    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock],
+    (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock, events: EventBus) => new DomainManagementService(uow, gateway, syncer, clock, events),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock, TOKENS.events],
   ).inSingletonScope();
   container.bind(TOKENS.orderSettings).toConstantValue(Object.freeze({
     registrarTimeoutMs: settings.registrarTimeoutMs,
@@ -100,9 +127,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
   ).inSingletonScope();
   container.bind(TOKENS.orderService).toResolvedValue(
-    (uow: UnitOfWork, registrar: OrderRegistrar, catalogue: CatalogueService, clock: Clock, logger: Logger, orderSettings: OrderSettings) =>
-      new OrderService(uow, registrar, catalogue, clock, logger, orderSettings),
-    [TOKENS.unitOfWork, TOKENS.orderRegistrar, TOKENS.catalogueService, TOKENS.clock, TOKENS.logger, TOKENS.orderSettings],
+    (uow: UnitOfWork, registrar: OrderRegistrar, catalogue: CatalogueService, clock: Clock, logger: Logger, orderSettings: OrderSettings, events: EventBus) =>
+      new OrderService(uow, registrar, catalogue, clock, logger, orderSettings, events),
+    [TOKENS.unitOfWork, TOKENS.orderRegistrar, TOKENS.catalogueService, TOKENS.clock, TOKENS.logger, TOKENS.orderSettings, TOKENS.events],
   ).inSingletonScope();
   return container;
 }

@@ -1,5 +1,17 @@
 /** The package's public API: the module factory for host platforms, and the contracts plugins build on. */
-export { createResellerModule, BUNDLED_PLUGINS_DIR, type ResellerModule, type ResellerModuleOptions, type HttpMountOptions } from './module';
+export { createResellerModule, BUNDLED_PLUGINS_DIR, type ResellerModule, type ResellerModuleOptions, type HttpMountOptions, type SyncRunOptions } from './module';
+export { createServerApp, startServer, type RunningServer } from './server';
+// Ports a host may rebind in `configureContainer` (docs/embedding.md), and the event types.
+export type { ResellerDirectory, AuthenticatingReseller } from './core/reseller/reseller-directory';
+export type { Reseller, ResellerStatus } from './core/reseller/reseller';
+export type { LedgerRepository, LedgerEntry, LedgerFactory, EntryKind } from './core/credit/ledger';
+export type { RegistrarCallObserver, RegistrarCall, RegistrarCallOutcome } from './core/registrar/observed-registrar-directory';
+export {
+  InProcessEventBus, type EventBus, type EventName, type EventHandler, type PlatformEvents,
+  type OrderPlaced, type OrderCompleted, type OrderFailed, type DomainStatusChanged, type CreditChanged, type StatusChangeCause,
+} from './core/shared/events';
+export type { BackgroundJob, JobCounts } from './core/jobs/job-scheduler';
+export type { ApiLogEntry } from './core/api-log/api-log';
 export { loadSettings, parseSettings, type Settings } from './config/settings';
 export { TOKENS } from './core/tokens';
 export { computeToken, tokenHour } from './core/auth/api-token';

@@ -1,7 +1,7 @@
-import Koa from 'koa';
 import { loadSettings } from './config/settings';
 import { seedDemo } from './demo-seed';
 import { createResellerModule } from './module';
+import { startServer } from './server';
 
 /** The stand-alone server: a small host built on the public module API, nothing more. */
 async function main(): Promise<void> {
@@ -12,26 +12,26 @@ async function main(): Promise<void> {
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   const demo = settings.seedDemo ? await seedDemo(module) : undefined;
 
-  // Pending orders left by registrar timeouts or crashes are settled in the background (0: off).
-  module.startReconciliation();
+  module.metrics.collectProcessMetrics();
+  // Order reconciliation, domain sync, transfer sync and the API log purge, each claimed so that every process can run them (BACKGROUND_JOBS=false: off).
+  module.startBackgroundJobs();
 
-  const app = new Koa({ proxy: settings.trustProxy });
-  app.use(module.middleware({ ownAllPaths: true }));
-  const server = app.listen(settings.port, settings.host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : settings.port;
-    const base = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${port}${settings.basePath}`;
-    logger.info({ url: base }, 'domain reseller API listening');
-    if (demo) printDemo(base, demo.email, demo.apiKey);
-  });
+  const running = await startServer(module, settings);
+  const base = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${running.port}${settings.basePath}`;
+  logger.info({ url: base, port: running.port, backgroundJobs: settings.backgroundJobs }, 'domain reseller API listening');
+  if (demo) printDemo(base, demo.email, demo.apiKey);
 
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    server.close(() => void module.close().then(() => process.exit(0)));
-    setTimeout(() => process.exit(1), 10_000).unref();
+  const stop = (signal: string) => {
+    running.shutdown(signal).then(
+      (finished) => process.exit(finished ? 0 : 1),
+      (error) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 function printDemo(base: string, email: string, apiKey: string): void {

@@ -1,32 +1,43 @@
+import os from 'node:os';
 import path from 'node:path';
 import type { Container } from 'inversify';
 import type { Knex } from 'knex';
 import type Koa from 'koa';
 import { randomBytes } from 'node:crypto';
+import { ulid } from 'ulid';
+import { version } from '../package.json';
 import { parseSettings, type Settings } from './config/settings';
 import { buildContainer } from './container';
+import { BufferedApiLog, type ApiLogService } from './core/api-log/api-log';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
-import type { DomainSyncService } from './core/domain/domain-sync-service';
+import type { DomainSyncService, SyncKind, SyncRoundProgress, SyncRoundReport } from './core/domain/domain-sync-service';
+import { JobScheduler } from './core/jobs/job-scheduler';
 import type { OrderService, ReconcileReport } from './core/order/order-service';
-import { ReconciliationJob } from './core/order/reconciliation-job';
 import type { ResellerService } from './core/reseller/reseller-service';
 import type { SearchService } from './core/search/search-service';
 import { systemClock, type Clock } from './core/shared/clock';
+import type { EventBus, EventHandler, EventName } from './core/shared/events';
 import type { Logger } from './core/shared/logger';
 import { TOKENS } from './core/tokens';
 import { createHttpApi } from './http/http-api';
+import type { ObservedCall } from './http/middleware/observe-requests';
+import { buildOpenApiDocument } from './http/openapi';
+import type { Route } from './http/route-table';
 import { ROUTES } from './http/routes';
+import { operationalRoutes, type Readiness } from './http/routes/operational-routes';
 import { AesSecretBox } from './infra/crypto/aes-secret-box';
 import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/master-key';
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { migrateLatest } from './infra/db/migrate';
-import { createLogger } from './infra/logging';
+import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
+import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
-import { KnexUnitOfWork } from './infra/repositories/knex-unit-of-work';
+import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
+import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
 
 /** Where the bundled plugins live, from src/ under tsx and from dist/src/ when compiled. */
 export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
@@ -37,10 +48,16 @@ export interface ResellerModuleOptions {
   /** Folder the registrar plugins are discovered in. Default: settings.pluginsDir, else the bundled `plugins/`. */
   readonly pluginsDir?: string;
   readonly clock?: Clock;
-  /** A pino-compatible logger. Default: pino at settings.logLevel, with secrets redacted. */
+  /** A pino-compatible logger. Default: pino at settings.logLevel, with secrets redacted. Request ids are added to its lines. */
   readonly logger?: Logger;
   /** Settings as in the README's table (camelCase keys); validated, every problem reported at once. */
   readonly settings?: Record<string, unknown>;
+  /**
+   * Rebinds ports before anything is resolved: the host's own reseller directory
+   * (`TOKENS.resellerDirectory`), its own credit ledger (`TOKENS.ledgerFactory`), an event bus or a
+   * registrar call observer of its own. docs/embedding.md lists the ports and their contracts.
+   */
+  readonly configureContainer?: (container: Container, context: { readonly knex: Knex; readonly settings: Settings; readonly logger: Logger }) => void;
 }
 
 export interface HttpMountOptions {
@@ -48,10 +65,21 @@ export interface HttpMountOptions {
   readonly prefix?: string;
   /** Answer every unmatched request with 404 JSON (for an app that serves nothing else). */
   readonly ownAllPaths?: boolean;
+  /** Development and tests: check every 200 reply against its route's output schema (the OpenAPI document's); a mismatch is a 500. */
+  readonly checkReplies?: boolean;
+}
+
+export interface SyncRunOptions {
+  /** Domains synced at or after this are skipped. Default: now minus the kind's interval (the server's jobs). */
+  readonly syncedBefore?: Date;
+  /** Registrar calls at once per registrar. Default: JOB_CONCURRENCY_PER_REGISTRAR. */
+  readonly concurrencyPerRegistrar?: number;
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: SyncRoundProgress) => void;
 }
 
 export interface ResellerModule {
-  /** Koa middleware serving the reseller API; requests it does not own pass to `next`. */
+  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json, /metrics); requests it does not own pass to `next`. */
   middleware(options?: HttpMountOptions): Koa.Middleware;
   readonly services: {
     readonly resellers: ResellerService;
@@ -62,28 +90,50 @@ export interface ResellerModule {
     readonly search: SearchService;
     /** Domain management as the HTTP API offers it, per reseller (spec 4.4 to 4.13). */
     readonly domainManagement: DomainManagementService;
-    /** Registrar sync of one domain or all of them (`reseller-admin sync`). */
+    /** Registrar sync of one domain, or a round of them (`reseller-admin sync`, the server's jobs). */
     readonly domainSync: DomainSyncService;
+    /** The reseller API log: every call, per reseller (`reseller-admin log`). */
+    readonly apiLog: ApiLogService;
+    /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
   };
-  /** The inversify container, for hosts that rebind ports before first use or resolve more services. */
+  /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
+  on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
+  readonly events: EventBus;
+  /** The inversify container, for hosts that resolve more services (rebind ports in `configureContainer`). */
   readonly container: Container;
   readonly settings: Settings;
   readonly registrars: PluginRegistry;
   readonly knex: Knex;
   readonly logger: Logger;
+  /** The Prometheus metrics (served at /metrics unless METRICS is off); a host may merge `metrics.registry` into its own. */
+  readonly metrics: PrometheusMetrics;
+  /** The background jobs: order reconciliation, domain sync, transfer sync, API log purge. Register more with `jobs.register`. */
+  readonly jobs: JobScheduler;
+  /** Starts the background jobs, unless BACKGROUND_JOBS is off. The stand-alone server calls it; `close()` stops them. */
+  startBackgroundJobs(): void;
+  /** One round of domain sync or transfer sync, claimed domain by domain so that several processes can run rounds at once. */
+  runSync(kind: SyncKind, options?: SyncRunOptions): Promise<SyncRoundReport>;
+  /** What /readyz reports: the database answers, the plugins are loaded, the module is not shutting down. */
+  readiness(): Promise<Readiness>;
+  /** From now on /readyz answers 503, so that load balancers stop sending requests (the first step of a graceful shutdown). */
+  drain(): void;
+  /** Writes the API log entries buffered so far (they are written every API_LOG_FLUSH_MS anyway). */
+  flushApiLog(): Promise<void>;
   /** Brings the schema to the latest version; safe from several processes at once. */
   migrate(): Promise<string[]>;
   /** One reconciliation pass over pending orders (docs/orders.md); safe from several processes at once. */
   reconcile(): Promise<ReconcileReport>;
   /**
-   * Starts reconciling pending orders every `reconcileIntervalMs` (0: never) until `close()`.
-   * The stand-alone server calls it; a host with its own scheduler calls `reconcile()` instead.
+   * Stops the background jobs (waiting for a pass in progress at most `jobsWaitMs`, default
+   * SHUTDOWN_TIMEOUT_MS), writes the API log's buffer, closes the plugins and, when the module
+   * opened it, the database pool.
    */
-  startReconciliation(): void;
-  /** Stops background work, closes the plugins and, when the module opened it, the database pool. */
-  close(): Promise<void>;
+  close(options?: { readonly jobsWaitMs?: number }): Promise<void>;
 }
+
+/** Names this process in job claims (at most 64 characters with the job and pass). */
+const PROCESS_TAG = `${os.hostname().slice(0, 24)}:${process.pid}`;
 
 /**
  * Creates the reseller module: the host-agnostic core behind its container, the Koa middleware
@@ -91,7 +141,7 @@ export interface ResellerModule {
  */
 export async function createResellerModule(options: ResellerModuleOptions = {}): Promise<ResellerModule> {
   const settings = parseSettings(options.settings ?? {});
-  const logger = options.logger ?? createLogger(settings.logLevel);
+  const logger = !options.logger ? createLogger(settings.logLevel) : isOwnLogger(options.logger) ? options.logger : withLogContext(options.logger);
   const clock = options.clock ?? systemClock;
   const ownsDatabase = options.database === undefined || typeof options.database === 'string';
   const target = typeof options.database === 'string' || options.database === undefined
@@ -106,7 +156,21 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       clock,
       store: new KnexPluginStore(knex, pluginId, clock),
     }));
-    const container = buildContainer({ clock, logger, unitOfWork: new KnexUnitOfWork(knex), secretBox, registrars }, settings);
+    const metrics = new PrometheusMetrics(logger);
+    const container = buildContainer({
+      clock,
+      logger,
+      unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger),
+      ledger: knexLedger,
+      apiLog: new KnexApiLogRepository(knex),
+      secretBox,
+      registrars,
+      registrarCallObserver: metrics,
+    }, settings);
+    options.configureContainer?.(container, { knex, settings, logger });
+
+    const events = container.get(TOKENS.events);
+    metrics.subscribe(events);
     const services = {
       resellers: container.get(TOKENS.resellerService),
       catalogue: container.get(TOKENS.catalogueService),
@@ -115,22 +179,106 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       search: container.get(TOKENS.searchService),
       domainManagement: container.get(TOKENS.domainManagementService),
       domainSync: container.get(TOKENS.domainSyncService),
+      apiLog: container.get(TOKENS.apiLogService),
       orders: container.get(TOKENS.orderService),
     };
-    const reconciliation = new ReconciliationJob(() => services.orders.reconcile(), settings.reconcileIntervalMs, logger);
+    const unitOfWork = container.get(TOKENS.unitOfWork);
+    const apiLog = new BufferedApiLog(container.get(TOKENS.apiLogRepository), logger, { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax }, metrics);
+    if (settings.apiLog) apiLog.start();
+    metrics.readFrom({ totalBalance: () => unitOfWork.read.ledger.totalBalance(), apiLogPending: () => apiLog.pending });
+
+    let draining = false;
+    let closed = false;
+    const readiness = async (): Promise<Readiness> => {
+      const checks: Record<string, string> = {};
+      if (draining) checks.process = 'shutting down';
+      checks.database = await databaseAnswers(knex);
+      checks.plugins = closed ? 'closed' : registrars.ids().length > 0 ? 'ok' : 'no registrar plugin is installed';
+      return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
+    };
+
+    const runSync = (kind: SyncKind, run: SyncRunOptions = {}): Promise<SyncRoundReport> => {
+      const concurrency = run.concurrencyPerRegistrar ?? settings.jobConcurrencyPerRegistrar;
+      const intervalMs = (kind === 'domain' ? settings.domainSyncIntervalSeconds : settings.transferSyncIntervalSeconds) * 1000;
+      return services.domainSync.syncDue({
+        kind,
+        syncedBefore: run.syncedBefore ?? new Date(clock.now().getTime() - intervalMs),
+        owner: `${PROCESS_TAG}:${kind}:${ulid()}`.slice(0, 64),
+        concurrencyPerRegistrar: concurrency,
+        batchSize: settings.jobBatchSize,
+        // Long enough for a whole batch at the registrar deadline; a claim outlives only a dead worker.
+        leaseMs: Math.ceil(settings.jobBatchSize / concurrency) * settings.registrarTimeoutMs + 60_000,
+        signal: run.signal,
+        onProgress: run.onProgress,
+      });
+    };
+
+    const reconcile = (signal?: AbortSignal) => services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
+    const jobs = new JobScheduler(logger, metrics);
+    // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
+    jobs.register({ name: 'domain-sync', intervalMs: Math.min(settings.domainSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('domain', { signal }).then(roundCounts) });
+    jobs.register({ name: 'transfer-sync', intervalMs: Math.min(settings.transferSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('transfer', { signal }).then(roundCounts) });
+    // Pending orders left by registrar timeouts or crashes; each order is claimed with a lease (docs/orders.md).
+    jobs.register({ name: 'order-reconciliation', intervalMs: settings.reconcileIntervalMs, run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts) });
+    if (settings.apiLogRetentionDays > 0) {
+      jobs.register({ name: 'api-log-purge', intervalMs: 3_600_000, run: async () => ({ purged: (await services.apiLog.purge()).deleted }) });
+    }
+
+    const observe = (call: ObservedCall) => {
+      // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
+      (call.operational && call.status < 500 ? logger.debug : logger.info).call(logger, { reqId: call.requestId || undefined, method: call.method, route: call.route, status: call.status, ms: Math.round(call.durationMs * 10) / 10, ...(call.resellerId ? { reseller: call.resellerId } : {}) }, 'request');
+      metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
+      if (settings.apiLog && call.resellerId && call.route) {
+        apiLog.record({
+          resellerId: call.resellerId, at: clock.now(), method: call.method, route: call.route, domain: call.domain ?? null,
+          status: call.status, durationMs: call.durationMs, error: call.error ?? null, requestId: call.requestId, clientIp: call.clientIp || null,
+        });
+      }
+    };
+    const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
+
+    let document: unknown;
+    const routes: Route[] = [
+      ...ROUTES,
+      ...operationalRoutes({
+        document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath })),
+        readiness,
+        metrics: settings.metrics ? metrics : undefined,
+      }),
+    ];
+
     return {
-      middleware: (mount = {}) => createHttpApi({ container, routes: ROUTES, logger, basePath: settings.basePath, ...mount }),
+      middleware: (mount = {}) => createHttpApi({ container, routes, logger, basePath: settings.basePath, observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext }, ...mount }),
       services,
+      on: (name, handler) => events.on(name, handler),
+      events,
       container,
       settings,
       registrars,
       knex,
       logger,
+      metrics,
+      jobs,
+      startBackgroundJobs() {
+        if (!settings.backgroundJobs) {
+          logger.info({}, 'background jobs are off (BACKGROUND_JOBS=false): run `reseller-admin sync` from a scheduler');
+          return;
+        }
+        jobs.start();
+      },
+      runSync,
+      readiness,
+      drain() {
+        draining = true;
+      },
+      flushApiLog: () => apiLog.flush(),
       migrate: () => migrateLatest(knex),
-      reconcile: () => services.orders.reconcile(),
-      startReconciliation: () => reconciliation.start(),
-      async close() {
-        await reconciliation.stop();
+      reconcile: () => reconcile(),
+      async close(options = {}) {
+        draining = true;
+        if (!(await jobs.stop(options.jobsWaitMs ?? settings.shutdownTimeoutMs))) logger.warn({}, 'a background pass was still running at close; its claims run out and another process takes them');
+        await apiLog.close();
+        closed = true;
         await registrars.close();
         if (ownsDatabase) await knex.destroy();
       },
@@ -138,6 +286,24 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
   } catch (error) {
     if (ownsDatabase) await knex.destroy();
     throw error;
+  }
+}
+
+const roundCounts = (report: SyncRoundReport) => ({ synced: report.synced, changed: report.changed.length, failed: report.failed.length });
+
+/** "ok", or why the database does not answer a trivial query within two seconds. */
+async function databaseAnswers(knex: Knex): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      knex.raw('select 1'),
+      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000); }),
+    ]);
+    return 'ok';
+  } catch (error) {
+    return `unreachable (${error instanceof Error ? error.message.split('\n')[0]!.slice(0, 120) : 'error'})`;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -5,7 +5,7 @@ import { loadSettings } from '../config/settings';
 import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
-import type { SyncAllProgress } from '../core/domain/domain-sync-service';
+import type { SyncRoundProgress } from '../core/domain/domain-sync-service';
 import type { Order } from '../core/order/order';
 import { parseDomainName } from '../core/domain/domain-name';
 import { createLogger } from '../infra/logging';
@@ -33,6 +33,9 @@ export const USAGE = `Usage: reseller-admin <command>
   reseller rotate-key <email>
   reseller suspend <email> | reseller activate <email>
   reseller list
+  reseller allow-ip <email> <cidr>                (requests must come from an allowed range; a bare address is one host)
+  reseller disallow-ip <email> <cidr>             (with the last range gone, any address is allowed again)
+  reseller allowed-ips <email>
   credit add <email> <amount> [--note <text>]     (a negative amount is an adjustment; never below zero)
   credit show <email>
   domain show <domain>
@@ -40,8 +43,14 @@ export const USAGE = `Usage: reseller-admin <command>
   order list [--reseller <email>] [--status pending|completed|failed] [--domain <name>]
   order show <order-id>
   reconcile                                         (settle pending orders with the registrar: complete or refund)
-  sync [--concurrency N]                            (reconcile pending orders, then sync every Active, Grace, Redemption or
-                                                    Expired domain with its registrar; N calls at once, default 5; progress on stderr)
+  sync [--concurrency N]                            (one round of everything the server's background jobs do: reconcile
+                                                    pending orders, then domain sync (Active, Grace, Redemption, Expired) and
+                                                    transfer sync (Pending Transfer), N registrar calls at once per registrar
+                                                    (default JOB_CONCURRENCY_PER_REGISTRAR); progress on stderr. Safe beside
+                                                    running servers: each order and domain is claimed by one worker)
+  log <email> [--since <date|24h|7d>] [--domain <name>] [--limit N]
+                                                  (the reseller's API calls, newest first; default the last 100)
+  log purge [--before <date>]                     (delete API log entries older than API_LOG_RETENTION_DAYS, or the date)
 
 Every command prints JSON on stdout. DATABASE_URL and the other settings are read as the server reads them.`;
 
@@ -59,9 +68,12 @@ const OPTIONS = {
   note: { type: 'string' },
   reseller: { type: 'string' },
   concurrency: { type: 'string' },
+  since: { type: 'string' },
+  domain: { type: 'string' },
+  limit: { type: 'string' },
+  before: { type: 'string' },
   addons: { type: 'string' },
   status: { type: 'string' },
-  domain: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -220,17 +232,59 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       return Promise.all(list.map((d) => describeDomain(module, d)));
     }
     case 'sync': {
-      const concurrency = optionalInt(flags.concurrency, 'concurrency') ?? 5;
+      const concurrency = optionalInt(flags.concurrency, 'concurrency') ?? module.settings.jobConcurrencyPerRegistrar;
       if (concurrency < 1 || concurrency > 50) throw new UsageError('--concurrency must be from 1 to 50');
       // Pending orders first: a settled order turns its domain Active, and then it is synced too.
       const reconciliation = await module.reconcile();
-      const domainsReport = await module.services.domainSync.syncAll({ concurrency, onProgress: progressLine(io, 'sync') });
+      // A round: every domain not synced since the round started, whatever the interval says.
+      const syncedBefore = new Date();
+      const domainsReport = await module.runSync('domain', { syncedBefore, concurrencyPerRegistrar: concurrency, onProgress: progressLine(io, 'sync') });
       if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
-      return { reconciliation, domains: domainsReport };
+      const transfersReport = await module.runSync('transfer', { syncedBefore, concurrencyPerRegistrar: concurrency, onProgress: progressLine(io, 'transfer sync') });
+      return { reconciliation, domains: domainsReport, transfers: transfersReport };
+    }
+    case 'reseller allow-ip':
+      return resellers.allowNetwork(need(args[0], '<email>'), need(args[1], '<cidr>'));
+    case 'reseller disallow-ip':
+      return resellers.disallowNetwork(need(args[0], '<email>'), need(args[1], '<cidr>'));
+    case 'reseller allowed-ips':
+      return resellers.allowedNetworks(need(args[0], '<email>'));
+    case 'log purge': {
+      const before = flags.before === undefined ? undefined : parseSince(flags.before, '--before');
+      return module.services.apiLog.purge(before);
     }
     default:
+      if (noun === 'log' && verb !== undefined) return readLog(module, verb, flags);
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+async function readLog(module: ResellerModule, email: string, flags: Flags) {
+  const reseller = await module.services.resellers.byEmail(email);
+  const since = flags.since === undefined ? undefined : parseSince(flags.since, '--since');
+  const limit = optionalInt(flags.limit, 'limit');
+  let domain: string | undefined;
+  if (flags.domain !== undefined) {
+    try {
+      domain = parseDomainName(flags.domain).ascii;
+    } catch {
+      throw new UsageError(`--domain: "${flags.domain}" is not a domain name`);
+    }
+  }
+  const entries = await module.services.apiLog.find(reseller.id, { since, domain, limit });
+  return entries.map((e) => ({
+    at: e.at.toISOString(), method: e.method, route: e.route, domain: e.domain, status: e.status, ms: e.durationMs,
+    error: e.error, requestId: e.requestId, clientIp: e.clientIp,
+  }));
+}
+
+/** An ISO date or date-time, or a span back from now: `90m`, `24h`, `7d`. */
+function parseSince(text: string, flag: string): Date {
+  const span = /^(\d{1,6})([mhd])$/.exec(text.trim());
+  if (span) return new Date(Date.now() - Number(span[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as 'm' | 'h' | 'd']);
+  const at = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? new Date(text.trim().length === 10 ? `${text.trim()}T00:00:00Z` : text.trim()) : new Date(NaN);
+  if (Number.isNaN(at.getTime())) throw new UsageError(`${flag} must be a date like 2026-11-21 (UTC), a date-time, or a span like 24h or 7d`);
+  return at;
 }
 
 function describeOrder(o: Order) {
@@ -271,7 +325,7 @@ async function describeDomain(module: ResellerModule, d: DomainRecord) {
  * One progress line on stderr: rewritten in place on a terminal, otherwise printed about every 5%
  * so that logs stay short. stdout keeps the JSON result alone.
  */
-function progressLine(io: CliIo, label: string): (p: SyncAllProgress) => void {
+function progressLine(io: CliIo, label: string): (p: SyncRoundProgress) => void {
   const isTty = (io.stderr as { isTTY?: boolean }).isTTY === true;
   let lastPrinted = 0;
   return ({ done, total, failed }) => {

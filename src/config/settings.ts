@@ -5,7 +5,7 @@ const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** Every setting, its default and its bounds: the README's configuration table mirrors this. */
-export const SettingsSchema = z.object({
+export const SettingsSchema = z.strictObject({
   databaseUrl: z.string().min(1).default('sqlite:./data/reseller.sqlite'),
   port: int(0, 65535).default(8080),
   host: z.string().min(1).default('0.0.0.0'),
@@ -20,6 +20,11 @@ export const SettingsSchema = z.object({
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code like USD').default('USD'),
   trustProxy: bool.default(false),
+  /**
+   * With TRUST_PROXY: how many proxies in front of the server append to X-Forwarded-For. The client
+   * address is taken that many entries from the right, so a client cannot forge it by sending the header.
+   */
+  trustProxyHops: int(1, 10).default(1),
   dbPoolMax: int(1, 1000).default(10),
   authMaxFailures: int(1, 10_000).default(10),
   authFailureWindowSeconds: int(1, 86_400).default(300),
@@ -33,6 +38,30 @@ export const SettingsSchema = z.object({
   reconcileBatch: int(1, 10_000).default(100),
   /** How long an Idempotency-Key and its first answer are kept; at least 24 hours. */
   idempotencyTtlHours: int(24, 24 * 30).default(24),
+  /** Periodic domain sync, transfer sync and order reconciliation in the server; off where an external scheduler runs `reseller-admin sync`. */
+  backgroundJobs: bool.default(true),
+  /** How long after a domain's last sync it is due again (server jobs). */
+  domainSyncIntervalSeconds: int(60, 30 * 86_400).default(86_400),
+  /** How often domains in Pending Transfer are asked about (server jobs). */
+  transferSyncIntervalSeconds: int(60, 30 * 86_400).default(3_600),
+  /** Registrar calls at once per registrar plugin, for each background job and `reseller-admin sync`. */
+  jobConcurrencyPerRegistrar: int(1, 100).default(4),
+  /** Domains one process claims at a time; the claim is a lease that runs out if the process dies. */
+  jobBatchSize: int(1, 1000).default(50),
+  /** Write every reseller API call to the API log (`reseller-admin log`). */
+  apiLog: bool.default(true),
+  /** API log entries older than this are purged (hourly by the server, or `reseller-admin log purge`); 0 keeps them forever. */
+  apiLogRetentionDays: int(0, 3650).default(90),
+  /** How often the API log's buffer is written to the database (one batched insert). */
+  apiLogFlushMs: int(50, 60_000).default(1_000),
+  /** Entries the API log buffers at most; beyond it (a database outage) the oldest are dropped and counted. */
+  apiLogBufferMax: int(100, 1_000_000).default(10_000),
+  /** Serve Prometheus metrics at /metrics. */
+  metrics: bool.default(true),
+  /** On SIGTERM: how long to keep serving with /readyz at 503 before refusing new connections, so that the load balancer moves traffic away first. */
+  shutdownDelayMs: int(0, 600_000).default(0),
+  /** On SIGTERM: how long in-flight requests and background passes may take before the process exits anyway. */
+  shutdownTimeoutMs: int(0, 600_000).default(25_000),
   /**
    * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
    * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
@@ -56,6 +85,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   LOG_LEVEL: 'logLevel',
   CURRENCY: 'currency',
   TRUST_PROXY: 'trustProxy',
+  TRUST_PROXY_HOPS: 'trustProxyHops',
   DB_POOL_MAX: 'dbPoolMax',
   AUTH_MAX_FAILURES: 'authMaxFailures',
   AUTH_FAILURE_WINDOW_SECONDS: 'authFailureWindowSeconds',
@@ -65,6 +95,18 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   RECONCILE_AFTER_MS: 'reconcileAfterMs',
   RECONCILE_BATCH: 'reconcileBatch',
   IDEMPOTENCY_TTL_HOURS: 'idempotencyTtlHours',
+  BACKGROUND_JOBS: 'backgroundJobs',
+  DOMAIN_SYNC_INTERVAL_SECONDS: 'domainSyncIntervalSeconds',
+  TRANSFER_SYNC_INTERVAL_SECONDS: 'transferSyncIntervalSeconds',
+  JOB_CONCURRENCY_PER_REGISTRAR: 'jobConcurrencyPerRegistrar',
+  JOB_BATCH_SIZE: 'jobBatchSize',
+  API_LOG: 'apiLog',
+  API_LOG_RETENTION_DAYS: 'apiLogRetentionDays',
+  API_LOG_FLUSH_MS: 'apiLogFlushMs',
+  API_LOG_BUFFER_MAX: 'apiLogBufferMax',
+  METRICS: 'metrics',
+  SHUTDOWN_DELAY_MS: 'shutdownDelayMs',
+  SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
 };
 
 export class ConfigError extends Error {
@@ -83,6 +125,7 @@ export function parseSettings(input: Record<string, unknown>): Settings {
     throw new ConfigError(result.error.issues.map((issue) => {
       const key = String(issue.path[0] ?? '');
       const env = envNameOf(key);
+      if (issue.path.length === 0) return issue.message; // an unknown key (a typo in the config file)
       return `${issue.path.join('.')}${env ? ` (${env})` : ''}: ${issue.message}`;
     }));
   }

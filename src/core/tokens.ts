@@ -1,8 +1,10 @@
 import type { ServiceIdentifier } from 'inversify';
+import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
 import type { Authenticator } from './auth/authenticator';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CreditService } from './credit/credit-service';
+import type { LedgerFactory } from './credit/ledger';
 import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
@@ -10,23 +12,38 @@ import type { OrderRegistrar } from './order/order-registrar';
 import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
+import type { RegistrarCallObserver } from './registrar/observed-registrar-directory';
 import type { SecretBox } from './reseller/reseller';
+import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
 import type { SearchService } from './search/search-service';
 import type { Clock } from './shared/clock';
+import type { EventBus } from './shared/events';
 import type { Logger } from './shared/logger';
 import type { UnitOfWork } from './shared/unit-of-work';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
 
-/** Every service identifier in one place. A host rebinds a port (say, its own credit store) by its token. */
+/**
+ * Every service identifier in one place. A host rebinds a port by its token in the module's
+ * `configureContainer` option, before anything is resolved (docs/embedding.md lists the ports).
+ */
 export const TOKENS = {
   clock: token<Clock>('clock'),
   logger: token<Logger>('logger'),
   currency: token<string>('currency'),
+  /** Port: makes the ledger a unit of work uses; a host that keeps balances itself rebinds it. */
+  ledgerFactory: token<LedgerFactory>('ledgerFactory'),
   unitOfWork: token<UnitOfWork>('unitOfWork'),
   secretBox: token<SecretBox>('secretBox'),
+  /** Port: who may call the API, with which key and from where; a host with its own customers rebinds it. */
+  resellerDirectory: token<ResellerDirectory>('resellerDirectory'),
+  /** Port: the module's events (order placed, completed or failed; domain status changed; credit changed). */
+  events: token<EventBus>('events'),
+  /** Port: told about every registrar call (the Prometheus metrics by default). */
+  registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
+  /** The installed registrar plugins, every call observed. */
   registrars: token<RegistrarDirectory>('registrars'),
   registrarGateway: token<RegistrarGateway>('registrarGateway'),
   authThrottle: token<FailureThrottle>('authThrottle'),
@@ -43,4 +60,6 @@ export const TOKENS = {
   /** The order flow's registrar port; a host (or the registrar gateway) may rebind it. */
   orderRegistrar: token<OrderRegistrar>('orderRegistrar'),
   orderService: token<OrderService>('orderService'),
+  apiLogRepository: token<ApiLogRepository>('apiLogRepository'),
+  apiLogService: token<ApiLogService>('apiLogService'),
 } as const;

@@ -9,6 +9,7 @@ export const STATUS: Record<ErrorCode, number> = {
   capability_missing: 400,
   not_found: 404,
   authentication_failed: 401,
+  forbidden: 403,
   too_many_attempts: 429,
   not_owned: 409,
   conflict: 409,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Container, ServiceIdentifier } from 'inversify';
@@ -11,7 +10,8 @@ import { DomainError, isDomainError } from '../core/shared/errors';
 import type { Logger } from '../core/shared/logger';
 import { TOKENS } from '../core/tokens';
 import { STATUS } from './error-status';
-import type { Route, RouteContext } from './route-table';
+import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
+import { HttpReply, type Route, type RouteContext } from './route-table';
 import { fromJson, parseForm, type WireParams } from './wire/form-body';
 
 export const BODY_LIMIT = '64kb';
@@ -26,13 +26,20 @@ export interface HttpApiOptions {
   readonly basePath?: string;
   /** Answer unmatched requests with a 404 JSON even without a prefix (the stand-alone server does). */
   readonly ownAllPaths?: boolean;
+  /** Request ids, logs, metrics and the API log (src/http/middleware/observe-requests.ts). */
+  readonly observation?: RequestObservation;
+  /** Development and tests: every 200 reply is checked against its route's `output` schema; a mismatch is a 500. */
+  readonly checkReplies?: boolean;
 }
+
+const NOT_OBSERVED: RequestObservation = { observe: () => undefined };
 
 type Ctx = Koa.ParameterizedContext;
 
 /** Builds the Koa middleware that serves the route table. The only place HTTP meets the core. */
 export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const { container, logger } = options;
+  const observation = options.observation ?? NOT_OBSERVED;
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   const memo = new Map<ServiceIdentifier, unknown>();
   const resolve = <T>(token: ServiceIdentifier<T>): T => {
@@ -52,26 +59,27 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
-      router[r.method](`${base}${r.path}`, (ctx: Ctx) => serve(ctx, r));
+      router[r.method](`${base}${r.path}`, observeRoute(r.method, r.path, observation, r.access === 'public'), (ctx: Ctx) => serve(ctx, r));
     }
   }
 
   async function serve(ctx: Ctx, r: Route): Promise<void> {
-    const started = performance.now();
-    const requestId = requestIdOf(ctx);
-    ctx.set('X-Request-Id', requestId);
+    const call = apiCallOf(ctx)!;
+    const { requestId } = call;
     try {
       const reseller = r.access === 'reseller' ? await authenticate(ctx) : (undefined as unknown as Reseller);
+      if (reseller) call.resellerId = reseller.id;
       const params = await readParams(ctx);
       assertBodyRepeatsPath(ctx.params, params);
+      call.domain = domainNamed(ctx.params.domain ?? params.domain);
       const input = validate(r.input, { ...params, ...ctx.params });
       const context: RouteContext<unknown> = { input, reseller, requestId, header: (name) => ctx.get(name) || undefined, resolve };
       const body = await r.handler(context);
+      if (body instanceof HttpReply) return sendReply(ctx, body);
+      if (options.checkReplies) checkReply(r, body);
       sendJson(ctx, 200, body);
     } catch (error) {
       sendError(ctx, error, requestId);
-    } finally {
-      logger.info({ reqId: requestId, method: ctx.method, route: r.path, status: ctx.status, ms: Math.round((performance.now() - started) * 10) / 10 }, 'request');
     }
   }
 
@@ -100,19 +108,19 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   }
 
   function sendError(ctx: Ctx, error: unknown, requestId: string): void {
+    const reply = errorReply(error, requestId);
+    if (reply.status === 500) logger.error({ reqId: requestId, err: error }, 'unexpected error');
+    const call = apiCallOf(ctx)!;
+    call.error = reply.message;
     if (isDomainError(error)) {
       if (error.details.retryAfterSeconds) ctx.set('Retry-After', String(error.details.retryAfterSeconds));
-      return sendJson(ctx, STATUS[error.code], { error: error.message });
+      if (error.details.resellerId) call.resellerId = error.details.resellerId;
     }
-    const status = (error as { status?: unknown }).status;
-    if (status === 413) return sendJson(ctx, 413, { error: 'The request body is larger than 64 KiB' });
-    if (status === 415) return sendJson(ctx, 415, { error: 'Send the body as application/x-www-form-urlencoded or application/json' });
-    if (status === 400) return sendJson(ctx, 400, { error: 'The request body cannot be parsed; check its encoding and syntax' });
-    logger.error({ reqId: requestId, err: error }, 'unexpected error');
-    sendJson(ctx, 500, { error: `Internal server error (request id ${requestId})` });
+    sendJson(ctx, reply.status, { error: reply.message });
   }
 
   const unmatched: Koa.Middleware = async (ctx, next) => {
+    const started = performance.now();
     await next();
     const owned = prefix ? ctx.path === prefix || ctx.path.startsWith(`${prefix}/`) : options.ownAllPaths === true;
     if (!owned || ctx.body !== undefined) return;
@@ -120,10 +128,22 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
       sendJson(ctx, 405, { error: `${ctx.method} is not allowed on ${ctx.path}; use ${ctx.response.get('Allow')}` });
     } else if (ctx.status === 404) {
       sendJson(ctx, 404, { error: `No route for ${ctx.method} ${ctx.path}` });
+    } else {
+      return;
     }
+    observeUnmatched(ctx, started, observation);
   };
 
-  return compose([unmatched, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  const middleware = compose([unmatched, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  mounted.set(middleware, router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) }))));
+  return middleware;
+}
+
+const mounted = new WeakMap<Koa.Middleware, ReadonlyArray<{ method: string; path: string }>>();
+
+/** What the router of a middleware made by `createHttpApi` serves: method and full path of every route (tests compare it with the OpenAPI document). */
+export function mountedRoutes(middleware: Koa.Middleware): ReadonlyArray<{ method: string; path: string }> {
+  return mounted.get(middleware) ?? [];
 }
 
 function header(ctx: Ctx, name: string): string | undefined {
@@ -131,17 +151,45 @@ function header(ctx: Ctx, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-function requestIdOf(ctx: Ctx): string {
-  const given = ctx.get('x-request-id');
-  return REQUEST_ID.test(given) ? given : randomUUID();
-}
-
 export function sendJson(ctx: Ctx, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify(body);
+}
+
+function sendReply(ctx: Ctx, reply: HttpReply): void {
+  if (reply.contentType === undefined) return sendJson(ctx, reply.status, reply.body);
+  ctx.status = reply.status;
+  ctx.type = reply.contentType;
+  ctx.body = reply.body;
+}
+
+/** The status and message of an error reply (decisions.md); anything unexpected is a 500 naming the request id. */
+export function errorReply(error: unknown, requestId: string): { status: number; message: string } {
+  if (isDomainError(error)) return { status: STATUS[error.code], message: error.message };
+  const status = (error as { status?: unknown }).status;
+  if (status === 413) return { status, message: 'The request body is larger than 64 KiB' };
+  if (status === 415) return { status, message: 'Send the body as application/x-www-form-urlencoded or application/json' };
+  if (status === 400) return { status, message: 'The request body cannot be parsed; check its encoding and syntax' };
+  return { status: 500, message: `Internal server error (request id ${requestId})` };
+}
+
+/** The domain a call names, for the API log: normalised when it parses, else as given (bounded). */
+function domainNamed(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return undefined;
+  try {
+    return parseDomainName(value).ascii;
+  } catch {
+    return value.trim().toLowerCase().slice(0, 253) || undefined;
+  }
+}
+
+function checkReply(r: Route, body: unknown): void {
+  const result = r.output.safeParse(body);
+  if (!result.success) {
+    const issues = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(reply)'}: ${i.message}`).join('; ');
+    throw new Error(`the reply of ${r.method.toUpperCase()} ${r.path} does not match its output schema: ${issues}`);
+  }
 }
 
 /**

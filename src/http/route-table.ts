@@ -21,13 +21,28 @@ export interface Route<Schema extends z.ZodType = z.ZodType> {
   readonly path: string;
   /** Every route states its access rule. */
   readonly access: Access;
+  /** Validates the request (query, body and path merged); the OpenAPI document's request schema too. */
   readonly input: Schema;
-  /** Returns the reply body; it is always sent as JSON. */
+  /** The 200 reply's shape: the OpenAPI document's response schema, checked against real replies in the tests. */
+  readonly output: z.ZodType;
+  /** Returns the reply body (sent as JSON), or an `HttpReply` for another status or content type. */
   readonly handler: (ctx: RouteContext<z.infer<Schema>>) => Promise<unknown>;
   readonly summary: string;
+  /** Groups the route in the OpenAPI document. */
+  readonly tag?: string;
 }
 
 /** Keeps each route's handler typed by its own schema. */
 export function route<Schema extends z.ZodType>(definition: Route<Schema>): Route<Schema> {
   return definition;
+}
+
+/** A reply other than a 200 JSON body: a status of its own (a 503 from /readyz), or text (/metrics). */
+export class HttpReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    /** Sent as is when set; otherwise the body is JSON. */
+    readonly contentType?: string,
+  ) {}
 }

@@ -32,7 +32,9 @@ describe('reseller-admin sync', () => {
     await givenDomain(module, 'cli-deleted.com', { period: 10 });
     await givenDomain(module, 'cli-broken.com', { atRegistrar: false, expiryDate: '2030-01-01' });
     await givenDomain(module, 'cli-pending.com', { atRegistrar: false, status: 'Pending Registration', expiryDate: null });
+    await givenDomain(module, 'cli-transfer.com', { atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
     const sandbox = module.registrars.get('sandbox');
+    await sandbox.transfer!.transfer({ domain: 'cli-transfer.com', eppCode: 'EPP', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} } as never, ctx());
     await sandbox.release!.release({ domain: 'cli-released.com', transferTag: 'ELSEWHERE' }, ctx());
     await sandbox.delete!.delete({ domain: 'cli-deleted.com' }, ctx());
   });
@@ -41,7 +43,7 @@ describe('reseller-admin sync', () => {
     await db.drop();
   });
 
-  it('syncs every domain sync owns with its registrar, reporting changes and failures, with a progress line on stderr', async () => {
+  it('syncs every domain sync owns and every pending transfer with its registrar, reporting changes and failures, with progress lines on stderr', async () => {
     const out = sink();
     const err = sink();
     const code = await runCli(['sync', '--concurrency', '2'], { stdout: out.stream, stderr: err.stream, env: env() });
@@ -58,12 +60,19 @@ describe('reseller-admin sync', () => {
         ],
         failed: [{ domain: 'cli-broken.com', error: 'Registrar sandbox refused: cli-broken.com is not registered at the sandbox registry' }],
       },
+      transfers: {
+        total: 1,
+        synced: 1,
+        changed: [{ domain: 'cli-transfer.com', status: { from: 'Pending Transfer', to: 'Active' } }],
+        failed: [],
+      },
     });
-    expect(err.text()).toMatch(/sync: 4\/4 domains, 1 failed\n$/);
+    expect(err.text()).toMatch(/sync: 4\/4 domains, 1 failed\ntransfer sync: 1\/1 domains\n$/);
     expect(await platformRecord(module, 'cli-active.com')).toMatchObject({ status: 'Active', expiryDate: '2036-11-21' });
     expect(await platformRecord(module, 'cli-released.com')).toMatchObject({ status: 'Transferred Away' });
     expect(await platformRecord(module, 'cli-deleted.com')).toMatchObject({ status: 'Cancelled' });
     expect(await platformRecord(module, 'cli-pending.com')).toMatchObject({ status: 'Pending Registration' });
+    expect(await platformRecord(module, 'cli-transfer.com')).toMatchObject({ status: 'Active' });
   });
 
   it('refuses a concurrency out of bounds as a usage error', async () => {

@@ -18,7 +18,8 @@ describe('migrations', () => {
     } finally {
       await Promise.all(connections.map((knex) => knex.destroy()));
     }
-  });
+    // As long as migrateLatest may wait: on MariaDB, DDL under a full parallel test run can take a while.
+  }, 120_000);
 });
 
 describe('the credit ledger', () => {

@@ -15,6 +15,7 @@ import { directoryOf } from '../support/fake-registrar';
 import { FileRegistrar } from '../support/file-registrar';
 import { AFTER_LEASE_MS, registration, SETTINGS, startOrderBench, type OrderBench } from '../support/order-bench';
 import { TEST_ENGINE } from '../support/test-database';
+import { InProcessEventBus } from '../../src/core/shared/events';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CHILD = path.join(__dirname, '..', 'fixtures', 'crash', 'order-child.ts');
@@ -58,7 +59,7 @@ describe('a crash between the phases of an order', () => {
     const logger = createLogger('silent');
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
     await catalogue.setTld({ tld: '.org', group: 'default', registrar: 'file', prices: { register: '1=10.00' } });
-    orders = new OrderService(b.uow, new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger), catalogue, b.clock, logger, SETTINGS);
+    orders = new OrderService(b.uow, new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger), catalogue, b.clock, logger, SETTINGS, new InProcessEventBus(logger));
     reseller = await b.newReseller(10_000);
   });
   afterAll(async () => {

@@ -3,7 +3,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { computeToken } from '../../src/core/auth/api-token';
 import { fixedClock } from '../../src/core/shared/clock';
-import { createResellerModule, type ResellerModule } from '../../src/module';
+import { createResellerModule, type ResellerModule, type ResellerModuleOptions } from '../../src/module';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { openLedgers } from './ledger-invariant';
 
@@ -17,7 +17,7 @@ export interface Harness {
   readonly http: ReturnType<typeof request>;
   /** The default reseller: group "default", 100.00 credit, .com/.net/.org on the sandbox (or `options.registrar`). */
   readonly reseller: { email: string; apiKey: string };
-  /** The test database's URL (a child process may open it too). */
+  /** The test database's URL (the CLI or a child process may open it too). */
   readonly databaseUrl: string;
   headers(who?: { email: string; apiKey: string }): Record<string, string>;
   close(): Promise<void>;
@@ -29,6 +29,8 @@ export interface HarnessOptions {
   readonly mount?: { prefix?: string; ownAllPaths?: boolean };
   /** The registrar plugin serving the default .com/.net/.org (default: sandbox). */
   readonly registrar?: string;
+  readonly logger?: ResellerModuleOptions['logger'];
+  readonly configureContainer?: ResellerModuleOptions['configureContainer'];
   /** The module's clock (default: fixed at NOW). */
   readonly clock?: ReturnType<typeof fixedClock>;
 }
@@ -41,6 +43,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     database: db.url,
     clock,
     pluginsDir: options.pluginsDir,
+    logger: options.logger,
+    configureContainer: options.configureContainer,
     settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
   });
   await module.migrate();
@@ -52,7 +56,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);
   const app = new Koa();
-  app.use(module.middleware(options.mount ?? { ownAllPaths: true }));
+  // Every 200 reply of every HTTP test is checked against its route's output schema (the OpenAPI document's).
+  app.use(module.middleware({ ...(options.mount ?? { ownAllPaths: true }), checkReplies: true }));
   const server = app.listen(0, '127.0.0.1');
   const reseller = { email: 'reseller@example.com', apiKey };
   return {

@@ -20,6 +20,7 @@ import { directoryOf, FakeRegistrar } from './scripted-registrar';
 import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { InProcessEventBus } from '../../src/core/shared/events';
 
 export const REGISTRAR_DEADLINE_MS = 40;
 export const SETTINGS: OrderSettings = {
@@ -78,11 +79,12 @@ export async function startOrderBench(): Promise<OrderBench> {
   const fake = new FakeRegistrar();
   const directory = directoryOf(fake);
   const logger = createLogger('silent');
+  const events = new InProcessEventBus(logger);
   const registrar = new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: REGISTRAR_DEADLINE_MS }, logger), logger);
   const catalogue = new CatalogueService(uow, directory, 'USD');
-  const credit = new CreditService(uow, clock);
-  const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock);
-  const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) => new OrderService(other, otherRegistrar, catalogue, clock, logger, SETTINGS);
+  const credit = new CreditService(uow, clock, events);
+  const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock, events);
+  const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) => new OrderService(other, otherRegistrar, catalogue, clock, logger, SETTINGS, events);
   await resellers.createGroup('default');
   await catalogue.setTld({ tld: '.com', group: 'default', registrar: 'fake', prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
   await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: '1=10.00' } });

@@ -5,7 +5,7 @@ const CORE = path.join(__dirname, '../../src/core');
 const PLUGINS = path.join(__dirname, '../../plugins');
 /** A plugin sees the platform only through the contract and the client SDK (docs/plugins.md). */
 const PLUGIN_FORBIDDEN = /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino)['"]|from ['"](\.\.\/)+src\/(?!core\/registrar\/plugin['"]|client['"])/;
-const FORBIDDEN = /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino|node:fs|fs)['"]|from ['"](\.\.\/)+(infra|http|cli|config)\//;
+const FORBIDDEN = /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino|prom-client|node:fs|fs)['"]|from ['"](\.\.\/)+(infra|http|cli|config)\//;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -15,7 +15,7 @@ function files(dir: string): string[] {
 }
 
 describe('layering', () => {
-  it('keeps src/core free of adapters: no koa, knex, drivers, fs, infra, http, cli or config imports', () => {
+  it('keeps src/core free of adapters: no koa, knex, drivers, pino, prom-client, fs, infra, http, cli or config imports', () => {
     const offenders = files(CORE).filter((file) => FORBIDDEN.test(readFileSync(file, 'utf8')));
     expect(offenders.map((f) => path.relative(CORE, f))).toEqual([]);
   });

@@ -1,8 +1,10 @@
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
-import type { Reseller, ResellerRepository, SecretBox } from '../reseller/reseller';
+import type { Reseller } from '../reseller/reseller';
+import type { ResellerDirectory } from '../reseller/reseller-directory';
 import { computeToken, looksLikeToken, tokensEqual } from './api-token';
 import type { FailureThrottle } from './failure-throttle';
+import { addressAllowed } from './ip-network';
 
 export interface Credentials {
   readonly username: string | undefined;
@@ -25,14 +27,14 @@ const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
  *   neighbouring hour (clock skew);
  * - a `timestamp` header: refused when more than 60 s from server time, else the hour of that
  *   timestamp (newer clients build the token from it).
+ *
+ * Then, before anything else happens, the reseller's IP allow-list (when it has one) must hold
+ * the client address. It is checked only after the token, so that it tells nothing about
+ * whether a username exists.
  */
 export class Authenticator {
-  // Opening a sealed key costs an AES-GCM decryption; the sealed text changes on rotation, so it is the cache key.
-  private readonly openedKeys = new Map<string, string>();
-
   constructor(
-    private readonly resellers: ResellerRepository,
-    private readonly secrets: SecretBox,
+    private readonly directory: ResellerDirectory,
     private readonly throttle: FailureThrottle,
     private readonly clock: Clock,
   ) {}
@@ -48,8 +50,8 @@ export class Authenticator {
     if (!username || !token) throw new DomainError('authentication_failed', 'The username and token headers are required');
     const hours = this.hoursToCheck(credentials.timestamp);
 
-    const found = username.length <= MAX_HEADER_LENGTH ? await this.resellers.findByEmail(username.toLowerCase()) : undefined;
-    const apiKey = found ? this.open(found.sealedApiKey) : DECOY_KEY;
+    const found = username.length <= MAX_HEADER_LENGTH ? await this.directory.findForAuthentication(username.toLowerCase()) : undefined;
+    const apiKey = found?.apiKey ?? DECOY_KEY;
     let matched = false;
     for (const hour of hours) {
       // Every candidate hour is computed and compared, whatever matched before, to keep timing flat.
@@ -60,8 +62,11 @@ export class Authenticator {
       throw new DomainError('authentication_failed', INVALID_TOKEN);
     }
     this.throttle.recordSuccess(throttleKeys.slice(1));
-    if (found.status !== 'active') throw new DomainError('authentication_failed', 'This reseller account is suspended');
-    const { sealedApiKey: _sealed, ...reseller } = found;
+    const { reseller } = found;
+    if (reseller.status !== 'active') throw new DomainError('authentication_failed', 'This reseller account is suspended');
+    if (!addressAllowed(found.allowedNetworks, credentials.clientAddress)) {
+      throw new DomainError('forbidden', `Requests from ${credentials.clientAddress} are not allowed for this reseller; the operator keeps its IP allow-list`, { resellerId: reseller.id });
+    }
     return reseller;
   }
 
@@ -82,15 +87,5 @@ export class Authenticator {
     if (intoHour < SKEW_MS) hours.push(new Date(now - SKEW_MS));
     if (HOUR_MS - intoHour <= SKEW_MS) hours.push(new Date(now + SKEW_MS));
     return hours;
-  }
-
-  private open(sealed: string): string {
-    let key = this.openedKeys.get(sealed);
-    if (key === undefined) {
-      key = this.secrets.open(sealed);
-      if (this.openedKeys.size > 10_000) this.openedKeys.clear();
-      this.openedKeys.set(sealed, key);
-    }
-    return key;
   }
 }

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
+import type { CreditChanged, EventBus } from '../shared/events';
 import { formatAmount, type Minor } from '../shared/money';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import type { LedgerEntry } from './ledger';
@@ -9,6 +10,7 @@ export class CreditService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   balance(resellerId: string): Promise<Minor> {
@@ -25,13 +27,15 @@ export class CreditService {
       id: ulid(), resellerId, amount, kind: amount > 0 ? 'top_up' : 'adjustment', orderId: null,
       note: note?.slice(0, 255) ?? null, createdAt: this.clock.now(),
     };
-    return this.uow.run(async ({ ledger }) => {
+    const result = await this.uow.run(async ({ ledger }) => {
       if (!(await ledger.post(entry))) {
         const balance = await ledger.balance(resellerId);
         throw new DomainError('insufficient_credit', `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`);
       }
       return { entry, balance: await ledger.balance(resellerId) };
     });
+    this.events.emit('credit.changed', creditChanged(entry, result.balance));
+    return result;
   }
 
   /** The ledger invariant: the running balance equals the sum of the entries and is never negative. */
@@ -43,4 +47,9 @@ export class CreditService {
   entries(resellerId: string, limit = 100): Promise<LedgerEntry[]> {
     return this.uow.read.ledger.entries(resellerId, limit);
   }
+}
+
+/** The event for a ledger entry that committed, with the balance read in its transaction. */
+export function creditChanged(entry: LedgerEntry, balance: Minor): CreditChanged {
+  return { resellerId: entry.resellerId, entryId: entry.id, amount: entry.amount, kind: entry.kind, orderId: entry.orderId, balance, at: entry.createdAt };
 }

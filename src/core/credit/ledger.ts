@@ -26,6 +26,16 @@ export interface LedgerRepository {
    */
   post(entry: LedgerEntry): Promise<boolean>;
   balance(resellerId: string): Promise<Minor>;
+  /** The sum of every reseller's balance (the metrics' ledger total). */
+  totalBalance(): Promise<Minor>;
   sumOfEntries(resellerId: string): Promise<Minor>;
   entries(resellerId: string, limit: number): Promise<LedgerEntry[]>;
 }
+
+/**
+ * Makes the ledger a unit of work uses, on the connection it runs on: inside `UnitOfWork.run`
+ * the transaction (a knex transaction with the knex adapter), for `read` the pool. A host that
+ * keeps balances itself rebinds `TOKENS.ledgerFactory` to a ledger over its own tables in the
+ * same database, so that debits still commit or roll back with the orders they pay for.
+ */
+export type LedgerFactory = (connection: unknown) => LedgerRepository;

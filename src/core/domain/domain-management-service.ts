@@ -2,6 +2,7 @@ import type { ContactRole, Contacts, DnsRecord, EmailForward } from '../registra
 import type { Accepted, DomainInformationView, RegistrarGateway, TransferSyncView } from '../registrar/registrar-gateway';
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
+import type { EventBus } from '../shared/events';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import type { DomainChanges, DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
@@ -22,6 +23,7 @@ export class DomainManagementService {
     private readonly gateway: RegistrarGateway,
     private readonly syncer: DomainSyncService,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   /**
@@ -141,7 +143,7 @@ export class DomainManagementService {
   async delete(resellerId: string, input: string): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
     const accepted = await this.gateway.delete(domain);
-    await this.remember(domain, { status: 'Cancelled' });
+    await this.remember(domain, { status: 'Cancelled' }, 'delete');
     return accepted;
   }
 
@@ -149,18 +151,23 @@ export class DomainManagementService {
   async release(resellerId: string, input: string, transferTag: string): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
     const accepted = await this.gateway.release(domain, parseTransferTag(transferTag));
-    await this.remember(domain, { status: 'Transferred Away' });
+    await this.remember(domain, { status: 'Transferred Away' }, 'release');
     return accepted;
   }
 
   /** Records what a registrar call taught us; a change that changes nothing is not written. */
-  private async remember(domain: DomainRecord, changes: DomainChanges): Promise<void> {
+  private async remember(domain: DomainRecord, changes: DomainChanges, cause?: 'delete' | 'release'): Promise<void> {
     const differs =
       (changes.status !== undefined && changes.status !== domain.status) ||
       (changes.expiryDate !== undefined && changes.expiryDate !== domain.expiryDate) ||
       (changes.transferLock !== undefined && changes.transferLock !== domain.transferLock) ||
       (changes.nameservers !== undefined && changes.nameservers.join(',') !== domain.nameservers.join(',')) ||
       (changes.addons !== undefined && Object.entries(changes.addons).some(([k, v]) => v !== undefined && domain.addons[k as keyof typeof domain.addons] !== v));
-    if (differs) await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now()));
+    if (!differs) return;
+    const at = this.clock.now();
+    await this.uow.run((repos) => repos.domains.update(domain.id, changes, at));
+    if (cause && changes.status !== undefined && changes.status !== domain.status) {
+      this.events.emit('domain.status_changed', { domainId: domain.id, domain: domain.name, resellerId: domain.resellerId, from: domain.status, to: changes.status, cause, at });
+    }
   }
 }

@@ -1,8 +1,9 @@
 import type { Tld } from '../catalogue/catalogue';
 import type { RegistrarGateway, SyncView, TransferSyncView } from '../registrar/registrar-gateway';
 import type { Clock } from '../shared/clock';
-import { forEachConcurrently } from '../shared/concurrency';
+import { forEachConcurrentlyPerKey } from '../shared/concurrency';
 import { isDomainError } from '../shared/errors';
+import type { EventBus } from '../shared/events';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import type { DomainChanges, DomainRecord, DomainStatus } from './domain';
 
@@ -21,20 +22,39 @@ export interface SyncedDomain {
   readonly changes: DomainChanges;
 }
 
-export interface SyncAllProgress {
+export type SyncKind = 'domain' | 'transfer';
+
+/** The statuses each kind of sync works on: transfer sync follows domains still in Pending Transfer. */
+export const SYNC_STATUSES: Readonly<Record<SyncKind, readonly DomainStatus[]>> = {
+  domain: SYNCED_STATUSES,
+  transfer: ['Pending Transfer'],
+};
+
+export interface SyncRoundProgress {
   readonly done: number;
   readonly total: number;
   readonly failed: number;
   readonly domain: string;
 }
 
-export interface SyncAllOptions {
-  /** Registrar calls in flight at once. */
-  readonly concurrency: number;
-  readonly onProgress?: (progress: SyncAllProgress) => void;
+export interface SyncRoundOptions {
+  readonly kind: SyncKind;
+  /** Domains synced at or after this are not due (a round's start, or now minus the interval). */
+  readonly syncedBefore: Date;
+  /** Who claims the domains: a process and job, unique per pass. */
+  readonly owner: string;
+  /** Registrar calls in flight at once, per registrar plugin. */
+  readonly concurrencyPerRegistrar: number;
+  /** Domains claimed at a time. */
+  readonly batchSize: number;
+  /** How long a claim holds before another worker may take the domain (a worker that died). */
+  readonly leaseMs: number;
+  /** Aborted when the process stops: no new domain is started, claimed ones are given back. */
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: SyncRoundProgress) => void;
 }
 
-export interface SyncAllReport {
+export interface SyncRoundReport {
   readonly total: number;
   readonly synced: number;
   readonly changed: Array<{ domain: string; status?: { from: DomainStatus; to: DomainStatus }; expiryDate?: { from: string | null; to: string | null } }>;
@@ -65,6 +85,7 @@ export class DomainSyncService {
     private readonly uow: UnitOfWork,
     private readonly gateway: RegistrarGateway,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   /** Spec 4.7 for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
@@ -78,8 +99,11 @@ export class DomainSyncService {
     if (view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate) changes.expiryDate = view.expiryDate;
     if (Object.keys(changes).length === 0) return { view, domain, changes };
     // Only while the status is still the one the registrar was asked about: a delete that landed meanwhile wins.
-    const applied = await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now(), { ifStatus: domain.status }));
-    return applied ? { view, domain: { ...domain, ...changes }, changes } : { view, domain, changes: {} };
+    const at = this.clock.now();
+    const applied = await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }));
+    if (!applied) return { view, domain, changes: {} };
+    if (changes.status !== undefined) this.statusChanged(domain, changes.status, 'sync', at);
+    return { view, domain: { ...domain, ...changes }, changes };
   }
 
   /**
@@ -87,54 +111,81 @@ export class DomainSyncService {
    * registrar's expiry. A failed one is left pending: the orders reconciliation refunds and closes it.
    */
   async transferSync(domain: DomainRecord): Promise<TransferSyncView> {
+    return (await this.applyTransferSync(domain)).view;
+  }
+
+  private async applyTransferSync(domain: DomainRecord): Promise<{ view: TransferSyncView; activated: boolean }> {
     const view = await this.gateway.transferSync(domain);
     if (view.completed && domain.status === 'Pending Transfer') {
       const changes: DomainChanges = { status: 'Active', ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}) };
-      await this.uow.run((repos) => repos.domains.update(domain.id, changes, this.clock.now(), { ifStatus: 'Pending Transfer' }));
+      const at = this.clock.now();
+      if (await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: 'Pending Transfer' }))) {
+        this.statusChanged(domain, 'Active', 'transfer_sync', at);
+        return { view, activated: true };
+      }
     } else if (view.completed && view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate && SYNCED_STATUSES.includes(domain.status)) {
       await this.uow.run((repos) => repos.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status }));
     }
-    return view;
+    return { view, activated: false };
   }
 
   /**
-   * Syncs every domain in a status sync owns (`reseller-admin sync`), at most `concurrency`
-   * registrar calls at once. One domain's failure is reported and the rest go on.
+   * One round of background sync (the server's jobs and `reseller-admin sync`): claims the due
+   * domains a batch at a time, asks their registrars with bounded concurrency per registrar, and
+   * stamps each one synced. Any number of workers on any number of processes may run rounds at
+   * once: each domain is claimed by one of them (a lease taken by a conditional update), so none
+   * is synced twice in a round. One domain's failure is reported and the rest go on.
    */
-  async syncAll(options: SyncAllOptions): Promise<SyncAllReport> {
-    const total = await this.uow.read.domains.countByStatus(SYNCED_STATUSES);
-    const changed: SyncAllReport['changed'] = [];
-    const failed: SyncAllReport['failed'] = [];
+  async syncDue(options: SyncRoundOptions): Promise<SyncRoundReport> {
+    const statuses = SYNC_STATUSES[options.kind];
+    const total = await this.uow.read.domains.countDueForSync({ statuses, syncedBefore: options.syncedBefore, now: this.clock.now() });
+    const changed: SyncRoundReport['changed'] = [];
+    const failed: SyncRoundReport['failed'] = [];
     let synced = 0;
     let done = 0;
-    await forEachConcurrently(this.pages(), options.concurrency, async (domain) => {
-      try {
-        const { changes } = await this.syncDomain(domain);
-        synced++;
-        if (changes.status !== undefined || changes.expiryDate !== undefined) {
-          changed.push({
-            domain: domain.unicodeName,
-            ...(changes.status !== undefined ? { status: { from: domain.status, to: changes.status } } : {}),
-            ...(changes.expiryDate !== undefined ? { expiryDate: { from: domain.expiryDate, to: changes.expiryDate } } : {}),
-          });
+    while (!options.signal?.aborted) {
+      const now = this.clock.now();
+      const batch = await this.uow.read.domains.claimForSync({
+        statuses, syncedBefore: options.syncedBefore, now, leaseUntil: new Date(now.getTime() + options.leaseMs), owner: options.owner, limit: options.batchSize,
+      });
+      if (batch.length === 0) break;
+      await forEachConcurrentlyPerKey(batch, (d) => d.registrar, options.concurrencyPerRegistrar, async (domain) => {
+        if (options.signal?.aborted) {
+          await this.uow.read.domains.releaseSyncClaim(domain.id, options.owner, null);
+          return;
         }
-      } catch (error) {
-        failed.push({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
-      }
-      done++;
-      options.onProgress?.({ done, total: Math.max(total, done), failed: failed.length, domain: domain.unicodeName });
-    });
+        try {
+          const change = await this.syncOne(options.kind, domain);
+          synced++;
+          if (change) changed.push(change);
+        } catch (error) {
+          failed.push({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
+        }
+        // A failed domain counts as synced for this round too: it is asked again next round, not hammered.
+        await this.uow.read.domains.releaseSyncClaim(domain.id, options.owner, this.clock.now());
+        done++;
+        options.onProgress?.({ done, total: Math.max(total, done), failed: failed.length, domain: domain.unicodeName });
+      });
+    }
     const byName = (a: { domain: string }, b: { domain: string }) => a.domain.localeCompare(b.domain);
     return { total: Math.max(total, done), synced, changed: changed.sort(byName), failed: failed.sort(byName) };
   }
 
-  private async *pages(): AsyncGenerator<DomainRecord> {
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.uow.read.domains.listByStatus(SYNCED_STATUSES, { after, limit: 200 });
-      yield* page;
-      if (page.length < 200) return;
-      after = page[page.length - 1]!.name;
+  private async syncOne(kind: SyncKind, domain: DomainRecord): Promise<SyncRoundReport['changed'][number] | undefined> {
+    if (kind === 'transfer') {
+      const { activated } = await this.applyTransferSync(domain);
+      return activated ? { domain: domain.unicodeName, status: { from: domain.status, to: 'Active' } } : undefined;
     }
+    const { changes } = await this.syncDomain(domain);
+    if (changes.status === undefined && changes.expiryDate === undefined) return undefined;
+    return {
+      domain: domain.unicodeName,
+      ...(changes.status !== undefined ? { status: { from: domain.status, to: changes.status } } : {}),
+      ...(changes.expiryDate !== undefined ? { expiryDate: { from: domain.expiryDate, to: changes.expiryDate } } : {}),
+    };
+  }
+
+  private statusChanged(domain: DomainRecord, to: DomainStatus, cause: 'sync' | 'transfer_sync', at: Date): void {
+    this.events.emit('domain.status_changed', { domainId: domain.id, domain: domain.name, resellerId: domain.resellerId, from: domain.status, to, cause, at });
   }
 }

@@ -99,4 +99,26 @@ export interface DomainRepository {
   transitionForOrder(id: string, from: readonly DomainStatus[], change: DomainOrderChange, resellerId?: string): Promise<boolean>;
   /** Orders: removes the row a failed order created, only while it still has the order's pending status. */
   deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean>;
+  /**
+   * Claims up to `limit` domains due for a sync: in one of `statuses`, last synced before
+   * `syncedBefore` (or never), not leased to a live claim, and without an order in progress (its
+   * reconciliation settles the domain with the order). The claim is a lease held by
+   * `owner` until `leaseUntil`, taken with a conditional update, so concurrent workers on any
+   * number of processes never claim the same domain. Oldest sync first.
+   */
+  claimForSync(claim: SyncClaim): Promise<DomainRecord[]>;
+  /** Ends `owner`'s lease on the domain; `syncedAt` stamps it synced (null gives it back unsynced). */
+  releaseSyncClaim(id: string, owner: string, syncedAt: Date | null): Promise<void>;
+  /** How many domains a claim with these terms could take now (for progress lines). */
+  countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number>;
+}
+
+export interface SyncClaim {
+  readonly statuses: readonly DomainStatus[];
+  readonly syncedBefore: Date;
+  readonly now: Date;
+  readonly leaseUntil: Date;
+  /** Who holds the lease (a process and job), at most 64 characters. */
+  readonly owner: string;
+  readonly limit: number;
 }

@@ -6,6 +6,7 @@ import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../shared/clock';
 import { DomainError, type ErrorCode } from '../shared/errors';
+import type { EventBus, EventName, PlatformEvents } from '../shared/events';
 import type { Logger } from '../shared/logger';
 import { formatAmount, type Minor } from '../shared/money';
 import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
@@ -15,6 +16,9 @@ import { fingerprintOf, parseIdempotencyKey } from './idempotency';
 import type { IdempotencyRecord, IdempotentAnswer, Order, OrderListFilter, OrderRequest, PriorDomain } from './order';
 import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { OrderRegistrar, RegistrarAnswer } from './order-registrar';
+
+/** Events a unit of work collects, published once it has committed (and never for one rolled back or retried). */
+type Outbox = Array<{ [K in EventName]: { name: K; event: PlatformEvents[K] } }[EventName]>;
 
 export interface OrderSettings {
   /** The registrar deadline: the request path owns a new order at least this long. */
@@ -104,6 +108,7 @@ export class OrderService {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: OrderSettings,
+    private readonly events: EventBus,
   ) {}
 
   /** Spec 4.1. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
@@ -180,7 +185,7 @@ export class OrderService {
 
   /** Phase 1: one short transaction. Nothing is written unless everything is. */
   private reserve(reseller: OrderingReseller, plan: Plan, key: string | undefined, fingerprint: string | undefined): Promise<Order> {
-    return this.uow.run(async (repos) => {
+    return this.runAndPublish(async (repos, outbox) => {
       const now = this.clock.now();
       const orderId = ulid();
       if (key !== undefined) {
@@ -193,11 +198,13 @@ export class OrderService {
       }
       const { domainId, prior } = plan.action === 'renew'
         ? await this.claimForRenewal(repos, reseller, plan)
-        : await this.claimNewDomain(repos, reseller, plan, now);
-      const debited = await repos.ledger.post({
-        id: ulid(), resellerId: reseller.id, amount: -plan.price, kind: 'order_debit', orderId,
+        : await this.claimNewDomain(repos, reseller, plan, now, outbox);
+      const debit = {
+        id: ulid(), resellerId: reseller.id, amount: -plan.price, kind: 'order_debit' as const, orderId,
         note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`, createdAt: now,
-      });
+      };
+      const debited = await repos.ledger.post(debit);
+      if (debited) await this.creditChanged(repos, outbox, debit);
       if (!debited) {
         const balance = await repos.ledger.balance(reseller.id);
         throw new DomainError('insufficient_credit', `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`);
@@ -211,11 +218,35 @@ export class OrderService {
         reconcileAttempts: 0, createdAt: now, updatedAt: now, settledAt: null,
       };
       if (!(await repos.orders.insert(order))) throw inProgress(plan.domain.unicode);
+      outbox.push({ name: 'order.placed', event: { orderId, resellerId: reseller.id, action: plan.action, domain: plan.domain.ascii, period: plan.period, price: plan.price, at: now } });
       return order;
     });
   }
 
-  private async claimNewDomain(repos: Repositories, reseller: OrderingReseller, plan: Plan, now: Date): Promise<{ domainId: string; prior: PriorDomain | null }> {
+  /** One unit of work whose events are published once it has committed. */
+  private async runAndPublish<T>(work: (repos: Repositories, outbox: Outbox) => Promise<T>): Promise<T> {
+    const outbox: Outbox = [];
+    const result = await this.uow.run((repos) => {
+      outbox.length = 0; // a transaction the database retried starts over
+      return work(repos, outbox);
+    });
+    for (const { name, event } of outbox) this.events.emit(name, event as never);
+    return result;
+  }
+
+  /** The balance is read in the entry's transaction, and only when someone listens. */
+  private async creditChanged(repos: Repositories, outbox: Outbox, entry: { id: string; resellerId: string; amount: Minor; kind: 'order_debit' | 'order_refund'; orderId: string; createdAt: Date }): Promise<void> {
+    if (!this.events.hasListeners('credit.changed')) return;
+    const balance = await repos.ledger.balance(entry.resellerId);
+    outbox.push({ name: 'credit.changed', event: { resellerId: entry.resellerId, entryId: entry.id, amount: entry.amount, kind: entry.kind, orderId: entry.orderId, balance, at: entry.createdAt } });
+  }
+
+  private statusChanged(outbox: Outbox, order: { domainId: string; domain: string; resellerId: string }, from: DomainStatus | null, to: DomainStatus, at: Date): void {
+    if (from === to) return;
+    outbox.push({ name: 'domain.status_changed', event: { domainId: order.domainId, domain: order.domain, resellerId: order.resellerId, from, to, cause: 'order', at } });
+  }
+
+  private async claimNewDomain(repos: Repositories, reseller: OrderingReseller, plan: Plan, now: Date, outbox: Outbox): Promise<{ domainId: string; prior: PriorDomain | null }> {
     const status = PENDING_STATUS_OF[plan.action as 'register' | 'transfer'];
     const existing = await repos.domains.findByName(plan.domain.ascii);
     if (!existing) {
@@ -229,12 +260,14 @@ export class OrderService {
       };
       // The unique name decides between concurrent orders for one name, not the read above.
       if (!(await repos.domains.insertForOrder(record))) throw inProgress(plan.domain.unicode);
+      this.statusChanged(outbox, { domainId: record.id, domain: record.name, resellerId: reseller.id }, null, status, now);
       return { domainId: record.id, prior: null };
     }
     if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
     if (REUSABLE_STATUSES.includes(existing.status)) {
       const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], { status, resellerId: reseller.id, registrar: plan.registrar, expiryDate: null, at: now });
       if (!moved) throw inProgress(plan.domain.unicode);
+      this.statusChanged(outbox, { domainId: existing.id, domain: existing.name, resellerId: reseller.id }, existing.status, status, now);
       return { domainId: existing.id, prior: { status: existing.status, resellerId: existing.resellerId, registrar: existing.registrar, expiryDate: existing.expiryDate } };
     }
     if (existing.resellerId === reseller.id) {
@@ -263,12 +296,12 @@ export class OrderService {
           return 'success';
         }
         const expiryDate = this.expiryAfter(order, answer.expiryDate);
-        const settled = await this.uow.run((repos) => this.complete(repos, order, expiryDate, `${NOUN[order.action]} done`, now));
+        const settled = await this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, `${NOUN[order.action]} done`, now));
         return settled ? 'success' : this.answerOfSettled(order.id);
       }
       if (answer.kind === 'refused') {
         const refusal = refusalError(order, answer.reason, answer.message);
-        const settled = await this.uow.run((repos) => this.fail(repos, order, `refused by the registrar: ${answer.message}`, { ok: false, code: refusal.code, message: refusal.message }, now));
+        const settled = await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, `refused by the registrar: ${answer.message}`, { ok: false, code: refusal.code, message: refusal.message }, now));
         if (!settled) return this.answerOfSettled(order.id);
         this.logger.info({ orderId: order.id, reason: answer.reason }, 'order failed at the registrar; reservation refunded');
         throw refusal;
@@ -303,24 +336,29 @@ export class OrderService {
   }
 
   /** pending → completed, and the domain with it. False when the order was settled already. */
-  private async complete(repos: Repositories, order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
+  private async complete(repos: Repositories, outbox: Outbox, order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
     if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return false;
+    const from = order.action === 'renew' ? order.priorDomain?.status ?? null : PENDING_STATUS_OF[order.action];
     const moved = order.action === 'renew'
       ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
       : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
     if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
     await repos.idempotency.finishForOrder(order.id, { ok: true });
+    outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
+    if (moved) this.statusChanged(outbox, order, from, 'Active', at);
     return true;
   }
 
   /** pending → failed, the reservation refunded in full, the domain put back. False when settled already. */
-  private async fail(repos: Repositories, order: Order, note: string, answer: IdempotentAnswer, at: Date): Promise<boolean> {
+  private async fail(repos: Repositories, outbox: Outbox, order: Order, note: string, answer: IdempotentAnswer, at: Date): Promise<boolean> {
     if (!(await repos.orders.settle(order.id, 'failed', { note, at }))) return false;
-    const refunded = await repos.ledger.post({
-      id: ulid(), resellerId: order.resellerId, amount: order.price, kind: 'order_refund', orderId: order.id,
+    const refund = {
+      id: ulid(), resellerId: order.resellerId, amount: order.price, kind: 'order_refund' as const, orderId: order.id,
       note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`, createdAt: at,
-    });
-    if (!refunded) throw new Error(`refund of order ${order.id} could not be posted`);
+    };
+    if (!(await repos.ledger.post(refund))) throw new Error(`refund of order ${order.id} could not be posted`);
+    outbox.push({ name: 'order.failed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, reason: note, refunded: order.price, at } });
+    await this.creditChanged(repos, outbox, refund);
     if (order.action !== 'renew') {
       const pending = PENDING_STATUS_OF[order.action];
       const prior = order.priorDomain;
@@ -328,6 +366,8 @@ export class OrderService {
         ? await repos.domains.transitionForOrder(order.domainId, [pending], { status: prior.status, resellerId: prior.resellerId, registrar: prior.registrar, expiryDate: prior.expiryDate, at })
         : await repos.domains.deleteForFailedOrder(order.domainId, pending);
       if (!restored) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order failed but its domain had left the pending state; domain left as it is');
+      // A row the order created is deleted: the platform no longer holds the domain, and there is no status to report.
+      else if (prior) this.statusChanged(outbox, { domainId: order.domainId, domain: order.domain, resellerId: prior.resellerId }, pending, prior.status, at);
     }
     await repos.idempotency.finishForOrder(order.id, answer);
     return true;
@@ -347,11 +387,13 @@ export class OrderService {
    * and completes or refunds, each exactly once. Several processes may run this at once: an
    * order is claimed with a conditional update of its lease before the registrar is asked.
    */
-  async reconcile(options: { limit?: number; owner?: string } = {}): Promise<ReconcileReport> {
+  async reconcile(options: { limit?: number; owner?: string; signal?: AbortSignal } = {}): Promise<ReconcileReport> {
     const owner = (options.owner ?? `reconciler:${ulid()}`).slice(0, 64);
     const candidates = await this.uow.read.orders.listClaimable(this.clock.now(), options.limit ?? this.settings.reconcileBatch);
     const report = { checked: 0, completed: 0, refunded: 0, unresolved: 0, busy: 0, purgedIdempotencyKeys: 0, orders: [] as ReconciledOrder[] };
     for (const candidate of candidates) {
+      // A process that is stopping claims no more orders; the rest wait for the next pass anywhere.
+      if (options.signal?.aborted) break;
       try {
         const result = await this.reconcileOne(candidate.id, owner);
         if (result === 'busy') {
@@ -383,10 +425,10 @@ export class OrderService {
     const at = this.clock.now();
     let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
     if (verdict.kind === 'complete') {
-      if (await this.uow.run((repos) => this.complete(repos, order, verdict.expiryDate, verdict.note, at))) result = 'completed';
+      if (await this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, verdict.expiryDate, verdict.note, at))) result = 'completed';
     } else if (verdict.kind === 'refund') {
       const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
-      if (await this.uow.run((repos) => this.fail(repos, order, verdict.note, answer, at))) result = 'refunded';
+      if (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at))) result = 'refunded';
     } else {
       await this.uow.read.orders.notePending(order.id, verdict.note, at, true);
     }

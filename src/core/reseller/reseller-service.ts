@@ -1,7 +1,11 @@
 import { ulid } from 'ulid';
 import { generateApiKey } from '../auth/api-token';
 import type { Clock } from '../shared/clock';
+import { parseIpNetwork } from '../auth/ip-network';
+import { creditChanged } from '../credit/credit-service';
+import type { LedgerEntry } from '../credit/ledger';
 import { DomainError } from '../shared/errors';
+import type { EventBus } from '../shared/events';
 import type { Minor } from '../shared/money';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import { normaliseEmail, normaliseName } from '../shared/validation';
@@ -18,6 +22,7 @@ export class ResellerService {
     private readonly uow: UnitOfWork,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    private readonly events: EventBus,
   ) {}
 
   async createGroup(name: string): Promise<ResellerGroup> {
@@ -52,25 +57,28 @@ export class ResellerService {
     if (openingCredit < 0) throw new DomainError('validation_failed', 'opening credit cannot be negative');
     const apiKey = generateApiKey();
     const now = this.clock.now();
+    let opening: LedgerEntry | undefined;
     const reseller = await this.uow.run(async ({ resellers, groups, ledger }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
       if (await resellers.findByEmail(email)) throw new DomainError('conflict', `a reseller with email ${email} already exists`);
       const created = { id: ulid(), email, groupId: group.id, status: 'active' as const, createdAt: now };
-      await resellers.insert({ ...created, sealedApiKey: this.secrets.seal(apiKey) });
+      await resellers.insert({ ...created, sealedApiKey: this.secrets.seal(apiKey), allowedNetworks: [] });
       await ledger.openAccount(created.id);
       if (openingCredit > 0) {
-        await ledger.post({ id: ulid(), resellerId: created.id, amount: openingCredit, kind: 'top_up', orderId: null, note: 'opening credit', createdAt: now });
+        opening = { id: ulid(), resellerId: created.id, amount: openingCredit, kind: 'top_up', orderId: null, note: 'opening credit', createdAt: now };
+        await ledger.post(opening);
       }
       return created;
     });
+    if (opening) this.events.emit('credit.changed', creditChanged(opening, opening.amount));
     return { reseller, apiKey };
   }
 
   async byEmail(emailInput: string): Promise<Reseller> {
     const found = await this.uow.read.resellers.findByEmail(normaliseEmail(emailInput));
     if (!found) throw new DomainError('not_found', `no reseller with email ${String(emailInput).trim()}`);
-    const { sealedApiKey: _sealed, ...reseller } = found;
+    const { sealedApiKey: _sealed, allowedNetworks: _networks, ...reseller } = found;
     return reseller;
   }
 
@@ -90,5 +98,27 @@ export class ResellerService {
     const reseller = await this.byEmail(email);
     await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));
     return { ...reseller, status };
+  }
+
+  /** Adds a range to the reseller's IP allow-list (a bare address is a /32 or /128); answers the list. */
+  async allowNetwork(email: string, cidr: string): Promise<{ email: string; added: string; allowedNetworks: string[] }> {
+    const reseller = await this.byEmail(email);
+    const network = parseIpNetwork(cidr);
+    await this.uow.run(({ resellers }) => resellers.addAllowedNetwork(reseller.id, network.cidr));
+    return { email: reseller.email, added: network.cidr, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
+  }
+
+  /** Removes a range; with the last one gone, every address is allowed again. */
+  async disallowNetwork(email: string, cidr: string): Promise<{ email: string; removed: string; allowedNetworks: string[] }> {
+    const reseller = await this.byEmail(email);
+    const network = parseIpNetwork(cidr);
+    const removed = await this.uow.run(({ resellers }) => resellers.removeAllowedNetwork(reseller.id, network.cidr));
+    if (!removed) throw new DomainError('not_found', `${network.cidr} is not on the allow-list of ${reseller.email}`);
+    return { email: reseller.email, removed: network.cidr, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
+  }
+
+  async allowedNetworks(email: string): Promise<{ email: string; allowedNetworks: string[] }> {
+    const reseller = await this.byEmail(email);
+    return { email: reseller.email, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
   }
 }

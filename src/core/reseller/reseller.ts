@@ -8,9 +8,11 @@ export interface Reseller {
   readonly createdAt: Date;
 }
 
-/** What authentication needs of a reseller: the row plus the API key sealed at rest. */
+/** What authentication needs of a reseller: the row plus the API key sealed at rest and its IP allow-list. */
 export interface ResellerCredentials extends Reseller {
   readonly sealedApiKey: string;
+  /** CIDR ranges (canonical text) the reseller's requests must come from; empty allows every address. */
+  readonly allowedNetworks: readonly string[];
 }
 
 export interface ResellerGroup {
@@ -27,6 +29,11 @@ export interface ResellerRepository {
   insert(reseller: ResellerCredentials): Promise<void>;
   setStatus(id: string, status: ResellerStatus): Promise<void>;
   setSealedApiKey(id: string, sealedApiKey: string): Promise<void>;
+  /** Adds a CIDR range to the allow-list; one already there stays as it is. Inside a transaction. */
+  addAllowedNetwork(id: string, cidr: string): Promise<void>;
+  /** False when the range was not on the list. Inside a transaction. */
+  removeAllowedNetwork(id: string, cidr: string): Promise<boolean>;
+  allowedNetworks(id: string): Promise<string[]>;
 }
 
 export interface GroupRepository {

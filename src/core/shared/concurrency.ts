@@ -25,3 +25,22 @@ export async function forEachConcurrently<T>(source: AsyncIterable<T>, limit: nu
   };
   await Promise.all(Array.from({ length: limit }, worker));
 }
+
+/**
+ * Runs `work` on every item, at most `limit` at a time for each key (a registrar), the keys side
+ * by side: a slow registrar holds up only its own items.
+ */
+export async function forEachConcurrentlyPerKey<T>(items: readonly T[], keyOf: (item: T) => string, limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const key = keyOf(item);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  await Promise.all([...groups.values()].map((group) => forEachConcurrently(fromArray(group), limit, work)));
+}
+
+async function* fromArray<T>(items: readonly T[]): AsyncGenerator<T> {
+  yield* items;
+}

@@ -8,6 +8,7 @@
 export type ErrorCode =
   | 'validation_failed'
   | 'authentication_failed'
+  | 'forbidden'
   | 'too_many_attempts'
   | 'not_offered'
   | 'insufficient_credit'
@@ -27,7 +28,7 @@ export class DomainError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly details: { retryAfterSeconds?: number } = {},
+    readonly details: { retryAfterSeconds?: number; resellerId?: string } = {},
     options?: ErrorOptions,
   ) {
     super(message, options);

@@ -2,6 +2,7 @@ import { formatAmount } from '../../core/shared/money';
 import { TOKENS } from '../../core/tokens';
 import { version } from '../../../package.json';
 import { route } from '../route-table';
+import { Credits, Version } from '../wire/reply-schemas';
 import { noInput } from '../wire/schemas';
 
 export const accountRoutes = [
@@ -11,6 +12,7 @@ export const accountRoutes = [
     access: 'reseller',
     summary: 'The credit balance as a decimal string, like "123.45" (spec 4.15)',
     input: noInput,
+    output: Credits,
     handler: async ({ reseller, resolve }) => formatAmount(await resolve(TOKENS.creditService).balance(reseller.id)),
   }),
   route({
@@ -19,6 +21,7 @@ export const accountRoutes = [
     access: 'reseller',
     summary: 'The module version string (spec 4.17)',
     input: noInput,
+    output: Version,
     handler: async () => version,
   }),
 ];

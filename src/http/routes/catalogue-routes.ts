@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { TOKENS } from '../../core/tokens';
 import { route } from '../route-table';
+import { PeriodPrices, TldList, TldPricingRows } from '../wire/reply-schemas';
 import { domainField, noInput } from '../wire/schemas';
 
 const pricingRoute = (action: 'register' | 'renew' | 'transfer') =>
@@ -10,6 +11,7 @@ const pricingRoute = (action: 'register' | 'renew' | 'transfer') =>
     access: 'reseller',
     summary: `${action} prices per period for one domain's TLD (spec 2.10)`,
     input: z.object({ domain: domainField }),
+    output: PeriodPrices,
     handler: ({ input, reseller, resolve }) => resolve(TOKENS.catalogueService).pricing(reseller.groupId, input.domain, action),
   });
 
@@ -20,6 +22,7 @@ export const catalogueRoutes = [
     access: 'reseller',
     summary: "TLDs offered to the reseller's group, as [\".com\", …] (spec 4.16)",
     input: noInput,
+    output: TldList,
     handler: ({ reseller, resolve }) => resolve(TOKENS.catalogueService).offeredTlds(reseller.groupId),
   }),
   route({
@@ -28,6 +31,7 @@ export const catalogueRoutes = [
     access: 'reseller',
     summary: 'Prices of every offered TLD, one row per TLD and period (decisions.md)',
     input: noInput,
+    output: TldPricingRows,
     handler: ({ reseller, resolve }) => resolve(TOKENS.catalogueService).tldPricing(reseller.groupId),
   }),
   pricingRoute('register'),

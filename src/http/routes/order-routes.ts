@@ -1,5 +1,6 @@
 import { TOKENS } from '../../core/tokens';
 import { route } from '../route-table';
+import { Success } from '../wire/reply-schemas';
 import { RegisterBody, RenewBody, TransferBody, toRegisterCommand, toRenewCommand, toTransferCommand } from '../wire/order-wire';
 
 /** Decisions.md: an optional `Idempotency-Key` header on the paid order endpoints. */
@@ -12,6 +13,7 @@ export const orderRoutes = [
     access: 'reseller',
     summary: 'Registers a domain paid from credit; "success" once registration is done or started (spec 4.1)',
     input: RegisterBody,
+    output: Success,
     handler: ({ input, reseller, header, resolve }) =>
       resolve(TOKENS.orderService).register(reseller, toRegisterCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
   }),
@@ -21,6 +23,7 @@ export const orderRoutes = [
     access: 'reseller',
     summary: 'Transfers a domain in with its EPP code, paid from credit (decisions.md)',
     input: TransferBody,
+    output: Success,
     handler: ({ input, reseller, header, resolve }) =>
       resolve(TOKENS.orderService).transfer(reseller, toTransferCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
   }),
@@ -30,6 +33,7 @@ export const orderRoutes = [
     access: 'reseller',
     summary: 'Renews a domain of the reseller that is Active, Expired or in Grace (spec 4.3)',
     input: RenewBody,
+    output: Success,
     handler: ({ input, reseller, header, resolve }) =>
       resolve(TOKENS.orderService).renew(reseller, toRenewCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
   }),

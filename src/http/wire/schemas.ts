@@ -6,12 +6,13 @@ export const text = (field: string) =>
 
 export const optionalText = (field: string) => text(field).optional();
 
-export const domainField = text('domain').max(1024, 'domain is too long');
+export const domainField = text('domain').max(1024, 'domain is too long').meta({ description: 'A domain name: Unicode or punycode, any case', examples: ['example.com'] });
 
 /** Decisions.md: booleans accept true/false, 1/0, on/off, yes/no. */
 export const wireBoolean = (field: string) =>
   z.string().trim().toLowerCase()
     .refine((v) => ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no', ''].includes(v), `${field} must be true or false`)
-    .transform((v) => ['true', '1', 'on', 'yes'].includes(v));
+    .transform((v) => ['true', '1', 'on', 'yes'].includes(v))
+    .meta({ description: 'A boolean: true/false, 1/0, on/off or yes/no', enum: ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'] });
 
 export const noInput = z.object({});

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { DomainChanges, DomainListFilter, DomainOrderChange, DomainRecord, DomainRepository, DomainStatus, NewDomain } from '../../core/domain/domain';
+import type { DomainChanges, DomainListFilter, DomainOrderChange, DomainRecord, DomainRepository, DomainStatus, NewDomain, SyncClaim } from '../../core/domain/domain';
+import { databaseKind } from '../db/connect';
 import { isUniqueViolation } from '../db/errors';
 
 export interface DomainRow {
@@ -114,6 +115,59 @@ export class KnexDomainRepository implements DomainRepository {
   async deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean> {
     return (await this.db('domains').where({ id, status }).delete()) === 1;
   }
+
+  async claimForSync(claim: SyncClaim): Promise<DomainRecord[]> {
+    if (claim.statuses.length === 0 || claim.limit < 1) return [];
+    const now = claim.now.getTime();
+    const due = (query: Knex.QueryBuilder) => dueForSync(query, claim.statuses, claim.syncedBefore, now);
+    const take = async (db: Knex | Knex.Transaction, ids: string[]) => {
+      if (ids.length === 0) return;
+      // The due conditions again: the update itself decides, so a worker that lost the race takes nothing.
+      await due(db('domains').whereIn('id', ids)).update({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() } as Record<string, unknown>);
+    };
+    const candidates = (db: Knex | Knex.Transaction) => due(db('domains').select('id')).orderBy([{ column: 'synced_at', order: 'asc' }, { column: 'name', order: 'asc' }]).limit(claim.limit);
+    let ids: string[];
+    if (databaseKind(this.db as Knex) === 'mysql' && !(this.db as Knex.Transaction).isTransaction) {
+      // MariaDB: rows another worker is claiming at this moment are skipped rather than waited for.
+      ids = await (this.db as Knex).transaction(async (trx) => {
+        const rows: Array<{ id: string }> = await candidates(trx).forUpdate().skipLocked();
+        const found = rows.map((r) => r.id);
+        await take(trx, found);
+        return found;
+      });
+    } else {
+      ids = (await candidates(this.db)).map((r: { id: string }) => r.id);
+      await take(this.db, ids);
+    }
+    if (ids.length === 0) return [];
+    const rows: DomainRow[] = await this.db('domains').whereIn('id', ids).andWhere({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() });
+    const byId = new Map(rows.map((row) => [row.id, toDomain(row)]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  async releaseSyncClaim(id: string, owner: string, syncedAt: Date | null): Promise<void> {
+    await this.db('domains').where({ id, sync_owner: owner }).update({
+      sync_owner: null, sync_lease_until: null, ...(syncedAt ? { synced_at: syncedAt.getTime() } : {}),
+    });
+  }
+
+  async countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number> {
+    if (claim.statuses.length === 0) return 0;
+    const row = await dueForSync(this.db('domains'), claim.statuses, claim.syncedBefore, claim.now.getTime()).count({ n: '*' }).first();
+    return Number(row?.n ?? 0);
+  }
+}
+
+/**
+ * Domains due for a sync: in one of the statuses, not synced since `syncedBefore`, not leased to
+ * a live claim, and without an order in progress (the order's reconciliation settles those).
+ */
+function dueForSync(query: Knex.QueryBuilder, statuses: readonly DomainStatus[], syncedBefore: Date, now: number): Knex.QueryBuilder {
+  return query
+    .whereIn('domains.status', [...statuses])
+    .andWhere((q) => q.whereNull('domains.synced_at').orWhere('domains.synced_at', '<', syncedBefore.getTime()))
+    .andWhere((q) => q.whereNull('domains.sync_lease_until').orWhere('domains.sync_lease_until', '<=', now))
+    .whereNotExists((q) => q.select(q.client.raw('1')).from('orders').whereRaw('orders.open_domain = domains.name'));
 }
 
 function newDomainRow(d: NewDomain) {

@@ -35,6 +35,11 @@ export class KnexLedgerRepository implements LedgerRepository {
     return row ? Number(row.balance_minor) : 0;
   }
 
+  async totalBalance(): Promise<Minor> {
+    const row = await this.db('credit_accounts').sum({ total: 'balance_minor' }).first();
+    return Number(row?.total ?? 0);
+  }
+
   async sumOfEntries(resellerId: string): Promise<Minor> {
     const row = await this.db('credit_entries').sum({ total: 'amount_minor' }).where({ reseller_id: resellerId }).first();
     return Number(row?.total ?? 0);

@@ -1,8 +1,22 @@
 import type { Knex } from 'knex';
+import { databaseKind } from '../db/connect';
 import type { Reseller, ResellerCredentials, ResellerGroup, ResellerRepository, ResellerStatus, GroupRepository } from '../../core/reseller/reseller';
 
-interface ResellerRow { id: string; email: string; group_id: string; status: string; sealed_api_key: string; created_at: number | string }
+interface ResellerRow { id: string; email: string; group_id: string; status: string; sealed_api_key: string; created_at: number | string; allowed_networks?: string | null }
 interface GroupRow { id: string; name: string; default_contact: string | null }
+
+const NONE: readonly string[] = Object.freeze([]);
+
+/** The allow-list column: a JSON array of CIDR ranges, or NULL for none. Damage reads as a range that matches nothing (fail closed). */
+function parseNetworks(text: string | null | undefined): readonly string[] {
+  if (!text) return NONE;
+  try {
+    const list = JSON.parse(text);
+    return Array.isArray(list) ? list.map(String) : ['invalid'];
+  } catch {
+    return ['invalid'];
+  }
+}
 
 const toCredentials = (row: ResellerRow): ResellerCredentials => ({
   id: row.id,
@@ -11,13 +25,15 @@ const toCredentials = (row: ResellerRow): ResellerCredentials => ({
   status: row.status as ResellerStatus,
   createdAt: new Date(Number(row.created_at)),
   sealedApiKey: row.sealed_api_key,
+  allowedNetworks: parseNetworks(row.allowed_networks),
 });
 
-const withoutKey = ({ sealedApiKey: _key, ...reseller }: ResellerCredentials): Reseller => reseller;
+const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller => reseller;
 
 export class KnexResellerRepository implements ResellerRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
+  /** The reseller with its allow-list: authentication runs this on every request. */
   async findByEmail(email: string): Promise<ResellerCredentials | undefined> {
     const row = await this.db<ResellerRow>('resellers').where({ email }).first();
     return row && toCredentials(row);
@@ -45,6 +61,34 @@ export class KnexResellerRepository implements ResellerRepository {
 
   async setSealedApiKey(id: string, sealedApiKey: string): Promise<void> {
     await this.db('resellers').where({ id }).update({ sealed_api_key: sealedApiKey });
+  }
+
+  async addAllowedNetwork(id: string, cidr: string): Promise<void> {
+    const current = await this.lockedNetworks(id);
+    if (current.includes(cidr)) return;
+    await this.db('resellers').where({ id }).update({ allowed_networks: JSON.stringify([...current, cidr].sort()) });
+  }
+
+  async removeAllowedNetwork(id: string, cidr: string): Promise<boolean> {
+    const current = await this.lockedNetworks(id);
+    if (!current.includes(cidr)) return false;
+    const rest = current.filter((c) => c !== cidr);
+    await this.db('resellers').where({ id }).update({ allowed_networks: rest.length > 0 ? JSON.stringify(rest) : null });
+    return true;
+  }
+
+  async allowedNetworks(id: string): Promise<string[]> {
+    const row = await this.db<ResellerRow>('resellers').where({ id }).first('allowed_networks');
+    return [...parseNetworks(row?.allowed_networks)];
+  }
+
+  /** The list, with the reseller row locked until the transaction ends (MariaDB), so concurrent edits cannot lose one. */
+  private async lockedNetworks(id: string): Promise<string[]> {
+    const query = this.db<ResellerRow>('resellers').where({ id });
+    // SQLite has one writer at a time already (and knex warns at FOR UPDATE there).
+    if (databaseKind(this.db as Knex) === 'mysql') query.forUpdate();
+    const row = await query.first('allowed_networks');
+    return [...parseNetworks(row?.allowed_networks)];
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { LedgerFactory } from '../../core/credit/ledger';
 import type { Repositories, UnitOfWork } from '../../core/shared/unit-of-work';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
@@ -8,12 +9,15 @@ import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
 import { isRetryableTransactionError } from '../db/errors';
 
-export function knexRepositories(db: Knex | Knex.Transaction): Repositories {
+/** The platform's own ledger (credit_accounts and credit_entries). */
+export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Knex | Knex.Transaction);
+
+export function knexRepositories(db: Knex | Knex.Transaction, ledger: LedgerFactory = knexLedger): Repositories {
   return {
     resellers: new KnexResellerRepository(db),
     groups: new KnexGroupRepository(db),
     catalogue: new KnexCatalogueRepository(db),
-    ledger: new KnexLedgerRepository(db),
+    ledger: ledger(db),
     domains: new KnexDomainRepository(db),
     orders: new KnexOrderRepository(db),
     idempotency: new KnexIdempotencyRepository(db),
@@ -25,8 +29,11 @@ const MAX_ATTEMPTS = 5;
 export class KnexUnitOfWork implements UnitOfWork {
   readonly read: Repositories;
 
-  constructor(private readonly db: Knex) {
-    this.read = knexRepositories(db);
+  constructor(
+    private readonly db: Knex,
+    private readonly ledger: LedgerFactory = knexLedger,
+  ) {
+    this.read = knexRepositories(db, ledger);
   }
 
   /**
@@ -37,7 +44,7 @@ export class KnexUnitOfWork implements UnitOfWork {
   async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction((trx) => work(knexRepositories(trx)));
+        return await this.db.transaction((trx) => work(knexRepositories(trx, this.ledger)));
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));

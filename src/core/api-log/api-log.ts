@@ -1,0 +1,164 @@
+import type { Clock } from '../shared/clock';
+import type { Logger } from '../shared/logger';
+
+/** One API call a reseller made. Never the token, the body or any secret. */
+export interface ApiLogEntry {
+  readonly resellerId: string;
+  /** When the call was answered. */
+  readonly at: Date;
+  readonly method: string;
+  /** The route template, like `/domains/:domain/lock`. */
+  readonly route: string;
+  /** The domain the call was about (ASCII), when it named one. */
+  readonly domain: string | null;
+  readonly status: number;
+  readonly durationMs: number;
+  /** The error message the reseller was given, when the call failed. */
+  readonly error: string | null;
+  readonly requestId: string;
+  readonly clientIp: string | null;
+}
+
+export interface ApiLogQuery {
+  readonly resellerId: string;
+  readonly since?: Date;
+  readonly domain?: string;
+  readonly limit: number;
+}
+
+export interface ApiLogRepository {
+  /** Writes entries in one statement. */
+  insertMany(entries: readonly ApiLogEntry[]): Promise<void>;
+  /** Newest first. */
+  find(query: ApiLogQuery): Promise<ApiLogEntry[]>;
+  /** Deletes entries older than `before`, at most `limit` of them; answers how many went. */
+  purge(before: Date, limit: number): Promise<number>;
+}
+
+export interface ApiLogDropObserver {
+  apiLogDropped(count: number): void;
+}
+
+export interface BufferedApiLogOptions {
+  /** How often the buffer is written. */
+  readonly flushMs: number;
+  /** Entries per insert statement. */
+  readonly batchSize?: number;
+  /** Entries kept at most while the database cannot take them; the oldest go first. */
+  readonly bufferMax: number;
+}
+
+const MAX_ERROR = 500;
+
+/**
+ * Collects API log entries in memory and writes them in batches, off the request path: a request
+ * costs one array push. Written every `flushMs` and when a batch fills. While the database cannot
+ * take them they are kept (up to `bufferMax`, then the oldest are dropped and counted), so an
+ * outage loses the log, never a request. `close` writes what is left.
+ */
+export class BufferedApiLog {
+  private buffer: ApiLogEntry[] = [];
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private flushing: Promise<void> | undefined;
+  private failing = false;
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly repository: ApiLogRepository,
+    private readonly logger: Logger,
+    private readonly options: BufferedApiLogOptions,
+    private readonly observer?: ApiLogDropObserver,
+  ) {
+    this.batchSize = Math.max(1, options.batchSize ?? 500);
+  }
+
+  record(entry: ApiLogEntry): void {
+    const error = entry.error && entry.error.length > MAX_ERROR ? entry.error.slice(0, MAX_ERROR) : entry.error;
+    this.buffer.push(error === entry.error ? entry : { ...entry, error });
+    if (this.buffer.length > this.options.bufferMax) {
+      const dropped = this.buffer.length - this.options.bufferMax;
+      this.buffer.splice(0, dropped);
+      this.observer?.apiLogDropped(dropped);
+    }
+    if (this.buffer.length >= this.batchSize && this.timer !== undefined && !this.flushing) void this.flush();
+  }
+
+  get pending(): number {
+    return this.buffer.length;
+  }
+
+  start(): void {
+    if (this.timer !== undefined) return;
+    this.timer = setInterval(() => void this.flush(), this.options.flushMs);
+    this.timer.unref?.();
+  }
+
+  /** Writes everything buffered; concurrent calls share one write. Never rejects. */
+  flush(): Promise<void> {
+    if (!this.flushing) {
+      this.flushing = this.writeAll().finally(() => {
+        this.flushing = undefined;
+      });
+    }
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    await this.flushing;
+    await this.flush();
+  }
+
+  private async writeAll(): Promise<void> {
+    while (this.buffer.length > 0) {
+      const batch = this.buffer.slice(0, this.batchSize);
+      try {
+        await this.repository.insertMany(batch);
+      } catch (error) {
+        if (!this.failing) this.logger.warn({ err: error, buffered: this.buffer.length }, 'API log: the database did not take the entries; kept for the next try');
+        this.failing = true;
+        return;
+      }
+      // Entries were appended (and, past bufferMax, the oldest dropped) meanwhile: remove exactly the written ones.
+      const written = new Set(batch);
+      this.buffer = this.buffer.filter((entry) => !written.has(entry));
+      if (this.failing) this.logger.info({}, 'API log: writing again');
+      this.failing = false;
+    }
+  }
+}
+
+export interface ApiLogReadOptions {
+  readonly since?: Date;
+  readonly domain?: string;
+  readonly limit?: number;
+}
+
+/** Reading and purging the API log (`reseller-admin log`). */
+export class ApiLogService {
+  constructor(
+    private readonly repository: ApiLogRepository,
+    private readonly clock: Clock,
+    private readonly retentionDays: number,
+  ) {}
+
+  find(resellerId: string, options: ApiLogReadOptions = {}): Promise<ApiLogEntry[]> {
+    return this.repository.find({ resellerId, since: options.since, domain: options.domain, limit: Math.min(Math.max(options.limit ?? 100, 1), 10_000) });
+  }
+
+  /**
+   * Deletes entries older than `before` (default: the retention setting; with retention 0
+   * nothing is old), in chunks so that a large purge never holds a long lock.
+   */
+  async purge(before?: Date): Promise<{ deleted: number; before: string | null }> {
+    const cutoff = before ?? (this.retentionDays > 0 ? new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000) : undefined);
+    if (!cutoff) return { deleted: 0, before: null };
+    let deleted = 0;
+    for (;;) {
+      const n = await this.repository.purge(cutoff, 5_000);
+      deleted += n;
+      if (n < 5_000) return { deleted, before: cutoff.toISOString() };
+    }
+  }
+}

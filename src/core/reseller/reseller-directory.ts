@@ -1,0 +1,49 @@
+import type { Reseller, ResellerRepository, SecretBox } from './reseller';
+
+/** What authentication needs to know about the reseller a request names. */
+export interface AuthenticatingReseller {
+  readonly reseller: Reseller;
+  /** The API key in plain text: the token is an HMAC of it (spec 5), so it cannot be a hash. */
+  readonly apiKey: string;
+  /** CIDR ranges the reseller's requests must come from; empty allows every address. */
+  readonly allowedNetworks: readonly string[];
+}
+
+/**
+ * Who may call the API, with which key and from where. The default reads the platform's own
+ * resellers; a host that keeps its customers itself rebinds `TOKENS.resellerDirectory` (see
+ * docs/embedding.md). The ids it answers with must be resellers of this module (rows that
+ * domains, orders and the ledger refer to), made with `services.resellers.create`.
+ */
+export interface ResellerDirectory {
+  /** The reseller whose email the request's `username` header carries (lower case), or undefined. */
+  findForAuthentication(email: string): Promise<AuthenticatingReseller | undefined>;
+}
+
+/** The platform's own resellers, with API keys sealed at rest under the master key. */
+export class StoredResellerDirectory implements ResellerDirectory {
+  // Opening a sealed key costs an AES-GCM decryption; the sealed text changes on rotation, so it is the cache key.
+  private readonly openedKeys = new Map<string, string>();
+
+  constructor(
+    private readonly resellers: ResellerRepository,
+    private readonly secrets: SecretBox,
+  ) {}
+
+  async findForAuthentication(email: string): Promise<AuthenticatingReseller | undefined> {
+    const found = await this.resellers.findByEmail(email);
+    if (!found) return undefined;
+    const { sealedApiKey, allowedNetworks, ...reseller } = found;
+    return { reseller, apiKey: this.open(sealedApiKey), allowedNetworks };
+  }
+
+  private open(sealed: string): string {
+    let key = this.openedKeys.get(sealed);
+    if (key === undefined) {
+      key = this.secrets.open(sealed);
+      if (this.openedKeys.size > 10_000) this.openedKeys.clear();
+      this.openedKeys.set(sealed, key);
+    }
+    return key;
+  }
+}

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type Koa from 'koa';
+
+/** What the HTTP adapter learns about one API call while serving it. */
+export interface ApiCall {
+  readonly requestId: string;
+  readonly method: string;
+  /** The route template (`/domains/:domain/lock`); null for a path no route matched. */
+  readonly route: string | null;
+  /** Set once the reseller is identified (also when its IP allow-list then refuses the call). */
+  resellerId?: string;
+  /** The domain the call names (ASCII), when it names one. */
+  domain?: string;
+  /** The error message the reply carried. */
+  error?: string;
+}
+
+export interface ObservedCall extends ApiCall {
+  /** False for a request no route matched (no `begin` was called for it). */
+  readonly routed: boolean;
+  /** A public operational route (/healthz, /readyz, /metrics, /openapi.json). */
+  readonly operational?: boolean;
+  readonly status: number;
+  readonly durationMs: number;
+  readonly clientIp: string;
+}
+
+export interface RequestObservation {
+  /** Called when a routed call starts (the in-flight gauge). */
+  readonly begin?: () => void;
+  /** Called once per API call after the reply is set: logs, metrics, the API log. Must be cheap and never throw. */
+  readonly observe: (call: ObservedCall) => void;
+  /** Runs the rest of the request inside a log context carrying the request id. */
+  readonly runInContext?: (requestId: string, work: () => Promise<void>) => Promise<void>;
+}
+
+const STATE_KEY = Symbol.for('reseller/apiCall');
+
+/** The call being served, for the route's handler side to fill in. */
+export function apiCallOf(ctx: Koa.Context | Koa.ParameterizedContext): ApiCall | undefined {
+  return (ctx.state as Record<symbol, ApiCall | undefined>)[STATE_KEY];
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** A client's own X-Request-Id is kept when it is plain; otherwise a new one is made. */
+export function requestIdOf(ctx: Koa.Context | Koa.ParameterizedContext): string {
+  const given = ctx.get('x-request-id');
+  return REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * Mounted in front of each route: gives the call its request id (the X-Request-Id header, every
+ * log line inside it, the message of a 500), times it, and reports it once it is answered.
+ */
+export function observeRoute(method: string, route: string, observation: RequestObservation, operational = false): Koa.Middleware {
+  const upper = method.toUpperCase();
+  return async (ctx, next) => {
+    const started = performance.now();
+    const call: ApiCall = { requestId: requestIdOf(ctx), method: upper, route };
+    (ctx.state as Record<symbol, ApiCall>)[STATE_KEY] = call;
+    ctx.set('X-Request-Id', call.requestId);
+    observation.begin?.();
+    try {
+      await (observation.runInContext ? observation.runInContext(call.requestId, next as () => Promise<void>) : next());
+    } finally {
+      observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: true, operational });
+    }
+  };
+}
+
+/** Reports a request under the API's prefix that no route matched (a 404 or 405). */
+export function observeUnmatched(ctx: Koa.Context | Koa.ParameterizedContext, started: number, observation: RequestObservation): void {
+  observation.observe({ requestId: '', method: ctx.method, route: null, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: false });
+}

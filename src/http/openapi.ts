@@ -1,0 +1,133 @@
+import { z } from 'zod';
+import type { Route } from './route-table';
+import { ErrorReply } from './wire/reply-schemas';
+
+type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiOptions {
+  readonly title?: string;
+  readonly version: string;
+  /** The drop-in base path the routes are also served under (decisions.md), listed as a second server. */
+  readonly basePath?: string;
+}
+
+/** Statuses every reseller route may answer besides 200 (decisions.md "Errors and status codes"). */
+const RESELLER_ERRORS: Record<number, string> = {
+  400: 'Validation error, or a business rule the client can fix (TLD not offered, period not priced, insufficient credit, capability missing)',
+  401: 'Authentication failed: missing or wrong headers, unknown user, bad token, stale timestamp, suspended reseller',
+  403: "The client address is not on the reseller's IP allow-list",
+  409: 'The domain is not in the reseller\'s account, or an order for it is in progress',
+  413: 'The body is larger than 64 KiB',
+  415: 'The body is neither a form nor JSON',
+  429: 'Too many failed authentications; see Retry-After',
+  500: 'Unexpected server error; the message carries the request id',
+  502: 'The registrar failed; the message names its error',
+  504: 'The registrar did not answer in time',
+};
+
+const DOMAIN_ERRORS = new Set([400, 401, 403, 409, 413, 415, 429, 500, 502, 504]);
+const ACCOUNT_ERRORS = new Set([400, 401, 403, 413, 415, 429, 500]);
+
+/** `/domains/:domain/lock` → `/domains/{domain}/lock`. */
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+const pathParams = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  return rest;
+}
+
+/**
+ * The body without the path's parameters as required fields: a GET leaves them out, a POST keeps
+ * them as optional repeats (spec 4: the body may repeat the path's domain; if it differs, 400).
+ */
+function withoutPathParams(schema: JsonSchema, names: readonly string[], keepAsRepeats: boolean): JsonSchema {
+  if (names.length === 0 || typeof schema.properties !== 'object' || schema.properties === null) return schema;
+  const properties = Object.fromEntries(Object.entries(schema.properties as JsonSchema).flatMap(([k, v]) => {
+    if (!names.includes(k)) return [[k, v]];
+    return keepAsRepeats ? [[k, { ...(v as JsonSchema), description: `Optional: repeats the ${k} in the path; a different value is refused` }]] : [];
+  }));
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((k) => !names.includes(k)) : [];
+  const { required: _required, ...rest } = schema;
+  return { ...rest, properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+const hasProperties = (schema: JsonSchema) => typeof schema.properties === 'object' && schema.properties !== null && Object.keys(schema.properties).length > 0;
+
+const tagOf = (r: Route) => r.tag ?? (r.access === 'public' ? 'Operations' : r.path.startsWith('/domains/:') ? 'Domains' : r.path.startsWith('/domains/lookup') ? 'Search' : r.path.startsWith('/order/domains') ? 'Orders' : 'Account and catalogue');
+
+function operation(r: Route): JsonSchema {
+  const inPath = pathParams(r.path);
+  const input = withoutPathParams(jsonSchema(r.input, 'input'), inPath, r.method === 'post');
+  const parameters: JsonSchema[] = inPath.map((name) => ({
+    name, in: 'path', required: true, schema: { type: 'string' },
+    ...(name === 'domain' ? { description: 'The domain name: Unicode or punycode, any case, raw or percent-encoded' } : {}),
+  }));
+  let requestBody: JsonSchema | undefined;
+  if (r.method === 'get') {
+    const required = new Set(Array.isArray(input.required) ? (input.required as string[]) : []);
+    for (const [name, schema] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {
+      parameters.push({ name, in: 'query', required: required.has(name), schema, ...(schema.description ? { description: schema.description } : {}) });
+    }
+  } else if (hasProperties(input) && Object.keys(input.properties as object).some((k) => !inPath.includes(k))) {
+    requestBody = {
+      required: Array.isArray(input.required) && input.required.length > 0,
+      description: 'A form with PHP-bracket nesting (`nameservers[ns1]=…`, `dnsrecords[0][hostname]=…`), or the same fields as JSON',
+      content: { 'application/x-www-form-urlencoded': { schema: input }, 'application/json': { schema: input } },
+    };
+  }
+  const errors = r.access === 'public' ? new Set([500]) : r.path.includes(':domain') || r.path.startsWith('/order/domains') ? DOMAIN_ERRORS : ACCOUNT_ERRORS;
+  const responses: JsonSchema = {
+    200: { description: 'Success', content: { [r.path === '/metrics' ? 'text/plain' : 'application/json']: { schema: jsonSchema(r.output, 'output') } } },
+  };
+  for (const status of errors) {
+    responses[status] = { description: RESELLER_ERRORS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  }
+  if (r.path === '/readyz') responses[503] = { description: 'Not ready: the database or the registrar plugins are not', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  return {
+    operationId: `${r.method}${r.path.replace(/[:{}]/g, '').split(/[/.-]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`,
+    summary: r.summary,
+    tags: [tagOf(r)],
+    ...(r.access === 'reseller' ? {} : { security: [] }),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the routes, generated from the route table: each route's zod
+ * `input` is its request schema (the same one that validates requests) and its `output` the
+ * 200 reply's schema. Nothing is written by hand twice.
+ */
+export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiOptions): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const r of routes) {
+    const path = openApiPath(r.path);
+    paths[path] = { ...paths[path], [r.method]: operation(r) };
+  }
+  const servers: JsonSchema[] = [{ url: '/', description: 'The API at the root (or under the prefix the host mounts it at)' }];
+  if (options.basePath) servers.push({ url: options.basePath, description: 'The drop-in path deployed clients use' });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: options.title ?? 'Domain reseller API',
+      version: options.version,
+      description: 'Domain reseller HTTP API (interface 2.4.1). Bodies are forms with PHP-bracket nesting or JSON; replies are JSON; every error is {"error": "…"}.',
+    },
+    servers,
+    security: [{ username: [], token: [] }],
+    tags: ['Account and catalogue', 'Search', 'Orders', 'Domains', 'Operations'].map((name) => ({ name })),
+    paths,
+    components: {
+      securitySchemes: {
+        username: { type: 'apiKey', in: 'header', name: 'username', description: "The reseller's email address" },
+        token: {
+          type: 'apiKey', in: 'header', name: 'token',
+          description: 'base64( lowercase hex( HMAC-SHA256(key = "<email>:<UTC yy-mm-dd HH>", message = API key) ) ), 88 characters. An optional `timestamp` header (Unix seconds) names the hour.',
+        },
+      },
+      schemas: { Error: jsonSchema(ErrorReply, 'output') },
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { Server } from 'node:http';
+import Koa from 'koa';
+import type { Settings } from './config/settings';
+import type { ResellerModule } from './module';
+
+/**
+ * The stand-alone server's Koa app. Behind a load balancer (TRUST_PROXY) the client address is
+ * read from X-Forwarded-For, TRUST_PROXY_HOPS entries from the right: the entries the client
+ * wrote itself are never believed, so an IP allow-list cannot be talked round.
+ */
+export function createServerApp(module: ResellerModule, settings: Settings): Koa {
+  const app = new Koa({ proxy: settings.trustProxy, maxIpsCount: settings.trustProxy ? settings.trustProxyHops : 0 });
+  app.use(module.middleware({ ownAllPaths: true }));
+  return app;
+}
+
+export interface RunningServer {
+  readonly server: Server;
+  /** The port it listens on (PORT=0 picks a free one). */
+  readonly port: number;
+  /**
+   * Graceful shutdown: /readyz answers 503 at once; after SHUTDOWN_DELAY_MS no new connection is
+   * accepted; the background jobs stop (claimed work is given back); requests in flight finish
+   * (up to SHUTDOWN_TIMEOUT_MS); the API log is written; the database pool closes. Pending orders
+   * are left to reconciliation on whichever process runs it next. True when everything finished in time.
+   */
+  shutdown(signal: string): Promise<boolean>;
+}
+
+export async function startServer(module: ResellerModule, settings: Settings): Promise<RunningServer> {
+  const { logger } = module;
+  const server = createServerApp(module, settings).listen(settings.port, settings.host);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  let shuttingDown: Promise<boolean> | undefined;
+
+  const shutdown = async (signal: string): Promise<boolean> => {
+    const started = Date.now();
+    logger.info({ signal, delayMs: settings.shutdownDelayMs, timeoutMs: settings.shutdownTimeoutMs }, 'shutting down: /readyz now answers 503');
+    module.drain();
+    if (settings.shutdownDelayMs > 0) await sleep(settings.shutdownDelayMs);
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    // Keep-alive connections with nothing in flight would otherwise hold the close up.
+    server.closeIdleConnections();
+    const left = Math.max(0, settings.shutdownTimeoutMs - (Date.now() - started));
+    const [finished, jobsStopped] = await Promise.all([within(closed, left), module.jobs.stop(left)]);
+    if (!finished) {
+      logger.warn({ timeoutMs: settings.shutdownTimeoutMs }, 'requests still in flight at the shutdown deadline were cut off; pending orders are settled by reconciliation');
+      server.closeAllConnections();
+    }
+    if (!jobsStopped) logger.warn({}, 'a background pass was still running at the shutdown deadline; its claims run out and another process takes them');
+    // The jobs had their share of the deadline above.
+    await module.close({ jobsWaitMs: 0 });
+    logger.info({ ms: Date.now() - started }, 'stopped');
+    return finished && jobsStopped;
+  };
+
+  return {
+    server,
+    port,
+    shutdown: (signal) => (shuttingDown ??= shutdown(signal)),
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function within(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  try {
+    return await Promise.race([promise.then(() => true), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,131 @@
+import path from 'node:path';
+import { fixedClock } from '../../src/core/shared/clock';
+import { TOKENS } from '../../src/core/tokens';
+import { createResellerModule, type ResellerModule } from '../../src/module';
+import { syncCalls, transferSyncCalls } from '../fixtures/sync-registrars/counting';
+import { givenDomain, platformRecord } from '../support/domains';
+import { TEST_MASTER_KEY } from '../support/harness';
+import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
+
+const PLUGINS = path.join(__dirname, '../fixtures/sync-registrars');
+const DOMAINS = 60;
+const TRANSFERS = 6;
+/** Once the transfers completed, they are synced with the rest. */
+const ACTIVE = DOMAINS + TRANSFERS + 1; // and bg-ordered.com, once its order let go
+
+/**
+ * Two modules on one database stand for two server processes: each has its own connection pool,
+ * so on MariaDB their claims really race (row locks, SKIP LOCKED, conditional updates).
+ */
+describe(`background sync on several processes (${TEST_ENGINE})`, () => {
+  let db: TestDatabase;
+  let a: ResellerModule;
+  let b: ResellerModule;
+  const clock = fixedClock('2026-11-21T10:30:00Z');
+  const open = () => createResellerModule({
+    database: db.url, clock, pluginsDir: PLUGINS,
+    // Small batches and a few calls at once, so that the two workers take turns many times.
+    settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', jobBatchSize: 4, jobConcurrencyPerRegistrar: 3 },
+  });
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    a = await open();
+    await a.migrate();
+    b = await open();
+    await a.services.resellers.createGroup('default');
+    await a.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'counting', prices: { register: '1=10.00' } });
+    await a.services.resellers.create('reseller@example.com', 'default', 0);
+    for (let i = 0; i < DOMAINS; i++) {
+      await givenDomain(a, `bg-${String(i).padStart(3, '0')}.com`, { registrar: 'counting', atRegistrar: false, expiryDate: '2027-01-01' });
+    }
+    for (let i = 0; i < TRANSFERS; i++) {
+      await givenDomain(a, `bg-transfer-${i}.com`, { registrar: 'counting', atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
+    }
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await db?.drop();
+  });
+  beforeEach(() => {
+    syncCalls.clear();
+    transferSyncCalls.clear();
+  });
+
+  it('syncs every due domain exactly once in a round, whichever of two concurrent workers claims it', async () => {
+    const round = clock.now();
+    const [fromA, fromB] = await Promise.all([a.runSync('domain', { syncedBefore: round }), b.runSync('domain', { syncedBefore: round })]);
+    expect(fromA.synced + fromB.synced).toBe(DOMAINS);
+    expect(fromA.failed).toEqual([]);
+    expect(fromB.failed).toEqual([]);
+    expect(syncCalls.size).toBe(DOMAINS);
+    expect([...syncCalls.entries()].filter(([, n]) => n !== 1)).toEqual([]);
+    expect(await platformRecord(a, 'bg-007.com')).toMatchObject({ status: 'Active', expiryDate: '2030-01-01' });
+
+    // The same round again finds nothing due: every domain was stamped synced.
+    const again = await Promise.all([a.runSync('domain', { syncedBefore: round }), b.runSync('domain', { syncedBefore: round })]);
+    expect(again.map((r) => r.synced)).toEqual([0, 0]);
+    expect([...syncCalls.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('follows pending transfers once each, and the job runs through the scheduler with its interval', async () => {
+    const counts = await Promise.all([a.jobs.runOnce('transfer-sync'), b.jobs.runOnce('transfer-sync')]);
+    expect(counts.reduce((n, c) => n + (c.synced ?? 0), 0)).toBe(6);
+    expect(counts.reduce((n, c) => n + (c.changed ?? 0), 0)).toBe(6);
+    expect([...transferSyncCalls.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(await platformRecord(a, 'bg-transfer-3.com')).toMatchObject({ status: 'Active', expiryDate: '2029-06-30' });
+  });
+
+  it("leaves a domain with an order in progress to that order's reconciliation", async () => {
+    const domain = await givenDomain(a, 'bg-ordered.com', { registrar: 'counting', atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
+    const reseller = await a.services.resellers.byEmail('reseller@example.com');
+    const now = clock.now();
+    await a.container.get(TOKENS.unitOfWork).run((repos) => repos.orders.insert({
+      id: '01JORDERINPROGRESS00000000', resellerId: reseller.id, action: 'transfer', domainId: domain.id, domain: domain.name, registrar: 'counting',
+      period: 1, price: 0, status: 'pending', priorDomain: null, request: { addons: [] }, originalVars: null, idempotencyKey: null, expiryDate: null,
+      note: null, leaseOwner: null, leaseUntil: null, reconcileAttempts: 0, createdAt: now, updatedAt: now, settledAt: null,
+    }));
+    await a.runSync('transfer', { syncedBefore: now });
+    expect(transferSyncCalls.has('bg-ordered.com')).toBe(false);
+    expect(await platformRecord(a, 'bg-ordered.com')).toMatchObject({ status: 'Pending Transfer' });
+    // Settled, the order lets go of the domain.
+    await a.container.get(TOKENS.unitOfWork).run((repos) => repos.orders.settle('01JORDERINPROGRESS00000000', 'failed', { note: 'test', at: now }));
+    transferSyncCalls.clear();
+    await a.runSync('transfer', { syncedBefore: now });
+    expect(transferSyncCalls.get('bg-ordered.com')).toBe(1);
+  });
+
+  it('makes a domain due again after DOMAIN_SYNC_INTERVAL_SECONDS, not before', async () => {
+    expect(await a.jobs.runOnce('domain-sync')).toEqual({ synced: 0, changed: 0, failed: 0 });
+    clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
+    const counts = await Promise.all([a.jobs.runOnce('domain-sync'), b.jobs.runOnce('domain-sync')]);
+    expect(counts[0]!.synced! + counts[1]!.synced!).toBe(ACTIVE);
+    expect([...syncCalls.values()].every((n) => n === 1)).toBe(true);
+  });
+
+  it('leaves a domain claimed by a live worker alone, and takes it back once that lease runs out', async () => {
+    const domains = a.container.get(TOKENS.unitOfWork).read.domains;
+    clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
+    const now = clock.now();
+    const claimed = await domains.claimForSync({ statuses: ['Active'], syncedBefore: now, now, leaseUntil: new Date(now.getTime() + 60_000), owner: 'dead-worker', limit: 5 });
+    expect(claimed).toHaveLength(5);
+    const report = await b.runSync('domain', { syncedBefore: now });
+    expect(report.synced).toBe(ACTIVE - 5);
+    expect(claimed.every((d) => !syncCalls.has(d.name))).toBe(true);
+    clock.advance(60_001);
+    expect((await b.runSync('domain', { syncedBefore: now })).synced).toBe(5);
+  });
+
+  it('gives claimed domains back untouched when the process stops mid-round', async () => {
+    clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
+    const stop = new AbortController();
+    let seen = 0;
+    const report = await a.runSync('domain', { onProgress: () => { if (++seen === 2) stop.abort(); }, signal: stop.signal });
+    expect(report.synced).toBeLessThan(DOMAINS);
+    // Nothing stays leased: another process takes the rest at once.
+    const rest = await b.runSync('domain');
+    expect(report.synced + rest.synced).toBe(ACTIVE);
+    expect([...syncCalls.values()].every((n) => n === 1)).toBe(true);
+  });
+});
