@@ -48,12 +48,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.clock],
   ).inSingletonScope();
   container.bind(TOKENS.authenticator).toResolvedValue(
-    (uow: UnitOfWork, secrets: SecretBox, throttle: FailureThrottle, clock: Clock) => new Authenticator(uow.read.resellers, secrets, throttle, clock),
+    (uow: UnitOfWork, secrets: SecretBox, throttle: FailureThrottle, clock: Clock) =>
+      new Authenticator(uow.read.resellers, secrets, throttle, clock, { credentialsTtlMs: settings.authCacheMs }),
     [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.authThrottle, TOKENS.clock],
   ).inSingletonScope();
   container.bind(TOKENS.resellerService).toResolvedValue(
-    (uow: UnitOfWork, secrets: SecretBox, clock: Clock) => new ResellerService(uow, secrets, clock),
-    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
+    (uow: UnitOfWork, secrets: SecretBox, clock: Clock, auth: Authenticator) =>
+      new ResellerService(uow, secrets, clock, (email) => auth.credentialsChanged(email)),
+    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.authenticator],
   ).inSingletonScope();
   container.bind(TOKENS.catalogueService).toResolvedValue(
     (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string) => new CatalogueService(uow, registrars, currency),

@@ -24,6 +24,8 @@ export const SettingsSchema = z.object({
   authMaxFailures: int(1, 10_000).default(10),
   authFailureWindowSeconds: int(1, 86_400).default(300),
   authBlockSeconds: int(1, 86_400).default(300),
+  /** How long a reseller that authenticated is remembered per process, sparing the lookup; 0: every request reads the database. */
+  authCacheMs: int(0, 60_000).default(1000),
   seedDemo: bool.default(true),
   /**
    * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
@@ -51,6 +53,7 @@ const ENV: Record<string, keyof Settings> = {
   AUTH_MAX_FAILURES: 'authMaxFailures',
   AUTH_FAILURE_WINDOW_SECONDS: 'authFailureWindowSeconds',
   AUTH_BLOCK_SECONDS: 'authBlockSeconds',
+  AUTH_CACHE_MS: 'authCacheMs',
   SEED_DEMO: 'seedDemo',
 };
 

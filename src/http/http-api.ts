@@ -49,12 +49,23 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   });
 
   const router = new Router({ prefix });
+  // Paths without parameters are found in a map first: koa-router builds a middleware chain for
+  // every request it matches, which cost more than the rest of routing (bench/RESULTS.md).
+  // Anything else (parameters, HEAD, a trailing slash, other case) goes through the router.
+  const exact = new Map<string, Route>();
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
       router[r.method](`${base}${r.path}`, (ctx: Ctx) => serve(ctx, r));
+      if (!r.path.includes(':')) exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, r);
     }
   }
+  const exactRoutes: Koa.Middleware = (ctx, next) => {
+    const r = exact.get(`${ctx.method} ${ctx.path}`);
+    if (r === undefined) return next();
+    ctx.params = {};
+    return serve(ctx, r);
+  };
 
   async function serve(ctx: Ctx, r: Route): Promise<void> {
     const started = performance.now();
@@ -123,7 +134,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     }
   };
 
-  return compose([unmatched, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  return compose([unmatched, exactRoutes, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
 }
 
 function header(ctx: Ctx, name: string): string | undefined {

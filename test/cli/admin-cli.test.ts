@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { computeToken } from '../../src/core/auth/api-token';
+import { fixedClock } from '../../src/core/shared/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule } from '../../src/module';
 import { cli } from '../support/cli';
@@ -44,23 +45,41 @@ describe('reseller-admin', () => {
     expect(badPrices.code).toBe(1);
   });
 
-  it('creates a reseller whose key works, once, and rotates it so old tokens stop working', async () => {
+  it('creates a reseller whose key works, once, and rotates it: the new key works at once in a running server, the old one stops within AUTH_CACHE_MS', async () => {
     const created = await cli(env, 'reseller', 'create', 'Shop@Example.com', '--group', 'retail', '--credit', '50.00');
     expect(created.code).toBe(0);
     const { email, apiKey } = created.json();
     expect(email).toBe('shop@example.com');
     expect(apiKey.length).toBeGreaterThanOrEqual(32);
 
-    const module = await createResellerModule({ database: db.url, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+    // A running server: another module on the same database, with the default credentials cache (1 s).
+    const clock = fixedClock(new Date());
+    const module = await createResellerModule({ database: db.url, clock, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
     try {
       const auth = module.container.get(TOKENS.authenticator);
-      const credentials = (key: string) => ({ username: email, token: computeToken(email, key, new Date()), timestamp: undefined, clientAddress: 'cli-test' });
+      const credentials = (key: string) => ({ username: email, token: computeToken(email, key, clock.now()), timestamp: undefined, clientAddress: 'cli-test' });
       await expect(auth.authenticate(credentials(apiKey))).resolves.toMatchObject({ email });
       const rotated = await cli(env, 'reseller', 'rotate-key', email);
       const newKey = rotated.json().apiKey;
       expect(newKey).not.toBe(apiKey);
+      await expect(auth.authenticate(credentials(newKey))).resolves.toMatchObject({ email });
+      clock.advance(module.settings.authCacheMs);
       await expect(auth.authenticate(credentials(apiKey))).rejects.toThrow('Invalid API Token provided');
       await expect(auth.authenticate(credentials(newKey))).resolves.toMatchObject({ email });
+    } finally {
+      await module.close();
+    }
+  });
+
+  it('with AUTH_CACHE_MS=0, a running server refuses the old key on the very next request after a rotation', async () => {
+    const { email, apiKey } = (await cli(env, 'reseller', 'create', 'strict@example.com', '--group', 'retail')).json();
+    const module = await createResellerModule({ database: db.url, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', authCacheMs: 0 } });
+    try {
+      const auth = module.container.get(TOKENS.authenticator);
+      const credentials = (key: string) => ({ username: email, token: computeToken(email, key, new Date()), timestamp: undefined, clientAddress: 'cli-test' });
+      await expect(auth.authenticate(credentials(apiKey))).resolves.toMatchObject({ email });
+      await cli(env, 'reseller', 'rotate-key', email);
+      await expect(auth.authenticate(credentials(apiKey))).rejects.toThrow('Invalid API Token provided');
     } finally {
       await module.close();
     }

@@ -1,6 +1,6 @@
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
-import type { Reseller, ResellerRepository, SecretBox } from '../reseller/reseller';
+import type { Reseller, ResellerCredentials, ResellerRepository, SecretBox } from '../reseller/reseller';
 import { computeToken, looksLikeToken, tokensEqual } from './api-token';
 import type { FailureThrottle } from './failure-throttle';
 
@@ -11,6 +11,8 @@ export interface Credentials {
   readonly clientAddress: string;
 }
 
+const withoutKey = ({ sealedApiKey: _sealed, ...reseller }: ResellerCredentials): Reseller => reseller;
+
 /** Decisions.md: the one message for a bad token or an unknown user, so neither leaks. */
 export const INVALID_TOKEN = 'Invalid API Token provided';
 const SKEW_MS = 60_000;
@@ -18,6 +20,26 @@ const HOUR_MS = 3_600_000;
 const MAX_HEADER_LENGTH = 512;
 // HMAC'd for unknown users so that they cost the same as known ones.
 const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
+const MAX_REMEMBERED = 10_000;
+
+export interface AuthenticatorOptions {
+  /**
+   * How long a reseller that just authenticated is remembered, so that its next requests skip
+   * the database lookup (0: every request reads the database). Only successes are remembered; a
+   * token that does not match a remembered key is checked against the database, so a new key
+   * works at once everywhere. Rotation and suspension through `credentialsChanged` take effect at
+   * once in this process, and within this time in other processes (docs/adr/0004).
+   */
+  readonly credentialsTtlMs: number;
+}
+
+interface Remembered {
+  readonly credentials: ResellerCredentials;
+  readonly apiKey: string;
+  readonly until: number;
+  /** Expected tokens by "<username as sent> <hours since 1970>": an HMAC per hour rather than per request. */
+  readonly tokens: Map<string, string>;
+}
 
 /**
  * Verifies the spec's hourly HMAC token (section 5 and decisions.md):
@@ -29,13 +51,20 @@ const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
 export class Authenticator {
   // Opening a sealed key costs an AES-GCM decryption; the sealed text changes on rotation, so it is the cache key.
   private readonly openedKeys = new Map<string, string>();
+  private readonly remembered = new Map<string, Remembered>();
 
   constructor(
     private readonly resellers: ResellerRepository,
     private readonly secrets: SecretBox,
     private readonly throttle: FailureThrottle,
     private readonly clock: Clock,
+    private readonly options: AuthenticatorOptions = { credentialsTtlMs: 0 },
   ) {}
+
+  /** The reseller's key or status changed: its next request reads the database. */
+  credentialsChanged(email: string): void {
+    this.remembered.delete(email.trim().toLowerCase());
+  }
 
   async authenticate(credentials: Credentials): Promise<Reseller> {
     const username = (credentials.username ?? '').trim();
@@ -47,8 +76,15 @@ export class Authenticator {
     }
     if (!username || !token) throw new DomainError('authentication_failed', 'The username and token headers are required');
     const hours = this.hoursToCheck(credentials.timestamp);
+    const email = username.toLowerCase();
 
-    const found = username.length <= MAX_HEADER_LENGTH ? await this.resellers.findByEmail(username.toLowerCase()) : undefined;
+    const recent = this.recall(email);
+    if (recent && this.matchesRemembered(recent, username, token, hours)) {
+      this.throttle.recordSuccess(throttleKeys.slice(1));
+      return withoutKey(recent.credentials);
+    }
+
+    const found = username.length <= MAX_HEADER_LENGTH ? await this.resellers.findByEmail(email) : undefined;
     const apiKey = found ? this.open(found.sealedApiKey) : DECOY_KEY;
     let matched = false;
     for (const hour of hours) {
@@ -60,9 +96,53 @@ export class Authenticator {
       throw new DomainError('authentication_failed', INVALID_TOKEN);
     }
     this.throttle.recordSuccess(throttleKeys.slice(1));
-    if (found.status !== 'active') throw new DomainError('authentication_failed', 'This reseller account is suspended');
-    const { sealedApiKey: _sealed, ...reseller } = found;
-    return reseller;
+    if (found.status !== 'active') {
+      this.remembered.delete(email);
+      throw new DomainError('authentication_failed', 'This reseller account is suspended');
+    }
+    this.remember(email, found, apiKey);
+    return withoutKey(found);
+  }
+
+  private recall(email: string): Remembered | undefined {
+    if (this.options.credentialsTtlMs <= 0) return undefined;
+    const entry = this.remembered.get(email);
+    if (entry && entry.until <= this.clock.now().getTime()) {
+      this.remembered.delete(email);
+      return undefined;
+    }
+    return entry;
+  }
+
+  private remember(email: string, credentials: ResellerCredentials, apiKey: string): void {
+    if (this.options.credentialsTtlMs <= 0) return;
+    const previous = this.remembered.get(email);
+    this.remembered.delete(email);
+    if (this.remembered.size >= MAX_REMEMBERED) {
+      const oldest = this.remembered.keys().next().value;
+      if (oldest !== undefined) this.remembered.delete(oldest);
+    }
+    const sameKey = previous?.credentials.sealedApiKey === credentials.sealedApiKey;
+    this.remembered.set(email, {
+      credentials, apiKey, until: this.clock.now().getTime() + this.options.credentialsTtlMs, tokens: sameKey ? previous.tokens : new Map(),
+    });
+  }
+
+  /** A token checked against a remembered key, every candidate hour compared as in the full check. */
+  private matchesRemembered(entry: Remembered, username: string, token: string, hours: readonly Date[]): boolean {
+    let matched = false;
+    for (const hour of hours) {
+      const key = `${username} ${Math.floor(hour.getTime() / HOUR_MS)}`;
+      let expected = entry.tokens.get(key);
+      if (expected === undefined) {
+        expected = computeToken(username, entry.apiKey, hour);
+        if (entry.tokens.size >= 8) entry.tokens.clear();
+        entry.tokens.set(key, expected);
+      }
+      if (tokensEqual(expected, token)) matched = true;
+    }
+    // A token equal to one we computed has the spec's shape; no need to test it again.
+    return matched;
   }
 
   private hoursToCheck(timestamp: string | undefined): Date[] {

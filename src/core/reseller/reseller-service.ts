@@ -18,6 +18,8 @@ export class ResellerService {
     private readonly uow: UnitOfWork,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
+    /** Told when a reseller's key or status changes, so that remembered credentials are dropped at once. */
+    private readonly credentialsChanged: (email: string) => void = () => undefined,
   ) {}
 
   async createGroup(name: string): Promise<ResellerGroup> {
@@ -83,12 +85,14 @@ export class ResellerService {
     const reseller = await this.byEmail(email);
     const apiKey = generateApiKey();
     await this.uow.run(({ resellers }) => resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey)));
+    this.credentialsChanged(reseller.email);
     return apiKey;
   }
 
   async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {
     const reseller = await this.byEmail(email);
     await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));
+    this.credentialsChanged(reseller.email);
     return { ...reseller, status };
   }
 }

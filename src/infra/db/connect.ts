@@ -43,6 +43,34 @@ function knexLog(logger: Logger | undefined): Knex.Config['log'] {
   return { warn: quiet, error: quiet, deprecate: quiet, debug: () => undefined };
 }
 
+interface SqliteConnection {
+  pragma(sql: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * knex prepares every query's SQL afresh on better-sqlite3 (about a tenth of a single-row read;
+ * bench/RESULTS.md, hot-path changes). The connection keeps the statements of the last 500
+ * distinct SQL texts and hands them out again: knex only ever runs a statement to completion
+ * (`all` or `run`) before the next one starts on this single connection, so a statement is
+ * never busy when reused, and SQLite re-prepares a cached statement itself after a schema change.
+ */
+function reusePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const statements = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
 export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
   if (target.kind === 'sqlite') {
     if (target.location !== ':memory:') mkdirSync(path.dirname(target.location), { recursive: true });
@@ -55,11 +83,12 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
       pool: {
         min: 1,
         max: 1,
-        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
           // WAL lets the CLI read while the server writes; the busy timeout makes writers queue instead of failing.
           conn.pragma('journal_mode = WAL');
           conn.pragma(`busy_timeout = ${busyTimeout}`);
           conn.pragma('foreign_keys = ON');
+          reusePreparedStatements(conn);
           done(null, conn);
         },
       },

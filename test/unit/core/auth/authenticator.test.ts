@@ -93,4 +93,69 @@ describe('Authenticator', () => {
     clock.advance(61_000);
     await expect(auth.authenticate(creds(tokenAt('2026-11-21T10:31:01Z')))).resolves.toMatchObject({ id: 'r1' });
   });
+
+  describe('remembering a reseller that just authenticated (credentialsTtlMs)', () => {
+    function remembering(ttlMs = 1000) {
+      const clock = fixedClock('2026-11-21T10:30:00Z');
+      let row: ResellerCredentials = { id: 'r1', email: EMAIL, groupId: 'g1', status: 'active', createdAt: new Date(0), sealedApiKey: plainBox.seal(KEY) };
+      const lookups: string[] = [];
+      const repo = { findByEmail: async (email: string) => { lookups.push(email); return email === EMAIL ? row : undefined; } } as unknown as ResellerRepository;
+      const throttle = new FailureThrottle({ maxFailures: 100, windowSeconds: 60, blockSeconds: 60 }, clock);
+      const auth = new Authenticator(repo, plainBox, throttle, clock, { credentialsTtlMs: ttlMs });
+      const creds = (key: string, username = EMAIL): Credentials => ({ username, token: computeToken(username, key, clock.now()), timestamp: undefined, clientAddress: '192.0.2.1' });
+      return { clock, auth, creds, lookups, update: (change: Partial<ResellerCredentials>) => { row = { ...row, ...change }; } };
+    }
+
+    it('skips the database lookup for the same reseller within the time', async () => {
+      const { auth, creds, lookups, clock } = remembering();
+      await auth.authenticate(creds(KEY));
+      clock.advance(999);
+      await expect(auth.authenticate(creds(KEY))).resolves.toMatchObject({ id: 'r1' });
+      expect(lookups).toEqual([EMAIL]);
+      clock.advance(1);
+      await auth.authenticate(creds(KEY));
+      expect(lookups).toEqual([EMAIL, EMAIL]);
+    });
+
+    it('accepts a new key at once: a token that does not match the remembered key is checked against the database', async () => {
+      const { auth, creds, update } = remembering();
+      await auth.authenticate(creds(KEY));
+      update({ sealedApiKey: plainBox.seal('the-new-key') });
+      await expect(auth.authenticate(creds('the-new-key'))).resolves.toMatchObject({ id: 'r1' });
+      await expect(auth.authenticate(creds(KEY))).rejects.toThrow(INVALID_TOKEN);
+    });
+
+    it('forgets a reseller whose key or status changed in this process, so a suspension applies to the next request', async () => {
+      const { auth, creds, update } = remembering();
+      await auth.authenticate(creds(KEY));
+      update({ status: 'suspended' });
+      auth.credentialsChanged(EMAIL.toUpperCase());
+      await expect(auth.authenticate(creds(KEY))).rejects.toThrow(/suspended/);
+    });
+
+    it('remembers neither failures nor unknown users', async () => {
+      const { auth, creds, lookups } = remembering();
+      await expect(auth.authenticate(creds('wrong'))).rejects.toThrow(INVALID_TOKEN);
+      await expect(auth.authenticate(creds('wrong'))).rejects.toThrow(INVALID_TOKEN);
+      await expect(auth.authenticate(creds(KEY, 'nobody@example.com'))).rejects.toThrow(INVALID_TOKEN);
+      await expect(auth.authenticate(creds(KEY, 'nobody@example.com'))).rejects.toThrow(INVALID_TOKEN);
+      expect(lookups).toEqual([EMAIL, EMAIL, 'nobody@example.com', 'nobody@example.com']);
+    });
+
+    it('checks the token of each request against the remembered key, hour by hour', async () => {
+      const { auth, creds, clock } = remembering(60 * 60_000);
+      const first = creds(KEY);
+      await auth.authenticate(first);
+      clock.advance(31 * 60_000); // 11:01:00, past the 60 s grace of the previous hour
+      await expect(auth.authenticate(first)).rejects.toThrow(INVALID_TOKEN);
+      await expect(auth.authenticate(creds(KEY))).resolves.toMatchObject({ id: 'r1' });
+    });
+
+    it('reads the database on every request with a time of 0', async () => {
+      const { auth, creds, lookups } = remembering(0);
+      await auth.authenticate(creds(KEY));
+      await auth.authenticate(creds(KEY));
+      expect(lookups).toHaveLength(2);
+    });
+  });
 });
