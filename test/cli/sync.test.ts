@@ -50,6 +50,8 @@ describe('reseller-admin sync', () => {
       domains: {
         total: 4,
         synced: 3,
+        changedCount: 3,
+        failedCount: 1,
         changed: [
           { domain: 'cli-active.com', expiryDate: { from: null, to: '2036-11-21' } },
           { domain: 'cli-deleted.com', status: { from: 'Active', to: 'Cancelled' } },

@@ -32,13 +32,47 @@ export interface SyncAllOptions {
   /** Registrar calls in flight at once. */
   readonly concurrency: number;
   readonly onProgress?: (progress: SyncAllProgress) => void;
+  /** The most changes and failures listed in the report, each (default 1000); the counts cover every domain. */
+  readonly listLimit?: number;
 }
+
+export interface SyncedChange { domain: string; status?: { from: DomainStatus; to: DomainStatus }; expiryDate?: { from: string | null; to: string | null } }
+export interface SyncFailure { domain: string; error: string }
 
 export interface SyncAllReport {
   readonly total: number;
   readonly synced: number;
-  readonly changed: Array<{ domain: string; status?: { from: DomainStatus; to: DomainStatus }; expiryDate?: { from: string | null; to: string | null } }>;
-  readonly failed: Array<{ domain: string; error: string }>;
+  readonly changedCount: number;
+  readonly failedCount: number;
+  /** The first `listLimit` changed domains by name (all of them when there are no more). */
+  readonly changed: SyncedChange[];
+  /** The first `listLimit` failed domains by name. */
+  readonly failed: SyncFailure[];
+}
+
+const DEFAULT_LIST_LIMIT = 1000;
+const PAGE_SIZE = 200;
+
+/**
+ * Keeps the `limit` entries with the smallest names, whatever their number: memory stays flat
+ * however many domains a sync covers. Trims when it reaches twice the limit, so the sorting is
+ * paid once per `limit` entries.
+ */
+class FirstByName<T extends { domain: string }> {
+  private entries: T[] = [];
+  count = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(entry: T): void {
+    this.count++;
+    this.entries.push(entry);
+    if (this.entries.length >= this.limit * 2) this.entries = this.sorted();
+  }
+
+  sorted(): T[] {
+    return this.entries.sort((a, b) => a.domain.localeCompare(b.domain)).slice(0, this.limit);
+  }
 }
 
 /**
@@ -68,10 +102,14 @@ export class DomainSyncService {
   ) {}
 
   /** Spec 4.7 for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
-  async syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
+  syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
+    return this.syncOne(domain, (tld) => this.uow.read.catalogue.findTld(tld));
+  }
+
+  private async syncOne(domain: DomainRecord, findTld: (tld: string) => Promise<Tld | undefined>): Promise<SyncedDomain> {
     const view = await this.gateway.sync(domain);
     if (view.fromPlatform || !SYNCED_STATUSES.includes(domain.status)) return { view, domain, changes: {} };
-    const tld = await this.uow.read.catalogue.findTld(domain.tld);
+    const tld = await findTld(domain.tld);
     const status = statusFromSync(domain.status, view, tld, this.clock.now());
     const changes: { status?: DomainStatus; expiryDate?: string } = {};
     if (status !== domain.status) changes.status = status;
@@ -103,38 +141,57 @@ export class DomainSyncService {
    */
   async syncAll(options: SyncAllOptions): Promise<SyncAllReport> {
     const total = await this.uow.read.domains.countByStatus(SYNCED_STATUSES);
-    const changed: SyncAllReport['changed'] = [];
-    const failed: SyncAllReport['failed'] = [];
+    const limit = options.listLimit ?? DEFAULT_LIST_LIMIT;
+    const changed = new FirstByName<SyncedChange>(limit);
+    const failed = new FirstByName<SyncFailure>(limit);
+    // The TLDs' grace and redemption days, read once per TLD for the whole run rather than per domain.
+    const tlds = new Map<string, Promise<Tld | undefined>>();
+    const findTld = (tld: string) => {
+      let found = tlds.get(tld);
+      if (!found) tlds.set(tld, (found = this.uow.read.catalogue.findTld(tld)));
+      return found;
+    };
     let synced = 0;
     let done = 0;
     await forEachConcurrently(this.pages(), options.concurrency, async (domain) => {
       try {
-        const { changes } = await this.syncDomain(domain);
+        const { changes } = await this.syncOne(domain, findTld);
         synced++;
         if (changes.status !== undefined || changes.expiryDate !== undefined) {
-          changed.push({
+          changed.add({
             domain: domain.unicodeName,
             ...(changes.status !== undefined ? { status: { from: domain.status, to: changes.status } } : {}),
             ...(changes.expiryDate !== undefined ? { expiryDate: { from: domain.expiryDate, to: changes.expiryDate } } : {}),
           });
         }
       } catch (error) {
-        failed.push({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
+        failed.add({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
       }
       done++;
-      options.onProgress?.({ done, total: Math.max(total, done), failed: failed.length, domain: domain.unicodeName });
+      options.onProgress?.({ done, total: Math.max(total, done), failed: failed.count, domain: domain.unicodeName });
     });
-    const byName = (a: { domain: string }, b: { domain: string }) => a.domain.localeCompare(b.domain);
-    return { total: Math.max(total, done), synced, changed: changed.sort(byName), failed: failed.sort(byName) };
+    return {
+      total: Math.max(total, done), synced, changedCount: changed.count, failedCount: failed.count, changed: changed.sorted(), failed: failed.sorted(),
+    };
   }
 
+  /**
+   * Pages through the domains by name, reading the next page while this one is worked on, so the
+   * workers never wait for a page: at most two pages in memory, however many domains there are.
+   */
   private async *pages(): AsyncGenerator<DomainRecord> {
-    let after: string | undefined;
+    const read = (after: string | undefined) => {
+      const page = this.uow.read.domains.listByStatus(SYNCED_STATUSES, { after, limit: PAGE_SIZE });
+      // Read ahead: a failure is reported where the page is awaited, not as an unhandled rejection meanwhile.
+      page.catch(() => undefined);
+      return page;
+    };
+    let next = read(undefined);
     for (;;) {
-      const page = await this.uow.read.domains.listByStatus(SYNCED_STATUSES, { after, limit: 200 });
+      const page = await next;
+      if (page.length === PAGE_SIZE) next = read(page[page.length - 1]!.name);
       yield* page;
-      if (page.length < 200) return;
-      after = page[page.length - 1]!.name;
+      if (page.length < PAGE_SIZE) return;
     }
   }
 }
