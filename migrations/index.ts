@@ -10,6 +10,10 @@ import * as createPluginState from './20261122090000_create_plugin_state';
 import * as addNameserversToDomains from './20261122090100_add_nameservers_to_domains';
 import * as addTransferLockToDomains from './20261122090200_add_transfer_lock_to_domains';
 import * as addAddonsToDomains from './20261122090300_add_addons_to_domains';
+import * as createOrders from './20261122140000_create_orders';
+import * as createIdempotencyKeys from './20261122140100_create_idempotency_keys';
+import * as createAddonPrices from './20261122140200_create_addon_prices';
+import * as addCreditEntriesOrderKindUnique from './20261122140300_add_credit_entries_order_kind_unique';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -32,4 +36,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261122090100_add_nameservers_to_domains', addNameserversToDomains],
   ['20261122090200_add_transfer_lock_to_domains', addTransferLockToDomains],
   ['20261122090300_add_addons_to_domains', addAddonsToDomains],
+  ['20261122140000_create_orders', createOrders],
+  ['20261122140100_create_idempotency_keys', createIdempotencyKeys],
+  ['20261122140200_create_addon_prices', createAddonPrices],
+  ['20261122140300_add_credit_entries_order_kind_unique', addCreditEntriesOrderKindUnique],
 ];

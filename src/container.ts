@@ -6,6 +6,9 @@ import { CreditService } from './core/credit/credit-service';
 import { DomainManagementService } from './core/domain/domain-management-service';
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
+import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
+import type { OrderRegistrar } from './core/order/order-registrar';
+import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import type { SecretBox } from './core/reseller/reseller';
@@ -87,6 +90,21 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.domainManagementService).toResolvedValue(
     (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock) => new DomainManagementService(uow, gateway, syncer, clock),
     [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock],
+  ).inSingletonScope();
+  container.bind(TOKENS.orderSettings).toConstantValue(Object.freeze({
+    registrarTimeoutMs: settings.registrarTimeoutMs,
+    reconcileAfterMs: settings.reconcileAfterMs,
+    idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
+    reconcileBatch: settings.reconcileBatch,
+  }));
+  container.bind(TOKENS.orderRegistrar).toResolvedValue(
+    (registrars: RegistrarDirectory, gateway: RegistrarGateway, logger: Logger) => new GatewayOrderRegistrar(registrars, gateway, logger),
+    [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
+  ).inSingletonScope();
+  container.bind(TOKENS.orderService).toResolvedValue(
+    (uow: UnitOfWork, registrar: OrderRegistrar, catalogue: CatalogueService, clock: Clock, logger: Logger, orderSettings: OrderSettings) =>
+      new OrderService(uow, registrar, catalogue, clock, logger, orderSettings),
+    [TOKENS.unitOfWork, TOKENS.orderRegistrar, TOKENS.catalogueService, TOKENS.clock, TOKENS.logger, TOKENS.orderSettings],
   ).inSingletonScope();
   return container;
 }

@@ -9,3 +9,7 @@ export { fixedClock, systemClock, type Clock } from './core/shared/clock';
 export * from './core/registrar/plugin';
 export { runConformanceKit, formatConformanceReport, type ConformanceOptions, type ConformanceReport, type ConformanceCheck } from './testing/conformance';
 export { MemoryPluginStore } from './testing/memory-plugin-store';
+/** The reseller SDK (also importable alone as `domain-reseller/client`, without loading the server). */
+export * from './client';
+export type { OrderRegistrar, RegistrarAnswer, DomainLookup, TransferStatus } from './core/order/order-registrar';
+export type { ReconcileReport } from './core/order/order-service';

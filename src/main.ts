@@ -12,6 +12,9 @@ async function main(): Promise<void> {
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
   const demo = settings.seedDemo ? await seedDemo(module) : undefined;
 
+  // Pending orders left by registrar timeouts or crashes are settled in the background (0: off).
+  module.startReconciliation();
+
   const app = new Koa({ proxy: settings.trustProxy });
   app.use(module.middleware({ ownAllPaths: true }));
   const server = app.listen(settings.port, settings.host, () => {

@@ -10,6 +10,8 @@ import type { CreditService } from './core/credit/credit-service';
 import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
 import type { DomainSyncService } from './core/domain/domain-sync-service';
+import type { OrderService, ReconcileReport } from './core/order/order-service';
+import { ReconciliationJob } from './core/order/reconciliation-job';
 import type { ResellerService } from './core/reseller/reseller-service';
 import type { SearchService } from './core/search/search-service';
 import { systemClock, type Clock } from './core/shared/clock';
@@ -62,6 +64,7 @@ export interface ResellerModule {
     readonly domainManagement: DomainManagementService;
     /** Registrar sync of one domain or all of them (`reseller-admin sync`). */
     readonly domainSync: DomainSyncService;
+    readonly orders: OrderService;
   };
   /** The inversify container, for hosts that rebind ports before first use or resolve more services. */
   readonly container: Container;
@@ -71,7 +74,14 @@ export interface ResellerModule {
   readonly logger: Logger;
   /** Brings the schema to the latest version; safe from several processes at once. */
   migrate(): Promise<string[]>;
-  /** Closes the plugins and, when the module opened it, the database pool. */
+  /** One reconciliation pass over pending orders (docs/orders.md); safe from several processes at once. */
+  reconcile(): Promise<ReconcileReport>;
+  /**
+   * Starts reconciling pending orders every `reconcileIntervalMs` (0: never) until `close()`.
+   * The stand-alone server calls it; a host with its own scheduler calls `reconcile()` instead.
+   */
+  startReconciliation(): void;
+  /** Stops background work, closes the plugins and, when the module opened it, the database pool. */
   close(): Promise<void>;
 }
 
@@ -105,7 +115,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       search: container.get(TOKENS.searchService),
       domainManagement: container.get(TOKENS.domainManagementService),
       domainSync: container.get(TOKENS.domainSyncService),
+      orders: container.get(TOKENS.orderService),
     };
+    const reconciliation = new ReconciliationJob(() => services.orders.reconcile(), settings.reconcileIntervalMs, logger);
     return {
       middleware: (mount = {}) => createHttpApi({ container, routes: ROUTES, logger, basePath: settings.basePath, ...mount }),
       services,
@@ -115,7 +127,10 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       knex,
       logger,
       migrate: () => migrateLatest(knex),
+      reconcile: () => services.orders.reconcile(),
+      startReconciliation: () => reconciliation.start(),
       async close() {
+        await reconciliation.stop();
         await registrars.close();
         if (ownsDatabase) await knex.destroy();
       },

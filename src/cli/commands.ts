@@ -6,6 +6,8 @@ import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
 import type { SyncAllProgress } from '../core/domain/domain-sync-service';
+import type { Order } from '../core/order/order';
+import { parseDomainName } from '../core/domain/domain-name';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 
@@ -23,6 +25,7 @@ export const USAGE = `Usage: reseller-admin <command>
   group create <name>
   group list
   group set-default-contact <group> <json-file>
+  group set-addon-prices <group> --addons "idprotection=2.00,dnsmanagement=0"   (yearly; an addon never priced is free)
   tld set <.tld> --group <name> --registrar <plugin> --register "1=10.00,2=19.50" [--renew "…"] [--transfer "…"]
           [--min-length N] [--max-length N] [--grace-days N] [--redemption-days N]
   tld list
@@ -34,8 +37,11 @@ export const USAGE = `Usage: reseller-admin <command>
   credit show <email>
   domain show <domain>
   domain list [--reseller <email>]
-  sync [--concurrency N]                          (every Active, Grace, Redemption or Expired domain with its registrar;
-                                                   N registrar calls at once, default 5; progress on stderr)
+  order list [--reseller <email>] [--status pending|completed|failed] [--domain <name>]
+  order show <order-id>
+  reconcile                                         (settle pending orders with the registrar: complete or refund)
+  sync [--concurrency N]                            (reconcile pending orders, then sync every Active, Grace, Redemption or
+                                                    Expired domain with its registrar; N calls at once, default 5; progress on stderr)
 
 Every command prints JSON on stdout. DATABASE_URL and the other settings are read as the server reads them.`;
 
@@ -53,6 +59,9 @@ const OPTIONS = {
   note: { type: 'string' },
   reseller: { type: 'string' },
   concurrency: { type: 'string' },
+  addons: { type: 'string' },
+  status: { type: 'string' },
+  domain: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -120,7 +129,11 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
 }
 
 async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags, io: CliIo): Promise<unknown> {
-  const { resellers, catalogue, credit, domains } = module.services;
+  const { resellers, catalogue, credit, domains, orders } = module.services;
+  if (noun === 'reconcile') {
+    if (verb !== undefined) throw new UsageError('"reconcile" takes no arguments');
+    return module.reconcile();
+  }
   const command = `${noun} ${verb ?? ''}`.trim();
   switch (command) {
     case 'group create':
@@ -140,6 +153,20 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
         throw new Error(`${file} must hold one JSON object of contact fields with text values`);
       }
       return resellers.setDefaultContact(group, contact as Record<string, string>);
+    }
+    case 'group set-addon-prices':
+      return catalogue.setAddonPrices(need(args[0], '<group>'), need(flags.addons, '--addons'));
+    case 'order list': {
+      const resellerId = flags.reseller ? (await resellers.byEmail(flags.reseller)).id : undefined;
+      const status = flags.status;
+      if (status !== undefined && !['pending', 'completed', 'failed'].includes(status)) throw new UsageError('--status must be pending, completed or failed');
+      const list = await orders.list({ resellerId, status: status as 'pending' | undefined, domain: flags.domain === undefined ? undefined : parseDomainName(flags.domain).ascii });
+      return list.map(describeOrder);
+    }
+    case 'order show': {
+      const order = await orders.get(need(args[0], '<order-id>'));
+      if (!order) throw new Error(`no order with id ${args[0]}`);
+      return { ...describeOrder(order), request: order.request, originalVars: order.originalVars };
     }
     case 'tld set':
       return catalogue.setTld({
@@ -195,13 +222,32 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
     case 'sync': {
       const concurrency = optionalInt(flags.concurrency, 'concurrency') ?? 5;
       if (concurrency < 1 || concurrency > 50) throw new UsageError('--concurrency must be from 1 to 50');
+      // Pending orders first: a settled order turns its domain Active, and then it is synced too.
+      const reconciliation = await module.reconcile();
       const domainsReport = await module.services.domainSync.syncAll({ concurrency, onProgress: progressLine(io, 'sync') });
       if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
-      return { domains: domainsReport };
+      return { reconciliation, domains: domainsReport };
     }
     default:
       throw new UsageError(`unknown command "${command}"`);
   }
+}
+
+function describeOrder(o: Order) {
+  return {
+    id: o.id,
+    action: o.action,
+    domain: o.domain,
+    status: o.status,
+    period: o.period,
+    price: formatAmount(o.price),
+    registrar: o.registrar,
+    expiryDate: o.expiryDate,
+    note: o.note,
+    reconcileAttempts: o.reconcileAttempts,
+    createdAt: o.createdAt.toISOString(),
+    settledAt: o.settledAt?.toISOString() ?? null,
+  };
 }
 
 async function describeDomain(module: ResellerModule, d: DomainRecord) {

@@ -27,6 +27,14 @@ export const SettingsSchema = z.object({
   /** How long a reseller that authenticated is remembered per process, sparing the lookup; 0: every request reads the database. */
   authCacheMs: int(0, 60_000).default(1000),
   seedDemo: bool.default(true),
+  /** How often the stand-alone server reconciles pending orders; 0 turns the job off. */
+  reconcileIntervalMs: int(0, 86_400_000).default(60_000),
+  /** How long after the registrar deadline reconciliation leaves a pending order alone (and waits between attempts). */
+  reconcileAfterMs: int(0, 86_400_000).default(60_000),
+  /** Pending orders looked at per reconciliation pass. */
+  reconcileBatch: int(1, 10_000).default(100),
+  /** How long an Idempotency-Key and its first answer are kept; at least 24 hours. */
+  idempotencyTtlHours: int(24, 24 * 30).default(24),
   /**
    * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
    * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
@@ -36,7 +44,8 @@ export const SettingsSchema = z.object({
 
 export type Settings = z.infer<typeof SettingsSchema>;
 
-const ENV: Record<string, keyof Settings> = {
+/** Every environment variable and the setting it sets (the README's configuration table lists each). */
+export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   DATABASE_URL: 'databaseUrl',
   PORT: 'port',
   HOST: 'host',
@@ -55,6 +64,10 @@ const ENV: Record<string, keyof Settings> = {
   AUTH_BLOCK_SECONDS: 'authBlockSeconds',
   AUTH_CACHE_MS: 'authCacheMs',
   SEED_DEMO: 'seedDemo',
+  RECONCILE_INTERVAL_MS: 'reconcileIntervalMs',
+  RECONCILE_AFTER_MS: 'reconcileAfterMs',
+  RECONCILE_BATCH: 'reconcileBatch',
+  IDEMPOTENCY_TTL_HOURS: 'idempotencyTtlHours',
 };
 
 export class ConfigError extends Error {
@@ -64,7 +77,7 @@ export class ConfigError extends Error {
   }
 }
 
-const envNameOf = (key: string) => Object.entries(ENV).find(([, v]) => v === key)?.[0];
+const envNameOf = (key: string) => Object.entries(ENVIRONMENT_VARIABLES).find(([, v]) => v === key)?.[0];
 
 /** Validates settings given as an object (the module API); every problem is listed by name. */
 export function parseSettings(input: Record<string, unknown>): Settings {
@@ -94,7 +107,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
   }
   const fromEnv: Record<string, unknown> = {};
-  for (const [name, key] of Object.entries(ENV)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
+  for (const [name, key] of Object.entries(ENVIRONMENT_VARIABLES)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const plugins = { ...(fromFile.plugins as Record<string, Record<string, unknown>> | undefined) };
   if (env.SANDBOX_LATENCY_MS) plugins.sandbox = { ...plugins.sandbox, latencyMs: env.SANDBOX_LATENCY_MS };
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).

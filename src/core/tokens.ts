@@ -6,6 +6,8 @@ import type { CreditService } from './credit/credit-service';
 import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
+import type { OrderRegistrar } from './order/order-registrar';
+import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { SecretBox } from './reseller/reseller';
@@ -37,4 +39,8 @@ export const TOKENS = {
   searchService: token<SearchService>('searchService'),
   domainSyncService: token<DomainSyncService>('domainSyncService'),
   domainManagementService: token<DomainManagementService>('domainManagementService'),
+  orderSettings: token<OrderSettings>('orderSettings'),
+  /** The order flow's registrar port; a host (or the registrar gateway) may rebind it. */
+  orderRegistrar: token<OrderRegistrar>('orderRegistrar'),
+  orderService: token<OrderService>('orderService'),
 } as const;

@@ -47,6 +47,7 @@ describe('reseller-admin sync', () => {
     const code = await runCli(['sync', '--concurrency', '2'], { stdout: out.stream, stderr: err.stream, env: env() });
     expect(code).toBe(0);
     expect(JSON.parse(out.text())).toEqual({
+      reconciliation: expect.objectContaining({ checked: 0, refunded: 0, completed: 0 }),
       domains: {
         total: 4,
         synced: 3,

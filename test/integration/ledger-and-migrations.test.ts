@@ -12,7 +12,7 @@ describe('migrations', () => {
   it('are safe to run from several processes at once and on every start', async () => {
     const connections = [0, 1, 2].map(() => connectDatabase(parseDatabaseUrl(db.url)));
     try {
-      const applied = await Promise.all(connections.map((knex) => migrateLatest(knex, { waitMs: 50 })));
+      const applied = await Promise.all(connections.map((knex) => migrateLatest(knex, { waitMs: 50, timeoutMs: 120_000 })));
       expect(applied.flat().filter((name) => name.includes('create_resellers'))).toHaveLength(1);
       expect(await migrateLatest(connections[0])).toEqual([]);
     } finally {

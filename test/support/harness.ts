@@ -5,6 +5,7 @@ import { computeToken } from '../../src/core/auth/api-token';
 import { fixedClock } from '../../src/core/shared/clock';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { openLedgers } from './ledger-invariant';
 
 export const TEST_MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
 export const NOW = '2026-11-21T10:30:00Z';
@@ -16,6 +17,8 @@ export interface Harness {
   readonly http: ReturnType<typeof request>;
   /** The default reseller: group "default", 100.00 credit, .com/.net/.org on the sandbox (or `options.registrar`). */
   readonly reseller: { email: string; apiKey: string };
+  /** The test database's URL (a child process may open it too). */
+  readonly databaseUrl: string;
   headers(who?: { email: string; apiKey: string }): Record<string, string>;
   close(): Promise<void>;
 }
@@ -39,6 +42,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
   });
   await module.migrate();
+  openLedgers.add(module.knex);
   const { resellers, catalogue } = module.services;
   await resellers.createGroup('default');
   for (const tld of ['.com', '.net', '.org']) {
@@ -55,9 +59,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     server,
     http: request(server),
     reseller,
+    databaseUrl: db.url,
     headers: (who = reseller) => ({ username: who.email, token: computeToken(who.email, who.apiKey, clock.now()) }),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      openLedgers.delete(module.knex);
       await module.close();
       await db.drop();
     },

@@ -3,7 +3,7 @@ import { DomainError } from '../shared/errors';
 import { formatAmount, parseAmount, type Minor } from '../shared/money';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import { parseDomainName, parseTld, splitRegistrable, type RegistrableDomain } from '../domain/domain-name';
-import { MAX_PERIOD, MIN_PERIOD, type OrderAction, type Tld, type TldPrice } from './catalogue';
+import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld, type TldPrice } from './catalogue';
 
 export interface SetTldInput {
   readonly tld: string;
@@ -50,6 +50,23 @@ export function parsePriceList(text: string, action: OrderAction): Map<number, M
     prices.set(period, price);
   }
   if (prices.size === 0) throw new DomainError('validation_failed', `--${action} needs at least one "years=price" pair`);
+  return prices;
+}
+
+/** Parses "idprotection=2.00,dnsmanagement=0" into addon → yearly price in minor units. */
+export function parseAddonPriceList(text: string): Map<AddonName, Minor> {
+  const prices = new Map<AddonName, Minor>();
+  for (const part of String(text).split(',').map((p) => p.trim()).filter(Boolean)) {
+    const match = /^([a-z]+)\s*=\s*(\S+)$/i.exec(part);
+    if (!match) throw new DomainError('validation_failed', `--addons must look like "idprotection=2.00,dnsmanagement=0" (addon=yearly price); got "${part}"`);
+    const addon = match[1].toLowerCase() as AddonName;
+    if (!ADDONS.includes(addon)) throw new DomainError('validation_failed', `--addons: unknown addon "${match[1]}"; addons are ${ADDONS.join(', ')}`);
+    if (prices.has(addon)) throw new DomainError('validation_failed', `--addons: ${addon} is listed twice`);
+    const price = parseAmount(match[2], `--addons price for ${addon}`);
+    if (price < 0) throw new DomainError('validation_failed', '--addons: prices cannot be negative');
+    prices.set(addon, price);
+  }
+  if (prices.size === 0) throw new DomainError('validation_failed', '--addons needs at least one "addon=price" pair');
   return prices;
 }
 
@@ -132,6 +149,23 @@ export class CatalogueService {
   async priceList(groupId: string, tld: string, action: OrderAction): Promise<Map<number, Minor>> {
     const rows = await this.uow.read.catalogue.prices(groupId, tld);
     return new Map(rows.filter((r) => r.action === action).sort((a, b) => a.period - b.period).map((r) => [r.period, r.price]));
+  }
+
+  /** Yearly addon prices of a group (decisions.md: default free). */
+  addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
+    return this.uow.read.catalogue.addonPrices(groupId);
+  }
+
+  /** Sets yearly addon prices for a group from the CLI's "idprotection=2.00,dnsmanagement=0". */
+  async setAddonPrices(groupName: string, text: string): Promise<{ group: string; addons: Record<string, string> }> {
+    const prices = parseAddonPriceList(text);
+    return this.uow.run(async ({ groups, catalogue }) => {
+      const group = await groups.findByName(groupName.trim());
+      if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      await catalogue.setAddonPrices(group.id, prices);
+      const all = await catalogue.addonPrices(group.id);
+      return { group: group.name, addons: Object.fromEntries(ADDONS.map((a) => [a, formatAmount(all.get(a) ?? 0)])) };
+    });
   }
 
   /** Decisions.md `GET /tlds/pricing`: one row per offered TLD and period; an unpriced action is left out. */

@@ -3,6 +3,10 @@ import type { Minor } from '../shared/money';
 export const ORDER_ACTIONS = ['register', 'renew', 'transfer'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
+/** Spec 2.4: the addons an order may enable. Each may carry a yearly price per group (default free). */
+export const ADDONS = ['dnsmanagement', 'emailforwarding', 'idprotection'] as const;
+export type AddonName = (typeof ADDONS)[number];
+
 export const MIN_PERIOD = 1;
 export const MAX_PERIOD = 10;
 
@@ -33,4 +37,8 @@ export interface CatalogueRepository {
   offeredTlds(groupId: string): Promise<string[]>;
   prices(groupId: string, tld?: string): Promise<TldPrice[]>;
   listTlds(): Promise<Tld[]>;
+  /** Yearly addon prices of a group; an addon left out is free. */
+  addonPrices(groupId: string): Promise<Map<AddonName, Minor>>;
+  /** Sets the given addons' yearly prices for a group; others keep theirs. */
+  setAddonPrices(groupId: string, prices: ReadonlyMap<AddonName, Minor>): Promise<void>;
 }

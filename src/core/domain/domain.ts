@@ -64,6 +64,15 @@ export interface DomainListFilter {
   readonly limit?: number;
 }
 
+/** What an order changes on a domain row (src/core/order). */
+export interface DomainOrderChange {
+  readonly status: DomainStatus;
+  readonly resellerId?: string;
+  readonly registrar?: string;
+  readonly expiryDate?: string | null;
+  readonly at: Date;
+}
+
 export interface DomainRepository {
   findByName(name: string): Promise<DomainRecord | undefined>;
   list(filter: DomainListFilter): Promise<DomainRecord[]>;
@@ -78,4 +87,16 @@ export interface DomainRepository {
   /** Domains in the given statuses, by name, after `after` (keyset paging for batch work). */
   listByStatus(statuses: readonly DomainStatus[], page: { readonly after?: string; readonly limit: number }): Promise<DomainRecord[]>;
   countByStatus(statuses: readonly DomainStatus[]): Promise<number>;
+  /**
+   * Orders: inserts the row of a domain being registered or transferred in. Returns false,
+   * writing nothing, when a row with that name exists (a concurrent order won the name).
+   */
+  insertForOrder(domain: NewDomain): Promise<boolean>;
+  /**
+   * Orders: one conditional update, applied only while the row's status is one of `from` (and,
+   * when given, it belongs to `resellerId`). Returns whether it applied.
+   */
+  transitionForOrder(id: string, from: readonly DomainStatus[], change: DomainOrderChange, resellerId?: string): Promise<boolean>;
+  /** Orders: removes the row a failed order created, only while it still has the order's pending status. */
+  deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean>;
 }

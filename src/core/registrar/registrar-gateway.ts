@@ -335,10 +335,26 @@ export class RegistrarGateway {
   }
 
   /** Runs one call under the deadline and checks the answer; faults and garbage become 502s, the deadline a 504. */
-  private async call<S extends z.ZodType>(plugin: RegistrarPlugin, operation: string, schema: S, invoke: (ctx: CallContext) => Promise<unknown>): Promise<z.infer<S>> {
+  /**
+   * One raw plugin call under the deadline, its answer checked against `schema`, for a port that
+   * decides on the outcome itself (the order flow settles money on it). Faults and timeouts throw
+   * as everywhere else.
+   */
+  async invoke<S extends z.ZodType>(
+    registrarId: string,
+    operation: string,
+    schema: S,
+    call: (plugin: RegistrarPlugin, ctx: CallContext) => Promise<unknown>,
+    transactionId?: string,
+  ): Promise<z.infer<S>> {
+    const plugin = this.plugin(registrarId);
+    return this.call(plugin, operation, schema, (ctx) => call(plugin, ctx), transactionId);
+  }
+
+  private async call<S extends z.ZodType>(plugin: RegistrarPlugin, operation: string, schema: S, invoke: (ctx: CallContext) => Promise<unknown>, transactionId?: string): Promise<z.infer<S>> {
     let answer: unknown;
     try {
-      answer = await withDeadline(plugin.id, this.options.timeoutMs, invoke);
+      answer = await withDeadline(plugin.id, this.options.timeoutMs, invoke, transactionId);
     } catch (error) {
       if (isDomainError(error) && error.code === 'registrar_timeout') {
         this.logger.warn({ registrar: plugin.id, operation, timeoutMs: this.options.timeoutMs }, 'registrar call cut off at the deadline');

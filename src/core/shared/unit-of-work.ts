@@ -2,6 +2,7 @@ import type { GroupRepository, ResellerRepository } from '../reseller/reseller';
 import type { CatalogueRepository } from '../catalogue/catalogue';
 import type { LedgerRepository } from '../credit/ledger';
 import type { DomainRepository } from '../domain/domain';
+import type { IdempotencyRepository, OrderRepository } from '../order/order';
 
 /** Every repository, bound to one connection or one transaction. */
 export interface Repositories {
@@ -10,6 +11,8 @@ export interface Repositories {
   readonly catalogue: CatalogueRepository;
   readonly ledger: LedgerRepository;
   readonly domains: DomainRepository;
+  readonly orders: OrderRepository;
+  readonly idempotency: IdempotencyRepository;
 }
 
 /**

@@ -14,15 +14,16 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * once: knex takes a lock row; a process that finds it taken waits and tries again, and then
  * finds nothing left to do.
  */
-export async function migrateLatest(db: Knex, { attempts = 60, waitMs = 500 } = {}): Promise<string[]> {
-  for (let attempt = 1; ; attempt++) {
+export async function migrateLatest(db: Knex, { timeoutMs = 300_000, waitMs = 250 } = {}): Promise<string[]> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
     try {
       const [, applied] = (await db.migrate.latest({ migrationSource: source })) as [number, string[]];
       return applied;
     } catch (error) {
       // Two processes racing to create the bookkeeping tables collide too; the retry sees them made.
       const locked = /already locked|already exists|duplicate/i.test(String((error as { message?: unknown })?.message));
-      if (!locked || attempt >= attempts) throw error;
+      if (!locked || Date.now() > giveUpAt) throw error;
       await sleep(waitMs);
     }
   }

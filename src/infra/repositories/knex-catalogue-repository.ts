@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
+import type { AddonName, CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
 import type { Minor } from '../../core/shared/money';
 
 interface TldRow { tld: string; registrar: string; min_length: number; max_length: number; grace_days: number; redemption_days: number }
@@ -49,5 +49,16 @@ export class KnexCatalogueRepository implements CatalogueRepository {
 
   async listTlds(): Promise<Tld[]> {
     return (await this.db<TldRow>('tlds').orderBy('tld')).map(toTld);
+  }
+
+  async addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
+    const rows: Array<{ addon: string; price_minor: number | string }> = await this.db('addon_prices').where({ group_id: groupId });
+    return new Map(rows.map((row) => [row.addon as AddonName, Number(row.price_minor)]));
+  }
+
+  async setAddonPrices(groupId: string, prices: ReadonlyMap<AddonName, Minor>): Promise<void> {
+    for (const [addon, price] of prices) {
+      await this.db('addon_prices').insert({ group_id: groupId, addon, price_minor: price }).onConflict(['group_id', 'addon']).merge();
+    }
   }
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { DomainChanges, DomainListFilter, DomainRecord, DomainRepository, DomainStatus, NewDomain } from '../../core/domain/domain';
+import type { DomainChanges, DomainListFilter, DomainOrderChange, DomainRecord, DomainRepository, DomainStatus, NewDomain } from '../../core/domain/domain';
+import { isUniqueViolation } from '../db/errors';
 
 export interface DomainRow {
   id: string; name: string; unicode_name: string; tld: string; reseller_id: string; registrar: string;
@@ -64,23 +65,7 @@ export class KnexDomainRepository implements DomainRepository {
   }
 
   async insert(d: NewDomain): Promise<void> {
-    await this.db('domains').insert({
-      id: d.id,
-      name: d.name,
-      unicode_name: d.unicodeName,
-      tld: d.tld,
-      reseller_id: d.resellerId,
-      registrar: d.registrar,
-      status: d.status,
-      expiry_date: d.expiryDate,
-      nameservers: JSON.stringify(d.nameservers ?? []),
-      transfer_lock: d.transferLock ?? null,
-      dns_management: d.addons?.dnsManagement ?? false,
-      email_forwarding: d.addons?.emailForwarding ?? false,
-      id_protection: d.addons?.idProtection ?? false,
-      created_at: d.createdAt.getTime(),
-      updated_at: d.createdAt.getTime(),
-    });
+    await this.db('domains').insert(newDomainRow(d));
   }
 
   async update(id: string, changes: DomainChanges, at: Date, options: { ifStatus?: DomainStatus } = {}): Promise<boolean> {
@@ -102,4 +87,51 @@ export class KnexDomainRepository implements DomainRepository {
     const row = await this.db('domains').whereIn('status', [...statuses]).count({ n: '*' }).first();
     return Number(row?.n ?? 0);
   }
+
+  async insertForOrder(d: NewDomain): Promise<boolean> {
+    try {
+      await this.db('domains').insert(newDomainRow(d));
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async transitionForOrder(id: string, from: readonly DomainStatus[], change: DomainOrderChange, resellerId?: string): Promise<boolean> {
+    const query = this.db('domains').where({ id }).whereIn('status', [...from]);
+    if (resellerId !== undefined) query.andWhere({ reseller_id: resellerId });
+    const moved = await query.update({
+      status: change.status,
+      ...(change.resellerId !== undefined && { reseller_id: change.resellerId }),
+      ...(change.registrar !== undefined && { registrar: change.registrar }),
+      ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
+      updated_at: change.at.getTime(),
+    });
+    return moved === 1;
+  }
+
+  async deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean> {
+    return (await this.db('domains').where({ id, status }).delete()) === 1;
+  }
+}
+
+function newDomainRow(d: NewDomain) {
+  return {
+    id: d.id,
+    name: d.name,
+    unicode_name: d.unicodeName,
+    tld: d.tld,
+    reseller_id: d.resellerId,
+    registrar: d.registrar,
+    status: d.status,
+    expiry_date: d.expiryDate,
+    nameservers: JSON.stringify(d.nameservers ?? []),
+    transfer_lock: d.transferLock ?? null,
+    dns_management: d.addons?.dnsManagement ?? false,
+    email_forwarding: d.addons?.emailForwarding ?? false,
+    id_protection: d.addons?.idProtection ?? false,
+    created_at: d.createdAt.getTime(),
+    updated_at: d.createdAt.getTime(),
+  };
 }

@@ -4,6 +4,9 @@ import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
+import { KnexIdempotencyRepository } from './knex-idempotency-repository';
+import { KnexOrderRepository } from './knex-order-repository';
+import { isRetryableTransactionError } from '../db/errors';
 
 export function knexRepositories(db: Knex | Knex.Transaction): Repositories {
   return {
@@ -12,8 +15,12 @@ export function knexRepositories(db: Knex | Knex.Transaction): Repositories {
     catalogue: new KnexCatalogueRepository(db),
     ledger: new KnexLedgerRepository(db),
     domains: new KnexDomainRepository(db),
+    orders: new KnexOrderRepository(db),
+    idempotency: new KnexIdempotencyRepository(db),
   };
 }
+
+const MAX_ATTEMPTS = 5;
 
 export class KnexUnitOfWork implements UnitOfWork {
   readonly read: Repositories;
@@ -22,7 +29,19 @@ export class KnexUnitOfWork implements UnitOfWork {
     this.read = knexRepositories(db);
   }
 
-  run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
-    return this.db.transaction((trx) => work(knexRepositories(trx)));
+  /**
+   * One transaction. A transaction the database aborted to break a deadlock (InnoDB picks a
+   * victim when concurrent orders race for one name) wrote nothing, so it is run again; `work`
+   * must only touch the repositories it is given.
+   */
+  async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction((trx) => work(knexRepositories(trx)));
+      } catch (error) {
+        if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));
+      }
+    }
   }
 }

@@ -1,0 +1,33 @@
+import type { RegisterInput } from '../registrar/plugin';
+
+/**
+ * A registration as the HTTP adapter hands it over: wire formats already decoded (contact fields
+ * folded to the lower-case names, `domainfields` decoded), not yet checked against the catalogue.
+ * The registrant may be missing when the group has a default.
+ */
+export interface RegisterCommand extends RegisterInput {
+  /** `originalvars` as received, serialised to JSON text; stored, never interpreted. */
+  readonly originalVars?: string;
+}
+
+export interface TransferCommand extends RegisterCommand {
+  readonly eppCode: string;
+}
+
+export interface RenewCommand {
+  readonly domain: string;
+  readonly period: number;
+  readonly addons: Readonly<Record<string, boolean>>;
+  readonly idnLanguage?: string;
+}
+
+/** The reseller placing an order, as authentication found it. */
+export interface OrderingReseller {
+  readonly id: string;
+  readonly groupId: string;
+}
+
+export interface OrderOptions {
+  /** The `Idempotency-Key` header, when the client sent one. */
+  readonly idempotencyKey?: string;
+}

@@ -1,0 +1,48 @@
+import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '../registrar/plugin';
+
+/**
+ * What the order flow needs of registrars, and nothing more. A small port so the ordering core
+ * does not depend on how registrar calls are made (deadlines, answer checks, error mapping); it
+ * is implemented over the registrar gateway (`GatewayOrderRegistrar`), and a host may rebind it.
+ */
+export interface OrderRegistrar {
+  /** Whether orders can be sent to this registrar at all (its plugin is installed). */
+  isAvailable(registrarId: string): boolean;
+  supports(registrarId: string, capability: CapabilityName): boolean;
+  register(registrarId: string, input: RegistrationRequest, transactionId: string): Promise<RegistrarAnswer>;
+  transfer(registrarId: string, input: TransferRequest, transactionId: string): Promise<RegistrarAnswer>;
+  renew(registrarId: string, input: RenewalRequest, transactionId: string): Promise<RegistrarAnswer>;
+  /** Is the domain registered, and in our account? Used by reconciliation. */
+  lookup(registrarId: string, domain: string): Promise<DomainLookup>;
+  /** Where a transfer in stands. Used by reconciliation of transfer orders. */
+  transferStatus(registrarId: string, domain: string): Promise<TransferStatus>;
+}
+
+/** The order flow sends registrars exactly what the plugin contract takes. */
+export type RegistrationRequest = RegisterInput;
+export type TransferRequest = TransferInput;
+export type RenewalRequest = RenewInput;
+
+/**
+ * The three outcomes that matter for money:
+ * - `done`: the registrar did it (an expiry date when it told us one);
+ * - `refused`: a definite no, nothing happened at the registry: refund;
+ * - `unknown`: no answer by the deadline, a fault, or "accepted, finishing later": keep the money
+ *   reserved and let reconciliation find out.
+ */
+export type RegistrarAnswer =
+  | { readonly kind: 'done'; readonly expiryDate?: string }
+  | { readonly kind: 'refused'; readonly reason: 'unavailable' | 'refused'; readonly message: string }
+  | { readonly kind: 'unknown'; readonly message: string };
+
+export type DomainLookup =
+  | { readonly kind: 'ours'; readonly expiryDate?: string }
+  /** Not registered at all, or registered by someone else. */
+  | { readonly kind: 'not_ours' }
+  | { readonly kind: 'unknown'; readonly message: string };
+
+export type TransferStatus =
+  | { readonly kind: 'completed'; readonly expiryDate?: string }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'in_progress' }
+  | { readonly kind: 'unknown'; readonly message: string };

@@ -1,0 +1,532 @@
+import { ulid } from 'ulid';
+import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
+import type { CatalogueService } from '../catalogue/catalogue-service';
+import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
+import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
+import type { Contacts } from '../registrar/plugin';
+import type { Clock } from '../shared/clock';
+import { DomainError, type ErrorCode } from '../shared/errors';
+import type { Logger } from '../shared/logger';
+import { formatAmount, type Minor } from '../shared/money';
+import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
+import { assertCompleteRegistrant, withDefaultRegistrant } from './contacts';
+import { addYears, isIsoDate, isoDay } from './dates';
+import { fingerprintOf, parseIdempotencyKey } from './idempotency';
+import type { IdempotencyRecord, IdempotentAnswer, Order, OrderListFilter, OrderRequest, PriorDomain } from './order';
+import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
+import type { OrderRegistrar, RegistrarAnswer } from './order-registrar';
+
+export interface OrderSettings {
+  /** The registrar deadline: the request path owns a new order at least this long. */
+  readonly registrarTimeoutMs: number;
+  /**
+   * How long after the deadline reconciliation keeps its hands off a pending order, and how long
+   * it waits before asking again about one it could not settle: a registrar may still act on a
+   * request it answered late.
+   */
+  readonly reconcileAfterMs: number;
+  /** How long an Idempotency-Key and its first answer are kept (at least 24 h). */
+  readonly idempotencyTtlMs: number;
+  /** Pending orders looked at per reconciliation pass. */
+  readonly reconcileBatch: number;
+}
+
+export interface ReconcileReport {
+  /** Pending orders this pass claimed and asked the registrar about. */
+  readonly checked: number;
+  readonly completed: number;
+  readonly refunded: number;
+  /** Still pending: the registrar could not say; asked again after `reconcileAfterMs`. */
+  readonly unresolved: number;
+  /** Claimed by another process (or settled) between listing and claiming. */
+  readonly busy: number;
+  readonly purgedIdempotencyKeys: number;
+  readonly orders: readonly ReconciledOrder[];
+}
+
+export interface ReconciledOrder {
+  readonly id: string;
+  readonly domain: string;
+  readonly action: OrderAction;
+  readonly result: 'completed' | 'refunded' | 'unresolved';
+  readonly note: string;
+}
+
+/** Everything phase 1 needs, worked out before the transaction from the catalogue and the command. */
+interface Plan {
+  readonly action: OrderAction;
+  readonly domain: RegistrableDomain;
+  readonly registrar: string;
+  readonly period: number;
+  readonly price: Minor;
+  readonly request: OrderRequest;
+  readonly originalVars: string | null;
+  /** Phase 2: the registrar call, made outside any transaction. */
+  readonly call: (order: Order) => Promise<RegistrarAnswer>;
+}
+
+type Verdict =
+  | { readonly kind: 'complete'; readonly expiryDate: string | null; readonly note: string }
+  | { readonly kind: 'refund'; readonly note: string }
+  | { readonly kind: 'leave'; readonly note: string };
+
+const PENDING_STATUSES: readonly DomainStatus[] = ['Pending', 'Pending Registration', 'Pending Transfer'];
+/** A name that left the platform may be registered or transferred in again, by anyone. */
+const REUSABLE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
+/** Decisions.md: renewal needs an active order: Active, Expired or Grace. */
+const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
+const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
+/** Codes an idempotent replay may carry (what phase 3 can answer). */
+const REPLAYABLE_CODES: readonly ErrorCode[] = ['unavailable', 'registrar_failed'];
+const MAX_ORIGINAL_VARS = 16 * 1024;
+
+const NOUN: Record<OrderAction, string> = { register: 'registration', renew: 'renewal', transfer: 'transfer' };
+
+/** Raised inside phase 1 when another request holds the Idempotency-Key: the transaction rolls back, then the key's answer is read. */
+class KeyTaken extends Error {}
+
+/**
+ * Orders paid from prepaid credit: register, renew and transfer, and the reconciliation that
+ * settles what a registrar left unanswered. Money never moves without an order, and every move
+ * is a conditional update from the expected state (docs/orders.md):
+ *
+ * 1. one short transaction reserves the price (a conditional debit) and creates the pending order
+ *    (and, for register/transfer, the pending domain);
+ * 2. the registrar is called under its deadline, outside any transaction;
+ * 3. one short transaction settles: completed, or failed with the reservation refunded in full;
+ *    an unknown outcome stays pending, money reserved, for reconciliation.
+ */
+export class OrderService {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly registrar: OrderRegistrar,
+    private readonly catalogue: CatalogueService,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly settings: OrderSettings,
+  ) {}
+
+  /** Spec 4.1. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
+  register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<'success'> {
+    return this.place(reseller, 'register', command, options, () => this.planNewDomain(reseller, 'register', command));
+  }
+
+  /** Decisions.md: the register body plus the EPP code. */
+  transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<'success'> {
+    return this.place(reseller, 'transfer', command, options, () => this.planNewDomain(reseller, 'transfer', command));
+  }
+
+  /** Spec 4.3. */
+  renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<'success'> {
+    return this.place(reseller, 'renew', command, options, () => this.planRenewal(reseller, command));
+  }
+
+  get(id: string): Promise<Order | undefined> {
+    return this.uow.read.orders.findById(id);
+  }
+
+  list(filter: OrderListFilter = {}): Promise<Order[]> {
+    return this.uow.read.orders.list(filter);
+  }
+
+  // ---- the three phases ----
+
+  private async place(
+    reseller: OrderingReseller, action: OrderAction, command: object, options: OrderOptions, makePlan: () => Promise<Plan>,
+  ): Promise<'success'> {
+    const key = options.idempotencyKey === undefined ? undefined : parseIdempotencyKey(options.idempotencyKey);
+    const fingerprint = key === undefined ? undefined : fingerprintOf(action, command);
+    if (key !== undefined) {
+      const replayed = this.replay(await this.uow.read.idempotency.find(reseller.id, key), fingerprint!);
+      if (replayed) return replayed;
+    }
+    const plan = await makePlan();
+    let order: Order;
+    try {
+      order = await this.reserve(reseller, plan, key, fingerprint);
+    } catch (error) {
+      if (!(error instanceof KeyTaken)) throw error;
+      const replayed = this.replay(await this.uow.read.idempotency.find(reseller.id, key!), fingerprint!);
+      if (replayed) return replayed;
+      throw keyInFlight();
+    }
+    this.logger.info({ orderId: order.id, action, domain: order.domain, price: order.price }, 'order placed, price reserved');
+    return this.conclude(order, await this.callRegistrar(plan, order));
+  }
+
+  /** Phase 2. A port that throws (a rebound one may) has not given a definite answer: unknown, never a refusal. */
+  private async callRegistrar(plan: Plan, order: Order): Promise<RegistrarAnswer> {
+    try {
+      return await plan.call(order);
+    } catch (error) {
+      this.logger.warn({ orderId: order.id, err: error }, 'registrar port threw; outcome unknown');
+      return { kind: 'unknown', message: error instanceof Error ? error.message.slice(0, 300) : 'the registrar call failed' };
+    }
+  }
+
+  /**
+   * Undefined when the request should go ahead (a new or expired key); otherwise the first
+   * answer again: 'success', or the first error thrown once more. A key still in flight is a
+   * 409, a key used for another request a 422.
+   */
+  private replay(record: IdempotencyRecord | undefined, fingerprint: string): 'success' | undefined {
+    if (!record || record.expiresAt.getTime() <= this.clock.now().getTime()) return undefined;
+    if (record.fingerprint !== fingerprint) {
+      throw new DomainError('idempotency_mismatch', `Idempotency-Key "${record.key}" was already used for a different request; send a new key for a new request`);
+    }
+    if (record.state === 'in_flight' || !record.answer) throw keyInFlight();
+    return answerOf(record.answer);
+  }
+
+  /** Phase 1: one short transaction. Nothing is written unless everything is. */
+  private reserve(reseller: OrderingReseller, plan: Plan, key: string | undefined, fingerprint: string | undefined): Promise<Order> {
+    return this.uow.run(async (repos) => {
+      const now = this.clock.now();
+      const orderId = ulid();
+      if (key !== undefined) {
+        await repos.idempotency.deleteExpired(reseller.id, key, now);
+        const taken = !(await repos.idempotency.insert({
+          resellerId: reseller.id, key, fingerprint: fingerprint!, state: 'in_flight', orderId, answer: null,
+          createdAt: now, expiresAt: new Date(now.getTime() + this.settings.idempotencyTtlMs),
+        }));
+        if (taken) throw new KeyTaken();
+      }
+      const { domainId, prior } = plan.action === 'renew'
+        ? await this.claimForRenewal(repos, reseller, plan)
+        : await this.claimNewDomain(repos, reseller, plan, now);
+      const debited = await repos.ledger.post({
+        id: ulid(), resellerId: reseller.id, amount: -plan.price, kind: 'order_debit', orderId,
+        note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`, createdAt: now,
+      });
+      if (!debited) {
+        const balance = await repos.ledger.balance(reseller.id);
+        throw new DomainError('insufficient_credit', `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`);
+      }
+      const order: Order = {
+        id: orderId, resellerId: reseller.id, action: plan.action, domainId, domain: plan.domain.ascii, registrar: plan.registrar,
+        period: plan.period, price: plan.price, status: 'pending', priorDomain: prior, request: plan.request, originalVars: plan.originalVars,
+        idempotencyKey: key ?? null, expiryDate: null, note: null,
+        // The request path owns the order through its registrar call; reconciliation waits beyond that.
+        leaseOwner: `request:${orderId}`, leaseUntil: new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs),
+        reconcileAttempts: 0, createdAt: now, updatedAt: now, settledAt: null,
+      };
+      if (!(await repos.orders.insert(order))) throw inProgress(plan.domain.unicode);
+      return order;
+    });
+  }
+
+  private async claimNewDomain(repos: Repositories, reseller: OrderingReseller, plan: Plan, now: Date): Promise<{ domainId: string; prior: PriorDomain | null }> {
+    const status = PENDING_STATUS_OF[plan.action as 'register' | 'transfer'];
+    const existing = await repos.domains.findByName(plan.domain.ascii);
+    if (!existing) {
+      // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
+      const addons = new Set(plan.request.addons);
+      const record: NewDomain = {
+        id: ulid(), name: plan.domain.ascii, unicodeName: plan.domain.unicode, tld: plan.domain.tld, resellerId: reseller.id,
+        registrar: plan.registrar, status, expiryDate: null, nameservers: plan.request.nameservers ?? [],
+        addons: { dnsManagement: addons.has('dnsmanagement'), emailForwarding: addons.has('emailforwarding'), idProtection: addons.has('idprotection') },
+        createdAt: now,
+      };
+      // The unique name decides between concurrent orders for one name, not the read above.
+      if (!(await repos.domains.insertForOrder(record))) throw inProgress(plan.domain.unicode);
+      return { domainId: record.id, prior: null };
+    }
+    if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
+    if (REUSABLE_STATUSES.includes(existing.status)) {
+      const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], { status, resellerId: reseller.id, registrar: plan.registrar, expiryDate: null, at: now });
+      if (!moved) throw inProgress(plan.domain.unicode);
+      return { domainId: existing.id, prior: { status: existing.status, resellerId: existing.resellerId, registrar: existing.registrar, expiryDate: existing.expiryDate } };
+    }
+    if (existing.resellerId === reseller.id) {
+      throw new DomainError('unavailable', `${plan.domain.unicode} is already in your account (${existing.status})`);
+    }
+    throw new DomainError('unavailable', `${plan.domain.unicode} is not available`);
+  }
+
+  private async claimForRenewal(repos: Repositories, reseller: OrderingReseller, plan: Plan): Promise<{ domainId: string; prior: PriorDomain }> {
+    const existing = await repos.domains.findByName(plan.domain.ascii);
+    if (!existing || existing.resellerId !== reseller.id) throw notOwned(plan.domain.unicode);
+    if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
+    if (!RENEWABLE_STATUSES.includes(existing.status)) throw notRenewable(plan.domain.unicode, existing.status);
+    // A second renewal of the same domain is refused by the open-order index when the order is inserted.
+    return { domainId: existing.id, prior: { status: existing.status, resellerId: existing.resellerId, registrar: existing.registrar, expiryDate: existing.expiryDate } };
+  }
+
+  /** Phase 3: one short transaction per outcome, each a conditional update from `pending`. */
+  private async conclude(order: Order, answer: RegistrarAnswer): Promise<'success'> {
+    const now = this.clock.now();
+    try {
+      if (answer.kind === 'done') {
+        if (order.action === 'transfer' && !isIsoDate(answer.expiryDate)) {
+          // Accepted by the registrar but finished by the registry later: reconciliation follows the transfer.
+          await this.leavePending(order, 'the registrar accepted the transfer; waiting for the registry to complete it', now);
+          return 'success';
+        }
+        const expiryDate = this.expiryAfter(order, answer.expiryDate);
+        const settled = await this.uow.run((repos) => this.complete(repos, order, expiryDate, `${NOUN[order.action]} done`, now));
+        return settled ? 'success' : this.answerOfSettled(order.id);
+      }
+      if (answer.kind === 'refused') {
+        const refusal = refusalError(order, answer.reason, answer.message);
+        const settled = await this.uow.run((repos) => this.fail(repos, order, `refused by the registrar: ${answer.message}`, { ok: false, code: refusal.code, message: refusal.message }, now));
+        if (!settled) return this.answerOfSettled(order.id);
+        this.logger.info({ orderId: order.id, reason: answer.reason }, 'order failed at the registrar; reservation refunded');
+        throw refusal;
+      }
+      await this.leavePending(order, `no definite answer from the registrar: ${answer.message}`, now);
+      this.logger.warn({ orderId: order.id, domain: order.domain }, 'registrar outcome unknown; order stays pending for reconciliation');
+      return 'success';
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      // The registrar has answered but the answer could not be recorded (database lost mid-way):
+      // the order is still pending with its money reserved, and reconciliation will record what
+      // the registrar did. Answer what the registrar said, which is what the order will become.
+      this.logger.error({ orderId: order.id, err: error }, 'could not record the registrar outcome; reconciliation will settle the order');
+      if (answer.kind === 'refused') throw refusalError(order, answer.reason, answer.message);
+      return 'success';
+    }
+  }
+
+  private leavePending(order: Order, note: string, now: Date): Promise<void> {
+    return this.uow.run(async (repos) => {
+      await repos.orders.notePending(order.id, note, now, false);
+      // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
+      await repos.idempotency.finishForOrder(order.id, { ok: true });
+    });
+  }
+
+  /** Another party settled the order first: answer what it became. */
+  private async answerOfSettled(orderId: string): Promise<'success'> {
+    const order = await this.uow.read.orders.findById(orderId);
+    if (order?.status === 'failed') throw new DomainError('registrar_failed', `The order for ${order.domain} failed and was refunded: ${order.note ?? 'no reason recorded'}`);
+    return 'success';
+  }
+
+  /** pending → completed, and the domain with it. False when the order was settled already. */
+  private async complete(repos: Repositories, order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
+    if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return false;
+    const moved = order.action === 'renew'
+      ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
+      : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
+    if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
+    await repos.idempotency.finishForOrder(order.id, { ok: true });
+    return true;
+  }
+
+  /** pending → failed, the reservation refunded in full, the domain put back. False when settled already. */
+  private async fail(repos: Repositories, order: Order, note: string, answer: IdempotentAnswer, at: Date): Promise<boolean> {
+    if (!(await repos.orders.settle(order.id, 'failed', { note, at }))) return false;
+    const refunded = await repos.ledger.post({
+      id: ulid(), resellerId: order.resellerId, amount: order.price, kind: 'order_refund', orderId: order.id,
+      note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`, createdAt: at,
+    });
+    if (!refunded) throw new Error(`refund of order ${order.id} could not be posted`);
+    if (order.action !== 'renew') {
+      const pending = PENDING_STATUS_OF[order.action];
+      const prior = order.priorDomain;
+      const restored = prior
+        ? await repos.domains.transitionForOrder(order.domainId, [pending], { status: prior.status, resellerId: prior.resellerId, registrar: prior.registrar, expiryDate: prior.expiryDate, at })
+        : await repos.domains.deleteForFailedOrder(order.domainId, pending);
+      if (!restored) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order failed but its domain had left the pending state; domain left as it is');
+    }
+    await repos.idempotency.finishForOrder(order.id, answer);
+    return true;
+  }
+
+  /** The registrar's expiry when it gave a real date; otherwise the period counted from what we know. */
+  private expiryAfter(order: Order, reported: string | undefined): string | null {
+    if (isIsoDate(reported)) return reported;
+    if (order.action === 'renew') return order.priorDomain?.expiryDate ? addYears(order.priorDomain.expiryDate, order.period) : null;
+    return addYears(isoDay(order.createdAt), order.period);
+  }
+
+  // ---- reconciliation ----
+
+  /**
+   * Settles pending orders whose request path is over (its lease ran out): asks the registrar
+   * and completes or refunds, each exactly once. Several processes may run this at once: an
+   * order is claimed with a conditional update of its lease before the registrar is asked.
+   */
+  async reconcile(options: { limit?: number; owner?: string } = {}): Promise<ReconcileReport> {
+    const owner = (options.owner ?? `reconciler:${ulid()}`).slice(0, 64);
+    const candidates = await this.uow.read.orders.listClaimable(this.clock.now(), options.limit ?? this.settings.reconcileBatch);
+    const report = { checked: 0, completed: 0, refunded: 0, unresolved: 0, busy: 0, purgedIdempotencyKeys: 0, orders: [] as ReconciledOrder[] };
+    for (const candidate of candidates) {
+      try {
+        const result = await this.reconcileOne(candidate.id, owner);
+        if (result === 'busy') {
+          report.busy++;
+          continue;
+        }
+        report.checked++;
+        report[result.result === 'completed' ? 'completed' : result.result === 'refunded' ? 'refunded' : 'unresolved']++;
+        report.orders.push(result);
+      } catch (error) {
+        // The lease stays: the order is asked about again once it runs out.
+        this.logger.error({ orderId: candidate.id, err: error }, 'reconciliation of an order failed');
+        report.checked++;
+        report.unresolved++;
+        report.orders.push({ id: candidate.id, domain: candidate.domain, action: candidate.action, result: 'unresolved', note: 'reconciliation failed; see the server log' });
+      }
+    }
+    report.purgedIdempotencyKeys = await this.uow.read.idempotency.purgeExpired(this.clock.now());
+    return report;
+  }
+
+  private async reconcileOne(orderId: string, owner: string): Promise<'busy' | ReconciledOrder> {
+    const now = this.clock.now();
+    const until = new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs);
+    if (!(await this.uow.read.orders.claim(orderId, owner, now, until))) return 'busy';
+    const order = await this.uow.read.orders.findById(orderId);
+    if (!order || order.status !== 'pending') return 'busy';
+    const verdict = await this.verdict(order);
+    const at = this.clock.now();
+    let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
+    if (verdict.kind === 'complete') {
+      if (await this.uow.run((repos) => this.complete(repos, order, verdict.expiryDate, verdict.note, at))) result = 'completed';
+    } else if (verdict.kind === 'refund') {
+      const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
+      if (await this.uow.run((repos) => this.fail(repos, order, verdict.note, answer, at))) result = 'refunded';
+    } else {
+      await this.uow.read.orders.notePending(order.id, verdict.note, at, true);
+    }
+    this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order reconciled');
+    return { id: order.id, domain: order.domain, action: order.action, result, note: verdict.note };
+  }
+
+  private async verdict(order: Order): Promise<Verdict> {
+    if (order.action === 'transfer') {
+      const status = await this.registrar.transferStatus(order.registrar, order.domain);
+      switch (status.kind) {
+        case 'completed': return { kind: 'complete', expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null, note: 'reconciled: the transfer completed' };
+        case 'failed': return { kind: 'refund', note: `reconciled: the transfer failed: ${status.reason}` };
+        case 'in_progress': return { kind: 'leave', note: 'reconciled: the transfer is still in progress at the registry' };
+        default: return { kind: 'leave', note: `reconciliation could not tell: ${status.message}` };
+      }
+    }
+    const found = await this.registrar.lookup(order.registrar, order.domain);
+    if (found.kind === 'unknown') return { kind: 'leave', note: `reconciliation could not tell: ${found.message}` };
+    if (found.kind === 'not_ours') return { kind: 'refund', note: `reconciled: ${order.domain} is not registered in our account at the registrar` };
+    if (order.action === 'register') {
+      return { kind: 'complete', expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.expiryAfter(order, undefined), note: 'reconciled: registered in our account' };
+    }
+    // Renewal: did the registrar's expiry move by the period?
+    const before = order.priorDomain?.expiryDate;
+    if (!before || !isIsoDate(found.expiryDate)) return { kind: 'leave', note: 'reconciliation could not tell: no expiry date to compare' };
+    if (found.expiryDate >= addYears(before, order.period)) return { kind: 'complete', expiryDate: found.expiryDate, note: 'reconciled: the renewal went through' };
+    if (found.expiryDate <= before) return { kind: 'refund', note: `reconciled: the registrar still has ${found.expiryDate} as the expiry; the renewal did not happen` };
+    return { kind: 'leave', note: `reconciliation could not tell: the registrar reports ${found.expiryDate}` };
+  }
+
+  // ---- planning (validation before phase 1; reads only) ----
+
+  private async planNewDomain(reseller: OrderingReseller, action: 'register' | 'transfer', command: RegisterCommand | TransferCommand): Promise<Plan> {
+    const { domain, tld } = await this.catalogue.resolveDomain(reseller.groupId, command.domain);
+    this.assertRegistrarAvailable(tld.registrar, domain.unicode);
+    if (action === 'transfer' && !this.registrar.supports(tld.registrar, 'transfer')) {
+      throw new DomainError('capability_missing', `The registrar serving ${tld.tld} does not support transfers (capability "transfer")`);
+    }
+    const price = await this.priceOf(reseller, action, tld, command.period, command.addons);
+    const nameservers = checkNameservers(command.nameservers);
+    const group = await this.uow.read.groups.findById(reseller.groupId);
+    const contacts: Contacts = withDefaultRegistrant(command.contacts, group?.defaultContact ?? null);
+    assertCompleteRegistrant(contacts.registrant!);
+    const originalVars = checkOriginalVars(command.originalVars);
+    const addons = enabledAddons(command.addons);
+    const eppCode = action === 'transfer' ? (command as TransferCommand).eppCode : undefined;
+    const request: OrderRequest = {
+      nameservers, contacts, addons, fields: command.fields, ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
+    };
+    const registrarInput = {
+      domain: domain.ascii, period: command.period, nameservers, contacts,
+      addons: Object.fromEntries(ADDONS.map((a) => [a, addons.includes(a)])), fields: command.fields,
+      ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
+    };
+    return {
+      action, domain, registrar: tld.registrar, period: command.period, price, request, originalVars,
+      call: (order) => action === 'transfer'
+        ? this.registrar.transfer(order.registrar, { ...registrarInput, eppCode: eppCode! }, order.id)
+        : this.registrar.register(order.registrar, registrarInput, order.id),
+    };
+  }
+
+  private async planRenewal(reseller: OrderingReseller, command: RenewCommand): Promise<Plan> {
+    const { domain, tld } = await this.catalogue.resolveDomain(reseller.groupId, command.domain);
+    const existing = await this.uow.read.domains.findByName(domain.ascii);
+    if (!existing || existing.resellerId !== reseller.id) throw notOwned(domain.unicode);
+    this.assertRegistrarAvailable(existing.registrar, domain.unicode);
+    const price = await this.priceOf(reseller, 'renew', tld, command.period, command.addons);
+    const addons = enabledAddons(command.addons);
+    return {
+      action: 'renew', domain, registrar: existing.registrar, period: command.period, price, originalVars: null,
+      request: { addons, ...(command.idnLanguage && { idnLanguage: command.idnLanguage }) },
+      call: (order) => this.registrar.renew(order.registrar, { domain: domain.ascii, period: order.period, currentExpiryDate: order.priorDomain?.expiryDate ?? null }, order.id),
+    };
+  }
+
+  /** A registrar whose plugin is gone could never answer: refuse before any money moves, not after. */
+  private assertRegistrarAvailable(registrarId: string, domain: string): void {
+    if (!this.registrar.isAvailable(registrarId)) {
+      this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin is not installed');
+      throw new DomainError('registrar_failed', `The registrar for ${domain} is not available at the moment; nothing was charged`);
+    }
+  }
+
+  /** The catalogue price for the period plus each enabled addon's yearly price times the period. */
+  private async priceOf(reseller: OrderingReseller, action: OrderAction, tld: Tld, period: number, addons: Readonly<Record<string, boolean>>): Promise<Minor> {
+    if (!Number.isInteger(period) || period < MIN_PERIOD || period > MAX_PERIOD) {
+      throw new DomainError('validation_failed', `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`);
+    }
+    const prices = await this.catalogue.priceList(reseller.groupId, tld.tld, action);
+    if (prices.size === 0) throw new DomainError('not_offered', `${NOUN[action]} is not offered for ${tld.tld}`);
+    const base = prices.get(period);
+    if (base === undefined) throw new DomainError('validation_failed', `regperiod must be one of ${[...prices.keys()].join(', ')} for ${action} of ${tld.tld}`);
+    const addonPrices = await this.catalogue.addonPrices(reseller.groupId);
+    return enabledAddons(addons).reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, base);
+  }
+}
+
+function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
+  for (const name of Object.keys(addons)) {
+    if (!ADDONS.includes(name as AddonName)) throw new DomainError('validation_failed', `addons: unknown addon "${name.slice(0, 40)}"; addons are ${ADDONS.join(', ')}`);
+  }
+  return ADDONS.filter((a) => addons[a] === true);
+}
+
+/** Spec 2.2: ns1 and ns2 required, at most five; host names normalised like domains. */
+function checkNameservers(raw: readonly string[]): string[] {
+  const nameservers = raw.map((ns, i) => {
+    try {
+      return parseDomainName(ns).ascii;
+    } catch {
+      throw new DomainError('validation_failed', `nameservers: ns${i + 1} "${String(ns).slice(0, 80)}" is not a valid host name`);
+    }
+  });
+  if (nameservers.length < 2) throw new DomainError('validation_failed', 'nameservers: ns1 and ns2 are required');
+  if (nameservers.length > 5) throw new DomainError('validation_failed', 'nameservers: at most 5 (ns1 to ns5)');
+  if (new Set(nameservers).size !== nameservers.length) throw new DomainError('validation_failed', 'nameservers: the same nameserver is listed twice');
+  return [...nameservers];
+}
+
+function checkOriginalVars(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  if (new TextEncoder().encode(text).length > MAX_ORIGINAL_VARS) throw new DomainError('validation_failed', `originalvars is larger than ${MAX_ORIGINAL_VARS / 1024} KiB`);
+  return text;
+}
+
+function answerOf(answer: IdempotentAnswer): 'success' {
+  if (answer.ok) return 'success';
+  const code = REPLAYABLE_CODES.includes(answer.code as ErrorCode) ? (answer.code as ErrorCode) : 'registrar_failed';
+  throw new DomainError(code, answer.message);
+}
+
+function refusalError(order: Order, reason: 'unavailable' | 'refused', message: string): DomainError {
+  if (reason === 'unavailable') return new DomainError('unavailable', `${order.domain} is not available: ${message}`);
+  return new DomainError('registrar_failed', `The registrar refused the ${NOUN[order.action]} of ${order.domain}: ${message}`);
+}
+
+const inProgress = (domain: string) => new DomainError('conflict', `An order for ${domain} is already in progress`);
+const notOwned = (domain: string) => new DomainError('not_owned', `${domain} is not in your account`);
+const notRenewable = (domain: string, status: DomainStatus) =>
+  new DomainError('validation_failed', `${domain} is ${status}; only Active, Expired or Grace domains can be renewed`);
+const keyInFlight = () => new DomainError('conflict', 'A request with this Idempotency-Key is still in progress; retry later');

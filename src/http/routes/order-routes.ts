@@ -1,0 +1,36 @@
+import { TOKENS } from '../../core/tokens';
+import { route } from '../route-table';
+import { RegisterBody, RenewBody, TransferBody, toRegisterCommand, toRenewCommand, toTransferCommand } from '../wire/order-wire';
+
+/** Decisions.md: an optional `Idempotency-Key` header on the paid order endpoints. */
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+export const orderRoutes = [
+  route({
+    method: 'post',
+    path: '/order/domains/register',
+    access: 'reseller',
+    summary: 'Registers a domain paid from credit; "success" once registration is done or started (spec 4.1)',
+    input: RegisterBody,
+    handler: ({ input, reseller, header, resolve }) =>
+      resolve(TOKENS.orderService).register(reseller, toRegisterCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
+  }),
+  route({
+    method: 'post',
+    path: '/order/domains/transfer',
+    access: 'reseller',
+    summary: 'Transfers a domain in with its EPP code, paid from credit (decisions.md)',
+    input: TransferBody,
+    handler: ({ input, reseller, header, resolve }) =>
+      resolve(TOKENS.orderService).transfer(reseller, toTransferCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
+  }),
+  route({
+    method: 'post',
+    path: '/order/domains/renew',
+    access: 'reseller',
+    summary: 'Renews a domain of the reseller that is Active, Expired or in Grace (spec 4.3)',
+    input: RenewBody,
+    handler: ({ input, reseller, header, resolve }) =>
+      resolve(TOKENS.orderService).renew(reseller, toRenewCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
+  }),
+];

@@ -1,0 +1,138 @@
+import { z } from 'zod';
+import { MAX_PERIOD, MIN_PERIOD } from '../../core/catalogue/catalogue';
+import { contactRole, normaliseContact } from '../../core/order/contacts';
+import type { RegisterCommand, RenewCommand, TransferCommand } from '../../core/order/order-commands';
+import type { Contact, ContactRole } from '../../core/registrar/plugin';
+import { DomainError } from '../../core/shared/errors';
+import type { WireValue } from './form-body';
+import { decodeDomainFields } from './php-serialized';
+import { domainField, optionalText, text } from './schemas';
+
+const invalid = (message: string) => new DomainError('validation_failed', message);
+
+/** Decisions.md: an integer 1 to 10 (whether the group prices it is the catalogue's call). */
+const regperiod = z
+  .string({ error: (issue) => (issue.input === undefined ? 'regperiod is required' : 'regperiod must be a single whole number') })
+  .trim()
+  .regex(/^\d{1,2}$/, `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`)
+  .transform(Number)
+  .refine((n) => n >= MIN_PERIOD && n <= MAX_PERIOD, `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`);
+
+/** Nested objects arrive as PHP-bracket forms or JSON; their shape is checked by the mappers below, which name the field. */
+const nested = z.custom<WireValue>().optional();
+
+const idnLanguage = optionalText('idnLanguage')
+  .transform((v) => v?.trim() || undefined)
+  .refine((v) => v === undefined || /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/.test(v), 'idnLanguage must be a language code like de or zh-Hans');
+
+const registerFields = {
+  domain: domainField,
+  regperiod,
+  nameservers: nested,
+  contacts: nested,
+  addons: nested,
+  domainfields: optionalText('domainfields'),
+  idnLanguage,
+  originalvars: nested,
+};
+
+/** Spec 4.1 (and 2.2 to 2.4). */
+export const RegisterBody = z.object(registerFields);
+/** Decisions.md: the register body plus `eppcode`. */
+export const TransferBody = z.object({
+  ...registerFields,
+  eppcode: text('eppcode').trim().min(1, 'eppcode is required').max(255, 'eppcode is longer than 255 characters'),
+});
+/** Spec 4.3. */
+export const RenewBody = z.object({ domain: domainField, regperiod, addons: nested, idnLanguage });
+
+export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterCommand {
+  return {
+    domain: body.domain,
+    period: body.regperiod,
+    nameservers: toNameservers(body.nameservers),
+    contacts: toContacts(body.contacts),
+    addons: toAddons(body.addons),
+    fields: body.domainfields === undefined ? {} : decodeDomainFields(body.domainfields),
+    ...(body.idnLanguage && { idnLanguage: body.idnLanguage }),
+    ...(body.originalvars !== undefined && { originalVars: JSON.stringify(body.originalvars) }),
+  };
+}
+
+export function toTransferCommand(body: z.infer<typeof TransferBody>): TransferCommand {
+  return { ...toRegisterCommand(body), eppCode: body.eppcode };
+}
+
+export function toRenewCommand(body: z.infer<typeof RenewBody>): RenewCommand {
+  return {
+    domain: body.domain,
+    period: body.regperiod,
+    addons: toAddons(body.addons),
+    ...(body.idnLanguage && { idnLanguage: body.idnLanguage }),
+  };
+}
+
+const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Decisions.md: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
+ * Empty entries are dropped (billing platforms send unset ns3..ns5 as empty strings).
+ */
+export function toNameservers(value: WireValue | undefined): string[] {
+  if (value === undefined || value === '') return [];
+  let ordered: WireValue[];
+  if (Array.isArray(value)) {
+    ordered = value;
+  } else if (isObject(value)) {
+    const slots = Object.entries(value).map(([key, v]) => {
+      const keyed = /^ns([1-5])$/i.exec(key);
+      const positional = /^[0-4]$/.exec(key);
+      if (!keyed && !positional) throw invalid(`nameservers: "${key.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
+      return [keyed ? Number(keyed[1]) - 1 : Number(key), v] as const;
+    });
+    ordered = slots.sort(([a], [b]) => a - b).map(([, v]) => v);
+  } else {
+    throw invalid('nameservers must be sent as nameservers[ns1], nameservers[ns2], … (or nameservers[0], nameservers[1], …)');
+  }
+  if (ordered.length > 5) throw invalid('nameservers: at most 5 (ns1 to ns5)');
+  return ordered.map((ns, i) => {
+    if (typeof ns !== 'string') throw invalid(`nameservers: ns${i + 1} must be a single host name`);
+    return ns.trim();
+  }).filter((ns) => ns !== '');
+}
+
+/** Decisions.md: `Registrant|registrant`, `Admin|admin`, `Tech|tech|Technical`, `Billing|billing`; fields folded to the lower-case names. */
+export function toContacts(value: WireValue | undefined): Partial<Record<ContactRole, Contact>> {
+  if (value === undefined || value === '') return {};
+  if (!isObject(value)) throw invalid('contacts must be sent as contacts[registrant][firstname]=…');
+  const contacts: Partial<Record<ContactRole, Contact>> = {};
+  for (const [rawRole, fields] of Object.entries(value)) {
+    const role = contactRole(rawRole);
+    if (!role) throw invalid(`contacts: "${rawRole.slice(0, 20)}" is not a contact type; use Registrant, Admin, Tech or Billing`);
+    if (contacts[role]) throw invalid(`contacts: the ${role} contact is given twice`);
+    if (!isObject(fields)) throw invalid(`contacts.${role} must be a set of fields like contacts[${role}][firstname]=…`);
+    const flat: Record<string, string> = Object.create(null);
+    for (const [name, v] of Object.entries(fields)) {
+      if (typeof v !== 'string') throw invalid(`contacts.${role}.${name.slice(0, 40)} must be a single text value`);
+      flat[name] = v;
+    }
+    contacts[role] = normaliseContact(flat, `contacts.${role}`);
+  }
+  return contacts;
+}
+
+const TRUE = new Set(['true', '1', 'on', 'yes']);
+const FALSE = new Set(['false', '0', 'off', 'no', '']);
+
+/** Spec 2.4: addon name → boolean; decisions.md booleans (true/false, 1/0, on/off, yes/no). */
+export function toAddons(value: WireValue | undefined): Record<string, boolean> {
+  if (value === undefined || value === '') return {};
+  if (!isObject(value)) throw invalid('addons must be sent as addons[idprotection]=1, …');
+  const addons: Record<string, boolean> = {};
+  for (const [name, v] of Object.entries(value)) {
+    const flag = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
+    if (flag === undefined || (!TRUE.has(flag) && !FALSE.has(flag))) throw invalid(`addons.${name.slice(0, 40)} must be true or false`);
+    addons[name.toLowerCase()] = TRUE.has(flag);
+  }
+  return addons;
+}

@@ -1,0 +1,114 @@
+import type { Knex } from 'knex';
+import type { OrderAction } from '../../core/catalogue/catalogue';
+import type { Order, OrderListFilter, OrderRepository, OrderStatus, PriorDomain } from '../../core/order/order';
+import { isUniqueViolation } from '../db/errors';
+
+interface OrderRow {
+  id: string; reseller_id: string; action: string; domain_id: string; domain_name: string; registrar: string;
+  period: number | string; price_minor: number | string; status: string; open_domain: string | null;
+  prior_domain: string | null; request: string | null; original_vars: string | null; idempotency_key: string | null;
+  expiry_date: string | null; note: string | null; lease_owner: string | null; lease_until: number | string | null;
+  reconcile_attempts: number | string; created_at: number | string; updated_at: number | string; settled_at: number | string | null;
+}
+
+const toDate = (ms: number | string | null): Date | null => (ms === null ? null : new Date(Number(ms)));
+
+const toOrder = (row: OrderRow): Order => ({
+  id: row.id,
+  resellerId: row.reseller_id,
+  action: row.action as OrderAction,
+  domainId: row.domain_id,
+  domain: row.domain_name,
+  registrar: row.registrar,
+  period: Number(row.period),
+  price: Number(row.price_minor),
+  status: row.status as OrderStatus,
+  priorDomain: row.prior_domain ? (JSON.parse(row.prior_domain) as PriorDomain) : null,
+  request: row.request ? JSON.parse(row.request) : { addons: [] },
+  originalVars: row.original_vars,
+  idempotencyKey: row.idempotency_key,
+  expiryDate: row.expiry_date,
+  note: row.note,
+  leaseOwner: row.lease_owner,
+  leaseUntil: toDate(row.lease_until),
+  reconcileAttempts: Number(row.reconcile_attempts),
+  createdAt: new Date(Number(row.created_at)),
+  updatedAt: new Date(Number(row.updated_at)),
+  settledAt: toDate(row.settled_at),
+});
+
+const NOTE_LENGTH = 1024;
+
+export class KnexOrderRepository implements OrderRepository {
+  constructor(private readonly db: Knex | Knex.Transaction) {}
+
+  async insert(o: Order): Promise<boolean> {
+    try {
+      await this.db('orders').insert({
+        id: o.id, reseller_id: o.resellerId, action: o.action, domain_id: o.domainId, domain_name: o.domain, registrar: o.registrar,
+        period: o.period, price_minor: o.price, status: o.status, open_domain: o.status === 'pending' ? o.domain : null,
+        prior_domain: o.priorDomain ? JSON.stringify(o.priorDomain) : null, request: JSON.stringify(o.request),
+        original_vars: o.originalVars, idempotency_key: o.idempotencyKey, expiry_date: o.expiryDate, note: o.note?.slice(0, NOTE_LENGTH) ?? null,
+        lease_owner: o.leaseOwner, lease_until: o.leaseUntil?.getTime() ?? null, reconcile_attempts: o.reconcileAttempts,
+        created_at: o.createdAt.getTime(), updated_at: o.updatedAt.getTime(), settled_at: o.settledAt?.getTime() ?? null,
+      });
+      return true;
+    } catch (error) {
+      // The unique open_domain index: this domain already has an open order.
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+
+  async findById(id: string): Promise<Order | undefined> {
+    const row = await this.db<OrderRow>('orders').where({ id }).first();
+    return row && toOrder(row);
+  }
+
+  async list(filter: OrderListFilter): Promise<Order[]> {
+    const query = this.db<OrderRow>('orders').orderBy('id', 'desc').limit(filter.limit ?? 1000);
+    if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
+    if (filter.status) query.where({ status: filter.status });
+    if (filter.domain) query.where({ domain_name: filter.domain });
+    return (await query).map(toOrder);
+  }
+
+  async settle(id: string, to: Exclude<OrderStatus, 'pending'>, change: { expiryDate?: string | null; note: string; at: Date }): Promise<boolean> {
+    const moved = await this.db('orders').where({ id, status: 'pending' }).update({
+      status: to,
+      open_domain: null,
+      ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
+      note: change.note.slice(0, NOTE_LENGTH),
+      lease_owner: null,
+      lease_until: null,
+      settled_at: change.at.getTime(),
+      updated_at: change.at.getTime(),
+    });
+    return moved === 1;
+  }
+
+  async notePending(id: string, note: string, at: Date, isReconcileAttempt: boolean): Promise<void> {
+    await this.db('orders').where({ id, status: 'pending' }).update({
+      note: note.slice(0, NOTE_LENGTH),
+      ...(isReconcileAttempt && { reconcile_attempts: this.db.raw('reconcile_attempts + 1') }),
+      updated_at: at.getTime(),
+    });
+  }
+
+  async listClaimable(now: Date, limit: number): Promise<Order[]> {
+    const rows = await this.db<OrderRow>('orders')
+      .where({ status: 'pending' })
+      .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', now.getTime()))
+      .orderBy('created_at')
+      .limit(limit);
+    return rows.map(toOrder);
+  }
+
+  async claim(id: string, owner: string, now: Date, until: Date): Promise<boolean> {
+    const moved = await this.db('orders')
+      .where({ id, status: 'pending' })
+      .andWhere((q) => q.whereNull('lease_until').orWhere('lease_until', '<=', now.getTime()))
+      .update({ lease_owner: owner, lease_until: until.getTime(), updated_at: now.getTime() });
+    return moved === 1;
+  }
+}

@@ -1,0 +1,108 @@
+import qs from 'qs';
+import { startHarness, type Harness } from '../support/harness';
+
+const REGISTRANT = {
+  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London',
+  country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000',
+};
+const DEADLINE_MS = 250;
+
+/** The sandbox registrar's test names drive every failure case end to end (docs/plugins.md). */
+describe('orders against the sandbox registrar and its test names', () => {
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness({ settings: { registrarTimeoutMs: DEADLINE_MS } }); });
+  afterAll(async () => { await h.close(); });
+
+  const register = (domain: string) =>
+    h.http.post('/order/domains/register').set(h.headers()).type('form')
+      .send(qs.stringify({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant: REGISTRANT } }));
+  const credits = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
+  const domainRow = (domain: string) => h.module.knex('domains').where({ name: domain }).first();
+  const order = async (domain: string) => (await h.module.services.orders.list({ domain }))[0];
+  const reconcileLater = () => {
+    h.clock.advance(DEADLINE_MS + 60_000 + 1);
+    return h.module.reconcile();
+  };
+  let before: string;
+  beforeEach(async () => { before = await credits(); });
+  const spent = async () => ((Number(before) * 100 - Number(await credits()) * 100) / 100).toFixed(2);
+
+  it('registers an ordinary name, debits the price and activates the domain', async () => {
+    const res = await register('plain-name.com');
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('success');
+    expect(await spent()).toBe('10.00');
+    expect(await domainRow('plain-name.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
+    expect(await order('plain-name.com')).toMatchObject({ status: 'completed' });
+  });
+
+  it('refuses a taken- name as not available and charges nothing', async () => {
+    const res = await register('taken-name.com');
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(/taken-name\.com/);
+    expect(await spent()).toBe('0.00');
+    expect(await domainRow('taken-name.com')).toBeUndefined();
+  });
+
+  it("answers a fail- name with the registrar's error and refunds in full", async () => {
+    const res = await register('fail-name.com');
+    expect(res.status).toBe(502);
+    expect(res.body.error).toMatch(/Sandbox registry error/);
+    expect(await spent()).toBe('0.00');
+    expect(await order('fail-name.com')).toMatchObject({ status: 'failed' });
+  });
+
+  it('keeps the money reserved for a slow- name and completes it at reconciliation, charging once', async () => {
+    const res = await register('slow-name.com');
+    expect(res.status).toBe(200);
+    expect(res.body).toBe('success');
+    expect(await spent()).toBe('10.00');
+    expect(await domainRow('slow-name.com')).toMatchObject({ status: 'Pending Registration' });
+    const report = await reconcileLater();
+    expect(report.completed).toBeGreaterThanOrEqual(1);
+    expect(await domainRow('slow-name.com')).toMatchObject({ status: 'Active' });
+    expect(await order('slow-name.com')).toMatchObject({ status: 'completed' });
+    expect(await spent()).toBe('10.00');
+  });
+
+  it('refunds a lost- name exactly once at reconciliation', async () => {
+    expect((await register('lost-name.com')).status).toBe(200);
+    expect(await spent()).toBe('10.00');
+    await reconcileLater();
+    await reconcileLater();
+    expect(await order('lost-name.com')).toMatchObject({ status: 'failed' });
+    expect(await spent()).toBe('0.00');
+    expect(await domainRow('lost-name.com')).toBeUndefined();
+  });
+
+  it('renews an active domain and moves its expiry by the period', async () => {
+    await register('renew-me.com');
+    before = await credits();
+    const res = await h.http.post('/order/domains/renew').set(h.headers()).type('form').send({ domain: 'renew-me.com', regperiod: '2' });
+    expect(res.status).toBe(200);
+    expect(await spent()).toBe('23.00');
+    expect(await domainRow('renew-me.com')).toMatchObject({ status: 'Active', expiry_date: '2029-11-21' });
+  });
+
+  it('transfers a name in with its EPP code and completes it at transfer sync', async () => {
+    const res = await h.http.post('/order/domains/transfer').set(h.headers()).type('form')
+      .send(qs.stringify({ domain: 'taken-moving.com', regperiod: '1', eppcode: 'secret-code', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant: REGISTRANT } }));
+    expect(res.status).toBe(200);
+    expect(await spent()).toBe('9.00');
+    expect(await domainRow('taken-moving.com')).toMatchObject({ status: 'Pending Transfer' });
+    const sync = await h.http.post('/domains/taken-moving.com/transfersync').set(h.headers()).type('form').send({ domain: 'taken-moving.com' });
+    expect(sync.status).toBe(200);
+    expect(sync.body).toMatchObject({ completed: true, failed: false });
+    expect(await domainRow('taken-moving.com')).toMatchObject({ status: 'Active' });
+    await reconcileLater();
+    expect(await order('taken-moving.com')).toMatchObject({ status: 'completed' });
+    expect(await spent()).toBe('9.00');
+  });
+
+  it('never lets two concurrent registers of one name both charge', async () => {
+    const results = await Promise.all(Array.from({ length: 5 }, () => register('one-winner.com')));
+    expect(results.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(results.filter((r) => r.status !== 200).every((r) => [400, 409].includes(r.status))).toBe(true);
+    expect(await spent()).toBe('10.00');
+  });
+});

@@ -1,0 +1,454 @@
+import type { ReconcileReport } from '../../src/core/order/order-service';
+import type { DomainError } from '../../src/core/shared/errors';
+import type { Repositories, UnitOfWork } from '../../src/core/shared/unit-of-work';
+import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
+
+/** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */
+function outcomeFor(report: ReconcileReport, domain: string): string[] {
+  return report.orders.filter((o) => o.domain === domain).map((o) => o.result);
+}
+
+/** Resolves to the DomainError an order was refused with. */
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as DomainError;
+  }
+  throw new Error('expected the order to be refused');
+}
+
+describe('the order money flow', () => {
+  let b: OrderBench;
+  beforeAll(async () => { b = await startOrderBench(); });
+  afterAll(async () => { await b.close(); });
+
+  const domainOf = (name: string) => b.uow.read.domains.findByName(name);
+  const ordersFor = (name: string) => b.orders.list({ domain: name });
+
+  describe('when the registrar answers', () => {
+    it('reserves the price, completes the order and activates the domain with the registrar expiry', async () => {
+      const r = await b.newReseller(10_000);
+      await expect(b.orders.register(r, registration('alpha.com', { period: 2 }))).resolves.toBe('success');
+      expect(await b.balance(r)).toBe(10_000 - 1_950);
+      const [order] = await ordersFor('alpha.com');
+      expect(order).toMatchObject({ status: 'completed', price: 1_950, period: 2, action: 'register', expiryDate: '2028-11-21' });
+      expect(await domainOf('alpha.com')).toMatchObject({ status: 'Active', expiryDate: '2028-11-21', resellerId: r.id, registrar: 'fake' });
+      expect(b.fake.calls.find((c) => c.domain === 'alpha.com')?.transactionId).toBe(order.id);
+    });
+
+    it('refunds the full price when the registrar refuses, answers its error and frees the name', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('refused.com', 'refuse');
+      const error = await refusal(b.orders.register(r, registration('refused.com')));
+      expect(error.code).toBe('registrar_failed');
+      expect(error.message).toMatch(/refused the registration of refused\.com: registry policy/);
+      expect(await b.balance(r)).toBe(5_000);
+      expect((await ordersFor('refused.com'))[0]).toMatchObject({ status: 'failed' });
+      expect(await domainOf('refused.com')).toBeUndefined();
+      // The name is free again: a new order goes through.
+      await expect(b.orders.register(r, registration('refused.com'))).resolves.toBe('success');
+      expect(await b.balance(r)).toBe(4_000);
+    });
+
+    it('answers 400 unavailable and refunds when the registry says the name is taken', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('takenname.com', 'unavailable');
+      const error = await refusal(b.orders.register(r, registration('takenname.com')));
+      expect(error.code).toBe('unavailable');
+      expect(await b.balance(r)).toBe(5_000);
+    });
+
+    it('refuses with insufficient credit and writes nothing', async () => {
+      const r = await b.newReseller(999);
+      const error = await refusal(b.orders.register(r, registration('poor.com')));
+      expect(error.code).toBe('insufficient_credit');
+      expect(error.message).toMatch(/costs 10\.00 and the balance is 9\.99/);
+      expect(await ordersFor('poor.com')).toEqual([]);
+      expect(await domainOf('poor.com')).toBeUndefined();
+      expect(b.fake.callsFor('poor.com')).toBe(0);
+    });
+
+    it('refuses a name with an order in progress (409) and one already active (400)', async () => {
+      const r = await b.newReseller(5_000);
+      const other = await b.newReseller(5_000);
+      b.fake.script('busy.com', 'timeout');
+      await b.orders.register(r, registration('busy.com'));
+      expect((await refusal(b.orders.register(other, registration('busy.com')))).code).toBe('conflict');
+      await b.orders.register(r, registration('done.com'));
+      expect((await refusal(b.orders.register(r, registration('done.com')))).message).toMatch(/already in your account/);
+      expect((await refusal(b.orders.register(other, registration('done.com')))).code).toBe('unavailable');
+      expect(await b.balance(other)).toBe(5_000);
+    });
+
+    it('registers a name that was cancelled, and puts the old row back if the registry refuses', async () => {
+      const first = await b.newReseller(5_000);
+      const second = await b.newReseller(5_000);
+      await b.orders.register(first, registration('reborn.com'));
+      await b.knex('domains').where({ name: 'reborn.com' }).update({ status: 'Cancelled' });
+      b.fake.registered.delete('reborn.com');
+      b.fake.script('reborn.com', 'refuse');
+      await refusal(b.orders.register(second, registration('reborn.com')));
+      expect(await domainOf('reborn.com')).toMatchObject({ status: 'Cancelled', resellerId: first.id });
+      await b.orders.register(second, registration('reborn.com'));
+      expect(await domainOf('reborn.com')).toMatchObject({ status: 'Active', resellerId: second.id });
+    });
+
+    it('charges enabled addons per year at the group price, and addons without a price are free', async () => {
+      const r = await b.newReseller(10_000);
+      await b.catalogue.setAddonPrices('default', 'idprotection=1.50');
+      await b.orders.register(r, registration('addons.com', { period: 2, addons: { idprotection: true, dnsmanagement: true, emailforwarding: false } }));
+      expect((await ordersFor('addons.com'))[0]).toMatchObject({ price: 1_950 + 2 * 150, request: expect.objectContaining({ addons: ['dnsmanagement', 'idprotection'] }) });
+      expect(await b.balance(r)).toBe(10_000 - 2_250);
+      await b.catalogue.setAddonPrices('default', 'idprotection=0');
+    });
+
+    it('refuses an unpriced period with the allowed ones, and an action the TLD does not offer', async () => {
+      const r = await b.newReseller(10_000);
+      const error = await refusal(b.orders.register(r, registration('period.com', { period: 3 })));
+      expect(error).toMatchObject({ code: 'validation_failed', message: 'regperiod must be one of 1, 2 for register of .com' });
+      const transfer = await refusal(b.orders.transfer(r, { ...registration('moving.net'), eppCode: 'x' }));
+      expect(transfer).toMatchObject({ code: 'not_offered', message: 'transfer is not offered for .net' });
+    });
+
+    it('refuses, without charging, a TLD whose registrar plugin is no longer installed', async () => {
+      const r = await b.newReseller(10_000);
+      const group = await b.resellers.group('default');
+      await b.knex('tlds').insert({ tld: '.gone', registrar: 'removed-plugin', min_length: 1, max_length: 63, grace_days: 0, redemption_days: 0 });
+      await b.knex('tld_prices').insert({ group_id: group.id, tld: '.gone', action: 'register', period: 1, price_minor: 500 });
+      const error = await refusal(b.orders.register(r, registration('orphan.gone')));
+      expect(error).toMatchObject({ code: 'registrar_failed', message: 'The registrar for orphan.gone is not available at the moment; nothing was charged' });
+      expect(await b.balance(r)).toBe(10_000);
+      expect(await ordersFor('orphan.gone')).toEqual([]);
+    });
+
+    it('uses the group default registrant when the order carries none, and refuses without one', async () => {
+      const r = await b.newReseller(10_000);
+      expect((await refusal(b.orders.register(r, registration('nocontact.com', { contacts: {} })))).message).toMatch(/registrant is required/);
+      await b.resellers.setDefaultContact('default', { 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'g@example.com', 'Address 1': '1 Navy Way', City: 'Arlington', Country: 'us', Postcode: '22201', 'Phone Number': '+1.5550100' });
+      await b.orders.register(r, registration('defaultcontact.com', { contacts: {} }));
+      const [order] = await ordersFor('defaultcontact.com');
+      expect(order.request.contacts?.registrant).toMatchObject({ firstname: 'Grace', country: 'US', email: 'g@example.com' });
+      await b.resellers.setDefaultContact('default', null);
+    });
+  });
+
+  describe('when the registrar gives no definite answer', () => {
+    it('keeps the money reserved and answers success on a timeout; reconciliation refunds exactly once', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('timeout.com', 'timeout');
+      await expect(b.orders.register(r, registration('timeout.com'))).resolves.toBe('success');
+      expect(await b.balance(r)).toBe(4_000);
+      expect((await ordersFor('timeout.com'))[0]).toMatchObject({ status: 'pending', note: expect.stringMatching(/did not answer within/) });
+      expect(await domainOf('timeout.com')).toMatchObject({ status: 'Pending Registration' });
+
+      // Within the request's lease reconciliation keeps its hands off.
+      expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual([]);
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual(['refunded']);
+      expect(await b.balance(r)).toBe(5_000);
+      expect(await domainOf('timeout.com')).toBeUndefined();
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual([]);
+      expect(await b.balance(r)).toBe(5_000);
+    });
+
+    it('refunds a lost request once even when two reconcilers run at the same moment', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('lost.com', 'lost');
+      await b.orders.register(r, registration('lost.com'));
+      b.clock.advance(AFTER_LEASE_MS);
+      const reports = await Promise.all([b.orders.reconcile({ owner: 'a' }), b.orders.reconcile({ owner: 'b' }), b.orders.reconcile({ owner: 'c' })]);
+      expect(reports.flatMap((rep) => outcomeFor(rep, 'lost.com'))).toEqual(['refunded']);
+      expect(await b.balance(r)).toBe(5_000);
+    });
+
+    it('completes an order whose registration succeeded after the deadline, charging once', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('late.com', 'late');
+      await expect(b.orders.register(r, registration('late.com'))).resolves.toBe('success');
+      expect((await ordersFor('late.com'))[0].status).toBe('pending');
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'late.com')).toEqual(['completed']);
+      expect(await domainOf('late.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      expect(await b.balance(r)).toBe(4_000);
+      expect(b.fake.callsFor('late.com')).toBe(1);
+    });
+
+    it('treats a registrar fault as unknown, never as a refusal', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('fault.com', 'fault');
+      await expect(b.orders.register(r, registration('fault.com'))).resolves.toBe('success');
+      expect((await ordersFor('fault.com'))[0]).toMatchObject({ status: 'pending', note: expect.stringMatching(/ECONNRESET/) });
+      b.clock.advance(AFTER_LEASE_MS);
+      await b.orders.reconcile();
+      expect((await ordersFor('fault.com'))[0].status).toBe('failed');
+      expect(await b.balance(r)).toBe(5_000);
+    });
+
+    it('keeps an order pending while the registrar cannot tell, and settles it once it can', async () => {
+      const r = await b.newReseller(5_000);
+      b.fake.script('unsure.com', 'pending');
+      await b.orders.register(r, registration('unsure.com'));
+      b.fake.lookupsFail = true;
+      b.clock.advance(AFTER_LEASE_MS);
+      try {
+        expect(outcomeFor(await b.orders.reconcile(), 'unsure.com')).toEqual(['unresolved']);
+        expect((await ordersFor('unsure.com'))[0]).toMatchObject({ status: 'pending', reconcileAttempts: 1 });
+        expect(await b.balance(r)).toBe(4_000);
+      } finally {
+        b.fake.lookupsFail = false;
+      }
+      // Asked again only once its reconciliation lease runs out.
+      expect(outcomeFor(await b.orders.reconcile(), 'unsure.com')).toEqual([]);
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'unsure.com')).toEqual(['completed']);
+      expect(await domainOf('unsure.com')).toMatchObject({ status: 'Active' });
+    });
+  });
+
+  describe('renewals', () => {
+    it('renews an Active, Expired or Grace domain: the expiry moves by the period and it becomes Active', async () => {
+      const r = await b.newReseller(10_000);
+      await b.orders.register(r, registration('renew.com'));
+      await b.orders.renew(r, { domain: 'renew.com', period: 2, addons: {} });
+      expect(await domainOf('renew.com')).toMatchObject({ status: 'Active', expiryDate: '2029-11-21' });
+      for (const status of ['Expired', 'Grace']) {
+        await b.knex('domains').where({ name: 'renew.com' }).update({ status });
+        await b.orders.renew(r, { domain: 'renew.com', period: 1, addons: {} });
+        expect(await domainOf('renew.com')).toMatchObject({ status: 'Active' });
+      }
+      expect((await domainOf('renew.com'))?.expiryDate).toBe('2031-11-21');
+      expect(await b.balance(r)).toBe(10_000 - 1_000 - 2_300 - 1_200 - 1_200);
+    });
+
+    it('answers 409 for a domain not in the account, whoever holds it, and 400 for one not renewable', async () => {
+      const owner = await b.newReseller(10_000);
+      const other = await b.newReseller(10_000);
+      await b.orders.register(owner, registration('mine.com'));
+      expect((await refusal(b.orders.renew(other, { domain: 'mine.com', period: 1, addons: {} }))).code).toBe('not_owned');
+      expect((await refusal(b.orders.renew(other, { domain: 'nobodys.com', period: 1, addons: {} }))).code).toBe('not_owned');
+      await b.knex('domains').where({ name: 'mine.com' }).update({ status: 'Redemption' });
+      const error = await refusal(b.orders.renew(owner, { domain: 'mine.com', period: 1, addons: {} }));
+      expect(error).toMatchObject({ code: 'validation_failed', message: 'mine.com is Redemption; only Active, Expired or Grace domains can be renewed' });
+      expect(await b.balance(other)).toBe(10_000);
+    });
+
+    it('refunds a refused renewal and leaves the expiry alone', async () => {
+      const r = await b.newReseller(10_000);
+      await b.orders.register(r, registration('norenew.com'));
+      b.fake.script('norenew.com', 'refuse');
+      expect((await refusal(b.orders.renew(r, { domain: 'norenew.com', period: 1, addons: {} }))).code).toBe('registrar_failed');
+      expect(await domainOf('norenew.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      expect(await b.balance(r)).toBe(9_000);
+    });
+
+    it('reconciles an unanswered renewal by comparing the registrar expiry', async () => {
+      const r = await b.newReseller(10_000);
+      await b.orders.register(r, registration('slowrenew.com'));
+      await b.orders.register(r, registration('lostrenew.com'));
+      b.fake.script('slowrenew.com', 'late');
+      b.fake.script('lostrenew.com', 'lost');
+      await b.orders.renew(r, { domain: 'slowrenew.com', period: 1, addons: {} });
+      await b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} });
+      expect((await refusal(b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} }))).code).toBe('conflict');
+      b.clock.advance(AFTER_LEASE_MS);
+      const report = await b.orders.reconcile();
+      expect(outcomeFor(report, 'slowrenew.com')).toEqual(['completed']);
+      expect(outcomeFor(report, 'lostrenew.com')).toEqual(['refunded']);
+      expect(await domainOf('slowrenew.com')).toMatchObject({ expiryDate: '2028-11-21' });
+      expect(await domainOf('lostrenew.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      expect(await b.balance(r)).toBe(10_000 - 2_000 - 1_200);
+    });
+  });
+
+  describe('transfers', () => {
+    it('transfers a domain in: Pending Transfer, then Active with the registrar expiry', async () => {
+      const r = await b.newReseller(10_000);
+      await b.orders.transfer(r, { ...registration('incoming.com'), eppCode: 'EPP-123' });
+      expect(await domainOf('incoming.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      expect(await b.balance(r)).toBe(9_100);
+      expect(JSON.stringify((await ordersFor('incoming.com'))[0])).not.toMatch(/EPP-123/);
+    });
+
+    it('refunds a refused transfer and removes the pending domain', async () => {
+      const r = await b.newReseller(10_000);
+      b.fake.script('badcode.com', 'refuse');
+      expect((await refusal(b.orders.transfer(r, { ...registration('badcode.com'), eppCode: 'wrong' }))).code).toBe('registrar_failed');
+      expect(await domainOf('badcode.com')).toBeUndefined();
+      expect(await b.balance(r)).toBe(10_000);
+    });
+  });
+
+  describe('Idempotency-Key', () => {
+    it('replays the first answer to a retry with the same key and body: one charge, one registrar call', async () => {
+      const r = await b.newReseller(10_000);
+      const order = registration('idem.com');
+      await expect(b.orders.register(r, order, { idempotencyKey: 'k-1' })).resolves.toBe('success');
+      await expect(b.orders.register(r, order, { idempotencyKey: 'k-1' })).resolves.toBe('success');
+      expect(b.fake.callsFor('idem.com')).toBe(1);
+      expect(await b.balance(r)).toBe(9_000);
+      expect(await ordersFor('idem.com')).toHaveLength(1);
+    });
+
+    it('replays a refusal with the same error and no second registrar call', async () => {
+      const r = await b.newReseller(10_000);
+      b.fake.script('idemrefused.com', 'refuse');
+      const first = await refusal(b.orders.register(r, registration('idemrefused.com'), { idempotencyKey: 'k-2' }));
+      const again = await refusal(b.orders.register(r, registration('idemrefused.com'), { idempotencyKey: 'k-2' }));
+      expect(again).toMatchObject({ code: first.code, message: first.message });
+      expect(b.fake.callsFor('idemrefused.com')).toBe(1);
+    });
+
+    it('answers 422 for the same key with another body, and scopes keys per reseller', async () => {
+      const r = await b.newReseller(10_000);
+      const other = await b.newReseller(10_000);
+      await b.orders.register(r, registration('idemone.com'), { idempotencyKey: 'shared' });
+      expect((await refusal(b.orders.register(r, registration('idemtwo.com'), { idempotencyKey: 'shared' }))).code).toBe('idempotency_mismatch');
+      expect((await refusal(b.orders.renew(r, { domain: 'idemone.com', period: 1, addons: {} }, { idempotencyKey: 'shared' }))).code).toBe('idempotency_mismatch');
+      await expect(b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' })).resolves.toBe('success');
+    });
+
+    it('answers 409 while the first request with the key is in flight', async () => {
+      const r = await b.newReseller(10_000);
+      b.fake.script('inflight.com', 'timeout');
+      const first = b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' });
+      while (b.fake.callsFor('inflight.com') === 0) await new Promise((resolve) => setImmediate(resolve));
+      const second = await refusal(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' }));
+      expect(second).toMatchObject({ code: 'conflict', message: expect.stringMatching(/Idempotency-Key is still in progress/) });
+      await expect(first).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' })).resolves.toBe('success');
+      expect(b.fake.callsFor('inflight.com')).toBe(1);
+    });
+
+    it('lets concurrent requests with one key place one order', async () => {
+      const r = await b.newReseller(10_000);
+      const results = await Promise.allSettled(Array.from({ length: 6 }, () => b.orders.register(r, registration('idemrace.com'), { idempotencyKey: 'k-race' })));
+      const refusals = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as DomainError).code);
+      expect(refusals.every((code) => code === 'conflict')).toBe(true);
+      expect(await ordersFor('idemrace.com')).toHaveLength(1);
+      expect(b.fake.callsFor('idemrace.com')).toBe(1);
+      expect(await b.balance(r)).toBe(9_000);
+    });
+
+    it('keeps a key for its lifetime (24 h), then treats it as new', async () => {
+      const r = await b.newReseller(10_000);
+      await b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' });
+      b.clock.advance(24 * 3_600_000 - 1);
+      await b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' });
+      expect(b.fake.callsFor('keyttl.com')).toBe(1);
+      b.clock.advance(2);
+      expect((await refusal(b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' }))).message).toMatch(/already in your account/);
+    });
+
+    it('refuses a malformed key with 400', async () => {
+      const r = await b.newReseller(10_000);
+      expect((await refusal(b.orders.register(r, registration('badkey.com'), { idempotencyKey: 'has space' }))).code).toBe('validation_failed');
+    });
+  });
+
+  describe('when the database fails between phases', () => {
+    /** A unit of work whose next transactions fail just before commit, as if the connection died. */
+    class DyingUnitOfWork implements UnitOfWork {
+      failFrom = Infinity;
+      private count = 0;
+      constructor(private readonly inner: UnitOfWork) {}
+      get read(): Repositories { return this.inner.read; }
+      run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+        const doomed = this.count++ >= this.failFrom;
+        return this.inner.run(async (repos) => {
+          const result = await work(repos);
+          if (doomed) throw new Error('Connection lost: The server closed the connection.');
+          return result;
+        });
+      }
+    }
+
+    it('leaves a registered order pending with its money reserved; reconciliation completes it', async () => {
+      const r = await b.newReseller(10_000);
+      const dying = new DyingUnitOfWork(b.uow);
+      dying.failFrom = 1; // phase 1 commits, phase 3 does not
+      await expect(b.ordersWith(dying).register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toBe('success');
+      expect((await ordersFor('crash3.com'))[0].status).toBe('pending');
+      expect((await refusal(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' }))).code).toBe('conflict');
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'crash3.com')).toEqual(['completed']);
+      expect(await domainOf('crash3.com')).toMatchObject({ status: 'Active' });
+      expect(await b.balance(r)).toBe(9_000);
+      await expect(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toBe('success');
+      expect(b.fake.callsFor('crash3.com')).toBe(1);
+    });
+
+    it('answers a refusal it could not record; reconciliation refunds it once and the key replays the refusal', async () => {
+      const r = await b.newReseller(10_000);
+      const dying = new DyingUnitOfWork(b.uow);
+      dying.failFrom = 1;
+      b.fake.script('crashrefused.com', 'refuse');
+      expect((await refusal(b.ordersWith(dying).register(r, registration('crashrefused.com'), { idempotencyKey: 'k-crash2' }))).code).toBe('registrar_failed');
+      expect(await b.balance(r)).toBe(9_000);
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'crashrefused.com')).toEqual(['refunded']);
+      expect(await b.balance(r)).toBe(10_000);
+      expect((await refusal(b.orders.register(r, registration('crashrefused.com'), { idempotencyKey: 'k-crash2' }))).code).toBe('registrar_failed');
+    });
+
+    it('writes nothing when phase 1 itself fails', async () => {
+      const r = await b.newReseller(10_000);
+      const dying = new DyingUnitOfWork(b.uow);
+      dying.failFrom = 0;
+      await expect(b.ordersWith(dying).register(r, registration('crash1.com'))).rejects.toThrow(/Connection lost/);
+      expect(await ordersFor('crash1.com')).toEqual([]);
+      expect(await domainOf('crash1.com')).toBeUndefined();
+      expect(await b.balance(r)).toBe(10_000);
+      expect(b.fake.callsFor('crash1.com')).toBe(0);
+    });
+  });
+
+  describe('under concurrency', () => {
+    it('lets exactly 9 of 30 concurrent 10.00 orders through on 90.00, never below zero', async () => {
+      const r = await b.newReseller(9_000);
+      let lowest = Infinity;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          const row = await b.knex('credit_accounts').where({ reseller_id: r.id }).first('balance_minor');
+          lowest = Math.min(lowest, Number(row.balance_minor));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      })();
+      const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => b.orders.register(r, registration(`rush-${i}.com`))));
+      sampling = false;
+      await sampler;
+      expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(9);
+      const codes = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as DomainError).code);
+      expect(new Set(codes)).toEqual(new Set(['insufficient_credit']));
+      expect(await b.balance(r)).toBe(0);
+      expect(lowest).toBeGreaterThanOrEqual(0);
+      expect(await b.orders.list({ resellerId: r.id })).toHaveLength(9);
+    });
+
+    it('places one order and one charge for 10 concurrent registrations of one name', async () => {
+      const r = await b.newReseller(10_000);
+      const results = await Promise.allSettled(Array.from({ length: 10 }, () => b.orders.register(r, registration('contended.com'))));
+      expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
+      const codes = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as DomainError).code);
+      expect(codes.every((c) => c === 'conflict' || c === 'unavailable')).toBe(true);
+      expect(await ordersFor('contended.com')).toHaveLength(1);
+      expect(b.fake.callsFor('contended.com')).toBe(1);
+      expect(await b.balance(r)).toBe(9_000);
+    });
+
+    it('places one renewal for 10 concurrent renewals of one domain', async () => {
+      const r = await b.newReseller(20_000);
+      await b.orders.register(r, registration('renewrace.com'));
+      const results = await Promise.allSettled(Array.from({ length: 10 }, () => b.orders.renew(r, { domain: 'renewrace.com', period: 1, addons: {} })));
+      expect(results.filter((x) => x.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
+      // Renewals that ran one after another are all legitimate; overlapping ones are refused.
+      const placed = (await ordersFor('renewrace.com')).filter((o) => o.action === 'renew');
+      expect(placed).toHaveLength(results.filter((x) => x.status === 'fulfilled').length);
+      expect(await b.balance(r)).toBe(20_000 - 1_000 - placed.length * 1_200);
+      const expiry = (await domainOf('renewrace.com'))?.expiryDate;
+      expect(expiry).toBe(`${2027 + placed.length}-11-21`);
+    });
+  });
+});

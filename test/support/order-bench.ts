@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import { ulid } from 'ulid';
+import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
+import { CreditService } from '../../src/core/credit/credit-service';
+import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
+import type { OrderRegistrar } from '../../src/core/order/order-registrar';
+import { OrderService, type OrderSettings } from '../../src/core/order/order-service';
+import type { OrderingReseller } from '../../src/core/order/order-commands';
+import type { RegisterCommand } from '../../src/core/order/order-commands';
+import { ResellerService } from '../../src/core/reseller/reseller-service';
+import { fixedClock } from '../../src/core/shared/clock';
+import type { UnitOfWork } from '../../src/core/shared/unit-of-work';
+import { AesSecretBox } from '../../src/infra/crypto/aes-secret-box';
+import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
+import { migrateLatest } from '../../src/infra/db/migrate';
+import { createLogger } from '../../src/infra/logging';
+import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
+import { directoryOf, FakeRegistrar } from './scripted-registrar';
+import { openLedgers } from './ledger-invariant';
+import { NOW, TEST_MASTER_KEY } from './harness';
+import { createTestDatabase, type TestDatabase } from './test-database';
+
+export const REGISTRAR_DEADLINE_MS = 40;
+export const SETTINGS: OrderSettings = {
+  registrarTimeoutMs: REGISTRAR_DEADLINE_MS,
+  reconcileAfterMs: 60_000,
+  idempotencyTtlMs: 24 * 3_600_000,
+  reconcileBatch: 100,
+};
+/** Past every lease: reconciliation may act on anything pending. */
+export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;
+
+export const REGISTRANT = {
+  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London',
+  country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000',
+};
+
+/** A register command for `domain` with valid defaults. */
+export function registration(domain: string, overrides: Partial<RegisterCommand> = {}): RegisterCommand {
+  return {
+    domain, period: 1, nameservers: ['ns1.example.net', 'ns2.example.net'], contacts: { registrant: REGISTRANT },
+    addons: {}, fields: {}, ...overrides,
+  };
+}
+
+export interface OrderBench {
+  readonly knex: Knex;
+  readonly uow: KnexUnitOfWork;
+  readonly clock: ReturnType<typeof fixedClock>;
+  readonly fake: FakeRegistrar;
+  readonly registrar: OrderRegistrar;
+  readonly catalogue: CatalogueService;
+  readonly credit: CreditService;
+  readonly resellers: ResellerService;
+  readonly orders: OrderService;
+  readonly databaseUrl: string;
+  /** An OrderService over another unit of work (a flaky one, say), sharing everything else. */
+  ordersWith(uow: UnitOfWork, registrar?: OrderRegistrar): OrderService;
+  /** A fresh reseller in group "default" with `credit` minor units. */
+  newReseller(credit: number): Promise<OrderingReseller>;
+  balance(reseller: OrderingReseller): Promise<number>;
+  close(): Promise<void>;
+}
+
+/**
+ * The order core over a real, migrated test database (SQLite, or MariaDB with TEST_DB=mariadb)
+ * and an in-memory fake registrar whose answers each test scripts. `.com`: register 10.00 (1 y),
+ * 19.50 (2 y); renew 12.00 (1 y), 23.00 (2 y); transfer 9.00. `.net`: register 10.00 only.
+ */
+export async function startOrderBench(): Promise<OrderBench> {
+  const db: TestDatabase = await createTestDatabase();
+  const knex = connectDatabase(parseDatabaseUrl(db.url), { poolMax: 10 });
+  await migrateLatest(knex);
+  openLedgers.add(knex);
+  const uow = new KnexUnitOfWork(knex);
+  const clock = fixedClock(NOW);
+  const fake = new FakeRegistrar();
+  const directory = directoryOf(fake);
+  const logger = createLogger('silent');
+  const registrar = new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: REGISTRAR_DEADLINE_MS }, logger), logger);
+  const catalogue = new CatalogueService(uow, directory, 'USD');
+  const credit = new CreditService(uow, clock);
+  const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock);
+  const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) => new OrderService(other, otherRegistrar, catalogue, clock, logger, SETTINGS);
+  await resellers.createGroup('default');
+  await catalogue.setTld({ tld: '.com', group: 'default', registrar: 'fake', prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
+  await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: '1=10.00' } });
+  return {
+    knex, uow, clock, fake, registrar, catalogue, credit, resellers, databaseUrl: db.url,
+    orders: ordersWith(uow),
+    ordersWith,
+    async newReseller(amount) {
+      const { reseller } = await resellers.create(`r-${ulid().toLowerCase()}@example.com`, 'default', amount);
+      return { id: reseller.id, groupId: reseller.groupId };
+    },
+    balance: (r) => credit.balance(r.id),
+    async close() {
+      openLedgers.delete(knex);
+      await knex.destroy();
+      await db.drop();
+    },
+  };
+}
