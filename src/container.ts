@@ -61,8 +61,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.authenticator],
   ).inSingletonScope();
   container.bind(TOKENS.catalogueService).toResolvedValue(
-    (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string) => new CatalogueService(uow, registrars, currency),
-    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency],
+    (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
+      new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
+    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
   ).inSingletonScope();
   container.bind(TOKENS.creditService).toResolvedValue(
     (uow: UnitOfWork, clock: Clock) => new CreditService(uow, clock),

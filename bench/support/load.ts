@@ -21,6 +21,11 @@ export interface LoadOptions {
   readonly body?: string;
   /** CPU seconds the server has used so far (measured before and after the run). */
   readonly serverCpu?: () => number;
+  /**
+   * Builds each request of a connection: `connection` is a per-connection object (say, which
+   * reseller it speaks for), kept for the connection's life. Overrides method, headers and body.
+   */
+  readonly request?: (connection: Record<string, unknown>) => { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string };
 }
 
 /** Runs autocannon against one URL and keeps the numbers the reports need. */
@@ -33,6 +38,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     method: options.method ?? 'GET',
     headers: options.headers?.() ?? {},
     body: options.body,
+    ...(options.request && {
+      requests: [{
+        setupRequest: (req: autocannon.Request, context: object) => {
+          const built = options.request!(context as Record<string, unknown>);
+          return { ...req, ...built, headers: { ...req.headers, ...built.headers } } as autocannon.Request;
+        },
+      }],
+    }),
   });
   const requests = result.requests.total;
   const seconds = result.duration;

@@ -34,7 +34,9 @@ export async function startServer(entry: string, env: Record<string, string>): P
   let stderr = '';
   const pin = process.env.BENCH_SERVER_CPU;
   const command = pin ? 'taskset' : process.execPath;
-  const args = [...(pin ? ['-c', pin, process.execPath] : []), '--import', 'tsx', path.resolve(ROOT, entry)];
+  // BENCH_PROFILE_DIR: every server writes a V8 CPU profile there when it stops (for finding hot paths).
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const args = [...(pin ? ['-c', pin, process.execPath] : []), ...profile, '--import', 'tsx', path.resolve(ROOT, entry)];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },

@@ -26,6 +26,8 @@ export const SettingsSchema = z.object({
   authBlockSeconds: int(1, 86_400).default(300),
   /** How long a reseller that authenticated is remembered per process, sparing the lookup; 0: every request reads the database. */
   authCacheMs: int(0, 60_000).default(1000),
+  /** How long a process reuses the catalogue reads of the order path (TLDs, prices); 0: read every time. */
+  catalogueCacheMs: int(0, 60_000).default(1000),
   seedDemo: bool.default(true),
   /** How often the stand-alone server reconciles pending orders; 0 turns the job off. */
   reconcileIntervalMs: int(0, 86_400_000).default(60_000),
@@ -63,6 +65,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   AUTH_FAILURE_WINDOW_SECONDS: 'authFailureWindowSeconds',
   AUTH_BLOCK_SECONDS: 'authBlockSeconds',
   AUTH_CACHE_MS: 'authCacheMs',
+  CATALOGUE_CACHE_MS: 'catalogueCacheMs',
   SEED_DEMO: 'seedDemo',
   RECONCILE_INTERVAL_MS: 'reconcileIntervalMs',
   RECONCILE_AFTER_MS: 'reconcileAfterMs',

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
@@ -291,7 +291,7 @@ export class OrderService {
     return this.uow.run(async (repos) => {
       await repos.orders.notePending(order.id, note, now, false);
       // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
-      await repos.idempotency.finishForOrder(order.id, { ok: true });
+      if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
     });
   }
 
@@ -309,7 +309,8 @@ export class OrderService {
       ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
       : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
     if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
-    await repos.idempotency.finishForOrder(order.id, { ok: true });
+    // Only an order placed with an Idempotency-Key has a key to finish: one statement less in the transaction otherwise.
+    if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
     return true;
   }
 
@@ -329,7 +330,7 @@ export class OrderService {
         : await repos.domains.deleteForFailedOrder(order.domainId, pending);
       if (!restored) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order failed but its domain had left the pending state; domain left as it is');
     }
-    await repos.idempotency.finishForOrder(order.id, answer);
+    if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, answer);
     return true;
   }
 
@@ -428,7 +429,8 @@ export class OrderService {
     }
     const price = await this.priceOf(reseller, action, tld, command.period, command.addons);
     const nameservers = checkNameservers(command.nameservers);
-    const group = await this.uow.read.groups.findById(reseller.groupId);
+    // The group is read only for its default registrant, so only when the order carries none.
+    const group = command.contacts.registrant ? undefined : await this.uow.read.groups.findById(reseller.groupId);
     const contacts: Contacts = withDefaultRegistrant(command.contacts, group?.defaultContact ?? null);
     assertCompleteRegistrant(contacts.registrant!);
     const originalVars = checkOriginalVars(command.originalVars);

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '../shared/ids';
 import { generateApiKey } from '../auth/api-token';
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
