@@ -7,6 +7,9 @@ import type { Logger } from '../core/shared/logger';
  */
 export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'token', 'apiKey', 'sealedApiKey', 'masterKey', 'password', 'eppcode', 'authCode', 'contacts',
+  // A database error carries its statement with the values written in (mysql2's `err.sql`) or beside
+  // it (`bindings`): contacts, keys. The message keeps the statement with placeholders (connect.ts).
+  'sql', 'bindings',
 ]);
 export const CENSOR = '[redacted]';
 const MAX_DEPTH = 6;

@@ -3,6 +3,7 @@ import request from 'supertest';
 import type { Server } from 'node:http';
 import { computeToken } from '../../src/core/auth/api-token';
 import { fixedClock } from '../../src/core/shared/clock';
+import type { Logger } from '../../src/core/shared/logger';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { openLedgers } from './ledger-invariant';
@@ -29,6 +30,8 @@ export interface HarnessOptions {
   readonly mount?: { prefix?: string; ownAllPaths?: boolean };
   /** The registrar plugin serving the default .com/.net/.org (default: sandbox). */
   readonly registrar?: string;
+  /** A logger for the module (default: pino at the settings' level, silent). */
+  readonly logger?: Logger;
 }
 
 /** A migrated module on a fresh database, served by a real Koa app, with a reseller ready to call it. */
@@ -39,6 +42,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     database: db.url,
     clock,
     pluginsDir: options.pluginsDir,
+    logger: options.logger,
     settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
   });
   await module.migrate();

@@ -528,7 +528,8 @@ function refusalError(order: Order, reason: 'unavailable' | 'refused', message: 
 }
 
 const inProgress = (domain: string) => new DomainError('conflict', `An order for ${domain} is already in progress`);
-const notOwned = (domain: string) => new DomainError('not_owned', `${domain} is not in your account`);
+// The same words as every {domain} route (docs/domain-management.md): one answer for "not yours" across the whole API.
+const notOwned = (domain: string) => new DomainError('not_owned', `The domain ${domain} is not in your account`);
 const notRenewable = (domain: string, status: DomainStatus) =>
   new DomainError('validation_failed', `${domain} is ${status}; only Active, Expired or Grace domains can be renewed`);
 const keyInFlight = () => new DomainError('conflict', 'A request with this Idempotency-Key is still in progress; retry later');

@@ -79,6 +79,8 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
       client: 'better-sqlite3',
       connection: { filename: target.location },
       useNullAsDefault: true,
+      // A failed query's message keeps its placeholders, not its values (see the MySQL config below).
+      compileSqlOnError: false,
       log: knexLog(options.logger),
       pool: {
         min: 1,
@@ -98,6 +100,9 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
   return knex({
     client: 'mysql2',
     log: knexLog(options.logger),
+    // knex writes a failed query's values into the error message, and unexpected errors are logged:
+    // contacts, idempotency keys or sealed keys would reach the log. The SQL with its placeholders says enough.
+    compileSqlOnError: false,
     connection: {
       host: url.hostname,
       port: url.port ? Number(url.port) : 3306,

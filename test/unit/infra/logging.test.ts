@@ -20,6 +20,7 @@ describe('log redaction', () => {
     ['in a list', { list: [{ eppcode: 'S3CRET' }], ok: 1 }],
     ['deep down', { a: { b: { c: { password: 'S3CRET' } } }, ok: 1 }],
     ['as a whole object', { contacts: { registrant: { email: 'S3CRET' } }, ok: 1 }],
+    ['in the statement a database error carries', { err: Object.assign(new Error('insert failed'), { sql: "insert into x values ('S3CRET')" }), ok: 1 }],
   ])('replaces a secret %s and leaves the caller\'s object alone', (_where, line) => {
     const before = JSON.stringify(line);
     const out = JSON.stringify(redactSecrets(line));
