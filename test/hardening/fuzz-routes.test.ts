@@ -203,8 +203,8 @@ describe('fuzzing every route of the route table', () => {
   const statuses = new Map<number, number>();
 
   beforeAll(async () => {
-    // A short registrar deadline, so that names the sandbox never answers (lost-, slow-) cost little.
-    h = await startHarness({ settings: { authMaxFailures: 10_000, registrarTimeoutMs: 300 } });
+    // A registrar deadline short enough that names the sandbox never answers (lost-, slow-) cost little.
+    h = await startHarness({ settings: { authMaxFailures: 10_000, registrarTimeoutMs: 2000 } });
     if (!h.server.listening) await new Promise((resolve) => h.server.once('listening', resolve));
     port = (h.server.address() as AddressInfo).port;
     await h.module.services.resellers.create('other@example.com', 'default', 0);
@@ -246,8 +246,8 @@ describe('fuzzing every route of the route table', () => {
 
         // No server error; a 502/504 only for what the registrar did.
         expect([500, 501, 503].includes(reply.status) ? where : 'no server error').toBe('no server error');
-        if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
         if (r.method === 'HEAD' || r.method === 'OPTIONS') return;
+        if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
         if (reply.status >= 400) {
           expect(reply.headers['content-type'] ?? where).toMatch(/^application\/json/);
           let parsed: unknown;
