@@ -16,7 +16,7 @@ import { computeToken } from '../src/core/auth/api-token';
 import { createResellerModule } from '../src/module';
 import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { combine, runLoad, type LoadResult } from './support/load';
-import { startServer, type ServerProcess } from './support/processes';
+import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
 import { machine, ms, perSecond, positiveInt, ratio, table } from './support/stats';
 

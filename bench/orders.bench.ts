@@ -20,7 +20,7 @@ import { createResellerModule } from '../src/module';
 import { ledgerProblems } from '../test/support/ledger-invariant';
 import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { combine, runLoad, type LoadResult } from './support/load';
-import { startServer, type ServerProcess } from './support/processes';
+import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
 import { machine, ms, perSecond, positiveInt, ratio, table } from './support/stats';
 

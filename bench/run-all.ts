@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './support/processes';
+import { ROOT } from '../test/support/server-process';
 import { writeSection } from './support/results';
 import { machine } from './support/stats';
 

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { ulid } from 'ulid';
 import { createResellerModule } from '../src/module';
 import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
-import { ROOT } from './support/processes';
+import { ROOT } from '../test/support/server-process';
 import { writeSection } from './support/results';
 import { machine, mib, positiveInt, table } from './support/stats';
 

@@ -247,6 +247,8 @@ describe('fuzzing every route of the route table', () => {
         // No server error; a 502/504 only for what the registrar did.
         expect([500, 501, 503].includes(reply.status) ? where : 'no server error').toBe('no server error');
         if (r.method === 'HEAD' || r.method === 'OPTIONS') return;
+        // Node's HTTP server refuses a request line and headers over 16 KiB itself, before the app sees it.
+        if (reply.status === 431) return;
         if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
         if (reply.status >= 400) {
           expect(reply.headers['content-type'] ?? where).toMatch(/^application\/json/);
