@@ -2,15 +2,17 @@
  * Authenticated reads: `npm run bench:auth-reads`.
  *
  * GET /billing/credits at 64 concurrent connections (autocannon), on SQLite and on MariaDB:
- * the stand-alone server (src/main.ts: route table, HMAC authentication with the reseller looked
- * up per request, container, JSON request log at info level) against a bare Koa server answering
+ * the stand-alone server with its defaults (src/main.ts: route table, HMAC authentication with
+ * the reseller remembered for AUTH_CACHE_MS, container, JSON request log at info level) against a
+ * bare Koa server answering
  * the same route with the same single-row balance query and nothing else
  * (bench/servers/bare-server.ts). Each server runs in its own process; the two are measured in
  * alternating rounds in one run, so that drift on a shared machine hits both alike. Target: the
  * module at 0.8 of the bare server's requests/s or better.
  *
  * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_SECONDS (10 per round), BENCH_ROUNDS (3),
- * BENCH_CONNECTIONS (64), BENCH_MARIADB_URL.
+ * BENCH_CONNECTIONS (64), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
+ * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
  */
 import { computeToken } from '../src/core/auth/api-token';
 import { createResellerModule } from '../src/module';
@@ -83,7 +85,7 @@ async function main(): Promise<void> {
   writeSection('auth-reads', [
     '## 1. Authenticated reads: `GET /billing/credits`',
     '',
-    `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in a third. The module is the stand-alone server (HMAC authentication, reseller looked up per request, route table, container, JSON request log at info); the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
+    `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in a third. The module is the stand-alone server with its defaults (HMAC authentication with the reseller remembered for AUTH_CACHE_MS, route table, container, JSON request log at info); the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
     '',
     table(['database', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'ratio to bare (requests/s)', 'ratio to bare (CPU per request)'], rows),
   ].join('\n'));

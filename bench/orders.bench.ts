@@ -11,7 +11,8 @@
  * order must be completed. Target: the module at 0.6 of the bare server's orders/s or better.
  *
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
- * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL.
+ * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
+ * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
  */
 import qs from 'qs';
 import { computeToken } from '../src/core/auth/api-token';
@@ -56,7 +57,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     await seed.close();
 
     const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: 'info', SEED_DEMO: 'false', SANDBOX_LATENCY_MS: '0', RECONCILE_INTERVAL_MS: '0' };
-    moduleServer = await startServer('src/main.ts', env);
+    moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env);
     bareServer = await startServer('bench/servers/bare-orders-server.ts', env);
 
     let serial = 0;
