@@ -30,12 +30,23 @@ const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 const EMAIL = 'bench@example.com';
 const TARGET = 0.8;
 
-interface EngineResult { engine: Engine; module: LoadResult; bare: LoadResult }
+interface Variant { readonly label: string; readonly entry: string; readonly env: Record<string, string> }
+interface EngineResult { engine: Engine; results: Array<{ label: string; load: LoadResult }> }
+
+/**
+ * The servers compared, each in its own process: the stand-alone server with its defaults, the
+ * same with its per-request observability that can be switched off (API log, metrics), and the bare baseline.
+ */
+const VARIANTS: Variant[] = [
+  { label: 'module, defaults (API log and metrics on)', entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env: {} },
+  { label: 'module, API_LOG=false METRICS=false', entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env: { API_LOG: 'false', METRICS: 'false' } },
+  { label: 'bare Koa + the same query', entry: 'bench/servers/bare-server.ts', env: {} },
+];
+const BARE = VARIANTS.length - 1;
 
 async function benchEngine(engine: Engine): Promise<EngineResult> {
   const db = await freshDatabase(engine, 'auth_reads');
-  let moduleServer: ServerProcess | undefined;
-  let bareServer: ServerProcess | undefined;
+  const servers: ServerProcess[] = [];
   try {
     const seed = await createResellerModule({ database: db.url, settings: { masterKey: MASTER_KEY, logLevel: 'silent' } });
     await seed.migrate();
@@ -43,31 +54,31 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     const { reseller, apiKey } = await seed.services.resellers.create(EMAIL, 'bench', 123_45);
     await seed.close();
 
-    const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', SEED_DEMO: 'false', BENCH_RESELLER_ID: reseller.id };
-    moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env);
-    bareServer = await startServer('bench/servers/bare-server.ts', env);
+    const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', SEED_DEMO: 'false', BACKGROUND_JOBS: 'false', BENCH_RESELLER_ID: reseller.id };
+    for (const variant of VARIANTS) servers.push(await startServer(variant.entry, { ...env, ...variant.env }));
     // A token is good for its UTC hour and 60 s past it: made afresh for every round.
     const headers = () => ({ username: EMAIL, token: computeToken(EMAIL, apiKey, new Date()) });
     const load = (server: ServerProcess, seconds: number) => runLoad({ url: `${server.url}/billing/credits`, connections: CONNECTIONS, seconds, headers, serverCpu: server.cpuSeconds });
 
-    for (const server of [moduleServer, bareServer]) {
+    for (const [i, server] of servers.entries()) {
       const warm = await load(server, WARMUP_SECONDS);
-      if (warm.failures > 0) throw new Error(`${server === moduleServer ? 'module' : 'bare'} server on ${engine}: ${warm.failures} failed requests during warm-up`);
+      if (warm.failures > 0) throw new Error(`${VARIANTS[i]!.label} on ${engine}: ${warm.failures} failed requests during warm-up`);
     }
-    const moduleRounds: LoadResult[] = [];
-    const bareRounds: LoadResult[] = [];
+    const rounds: LoadResult[][] = VARIANTS.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
-      // Alternate which goes first, so neither always gets the machine right after a pause.
-      const order = round % 2 === 0 ? [moduleServer, bareServer] : [bareServer, moduleServer];
-      for (const server of order) (server === moduleServer ? moduleRounds : bareRounds).push(await load(server, SECONDS));
+      // Rotate which goes first, so none always gets the machine right after a pause.
+      for (let k = 0; k < servers.length; k++) {
+        const i = (round + k) % servers.length;
+        rounds[i]!.push(await load(servers[i]!, SECONDS));
+      }
       process.stderr.write(`auth-reads ${engine}: round ${round + 1}/${ROUNDS} done\n`);
     }
-    const result = { engine, module: combine(moduleRounds), bare: combine(bareRounds) };
-    if (result.module.failures + result.bare.failures > 0) throw new Error(`auth-reads on ${engine}: ${result.module.failures} module and ${result.bare.failures} bare requests failed`);
-    return result;
+    const results = VARIANTS.map((v, i) => ({ label: v.label, load: combine(rounds[i]!) }));
+    const failed = results.filter((r) => r.load.failures > 0);
+    if (failed.length > 0) throw new Error(`auth-reads on ${engine}: failed requests: ${failed.map((r) => `${r.label} ${r.load.failures}`).join(', ')}`);
+    return { engine, results };
   } finally {
-    await moduleServer?.stop();
-    await bareServer?.stop();
+    for (const server of servers) await server.stop();
     await db.drop();
   }
 }
@@ -75,17 +86,18 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
 async function main(): Promise<void> {
   const results: EngineResult[] = [];
   for (const engine of enginesFromEnv()) results.push(await benchEngine(engine));
-  const rows = results.flatMap(({ engine, module, bare }) => {
-    const r = module.perSecond / bare.perSecond;
-    return [
-      [engine, 'module (stand-alone server)', perSecond(module.perSecond), ms(module.p50), ms(module.p99), `${module.cpuMicros.toFixed(0)} µs`, `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`, ratio(bare.cpuMicros / module.cpuMicros)],
-      [engine, 'bare Koa + the same query', perSecond(bare.perSecond), ms(bare.p50), ms(bare.p99), `${bare.cpuMicros.toFixed(0)} µs`, '1.00', '1.00'],
-    ];
+  const rows = results.flatMap(({ engine, results: byVariant }) => {
+    const bare = byVariant[BARE]!.load;
+    return byVariant.map(({ label, load }, i) => {
+      const r = load.perSecond / bare.perSecond;
+      const verdict = i === BARE ? '1.00' : `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`;
+      return [engine, label, perSecond(load.perSecond), ms(load.p50), ms(load.p99), `${load.cpuMicros.toFixed(0)} µs`, verdict, ratio(bare.cpuMicros / load.cpuMicros)];
+    });
   });
   writeSection('auth-reads', [
     '## 1. Authenticated reads: `GET /billing/credits`',
     '',
-    `${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in a third. The module is the stand-alone server with its defaults (HMAC authentication with a reseller lookup per request, route table, container, JSON request log at info); the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
+    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info in an AsyncLocalStorage log context, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
     '',
     table(['database', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'ratio to bare (requests/s)', 'ratio to bare (CPU per request)'], rows),
   ].join('\n'));
