@@ -20,6 +20,19 @@ describe('migrations', () => {
     }
     // As long as migrateLatest may wait: on MariaDB, DDL under a full parallel test run can take a while.
   }, 120_000);
+
+  it('mends a doubled lock row, which two processes creating the bookkeeping tables at once can leave', async () => {
+    const knex = connectDatabase(parseDatabaseUrl(db.url));
+    try {
+      await migrateLatest(knex);
+      await knex('knex_migrations_lock').insert({ is_locked: 0 });
+      // Without the mend, knex's lock (exactly one row expected) would fail here until the timeout.
+      await expect(migrateLatest(knex, { waitMs: 10, timeoutMs: 5_000 })).resolves.toEqual([]);
+      expect(await knex('knex_migrations_lock').count({ n: '*' }).first()).toEqual({ n: 1 });
+    } finally {
+      await knex.destroy();
+    }
+  });
 });
 
 describe('the credit ledger', () => {

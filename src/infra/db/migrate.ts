@@ -22,9 +22,26 @@ export async function migrateLatest(db: Knex, { timeoutMs = 300_000, waitMs = 25
       return applied;
     } catch (error) {
       // Two processes racing to create the bookkeeping tables collide too; the retry sees them made.
-      const locked = /already locked|already exists|duplicate/i.test(String((error as { message?: unknown })?.message));
+      const message = String((error as { message?: unknown })?.message);
+      const locked = /already locked|already exists|duplicate/i.test(message);
       if (!locked || Date.now() > giveUpAt) throw error;
+      if (/already locked/i.test(message)) await keepOneLockRow(db);
       await sleep(waitMs);
     }
+  }
+}
+
+/**
+ * knex inserts the lock row when it finds the lock table empty, so two processes creating the
+ * table at once can insert one each; its lock (`UPDATE … WHERE is_locked = 0`, exactly one row
+ * expected) then fails for everybody, forever. Keeping the first row mends it; when the lock is
+ * held, every row says so, and the one kept still does.
+ */
+async function keepOneLockRow(db: Knex): Promise<void> {
+  try {
+    const rows: Array<{ index: number }> = await db('knex_migrations_lock').select('index').orderBy('index');
+    if (rows.length > 1) await db('knex_migrations_lock').where('index', '>', rows[0]!.index).del();
+  } catch {
+    // The table may not exist yet (another process is creating it): the next attempt sees it.
   }
 }
