@@ -22,6 +22,7 @@ import Koa from 'koa';
 import { computeToken } from '../src/core/auth/api-token';
 import { createResellerModule, type ResellerModule } from '../src/module';
 import type { FixtureRegistrar } from '../test/fixtures/fixture-registrar';
+import { writeSection } from './support/results';
 
 const LATENCY_MS = positive('BENCH_LATENCY_MS', 100);
 const CONCURRENCY = positive('BENCH_CONCURRENCY', 50);
@@ -166,21 +167,25 @@ async function main(): Promise<void> {
     const warm = await load(cached, SEARCHES, CONCURRENCY, (i) => `popular${i % 20}x`);
 
     const cpu = os.cpus();
-    console.log(`\nDomain search benchmark: ${TLDS.length} TLDs, fixture registrar at ${LATENCY_MS} ms per call`);
-    console.log(`node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, SQLite, through HTTP with authentication (client in a worker thread)\n`);
-    console.log(`One search checks ${namesPerSearch.toFixed(0)} names (20 exact + suggestions) in ${callsPerSearch.toFixed(1)} registrar calls made at the same time.\n`);
-    console.log('| measurement | p50 | p95 | multiple of per-call latency (p50) |');
-    console.log('|---|---|---|---|');
-    console.log(`| one search at a time (${SINGLE_RUNS} runs, cache off) | ${fmt(percentile(single, 50))} | ${fmt(percentile(single, 95))} | **${times(percentile(single, 50))}** (target < 1.5x) |`);
-    console.log(`| sequential baseline: one call per TLD in turn (${BASELINE_RUNS} runs) | ${fmt(percentile(baseline, 50))} | ${fmt(percentile(baseline, 95))} | ${times(percentile(baseline, 50))} |`);
-    console.log(`| under load, ${CONCURRENCY} concurrent, cache off | ${fmt(cold.p50)} | ${fmt(cold.p95)} | ${times(cold.p50)} |`);
-    console.log(`| under load, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | ${fmt(warm.p50)} | ${fmt(warm.p95)} | ${times(warm.p50)} |`);
-    console.log('');
-    console.log('| throughput | searches/s |');
-    console.log('|---|---|');
-    console.log(`| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache off (distinct terms) | **${cold.perSecond.toFixed(0)}** |`);
-    console.log(`| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | **${warm.perSecond.toFixed(0)}** |`);
-    console.log(`\nAt ${CONCURRENCY} concurrent searches of ${LATENCY_MS} ms registrar calls, the ceiling without a cache is ${(CONCURRENCY * 1000 / LATENCY_MS).toFixed(0)} searches/s.`);
+    const lines: string[] = [];
+    const out = (line = '') => { lines.push(line); };
+    out(`## 3. Domain search: ${TLDS.length} TLDs, fixture registrar at ${LATENCY_MS} ms per call`);
+    out();
+    out(`node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, SQLite, through HTTP with authentication (client in a worker thread)\n`);
+    out(`One search checks ${namesPerSearch.toFixed(0)} names (20 exact + suggestions) in ${callsPerSearch.toFixed(1)} registrar calls made at the same time.\n`);
+    out('| measurement | p50 | p95 | multiple of per-call latency (p50) |');
+    out('|---|---|---|---|');
+    out(`| one search at a time (${SINGLE_RUNS} runs, cache off) | ${fmt(percentile(single, 50))} | ${fmt(percentile(single, 95))} | **${times(percentile(single, 50))}** (target < 1.5x) |`);
+    out(`| sequential baseline: one call per TLD in turn (${BASELINE_RUNS} runs) | ${fmt(percentile(baseline, 50))} | ${fmt(percentile(baseline, 95))} | ${times(percentile(baseline, 50))} |`);
+    out(`| under load, ${CONCURRENCY} concurrent, cache off | ${fmt(cold.p50)} | ${fmt(cold.p95)} | ${times(cold.p50)} |`);
+    out(`| under load, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | ${fmt(warm.p50)} | ${fmt(warm.p95)} | ${times(warm.p50)} |`);
+    out('');
+    out('| throughput | searches/s |');
+    out('|---|---|');
+    out(`| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache off (distinct terms) | **${cold.perSecond.toFixed(0)}** |`);
+    out(`| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | **${warm.perSecond.toFixed(0)}** |`);
+    out(`\nAt ${CONCURRENCY} concurrent searches of ${LATENCY_MS} ms registrar calls, the ceiling without a cache is ${(CONCURRENCY * 1000 / LATENCY_MS).toFixed(0)} searches/s.`);
+    writeSection('search', lines.join('\n'));
   } finally {
     await uncached.close();
     await cached.close();

@@ -172,9 +172,10 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
       const name = testName(input.domain);
       if (name === 'lost') return never(ctx.signal);
       if (name === 'fail') return refused(`Sandbox registry error: registration of ${input.domain} failed (test name fail-)`);
-      if (!(await isAvailable(input.domain))) return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
+      if (name === 'taken') return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
       const entry = fresh(addYears(today(), input.period), 'active', input.nameservers, input.contacts);
       entry.idProtection = input.addons.idprotection === true;
+      // A new name is one insert; only a name the registry has seen before needs a look at its entry.
       if (!(await store.setIfAbsent(key(input.domain), entry))) {
         // Only a deleted or transferred-away name is left behind; it can be registered again.
         if (!(await isAvailable(input.domain))) return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };

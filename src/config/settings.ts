@@ -29,6 +29,8 @@ export const SettingsSchema = z.strictObject({
   authMaxFailures: int(1, 10_000).default(10),
   authFailureWindowSeconds: int(1, 86_400).default(300),
   authBlockSeconds: int(1, 86_400).default(300),
+  /** How long a process reuses the catalogue reads of the order path (TLDs, prices); 0: read every time. */
+  catalogueCacheMs: int(0, 60_000).default(1000),
   seedDemo: bool.default(true),
   /** How often the stand-alone server reconciles pending orders; 0 turns the job off. */
   reconcileIntervalMs: int(0, 86_400_000).default(60_000),
@@ -90,6 +92,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   AUTH_MAX_FAILURES: 'authMaxFailures',
   AUTH_FAILURE_WINDOW_SECONDS: 'authFailureWindowSeconds',
   AUTH_BLOCK_SECONDS: 'authBlockSeconds',
+  CATALOGUE_CACHE_MS: 'catalogueCacheMs',
   SEED_DEMO: 'seedDemo',
   RECONCILE_INTERVAL_MS: 'reconcileIntervalMs',
   RECONCILE_AFTER_MS: 'reconcileAfterMs',

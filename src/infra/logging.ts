@@ -13,39 +13,53 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'contacts', 'contactdetails', 'contact', 'registrant', 'registrantemail', 'registrantemailaddress',
   'email', 'emailaddress', 'email address', 'phonenumber', 'phone', 'phone number', 'address1', 'address2', 'firstname', 'lastname',
   'fullname', 'companyname', 'postcode', 'tax_id',
+  // A database error carries its statement with the values written in (mysql2's `err.sql`) or beside
+  // it (`bindings`): contacts, keys. The message keeps the statement with placeholders (connect.ts).
+  'sql', 'bindings',
 ]);
-const CENSOR = '[redacted]';
-const MAX_DEPTH = 4;
-
-const isPlain = (value: unknown): value is Record<string, unknown> => {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-};
+export const CENSOR = '[redacted]';
+const MAX_DEPTH = 6;
 
 /**
- * The log object with every secret key censored, copied only where something is censored (a
- * clean line, the usual case, costs a walk over its keys and no allocation). pino's own `redact`
- * needs a path per depth, and its wildcard paths cost tens of microseconds a line.
+ * Returns the log object with every secret key censored (compared case-insensitively, at any
+ * depth down to 6 levels, lists and errors included), copying only what changes: a clean line,
+ * nearly every line, comes back as it is, allocation-free. pino's own `redact` needs a path per
+ * depth, and its wildcard paths cost microseconds a line (bench/RESULTS.md).
  */
-export function scrub<T>(value: T, depth = 0): T {
-  if (depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
-    value.forEach((item, i) => {
-      const clean = scrub(item, depth + 1);
-      if (clean !== item) (copy ??= [...value])[i] = clean;
-    });
-    return (copy ?? value) as T;
-  }
-  if (!isPlain(value)) return value;
+export function redactSecrets<T>(value: T): T {
+  return (value !== null && typeof value === 'object' ? redactLevel(value, 0) : value) as T;
+}
+
+/** The older name of `redactSecrets`. */
+export const scrub = redactSecrets;
+
+function redactLevel(value: object, depth: number): object {
   let copy: Record<string, unknown> | undefined;
-  for (const key in value) {
-    const item = value[key];
-    const clean = SECRET_KEYS.has(key.toLowerCase()) ? CENSOR : typeof item === 'object' && item !== null ? scrub(item, depth + 1) : item;
-    if (clean !== item) (copy ??= { ...value })[key] = clean;
+  const source = value as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    const field = source[key];
+    let replaced = field;
+    if (SECRET_KEYS.has(key.toLowerCase())) replaced = CENSOR;
+    else if (field !== null && typeof field === 'object' && depth < MAX_DEPTH) replaced = redactLevel(field, depth + 1);
+    if (replaced !== field) {
+      copy ??= copyOf(value);
+      copy[key] = replaced;
+    }
   }
-  return (copy ?? value) as T;
+  return copy ?? value;
+}
+
+/** A shallow copy that stays what it was: a list stays a list, an error keeps its class, message and stack for pino's serialiser. */
+function copyOf(value: object): Record<string, unknown> {
+  if (Array.isArray(value)) return [...value] as unknown as Record<string, unknown>;
+  if (value instanceof Error) {
+    const copy = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
+    for (const key of ['message', 'stack', 'cause'] as const) {
+      if (key in value) Object.defineProperty(copy, key, { value: (value as unknown as Record<string, unknown>)[key], enumerable: false, writable: true });
+    }
+    return Object.assign(copy, value);
+  }
+  return { ...value };
 }
 
 /** The request (or background pass) a log line belongs to; every line written inside it carries these fields. */
@@ -72,8 +86,14 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     level,
     base: { service: 'domain-reseller' },
     mixin: () => context.getStore() ?? {},
-    formatters: { log: (object) => scrub(object) },
+    formatters: { log: (object) => redactSecrets(object) },
   }, destination);
+  // pino applies formatters to a line's own fields only; a child's bindings are redacted here.
+  // Children are made from their parent's prototype chain, so every descendant gets this.
+  const makeChild = Object.getPrototypeOf(logger).child as pino.Logger['child'];
+  logger.child = function child(this: pino.Logger, bindings, options) {
+    return makeChild.call(this, redactSecrets(bindings), options);
+  } as pino.Logger['child'];
   return Object.assign(logger, { [OURS]: true });
 }
 

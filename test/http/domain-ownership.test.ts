@@ -6,6 +6,7 @@ import { call } from '../support/wire';
 /** One body every {domain} route accepts, so that only ownership can stop the request. */
 const validBody = (domain: string) => ({
   domain,
+  regperiod: '1',
   dnsrecords: [{ hostname: '@', type: 'A', address: '192.0.2.1', priority: 'N/A' }],
   ns1: 'ns1.example.net',
   ns2: 'ns2.example.net',
@@ -26,9 +27,10 @@ const validBody = (domain: string) => ({
   forwardto: ['me@example.net'],
 });
 
-const DOMAIN_ROUTES = ROUTES.filter((r) => r.path.includes(':domain'));
+/** Every route that acts on a domain the reseller must hold: the {domain} routes, and renew (domain in the body). */
+const DOMAIN_ROUTES = ROUTES.filter((r) => r.path.includes(':domain') || r.path === '/order/domains/renew');
 
-describe('ownership on every {domain} route', () => {
+describe('ownership on every route that acts on a held domain', () => {
   let h: Harness;
   const lookups: string[] = [];
   beforeAll(async () => {

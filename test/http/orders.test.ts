@@ -217,7 +217,7 @@ describe('order endpoints', () => {
     it('answers 409 for a domain that is not in the account and 400 for one not renewable', async () => {
       const missing = await post('/order/domains/renew', { domain: 'someone-elses.com', regperiod: '1' });
       expect(missing.status).toBe(409);
-      expect(missing.body).toEqual({ error: 'someone-elses.com is not in your account' });
+      expect(missing.body).toEqual({ error: 'The domain someone-elses.com is not in your account' });
       await post('/order/domains/register', registerForm('cancelled.com'));
       await h.module.knex('domains').where({ name: 'cancelled.com' }).update({ status: 'Cancelled' });
       const cancelled = await post('/order/domains/renew', { domain: 'cancelled.com', regperiod: '1' });

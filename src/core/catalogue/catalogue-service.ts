@@ -1,6 +1,8 @@
 import type { RegistrarDirectory } from '../registrar/registrar-directory';
 import { DomainError } from '../shared/errors';
 import { formatAmount, parseAmount, type Minor } from '../shared/money';
+import { systemClock, type Clock } from '../shared/clock';
+import { RecentReads } from '../shared/recent-reads';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import { parseDomainName, parseTld, splitRegistrable, type RegistrableDomain } from '../domain/domain-name';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld, type TldPrice } from './catalogue';
@@ -70,12 +72,27 @@ export function parseAddonPriceList(text: string): Map<AddonName, Minor> {
   return prices;
 }
 
+export interface CatalogueReadOptions {
+  /**
+   * How long the catalogue reads of the order path (offered TLDs, a TLD, its prices, addon
+   * prices) are reused (0: read every time). Changes made through this service apply at once in
+   * this process; changes made by another process (the CLI) within this time (docs/adr/0005).
+   */
+  readonly cacheMs: number;
+  readonly clock: Clock;
+}
+
 export class CatalogueService {
+  private readonly recent: RecentReads;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly registrars: RegistrarDirectory,
     private readonly currencyCode: string,
-  ) {}
+    options: CatalogueReadOptions = { cacheMs: 0, clock: systemClock },
+  ) {
+    this.recent = new RecentReads(options.cacheMs, options.clock);
+  }
 
   async setTld(input: SetTldInput): Promise<{ tld: Tld; group: string; prices: Record<string, Record<string, string>> }> {
     const { ascii: tldName } = parseTld(input.tld);
@@ -90,7 +107,7 @@ export class CatalogueService {
     if (lengths.some((n) => n !== undefined && (!Number.isInteger(n) || n < 0 || n > 365))) {
       throw new DomainError('validation_failed', 'lengths and day counts must be whole numbers from 0 to 365');
     }
-    return this.uow.run(async ({ groups, catalogue }) => {
+    const result = await this.uow.run(async ({ groups, catalogue }) => {
       const group = await groups.findByName(input.group.trim());
       if (!group) throw new DomainError('not_found', `group "${input.group}" does not exist`);
       const existing = await catalogue.findTld(tldName);
@@ -111,10 +128,12 @@ export class CatalogueService {
       const rows = await catalogue.prices(group.id, tldName);
       return { tld, group: group.name, prices: groupByAction(rows) };
     });
+    this.recent.clear();
+    return result;
   }
 
   offeredTlds(groupId: string): Promise<string[]> {
-    return this.uow.read.catalogue.offeredTlds(groupId);
+    return this.recent.read(`offered ${groupId}`, () => this.uow.read.catalogue.offeredTlds(groupId));
   }
 
   listTlds(): Promise<Tld[]> {
@@ -130,7 +149,7 @@ export class CatalogueService {
     const offered = new Set(await this.offeredTlds(groupId));
     const domain = splitRegistrable(name, (tld) => offered.has(tld));
     if (!domain) throw new DomainError('not_offered', `${name.unicode}: its TLD is not offered to your account`);
-    const tld = await this.uow.read.catalogue.findTld(domain.tld);
+    const tld = await this.recent.read(`tld ${domain.tld}`, () => this.uow.read.catalogue.findTld(domain.tld));
     if (!tld) throw new DomainError('not_offered', `${domain.tld} is not offered to your account`);
     if (domain.sld.length < tld.minLength || domain.sld.length > tld.maxLength) {
       throw new DomainError('validation_failed', `names under ${tld.tld} must be ${tld.minLength} to ${tld.maxLength} characters long`);
@@ -147,25 +166,27 @@ export class CatalogueService {
   }
 
   async priceList(groupId: string, tld: string, action: OrderAction): Promise<Map<number, Minor>> {
-    const rows = await this.uow.read.catalogue.prices(groupId, tld);
+    const rows = await this.recent.read(`prices ${groupId} ${tld}`, () => this.uow.read.catalogue.prices(groupId, tld));
     return new Map(rows.filter((r) => r.action === action).sort((a, b) => a.period - b.period).map((r) => [r.period, r.price]));
   }
 
   /** Yearly addon prices of a group (decisions.md: default free). */
   addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
-    return this.uow.read.catalogue.addonPrices(groupId);
+    return this.recent.read(`addons ${groupId}`, () => this.uow.read.catalogue.addonPrices(groupId));
   }
 
   /** Sets yearly addon prices for a group from the CLI's "idprotection=2.00,dnsmanagement=0". */
   async setAddonPrices(groupName: string, text: string): Promise<{ group: string; addons: Record<string, string> }> {
     const prices = parseAddonPriceList(text);
-    return this.uow.run(async ({ groups, catalogue }) => {
+    const result = await this.uow.run(async ({ groups, catalogue }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
       await catalogue.setAddonPrices(group.id, prices);
       const all = await catalogue.addonPrices(group.id);
       return { group: group.name, addons: Object.fromEntries(ADDONS.map((a) => [a, formatAmount(all.get(a) ?? 0)])) };
     });
+    this.recent.clear();
+    return result;
   }
 
   /** Decisions.md `GET /tlds/pricing`: one row per offered TLD and period; an unpriced action is left out. */

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '../shared/ids';
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
 import type { CreditChanged, EventBus } from '../shared/events';

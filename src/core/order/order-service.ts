@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
@@ -324,7 +324,7 @@ export class OrderService {
     return this.uow.run(async (repos) => {
       await repos.orders.notePending(order.id, note, now, false);
       // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
-      await repos.idempotency.finishForOrder(order.id, { ok: true });
+      if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
     });
   }
 
@@ -343,7 +343,8 @@ export class OrderService {
       ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
       : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
     if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
-    await repos.idempotency.finishForOrder(order.id, { ok: true });
+    // Only an order placed with an Idempotency-Key has a key to finish: one statement less in the transaction otherwise.
+    if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
     outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
     if (moved) this.statusChanged(outbox, order, from, 'Active', at);
     return true;
@@ -369,7 +370,7 @@ export class OrderService {
       // A row the order created is deleted: the platform no longer holds the domain, and there is no status to report.
       else if (prior) this.statusChanged(outbox, { domainId: order.domainId, domain: order.domain, resellerId: prior.resellerId }, pending, prior.status, at);
     }
-    await repos.idempotency.finishForOrder(order.id, answer);
+    if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, answer);
     return true;
   }
 
@@ -470,7 +471,8 @@ export class OrderService {
     }
     const price = await this.priceOf(reseller, action, tld, command.period, command.addons);
     const nameservers = checkNameservers(command.nameservers);
-    const group = await this.uow.read.groups.findById(reseller.groupId);
+    // The group is read only for its default registrant, so only when the order carries none.
+    const group = command.contacts.registrant ? undefined : await this.uow.read.groups.findById(reseller.groupId);
     const contacts: Contacts = withDefaultRegistrant(command.contacts, group?.defaultContact ?? null);
     assertCompleteRegistrant(contacts.registrant!);
     const originalVars = checkOriginalVars(command.originalVars);
@@ -568,7 +570,8 @@ function refusalError(order: Order, reason: 'unavailable' | 'refused', message: 
 }
 
 const inProgress = (domain: string) => new DomainError('conflict', `An order for ${domain} is already in progress`);
-const notOwned = (domain: string) => new DomainError('not_owned', `${domain} is not in your account`);
+// The same words as every {domain} route (docs/domain-management.md): one answer for "not yours" across the whole API.
+const notOwned = (domain: string) => new DomainError('not_owned', `The domain ${domain} is not in your account`);
 const notRenewable = (domain: string, status: DomainStatus) =>
   new DomainError('validation_failed', `${domain} is ${status}; only Active, Expired or Grace domains can be renewed`);
 const keyInFlight = () => new DomainError('conflict', 'A request with this Idempotency-Key is still in progress; retry later');

@@ -43,6 +43,34 @@ function knexLog(logger: Logger | undefined): Knex.Config['log'] {
   return { warn: quiet, error: quiet, deprecate: quiet, debug: () => undefined };
 }
 
+interface SqliteConnection {
+  pragma(sql: string): unknown;
+  prepare(sql: string): unknown;
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * knex prepares every query's SQL afresh on better-sqlite3 (about a tenth of a single-row read;
+ * bench/RESULTS.md, hot-path changes). The connection keeps the statements of the last 500
+ * distinct SQL texts and hands them out again: knex only ever runs a statement to completion
+ * (`all` or `run`) before the next one starts on this single connection, so a statement is
+ * never busy when reused, and SQLite re-prepares a cached statement itself after a schema change.
+ */
+function reusePreparedStatements(conn: SqliteConnection): void {
+  const prepare = conn.prepare.bind(conn);
+  const statements = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      statement = prepare(sql);
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
 export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
   if (target.kind === 'sqlite') {
     if (target.location !== ':memory:') mkdirSync(path.dirname(target.location), { recursive: true });
@@ -51,15 +79,18 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
       client: 'better-sqlite3',
       connection: { filename: target.location },
       useNullAsDefault: true,
+      // A failed query's message keeps its placeholders, not its values (see the MySQL config below).
+      compileSqlOnError: false,
       log: knexLog(options.logger),
       pool: {
         min: 1,
         max: 1,
-        afterCreate(conn: { pragma(sql: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(conn: SqliteConnection, done: (err: Error | null, conn: unknown) => void) {
           // WAL lets the CLI read while the server writes; the busy timeout makes writers queue instead of failing.
           conn.pragma('journal_mode = WAL');
           conn.pragma(`busy_timeout = ${busyTimeout}`);
           conn.pragma('foreign_keys = ON');
+          reusePreparedStatements(conn);
           done(null, conn);
         },
       },
@@ -69,6 +100,9 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
   return knex({
     client: 'mysql2',
     log: knexLog(options.logger),
+    // knex writes a failed query's values into the error message, and unexpected errors are logged:
+    // contacts, idempotency keys or sealed keys would reach the log. The SQL with its placeholders says enough.
+    compileSqlOnError: false,
     connection: {
       host: url.hostname,
       port: url.port ? Number(url.port) : 3306,

@@ -1,0 +1,109 @@
+/**
+ * Authenticated reads: `npm run bench:auth-reads`.
+ *
+ * GET /billing/credits at 64 concurrent connections (autocannon), on SQLite and on MariaDB:
+ * the stand-alone server with its defaults (src/main.ts: route table, HMAC authentication with
+ * a reseller lookup per request, container, JSON request log at info level) against a
+ * bare Koa server answering
+ * the same route with the same single-row balance query and nothing else
+ * (bench/servers/bare-server.ts). Each server runs in its own process; the two are measured in
+ * alternating rounds in one run, so that drift on a shared machine hits both alike. Target: the
+ * module at 0.8 of the bare server's requests/s or better.
+ *
+ * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_SECONDS (10 per round), BENCH_ROUNDS (3),
+ * BENCH_CONNECTIONS (64), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
+ * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
+ */
+import { computeToken } from '../src/core/auth/api-token';
+import { createResellerModule } from '../src/module';
+import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { combine, runLoad, type LoadResult } from './support/load';
+import { startServer, type ServerProcess } from '../test/support/server-process';
+import { writeSection } from './support/results';
+import { machine, ms, perSecond, positiveInt, ratio, table } from './support/stats';
+
+const SECONDS = positiveInt('BENCH_SECONDS', 10);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 64);
+const WARMUP_SECONDS = 3;
+const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
+const EMAIL = 'bench@example.com';
+const TARGET = 0.8;
+
+interface Variant { readonly label: string; readonly entry: string; readonly env: Record<string, string> }
+interface EngineResult { engine: Engine; results: Array<{ label: string; load: LoadResult }> }
+
+/**
+ * The servers compared, each in its own process: the stand-alone server with its defaults, the
+ * same with its per-request observability that can be switched off (API log, metrics), and the bare baseline.
+ */
+const VARIANTS: Variant[] = [
+  { label: 'module, defaults (API log and metrics on)', entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env: {} },
+  { label: 'module, API_LOG=false METRICS=false', entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env: { API_LOG: 'false', METRICS: 'false' } },
+  { label: 'bare Koa + the same query', entry: 'bench/servers/bare-server.ts', env: {} },
+];
+const BARE = VARIANTS.length - 1;
+
+async function benchEngine(engine: Engine): Promise<EngineResult> {
+  const db = await freshDatabase(engine, 'auth_reads');
+  const servers: ServerProcess[] = [];
+  try {
+    const seed = await createResellerModule({ database: db.url, settings: { masterKey: MASTER_KEY, logLevel: 'silent' } });
+    await seed.migrate();
+    await seed.services.resellers.createGroup('bench');
+    const { reseller, apiKey } = await seed.services.resellers.create(EMAIL, 'bench', 123_45);
+    await seed.close();
+
+    const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', SEED_DEMO: 'false', BACKGROUND_JOBS: 'false', BENCH_RESELLER_ID: reseller.id };
+    for (const variant of VARIANTS) servers.push(await startServer(variant.entry, { ...env, ...variant.env }));
+    // A token is good for its UTC hour and 60 s past it: made afresh for every round.
+    const headers = () => ({ username: EMAIL, token: computeToken(EMAIL, apiKey, new Date()) });
+    const load = (server: ServerProcess, seconds: number) => runLoad({ url: `${server.url}/billing/credits`, connections: CONNECTIONS, seconds, headers, serverCpu: server.cpuSeconds });
+
+    for (const [i, server] of servers.entries()) {
+      const warm = await load(server, WARMUP_SECONDS);
+      if (warm.failures > 0) throw new Error(`${VARIANTS[i]!.label} on ${engine}: ${warm.failures} failed requests during warm-up`);
+    }
+    const rounds: LoadResult[][] = VARIANTS.map(() => []);
+    for (let round = 0; round < ROUNDS; round++) {
+      // Rotate which goes first, so none always gets the machine right after a pause.
+      for (let k = 0; k < servers.length; k++) {
+        const i = (round + k) % servers.length;
+        rounds[i]!.push(await load(servers[i]!, SECONDS));
+      }
+      process.stderr.write(`auth-reads ${engine}: round ${round + 1}/${ROUNDS} done\n`);
+    }
+    const results = VARIANTS.map((v, i) => ({ label: v.label, load: combine(rounds[i]!) }));
+    const failed = results.filter((r) => r.load.failures > 0);
+    if (failed.length > 0) throw new Error(`auth-reads on ${engine}: failed requests: ${failed.map((r) => `${r.label} ${r.load.failures}`).join(', ')}`);
+    return { engine, results };
+  } finally {
+    for (const server of servers) await server.stop();
+    await db.drop();
+  }
+}
+
+async function main(): Promise<void> {
+  const results: EngineResult[] = [];
+  for (const engine of enginesFromEnv()) results.push(await benchEngine(engine));
+  const rows = results.flatMap(({ engine, results: byVariant }) => {
+    const bare = byVariant[BARE]!.load;
+    return byVariant.map(({ label, load }, i) => {
+      const r = load.perSecond / bare.perSecond;
+      const verdict = i === BARE ? '1.00' : `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`;
+      return [engine, label, perSecond(load.perSecond), ms(load.p50), ms(load.p99), `${load.cpuMicros.toFixed(0)} µs`, verdict, ratio(bare.cpuMicros / load.cpuMicros)];
+    });
+  });
+  writeSection('auth-reads', [
+    '## 1. Authenticated reads: `GET /billing/credits`',
+    '',
+    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info in an AsyncLocalStorage log context, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
+    '',
+    table(['database', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'ratio to bare (requests/s)', 'ratio to bare (CPU per request)'], rows),
+  ].join('\n'));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,172 @@
+/**
+ * Orders: `npm run bench:orders`.
+ *
+ * POST /order/domains/register on MariaDB from 32 concurrent resellers (one per connection,
+ * autocannon), the sandbox registrar at zero latency: the stand-alone server (src/main.ts:
+ * authentication, form parsing and validation, catalogue prices, phase 1, the registrar call,
+ * phase 3, the request log) against a bare Koa server doing the equivalent bare transactions on
+ * the same tables (bench/servers/bare-orders-server.ts: reserve with the debit entry, insert the
+ * order and the domain; then complete). Both in processes of their own, measured in alternating
+ * rounds in one run, on one database. The ledger invariant is checked after the run and every
+ * order must be completed. Target: the module at 0.6 of the bare server's orders/s or better.
+ *
+ * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
+ * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
+ * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
+ */
+import qs from 'qs';
+import { computeToken } from '../src/core/auth/api-token';
+import { parseDatabaseUrl, connectDatabase } from '../src/infra/db/connect';
+import { createResellerModule } from '../src/module';
+import { ledgerProblems } from '../test/support/ledger-invariant';
+import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { combine, runLoad, type LoadResult } from './support/load';
+import { startServer, type ServerProcess } from '../test/support/server-process';
+import { writeSection } from './support/results';
+import { machine, ms, perSecond, positiveInt, ratio, table } from './support/stats';
+
+const SECONDS = positiveInt('BENCH_SECONDS', 10);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const RESELLERS = positiveInt('BENCH_RESELLERS', 32);
+const WARMUP_SECONDS = 3;
+const MASTER_KEY = Buffer.alloc(32, 11).toString('base64');
+const TARGET = 0.6;
+
+const REGISTRANT = {
+  'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'ada@example.com', 'Address 1': '1 Analytical Row',
+  City: 'London', Country: 'GB', Postcode: 'N1 1AA', 'Phone Number': '+44.2070000000',
+};
+
+interface EngineResult { engine: Engine; module: LoadResult; bare: LoadResult; orders: number; problems: string[] }
+
+async function benchEngine(engine: Engine): Promise<EngineResult> {
+  const db = await freshDatabase(engine, 'orders');
+  let moduleServer: ServerProcess | undefined;
+  let bareServer: ServerProcess | undefined;
+  try {
+    const seed = await createResellerModule({ database: db.url, settings: { masterKey: MASTER_KEY, logLevel: 'silent' } });
+    await seed.migrate();
+    await seed.services.resellers.createGroup('bench');
+    await seed.services.catalogue.setTld({ tld: '.com', group: 'bench', registrar: 'sandbox', prices: { register: '1=10.00' } });
+    const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
+    for (let i = 0; i < RESELLERS; i++) {
+      const email = `orders-${i}@example.com`;
+      const { reseller, apiKey } = await seed.services.resellers.create(email, 'bench', 10_000_000_00);
+      resellers.push({ id: reseller.id, email, apiKey });
+    }
+    await seed.close();
+
+    const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: 'info', SEED_DEMO: 'false', SANDBOX_LATENCY_MS: '0', RECONCILE_INTERVAL_MS: '0' };
+    moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env);
+    bareServer = await startServer('bench/servers/bare-orders-server.ts', env);
+
+    let serial = 0;
+    let connections = 0;
+    const run = (label: string) => `${label}${Date.now().toString(36)}`;
+    const moduleLoad = (seconds: number, tag: string) => runLoad({
+      url: `${moduleServer!.url}/order/domains/register`, connections: RESELLERS, seconds, serverCpu: moduleServer!.cpuSeconds,
+      request: (connection) => {
+        // One reseller per connection, for the connection's life.
+        connection.reseller ??= resellers[connections++ % RESELLERS];
+        const r = connection.reseller as (typeof resellers)[number];
+        connection.token ??= computeToken(r.email, r.apiKey, new Date());
+        return {
+          method: 'POST',
+          headers: { username: r.email, token: connection.token as string, 'content-type': 'application/x-www-form-urlencoded' },
+          body: qs.stringify({ domain: `m${tag}-${serial++}.com`, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { Registrant: REGISTRANT } }),
+        };
+      },
+    });
+    const bareLoad = (seconds: number, tag: string) => runLoad({
+      url: `${bareServer!.url}/order`, connections: RESELLERS, seconds, serverCpu: bareServer!.cpuSeconds,
+      request: (connection) => {
+        connection.reseller ??= resellers[connections++ % RESELLERS];
+        const r = connection.reseller as (typeof resellers)[number];
+        return {
+          method: 'POST',
+          headers: { 'x-reseller': r.id, 'content-type': 'application/x-www-form-urlencoded' },
+          body: qs.stringify({ domain: `b${tag}-${serial++}.com`, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { Registrant: REGISTRANT } }),
+        };
+      },
+    });
+
+    for (const [name, load] of [['module', moduleLoad], ['bare', bareLoad]] as const) {
+      const warm = await load(WARMUP_SECONDS, run('w'));
+      if (warm.failures > 0) throw new Error(`${name} orders on ${engine}: ${warm.failures} failed requests during warm-up`);
+    }
+    const moduleRounds: LoadResult[] = [];
+    const bareRounds: LoadResult[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? (['module', 'bare'] as const) : (['bare', 'module'] as const);
+      for (const which of order) {
+        if (which === 'module') moduleRounds.push(await moduleLoad(SECONDS, run(`r${round}`)));
+        else bareRounds.push(await bareLoad(SECONDS, run(`r${round}`)));
+      }
+      process.stderr.write(`orders ${engine}: round ${round + 1}/${ROUNDS} done\n`);
+    }
+    // Requests autocannon stopped waiting for are still being served: let them finish before stopping the servers.
+    await settled(db.url);
+    await moduleServer.stop();
+    await bareServer.stop();
+
+    // The money, checked in the database after the run: the invariant of every test, and nothing left pending.
+    const check = connectDatabase(parseDatabaseUrl(db.url));
+    try {
+      const problems = await ledgerProblems(check);
+      const byStatus: Array<{ status: string; n: number | string }> = await check('orders').select('status').count({ n: '*' }).groupBy('status');
+      const notCompleted = byStatus.filter((r) => r.status !== 'completed').map((r) => `${r.n} ${r.status}`);
+      const orders = byStatus.reduce((n, r) => n + Number(r.n), 0);
+      const result = { engine, module: combine(moduleRounds), bare: combine(bareRounds), orders, problems: [...problems.slice(0, 5), ...notCompleted.map((s) => `orders not completed: ${s}`)] };
+      if (result.module.failures + result.bare.failures > 0) result.problems.push(`${result.module.failures} module and ${result.bare.failures} bare requests failed`);
+      return result;
+    } finally {
+      await check.destroy();
+    }
+  } finally {
+    await moduleServer?.stop();
+    await bareServer?.stop();
+    await db.drop();
+  }
+}
+
+/** Waits (up to 30 s) until no order is pending: the last requests of a round have been served. */
+async function settled(url: string): Promise<void> {
+  const db = connectDatabase(parseDatabaseUrl(url));
+  try {
+    for (let i = 0; i < 300; i++) {
+      const row = await db('orders').where({ status: 'pending' }).count({ n: '*' }).first();
+      if (Number(row?.n ?? 0) === 0) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await db.destroy();
+  }
+}
+
+async function main(): Promise<void> {
+  const results: EngineResult[] = [];
+  for (const engine of enginesFromEnv(['mariadb'])) results.push(await benchEngine(engine));
+  const rows = results.flatMap(({ engine, module, bare }) => {
+    const r = module.perSecond / bare.perSecond;
+    return [
+      [engine, 'module (stand-alone server, sandbox at 0 ms)', perSecond(module.perSecond), ms(module.p50), ms(module.p99), `${(module.cpuMicros / 1000).toFixed(2)} ms`, `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.6 met)' : '(below the 0.6 target)'}`],
+      [engine, 'bare transactions (reserve, insert order and domain; complete)', perSecond(bare.perSecond), ms(bare.p50), ms(bare.p99), `${(bare.cpuMicros / 1000).toFixed(2)} ms`, '1.00'],
+    ];
+  });
+  const invariant = results.map((r) => `${r.engine}: ${r.orders.toLocaleString('en')} orders, ${r.problems.length === 0 ? 'ledger invariant holds, every order completed' : `PROBLEMS: ${r.problems.join('; ')}`}`);
+  writeSection('orders', [
+    '## 2. Orders: `POST /order/domains/register`',
+    '',
+    `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process, one database. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, phase 1 transaction, the sandbox registrar storing the name, phase 3 transaction, request log); the baseline is bare Koa doing the same two transactions on the same tables. ${machine()}.`,
+    '',
+    table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
+    '',
+    `After the run: ${invariant.join('; ')}.`,
+  ].join('\n'));
+  if (results.some((r) => r.problems.length > 0)) process.exitCode = 1;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,48 @@
+import { Writable } from 'node:stream';
+import { createLogger, redactSecrets } from '../../../src/infra/logging';
+
+function capture() {
+  const lines: string[] = [];
+  const stream = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  return { logger: createLogger('info', stream as never), lines };
+}
+
+describe('log redaction', () => {
+  it('returns a line without secrets untouched, without copying it', () => {
+    const line = { reqId: 'r1', method: 'GET', route: '/billing/credits', status: 200, ms: 1.5, nested: { a: 1 } };
+    expect(redactSecrets(line)).toBe(line);
+  });
+
+  it.each([
+    ['at the top level', { token: 'S3CRET', ok: 1 }],
+    ['one level down', { input: { apiKey: 'S3CRET' }, ok: 1 }],
+    ['under headers', { req: { headers: { token: 'S3CRET' } }, ok: 1 }],
+    ['in a list', { list: [{ eppcode: 'S3CRET' }], ok: 1 }],
+    ['deep down', { a: { b: { c: { password: 'S3CRET' } } }, ok: 1 }],
+    ['as a whole object', { contacts: { registrant: { email: 'S3CRET' } }, ok: 1 }],
+    ['in the statement a database error carries', { err: Object.assign(new Error('insert failed'), { sql: "insert into x values ('S3CRET')" }), ok: 1 }],
+  ])('replaces a secret %s and leaves the caller\'s object alone', (_where, line) => {
+    const before = JSON.stringify(line);
+    const out = JSON.stringify(redactSecrets(line));
+    expect(out).not.toContain('S3CRET');
+    expect(out).toContain('[redacted]');
+    expect(out).toContain('"ok":1');
+    expect(JSON.stringify(line)).toBe(before);
+  });
+
+  it('keeps an error on the line while hiding a secret attached to it', () => {
+    const { logger, lines } = capture();
+    logger.error({ err: Object.assign(new Error('registrar down'), { apiKey: 'S3CRET' }) }, 'unexpected error');
+    const line = JSON.parse(lines[0]!);
+    expect(line.err).toMatchObject({ type: 'Error', message: 'registrar down', apiKey: '[redacted]' });
+    expect(line.err.stack).toMatch(/registrar down/);
+    expect(lines[0]).not.toContain('S3CRET');
+  });
+
+  it('redacts the bindings of a child logger too', () => {
+    const { logger, lines } = capture();
+    logger.child({ masterKey: 'S3CRET', plugin: 'sandbox' }).child({ nested: { apiKey: 'S3CRET' } }).info({ token: 'S3CRET' }, 'hello');
+    expect(lines[0]).not.toContain('S3CRET');
+    expect(JSON.parse(lines[0]!)).toMatchObject({ plugin: 'sandbox', token: '[redacted]', msg: 'hello' });
+  });
+});
