@@ -86,8 +86,10 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.events],
   ).inSingletonScope();
   container.bind(TOKENS.catalogueService).toResolvedValue(
-    (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string) => new CatalogueService(uow, registrars, currency),
-    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency],
+    // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS.
+    (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
+      new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
+    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
   ).inSingletonScope();
   container.bind(TOKENS.creditService).toResolvedValue(
     (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),

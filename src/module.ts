@@ -74,6 +74,8 @@ export interface SyncRunOptions {
   readonly syncedBefore?: Date;
   /** Registrar calls at once per registrar. Default: JOB_CONCURRENCY_PER_REGISTRAR. */
   readonly concurrencyPerRegistrar?: number;
+  /** Domains claimed at a time. Default: JOB_BATCH_SIZE. */
+  readonly batchSize?: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: SyncRoundProgress) => void;
 }
@@ -199,15 +201,17 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
 
     const runSync = (kind: SyncKind, run: SyncRunOptions = {}): Promise<SyncRoundReport> => {
       const concurrency = run.concurrencyPerRegistrar ?? settings.jobConcurrencyPerRegistrar;
+      const batchSize = run.batchSize ?? settings.jobBatchSize;
       const intervalMs = (kind === 'domain' ? settings.domainSyncIntervalSeconds : settings.transferSyncIntervalSeconds) * 1000;
       return services.domainSync.syncDue({
         kind,
         syncedBefore: run.syncedBefore ?? new Date(clock.now().getTime() - intervalMs),
         owner: `${PROCESS_TAG}:${kind}:${ulid()}`.slice(0, 64),
         concurrencyPerRegistrar: concurrency,
-        batchSize: settings.jobBatchSize,
-        // Long enough for a whole batch at the registrar deadline; a claim outlives only a dead worker.
-        leaseMs: Math.ceil(settings.jobBatchSize / concurrency) * settings.registrarTimeoutMs + 60_000,
+        batchSize,
+        // Long enough for two whole batches at the registrar deadline (the next batch is claimed while
+        // one is worked on); a claim outlives only a dead worker.
+        leaseMs: 2 * Math.ceil(batchSize / concurrency) * settings.registrarTimeoutMs + 60_000,
         signal: run.signal,
         onProgress: run.onProgress,
       });
@@ -289,7 +293,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
   }
 }
 
-const roundCounts = (report: SyncRoundReport) => ({ synced: report.synced, changed: report.changed.length, failed: report.failed.length });
+const roundCounts = (report: SyncRoundReport) => ({ synced: report.synced, changed: report.changedCount, failed: report.failedCount });
 
 /** "ok", or why the database does not answer a trivial query within two seconds. */
 async function databaseAnswers(knex: Knex): Promise<string> {

@@ -238,9 +238,12 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       const reconciliation = await module.reconcile();
       // A round: every domain not synced since the round started, whatever the interval says.
       const syncedBefore = new Date();
-      const domainsReport = await module.runSync('domain', { syncedBefore, concurrencyPerRegistrar: concurrency, onProgress: progressLine(io, 'sync') });
+      // Batches of several calls per worker: a batch ends when its slowest call does, so small
+      // batches leave workers waiting (bench/RESULTS.md, sync at scale).
+      const batchSize = Math.max(module.settings.jobBatchSize, concurrency * 4);
+      const domainsReport = await module.runSync('domain', { syncedBefore, concurrencyPerRegistrar: concurrency, batchSize, onProgress: progressLine(io, 'sync') });
       if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
-      const transfersReport = await module.runSync('transfer', { syncedBefore, concurrencyPerRegistrar: concurrency, onProgress: progressLine(io, 'transfer sync') });
+      const transfersReport = await module.runSync('transfer', { syncedBefore, concurrencyPerRegistrar: concurrency, batchSize, onProgress: progressLine(io, 'transfer sync') });
       return { reconciliation, domains: domainsReport, transfers: transfersReport };
     }
     case 'reseller allow-ip':

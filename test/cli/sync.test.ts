@@ -53,6 +53,8 @@ describe('reseller-admin sync', () => {
       domains: {
         total: 4,
         synced: 3,
+        changedCount: 3,
+        failedCount: 1,
         changed: [
           { domain: 'cli-active.com', expiryDate: { from: null, to: '2036-11-21' } },
           { domain: 'cli-deleted.com', status: { from: 'Active', to: 'Cancelled' } },
@@ -63,6 +65,8 @@ describe('reseller-admin sync', () => {
       transfers: {
         total: 1,
         synced: 1,
+        changedCount: 1,
+        failedCount: 0,
         changed: [{ domain: 'cli-transfer.com', status: { from: 'Pending Transfer', to: 'Active' } }],
         failed: [],
       },

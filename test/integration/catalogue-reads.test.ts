@@ -31,6 +31,20 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '11.00' });
   });
 
+  it('reads the catalogue once for repeated orders within CATALOGUE_CACHE_MS (the module is wired with it)', async () => {
+    const queries: string[] = [];
+    const count = (q: { sql: string }) => { queries.push(q.sql); };
+    await server.services.catalogue.pricing(groupId, 'a.com', 'register');
+    server.knex.on('query', count);
+    try {
+      await server.services.catalogue.pricing(groupId, 'b.com', 'register');
+      await server.services.catalogue.pricing(groupId, 'c.com', 'register');
+    } finally {
+      server.knex.removeListener('query', count);
+    }
+    expect(queries).toEqual([]);
+  });
+
   it('applies a price change made by another process within CATALOGUE_CACHE_MS', async () => {
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '11.00' });
     await admin.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=12.00' } });

@@ -1,3 +1,4 @@
+import { ulid } from 'ulid';
 import { DomainSyncService } from '../../src/core/domain/domain-sync-service';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import { fixedClock } from '../../src/core/shared/clock';
@@ -58,5 +59,45 @@ describe('DomainSyncService on a real database', () => {
     const result = await syncerWith(fakeRegistrar()).syncDomain(domain);
     expect(result.view).toMatchObject({ active: true, expiryDate: '2030-01-31' });
     expect(await platformRecord(module, 'pending.com')).toMatchObject({ status: 'Pending Registration', expiryDate: null });
+  });
+
+  describe('a round over many domains', () => {
+    const owner = 'test-round';
+    const round = (plugin: ReturnType<typeof fakeRegistrar>, extra: { listLimit?: number; batchSize?: number } = {}) => syncerWith(plugin).syncDue({
+      kind: 'domain', syncedBefore: clock.now(), owner, concurrencyPerRegistrar: 7, batchSize: extra.batchSize ?? 25, leaseMs: 60_000, ...extra,
+    });
+
+    it('syncs every due domain once across many claims, claiming the next batch while one is worked on, and lists at most listLimit changes and failures by name with every one counted', async () => {
+      const reseller = await module.services.resellers.byEmail('reseller@example.com');
+      const names = Array.from({ length: 120 }, (_, i) => `round-${String(i).padStart(4, '0')}.com`);
+      const at = clock.now().getTime();
+      await module.knex.batchInsert('domains', names.map((name, i) => ({
+        id: ulid(), name, unicode_name: name, tld: '.com', reseller_id: reseller.id, registrar: 'rounds', status: i % 3 === 0 ? 'Grace' : 'Active',
+        expiry_date: '2027-01-01', nameservers: '[]', transfer_lock: null, dns_management: false, email_forwarding: false, id_protection: false, created_at: at, updated_at: at,
+      })), 50);
+      // The other tests' domains are not part of this round.
+      await module.knex('domains').whereNot('name', 'like', 'round-%').update({ synced_at: clock.now().getTime() });
+      const asked: string[] = [];
+      const plugin = fakeRegistrar({ id: 'rounds' });
+      plugin.domainSync = {
+        sync: async ({ domain }) => {
+          asked.push(domain);
+          // Every fifth domain is unknown to the registrar; the others renewed there.
+          return domain.endsWith('5.com') || domain.endsWith('0.com')
+            ? { ok: false, reason: 'refused', message: `${domain} is not here` }
+            : { ok: true, active: true, expired: false, transferredAway: false, expiryDate: '2031-01-01' };
+        },
+      };
+      const report = await round(plugin, { listLimit: 3 });
+      const mine = asked.filter((d) => d.startsWith('round-'));
+      expect(mine.sort()).toEqual(names);
+      expect(report.failedCount).toBe(24);
+      expect(report.failed.map((f) => f.domain)).toEqual(['round-0000.com', 'round-0005.com', 'round-0010.com']);
+      expect(report.changedCount).toBe(96);
+      expect(report.changed.map((c) => c.domain)).toEqual(['round-0001.com', 'round-0002.com', 'round-0003.com']);
+      // Nothing left claimed, and nothing left due in this round.
+      expect(await module.knex('domains').where('name', 'like', 'round-%').whereNotNull('sync_owner').count({ n: '*' }).first()).toMatchObject({ n: 0 });
+      expect((await round(plugin)).synced).toBe(0);
+    });
   });
 });

@@ -83,8 +83,10 @@ class Order implements fc.AsyncCommand<Model, Real> {
     const price = this.action === 'register' ? REGISTER : RENEW;
     const open = model.open.get(this.name);
     if (this.action === 'register') {
-      if (open) return 'conflict';
+      // A name the reseller holds is refused as held (400) even while a renewal of it is open; only
+      // a name whose registration is still open is "in progress" (409), as the service checks.
       if (model.active.has(this.name)) return 'unavailable';
+      if (open) return 'conflict';
     } else {
       if (!model.active.has(this.name) && !open) return 'not_owned';
       if (open?.action === 'register') return 'conflict';

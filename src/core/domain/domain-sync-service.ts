@@ -52,13 +52,42 @@ export interface SyncRoundOptions {
   /** Aborted when the process stops: no new domain is started, claimed ones are given back. */
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: SyncRoundProgress) => void;
+  /** The most changes and failures the report lists, each (default REPORT_LIST_LIMIT); the counts cover every domain. */
+  readonly listLimit?: number;
 }
+
+export interface SyncedChange { domain: string; status?: { from: DomainStatus; to: DomainStatus }; expiryDate?: { from: string | null; to: string | null } }
+export interface SyncFailure { domain: string; error: string }
 
 export interface SyncRoundReport {
   readonly total: number;
   readonly synced: number;
-  readonly changed: Array<{ domain: string; status?: { from: DomainStatus; to: DomainStatus }; expiryDate?: { from: string | null; to: string | null } }>;
-  readonly failed: Array<{ domain: string; error: string }>;
+  /** How many domains changed and failed; the lists hold the first `listLimit` of each by name. */
+  readonly changedCount: number;
+  readonly failedCount: number;
+  readonly changed: SyncedChange[];
+  readonly failed: SyncFailure[];
+}
+
+/** The most changes and failures a round lists (the counts cover all): the report stays small however many domains there are. */
+export const REPORT_LIST_LIMIT = 1000;
+
+/** Keeps the `limit` entries with the smallest names, trimming at twice the limit so sorting is paid once per `limit` entries. */
+class FirstByName<T extends { domain: string }> {
+  private entries: T[] = [];
+  count = 0;
+
+  constructor(private readonly limit: number) {}
+
+  add(entry: T): void {
+    this.count++;
+    this.entries.push(entry);
+    if (this.entries.length >= this.limit * 2) this.entries = this.sorted();
+  }
+
+  sorted(): T[] {
+    return this.entries.sort((a, b) => a.domain.localeCompare(b.domain)).slice(0, this.limit);
+  }
 }
 
 /**
@@ -92,7 +121,8 @@ export class DomainSyncService {
   async syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
     const view = await this.gateway.sync(domain);
     if (view.fromPlatform || !SYNCED_STATUSES.includes(domain.status)) return { view, domain, changes: {} };
-    const tld = await this.uow.read.catalogue.findTld(domain.tld);
+    // The TLD's grace and redemption days matter only for an expired domain: no read for the others.
+    const tld = view.expired ? await this.uow.read.catalogue.findTld(domain.tld) : undefined;
     const status = statusFromSync(domain.status, view, tld, this.clock.now());
     const changes: { status?: DomainStatus; expiryDate?: string } = {};
     if (status !== domain.status) changes.status = status;
@@ -139,39 +169,56 @@ export class DomainSyncService {
   async syncDue(options: SyncRoundOptions): Promise<SyncRoundReport> {
     const statuses = SYNC_STATUSES[options.kind];
     const total = await this.uow.read.domains.countDueForSync({ statuses, syncedBefore: options.syncedBefore, now: this.clock.now() });
-    const changed: SyncRoundReport['changed'] = [];
-    const failed: SyncRoundReport['failed'] = [];
+    const changed = new FirstByName<SyncedChange>(options.listLimit ?? REPORT_LIST_LIMIT);
+    const failed = new FirstByName<SyncFailure>(options.listLimit ?? REPORT_LIST_LIMIT);
     let synced = 0;
     let done = 0;
-    while (!options.signal?.aborted) {
+    const claim = () => {
       const now = this.clock.now();
-      const batch = await this.uow.read.domains.claimForSync({
+      const batch = this.uow.read.domains.claimForSync({
         statuses, syncedBefore: options.syncedBefore, now, leaseUntil: new Date(now.getTime() + options.leaseMs), owner: options.owner, limit: options.batchSize,
       });
+      // Claimed ahead: a failure is reported where the batch is awaited, not as an unhandled rejection meanwhile.
+      batch.catch(() => undefined);
+      return batch;
+    };
+    let next = options.signal?.aborted ? undefined : claim();
+    while (next) {
+      const batch = await next;
       if (batch.length === 0) break;
+      // The next batch is claimed while this one is worked on, so the workers never wait for a claim.
+      next = options.signal?.aborted ? undefined : claim();
+      const finished: string[] = [];
+      const untouched: string[] = [];
       await forEachConcurrentlyPerKey(batch, (d) => d.registrar, options.concurrencyPerRegistrar, async (domain) => {
         if (options.signal?.aborted) {
-          await this.uow.read.domains.releaseSyncClaim(domain.id, options.owner, null);
+          untouched.push(domain.id);
           return;
         }
         try {
           const change = await this.syncOne(options.kind, domain);
           synced++;
-          if (change) changed.push(change);
+          if (change) changed.add(change);
         } catch (error) {
-          failed.push({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
+          failed.add({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
         }
         // A failed domain counts as synced for this round too: it is asked again next round, not hammered.
-        await this.uow.read.domains.releaseSyncClaim(domain.id, options.owner, this.clock.now());
+        finished.push(domain.id);
         done++;
-        options.onProgress?.({ done, total: Math.max(total, done), failed: failed.length, domain: domain.unicodeName });
+        options.onProgress?.({ done, total: Math.max(total, done), failed: failed.count, domain: domain.unicodeName });
       });
+      // One statement per batch rather than one write per domain (each a commit: on SQLite a WAL sync).
+      await this.uow.read.domains.releaseSyncClaims(finished, options.owner, this.clock.now());
+      await this.uow.read.domains.releaseSyncClaims(untouched, options.owner, null);
     }
-    const byName = (a: { domain: string }, b: { domain: string }) => a.domain.localeCompare(b.domain);
-    return { total: Math.max(total, done), synced, changed: changed.sort(byName), failed: failed.sort(byName) };
+    // A batch claimed ahead and then not worked on (the process is stopping) is given back unsynced.
+    if (next) await this.uow.read.domains.releaseSyncClaims((await next.catch(() => [])).map((d) => d.id), options.owner, null);
+    return {
+      total: Math.max(total, done), synced, changedCount: changed.count, failedCount: failed.count, changed: changed.sorted(), failed: failed.sorted(),
+    };
   }
 
-  private async syncOne(kind: SyncKind, domain: DomainRecord): Promise<SyncRoundReport['changed'][number] | undefined> {
+  private async syncOne(kind: SyncKind, domain: DomainRecord): Promise<SyncedChange | undefined> {
     if (kind === 'transfer') {
       const { activated } = await this.applyTransferSync(domain);
       return activated ? { domain: domain.unicodeName, status: { from: domain.status, to: 'Active' } } : undefined;

@@ -109,6 +109,8 @@ export interface DomainRepository {
   claimForSync(claim: SyncClaim): Promise<DomainRecord[]>;
   /** Ends `owner`'s lease on the domain; `syncedAt` stamps it synced (null gives it back unsynced). */
   releaseSyncClaim(id: string, owner: string, syncedAt: Date | null): Promise<void>;
+  /** `releaseSyncClaim` for many domains in one statement (a round stamps a whole batch at once). */
+  releaseSyncClaims(ids: readonly string[], owner: string, syncedAt: Date | null): Promise<void>;
   /** How many domains a claim with these terms could take now (for progress lines). */
   countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number>;
 }
