@@ -35,20 +35,11 @@ export interface DomainRecord {
 }
 
 /** A domain the platform starts holding (an order's domain, an import). */
-export interface NewDomain {
-  readonly id: string;
-  readonly name: string;
-  readonly unicodeName: string;
-  readonly tld: string;
-  readonly resellerId: string;
-  readonly registrar: string;
-  readonly status: DomainStatus;
-  readonly expiryDate: string | null;
+export type NewDomain = Omit<DomainRecord, 'nameservers' | 'transferLock' | 'addons' | 'updatedAt'> & {
   readonly nameservers?: readonly string[];
   readonly transferLock?: boolean | null;
   readonly addons?: Partial<DomainAddons>;
-  readonly createdAt: Date;
-}
+};
 
 /** What a registrar call taught the platform about a domain; fields left out stay as they are. */
 export interface DomainChanges {
