@@ -59,7 +59,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
-      router[r.method](`${base}${r.path}`, observeRoute(r.method, r.path, observation, r.access === 'public'), (ctx: Ctx) => serve(ctx, r));
+      router[r.method](`${base}${r.path}`, observeRoute(r.method, r.path, observation, { operational: r.access === 'public', quiet: r.quiet === true }), (ctx: Ctx) => serve(ctx, r));
     }
   }
 

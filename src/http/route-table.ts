@@ -30,6 +30,13 @@ export interface Route<Schema extends z.ZodType = z.ZodType> {
   readonly summary: string;
   /** Groups the route in the OpenAPI document. */
   readonly tag?: string;
+  /**
+   * The handler writes no log lines (it reaches no registrar), so the route runs without a log
+   * context: its request line and a 500's line carry the request id themselves, and the route
+   * does not switch on the process-wide cost of one (src/infra/logging.ts, `runWithLogContext`).
+   * test/http/quiet-routes.test.ts holds every quiet route to it.
+   */
+  readonly quiet?: true;
 }
 
 /** Keeps each route's handler typed by its own schema. */

@@ -69,10 +69,33 @@ export interface LogContext {
 }
 
 const context = new AsyncLocalStorage<LogContext>();
+let running = 0;
 
-/** Runs `work` with `bindings` added to every log line it writes, through any logger of this module. */
-export function runWithLogContext<T>(bindings: LogContext, work: () => T): T {
-  return context.run(bindings, work);
+/**
+ * Runs `work` with `bindings` added to every log line it writes, through any logger of this
+ * module, until the promise it returns settles.
+ *
+ * While a context is open, Node 20 runs a hook for every promise and async resource of the
+ * process (AsyncLocalStorage), and that cost every request about a tenth of its CPU
+ * (bench/RESULTS.md). So the storage is switched on only while at least one piece of work runs
+ * in a context, and off again when the last one ends; routes that write no log lines run
+ * without one (`quiet` in the route table). Work left running after its context ended (a
+ * detached promise) writes its later lines without the bindings.
+ */
+export function runWithLogContext<T>(bindings: LogContext, work: () => Promise<T>): Promise<T> {
+  running++;
+  let result: Promise<T>;
+  try {
+    result = context.run(bindings, work);
+  } catch (error) {
+    result = Promise.reject(error);
+  }
+  return result.finally(leave);
+}
+
+function leave(): void {
+  running--;
+  if (running === 0) context.disable();
 }
 
 export function currentLogContext(): LogContext | undefined {
@@ -81,7 +104,15 @@ export function currentLogContext(): LogContext | undefined {
 
 const OURS = Symbol.for('reseller/logger');
 
-export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+/**
+ * Lines go to `destination`, by default stdout written asynchronously: a line is queued and
+ * written with the others queued behind it in one system call once the write before it is done,
+ * instead of one blocking write per line (bench/RESULTS.md: the request line was a fifth of a
+ * balance read's CPU). Nothing waits for a buffer to fill, so a quiet server's lines still appear
+ * at once; pino writes out what is queued when the process exits (also on `process.exit`), and a
+ * SIGKILL can lose the lines of the last moment.
+ */
+export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
   const logger = pino({
     level,
     base: { service: 'domain-reseller' },

@@ -19,6 +19,8 @@ const SKEW_MS = 60_000;
 const HOUR_MS = 3_600_000;
 const MAX_HEADER_LENGTH = 512;
 // HMAC'd for unknown users so that they cost the same as known ones.
+// Expected tokens remembered: one per user and hour in use (two near an hour boundary).
+const EXPECTED_TOKENS_KEPT = 10_000;
 const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
 
 /**
@@ -33,6 +35,8 @@ const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
  * whether a username exists.
  */
 export class Authenticator {
+  private readonly expected = new Map<string, string>();
+
   constructor(
     private readonly directory: ResellerDirectory,
     private readonly throttle: FailureThrottle,
@@ -54,8 +58,8 @@ export class Authenticator {
     const apiKey = found?.apiKey ?? DECOY_KEY;
     let matched = false;
     for (const hour of hours) {
-      // Every candidate hour is computed and compared, whatever matched before, to keep timing flat.
-      if (tokensEqual(computeToken(username, apiKey, hour), token)) matched = true;
+      // Every candidate hour is compared, whatever matched before, to keep timing flat.
+      if (tokensEqual(this.expectedToken(username, apiKey, hour), token)) matched = true;
     }
     if (!found || !matched || !looksLikeToken(token)) {
       this.throttle.recordFailure(throttleKeys);
@@ -68,6 +72,22 @@ export class Authenticator {
       throw new DomainError('forbidden', `Requests from ${credentials.clientAddress} are not allowed for this reseller; the operator keeps its IP allow-list`, { resellerId: reseller.id });
     }
     return reseller;
+  }
+
+  /**
+   * The token a client must send for this user, key and hour. The HMAC is the same all hour, so
+   * it is made once and remembered (keyed by the key itself: a rotated key misses at once);
+   * on every request it cost more than the rest of authentication (bench/RESULTS.md).
+   */
+  private expectedToken(username: string, apiKey: string, at: Date): string {
+    const memoKey = `${Math.floor(at.getTime() / HOUR_MS)}\u0000${username}\u0000${apiKey}`;
+    let expected = this.expected.get(memoKey);
+    if (expected === undefined) {
+      expected = computeToken(username, apiKey, at);
+      if (this.expected.size >= EXPECTED_TOKENS_KEPT) this.expected.clear();
+      this.expected.set(memoKey, expected);
+    }
+    return expected;
   }
 
   private hoursToCheck(timestamp: string | undefined): Date[] {

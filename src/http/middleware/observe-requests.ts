@@ -53,8 +53,10 @@ export function requestIdOf(ctx: Koa.Context | Koa.ParameterizedContext): string
  * Mounted in front of each route: gives the call its request id (the X-Request-Id header, every
  * log line inside it, the message of a 500), times it, and reports it once it is answered.
  */
-export function observeRoute(method: string, route: string, observation: RequestObservation, operational = false): Koa.Middleware {
+export function observeRoute(method: string, route: string, observation: RequestObservation, kind: { operational?: boolean; quiet?: boolean } = {}): Koa.Middleware {
   const upper = method.toUpperCase();
+  const operational = kind.operational === true;
+  const runInContext = kind.quiet ? undefined : observation.runInContext;
   return async (ctx, next) => {
     const started = performance.now();
     const call: ApiCall = { requestId: requestIdOf(ctx), method: upper, route };
@@ -62,7 +64,7 @@ export function observeRoute(method: string, route: string, observation: Request
     ctx.set('X-Request-Id', call.requestId);
     observation.begin?.();
     try {
-      await (observation.runInContext ? observation.runInContext(call.requestId, next as () => Promise<void>) : next());
+      await (runInContext ? runInContext(call.requestId, next as () => Promise<void>) : next());
     } finally {
       observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: true, operational });
     }

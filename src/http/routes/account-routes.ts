@@ -9,6 +9,7 @@ export const accountRoutes = [
   route({
     method: 'get',
     path: '/billing/credits',
+    quiet: true,
     access: 'reseller',
     summary: 'The credit balance as a decimal string, like "123.45" (spec 4.15)',
     input: noInput,
@@ -18,6 +19,7 @@ export const accountRoutes = [
   route({
     method: 'get',
     path: '/version',
+    quiet: true,
     access: 'reseller',
     summary: 'The module version string (spec 4.17)',
     input: noInput,

@@ -8,6 +8,7 @@ const pricingRoute = (action: 'register' | 'renew' | 'transfer') =>
   route({
     method: 'get',
     path: `/order/pricing/domains/${action}`,
+    quiet: true,
     access: 'reseller',
     summary: `${action} prices per period for one domain's TLD (spec 2.10)`,
     input: z.object({ domain: domainField }),
@@ -19,6 +20,7 @@ export const catalogueRoutes = [
   route({
     method: 'get',
     path: '/tlds',
+    quiet: true,
     access: 'reseller',
     summary: "TLDs offered to the reseller's group, as [\".com\", …] (spec 4.16)",
     input: noInput,
@@ -28,6 +30,7 @@ export const catalogueRoutes = [
   route({
     method: 'get',
     path: '/tlds/pricing',
+    quiet: true,
     access: 'reseller',
     summary: 'Prices of every offered TLD, one row per TLD and period (decisions.md)',
     input: noInput,

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../../core/shared/logger';
+import { attachSqliteReader } from './direct-reads';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -75,7 +76,7 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
   if (target.kind === 'sqlite') {
     if (target.location !== ':memory:') mkdirSync(path.dirname(target.location), { recursive: true });
     const busyTimeout = options.sqliteBusyTimeoutMs ?? 5000;
-    return knex({
+    const db = knex({
       client: 'better-sqlite3',
       connection: { filename: target.location },
       useNullAsDefault: true,
@@ -95,6 +96,8 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
         },
       },
     });
+    if (target.location !== ':memory:') attachSqliteReader(db, target.location, busyTimeout);
+    return db;
   }
   const url = new URL(target.location);
   return knex({

@@ -1,8 +1,11 @@
 import type { Knex } from 'knex';
 import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
 import type { Minor } from '../../core/shared/money';
+import { readFirst } from '../db/direct-reads';
 
 interface EntryRow { id: string; reseller_id: string; amount_minor: number | string; kind: string; order_id: string | null; note: string | null; created_at: number | string }
+
+const BALANCE = 'SELECT balance_minor FROM credit_accounts WHERE reseller_id = ?';
 
 export class KnexLedgerRepository implements LedgerRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
@@ -31,7 +34,7 @@ export class KnexLedgerRepository implements LedgerRepository {
   }
 
   async balance(resellerId: string): Promise<Minor> {
-    const row = await this.db('credit_accounts').select('balance_minor').where({ reseller_id: resellerId }).first();
+    const row = await readFirst<{ balance_minor: number | string }>(this.db, BALANCE, [resellerId]);
     return row ? Number(row.balance_minor) : 0;
   }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { databaseKind } from '../db/connect';
+import { readFirst } from '../db/direct-reads';
 import type { Reseller, ResellerCredentials, ResellerGroup, ResellerRepository, ResellerStatus, GroupRepository } from '../../core/reseller/reseller';
 
 interface ResellerRow { id: string; email: string; group_id: string; status: string; sealed_api_key: string; created_at: number | string; allowed_networks?: string | null }
@@ -30,12 +31,14 @@ const toCredentials = (row: ResellerRow): ResellerCredentials => ({
 
 const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller => reseller;
 
+const FIND_BY_EMAIL = 'SELECT * FROM resellers WHERE email = ? LIMIT 1';
+
 export class KnexResellerRepository implements ResellerRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
   /** The reseller with its allow-list: authentication runs this on every request. */
   async findByEmail(email: string): Promise<ResellerCredentials | undefined> {
-    const row = await this.db<ResellerRow>('resellers').where({ email }).first();
+    const row = await readFirst<ResellerRow>(this.db, FIND_BY_EMAIL, [email]);
     return row && toCredentials(row);
   }
 

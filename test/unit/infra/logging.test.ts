@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, redactSecrets } from '../../../src/infra/logging';
+import { createLogger, currentLogContext, redactSecrets, runWithLogContext } from '../../../src/infra/logging';
 
 function capture() {
   const lines: string[] = [];
@@ -44,5 +44,55 @@ describe('log redaction', () => {
     logger.child({ masterKey: 'S3CRET', plugin: 'sandbox' }).child({ nested: { apiKey: 'S3CRET' } }).info({ token: 'S3CRET' }, 'hello');
     expect(lines[0]).not.toContain('S3CRET');
     expect(JSON.parse(lines[0]!)).toMatchObject({ plugin: 'sandbox', token: '[redacted]', msg: 'hello' });
+  });
+});
+
+describe('log context', () => {
+  const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+  it('adds its bindings to every line written inside it, across awaits, and each concurrent request keeps its own', async () => {
+    const { logger, lines } = capture();
+    const work = (reqId: string) => runWithLogContext({ reqId }, async () => {
+      await tick();
+      logger.info({}, `inside ${reqId}`);
+      await Promise.all([tick(), tick()]);
+      logger.info({}, `still ${reqId}`);
+    });
+    await Promise.all([work('a'), work('b'), work('c')]);
+    const parsed = lines.map((line) => JSON.parse(line) as { reqId?: string; msg: string });
+    expect(parsed).toHaveLength(6);
+    for (const line of parsed) expect(line.msg.endsWith(line.reqId!)).toBe(true);
+  });
+
+  it('is switched off once the last piece of work in a context has ended, and on again for the next', async () => {
+    let release!: () => void;
+    const first = runWithLogContext({ reqId: 'long' }, () => new Promise<void>((resolve) => { release = resolve; }));
+    const second = runWithLogContext({ reqId: 'short' }, async () => {
+      await tick();
+      expect(currentLogContext()).toEqual({ reqId: 'short' });
+    });
+    await second;
+    await runWithLogContext({ reqId: 'again' }, async () => {
+      await tick();
+      expect(currentLogContext()).toEqual({ reqId: 'again' });
+    });
+    release();
+    await first;
+    await tick();
+    expect(currentLogContext()).toBeUndefined();
+    await runWithLogContext({ reqId: 'later' }, async () => {
+      await tick();
+      expect(currentLogContext()).toEqual({ reqId: 'later' });
+    });
+  });
+
+  it('passes a failure through and still ends the context', async () => {
+    await expect(runWithLogContext({ reqId: 'x' }, async () => { await tick(); throw new Error('failed inside'); })).rejects.toThrow('failed inside');
+    await expect(runWithLogContext({ reqId: 'y' }, () => { throw new Error('failed at once'); })).rejects.toThrow('failed at once');
+    expect(currentLogContext()).toBeUndefined();
+    await runWithLogContext({ reqId: 'z' }, async () => {
+      await tick();
+      expect(currentLogContext()).toEqual({ reqId: 'z' });
+    });
   });
 });
