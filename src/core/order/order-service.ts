@@ -1,12 +1,14 @@
 import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
+import { creditChanged } from '../credit/credit-service';
+import type { LedgerEntry } from '../credit/ledger';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../shared/clock';
 import { DomainError, type ErrorCode } from '../shared/errors';
-import type { EventBus, EventName, PlatformEvents } from '../shared/events';
+import type { CreditChanged, EventBus, EventName, PlatformEvents } from '../shared/events';
 import type { Logger } from '../shared/logger';
 import { formatAmount, type Minor } from '../shared/money';
 import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
@@ -203,8 +205,8 @@ export class OrderService {
         id: ulid(), resellerId: reseller.id, amount: -plan.price, kind: 'order_debit' as const, orderId,
         note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`, createdAt: now,
       };
-      const debited = await repos.ledger.post(debit);
-      if (debited) await this.creditChanged(repos, outbox, debit);
+      const debited = await this.postEntry(repos, debit);
+      if (debited) this.creditChanged(outbox, debited);
       if (!debited) {
         const balance = await repos.ledger.balance(reseller.id);
         throw new DomainError('insufficient_credit', `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`);
@@ -234,11 +236,21 @@ export class OrderService {
     return result;
   }
 
-  /** The balance is read in the entry's transaction, and only when someone listens. */
-  private async creditChanged(repos: Repositories, outbox: Outbox, entry: { id: string; resellerId: string; amount: Minor; kind: 'order_debit' | 'order_refund'; orderId: string; createdAt: Date }): Promise<void> {
-    if (!this.events.hasListeners('credit.changed')) return;
-    const balance = await repos.ledger.balance(entry.resellerId);
-    outbox.push({ name: 'credit.changed', event: { resellerId: entry.resellerId, entryId: entry.id, amount: entry.amount, kind: entry.kind, orderId: entry.orderId, balance, at: entry.createdAt } });
+  /**
+   * Posts an order's ledger entry; null, writing nothing, when the balance cannot take it. The
+   * balance after the entry (for `credit.changed`) is learnt in the entry's transaction, and only
+   * when someone listens: with the ledger's `postAndBalance`, in the same round trips as the post.
+   */
+  private async postEntry(repos: Repositories, entry: LedgerEntry): Promise<{ credit: CreditChanged | undefined } | null> {
+    if (!this.events.hasListeners('credit.changed')) return (await repos.ledger.post(entry)) ? { credit: undefined } : null;
+    const balance = repos.ledger.postAndBalance
+      ? await repos.ledger.postAndBalance(entry)
+      : (await repos.ledger.post(entry)) ? await repos.ledger.balance(entry.resellerId) : null;
+    return balance === null ? null : { credit: creditChanged(entry, balance) };
+  }
+
+  private creditChanged(outbox: Outbox, posted: { credit: CreditChanged | undefined }): void {
+    if (posted.credit) outbox.push({ name: 'credit.changed', event: posted.credit });
   }
 
   private statusChanged(outbox: Outbox, order: { domainId: string; domain: string; resellerId: string }, from: DomainStatus | null, to: DomainStatus, at: Date): void {
@@ -248,21 +260,24 @@ export class OrderService {
 
   private async claimNewDomain(repos: Repositories, reseller: OrderingReseller, plan: Plan, now: Date, outbox: Outbox): Promise<{ domainId: string; prior: PriorDomain | null }> {
     const status = PENDING_STATUS_OF[plan.action as 'register' | 'transfer'];
-    const existing = await repos.domains.findByName(plan.domain.ascii);
-    if (!existing) {
-      // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
-      const addons = new Set(plan.request.addons);
-      const record: NewDomain = {
-        id: ulid(), name: plan.domain.ascii, unicodeName: plan.domain.unicode, tld: plan.domain.tld, resellerId: reseller.id,
-        registrar: plan.registrar, status, expiryDate: null, nameservers: plan.request.nameservers ?? [],
-        addons: { dnsManagement: addons.has('dnsmanagement'), emailForwarding: addons.has('emailforwarding'), idProtection: addons.has('idprotection') },
-        createdAt: now,
-      };
-      // The unique name decides between concurrent orders for one name, not the read above.
-      if (!(await repos.domains.insertForOrder(record))) throw inProgress(plan.domain.unicode);
+    // A new name is inserted straight away: the unique name decides, between concurrent orders
+    // too, and a name the platform has never held (the common case) costs no read. Only when the
+    // name is taken is the row read, to tell in progress, held, or free to order again.
+    // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
+    const addons = new Set(plan.request.addons);
+    const record: NewDomain = {
+      id: ulid(), name: plan.domain.ascii, unicodeName: plan.domain.unicode, tld: plan.domain.tld, resellerId: reseller.id,
+      registrar: plan.registrar, status, expiryDate: null, nameservers: plan.request.nameservers ?? [],
+      addons: { dnsManagement: addons.has('dnsmanagement'), emailForwarding: addons.has('emailforwarding'), idProtection: addons.has('idprotection') },
+      createdAt: now,
+    };
+    if (await repos.domains.insertForOrder(record)) {
       this.statusChanged(outbox, { domainId: record.id, domain: record.name, resellerId: reseller.id }, null, status, now);
       return { domainId: record.id, prior: null };
     }
+    const existing = await repos.domains.findByName(plan.domain.ascii);
+    // Taken a moment ago and gone now: a failing order is removing its row; the name is still in play.
+    if (!existing) throw inProgress(plan.domain.unicode);
     if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
     if (REUSABLE_STATUSES.includes(existing.status)) {
       const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], { status, resellerId: reseller.id, registrar: plan.registrar, expiryDate: null, at: now });
@@ -357,9 +372,10 @@ export class OrderService {
       id: ulid(), resellerId: order.resellerId, amount: order.price, kind: 'order_refund' as const, orderId: order.id,
       note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`, createdAt: at,
     };
-    if (!(await repos.ledger.post(refund))) throw new Error(`refund of order ${order.id} could not be posted`);
+    const refunded = await this.postEntry(repos, refund);
+    if (!refunded) throw new Error(`refund of order ${order.id} could not be posted`);
     outbox.push({ name: 'order.failed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, reason: note, refunded: order.price, at } });
-    await this.creditChanged(repos, outbox, refund);
+    this.creditChanged(outbox, refunded);
     if (order.action !== 'renew') {
       const pending = PENDING_STATUS_OF[order.action];
       const prior = order.priorDomain;
