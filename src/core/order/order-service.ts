@@ -311,7 +311,7 @@ export class OrderService {
           return 'success';
         }
         const expiryDate = this.expiryAfter(order, answer.expiryDate);
-        const settled = await this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, `${NOUN[order.action]} done`, now));
+        const settled = await this.completeOrder(order, expiryDate, `${NOUN[order.action]} done`, now);
         return settled ? 'success' : this.answerOfSettled(order.id);
       }
       if (answer.kind === 'refused') {
@@ -340,7 +340,7 @@ export class OrderService {
       await repos.orders.notePending(order.id, note, now, false);
       // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
       if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-    });
+    }, { oneStatement: order.idempotencyKey === null });
   }
 
   /** Another party settled the order first: answer what it became. */
@@ -350,18 +350,46 @@ export class OrderService {
     return 'success';
   }
 
+  /**
+   * pending → completed with its domain. Without an Idempotency-Key to finish, first as one
+   * atomic statement (no transaction round trips) where the database can; when that changes
+   * nothing (the database cannot, or the order or its domain is not as expected) the transaction
+   * of `complete` settles it and tells the cases apart. False when the order was settled already.
+   */
+  private async completeOrder(order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
+    if (order.idempotencyKey === null) {
+      const renewal = order.action === 'renew';
+      const domain = renewal
+        ? { id: order.domainId, from: RENEWABLE_STATUSES, resellerId: order.resellerId }
+        : { id: order.domainId, from: [PENDING_STATUS_OF[order.action as 'register' | 'transfer']] };
+      const both = await this.uow.run((repos) => repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain), { oneStatement: true });
+      if (both) {
+        const outbox: Outbox = [];
+        this.completed(outbox, order, expiryDate, at, true);
+        for (const { name, event } of outbox) this.events.emit(name, event as never);
+        return true;
+      }
+    }
+    return this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, note, at));
+  }
+
+  /** The events of a completed order, in the order `complete` has always published them. */
+  private completed(outbox: Outbox, order: Order, expiryDate: string | null, at: Date, domainMoved: boolean): void {
+    const from = order.action === 'renew' ? order.priorDomain?.status ?? null : PENDING_STATUS_OF[order.action];
+    outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
+    if (domainMoved) this.statusChanged(outbox, order, from, 'Active', at);
+  }
+
   /** pending → completed, and the domain with it. False when the order was settled already. */
   private async complete(repos: Repositories, outbox: Outbox, order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
     if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return false;
-    const from = order.action === 'renew' ? order.priorDomain?.status ?? null : PENDING_STATUS_OF[order.action];
     const moved = order.action === 'renew'
       ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
       : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
     if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
     // Only an order placed with an Idempotency-Key has a key to finish: one statement less in the transaction otherwise.
     if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-    outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
-    if (moved) this.statusChanged(outbox, order, from, 'Active', at);
+    this.completed(outbox, order, expiryDate, at, moved);
     return true;
   }
 
@@ -442,7 +470,7 @@ export class OrderService {
     const at = this.clock.now();
     let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
     if (verdict.kind === 'complete') {
-      if (await this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, verdict.expiryDate, verdict.note, at))) result = 'completed';
+      if (await this.completeOrder(order, verdict.expiryDate, verdict.note, at)) result = 'completed';
     } else if (verdict.kind === 'refund') {
       const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
       if (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at))) result = 'refunded';
