@@ -28,11 +28,15 @@ export class CreditService {
       note: note?.slice(0, 255) ?? null, createdAt: this.clock.now(),
     };
     const result = await this.uow.run(async ({ ledger }) => {
-      if (!(await ledger.post(entry))) {
+      // The balance after the entry, in its transaction: in the post's own round trips when the ledger can.
+      const after = ledger.postAndBalance
+        ? await ledger.postAndBalance(entry)
+        : (await ledger.post(entry)) ? await ledger.balance(resellerId) : null;
+      if (after === null) {
         const balance = await ledger.balance(resellerId);
         throw new DomainError('insufficient_credit', `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`);
       }
-      return { entry, balance: await ledger.balance(resellerId) };
+      return { entry, balance: after };
     });
     this.events.emit('credit.changed', creditChanged(entry, result.balance));
     return result;

@@ -1,12 +1,14 @@
 import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
+import { creditChanged } from '../credit/credit-service';
+import type { LedgerEntry } from '../credit/ledger';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../shared/clock';
 import { DomainError, type ErrorCode } from '../shared/errors';
-import type { EventBus, EventName, PlatformEvents } from '../shared/events';
+import type { CreditChanged, EventBus, EventName, PlatformEvents } from '../shared/events';
 import type { Logger } from '../shared/logger';
 import { formatAmount, type Minor } from '../shared/money';
 import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
@@ -203,8 +205,8 @@ export class OrderService {
         id: ulid(), resellerId: reseller.id, amount: -plan.price, kind: 'order_debit' as const, orderId,
         note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`, createdAt: now,
       };
-      const debited = await repos.ledger.post(debit);
-      if (debited) await this.creditChanged(repos, outbox, debit);
+      const debited = await this.postEntry(repos, debit);
+      if (debited) this.creditChanged(outbox, debited);
       if (!debited) {
         const balance = await repos.ledger.balance(reseller.id);
         throw new DomainError('insufficient_credit', `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`);
@@ -234,11 +236,21 @@ export class OrderService {
     return result;
   }
 
-  /** The balance is read in the entry's transaction, and only when someone listens. */
-  private async creditChanged(repos: Repositories, outbox: Outbox, entry: { id: string; resellerId: string; amount: Minor; kind: 'order_debit' | 'order_refund'; orderId: string; createdAt: Date }): Promise<void> {
-    if (!this.events.hasListeners('credit.changed')) return;
-    const balance = await repos.ledger.balance(entry.resellerId);
-    outbox.push({ name: 'credit.changed', event: { resellerId: entry.resellerId, entryId: entry.id, amount: entry.amount, kind: entry.kind, orderId: entry.orderId, balance, at: entry.createdAt } });
+  /**
+   * Posts an order's ledger entry; null, writing nothing, when the balance cannot take it. The
+   * balance after the entry (for `credit.changed`) is learnt in the entry's transaction, and only
+   * when someone listens: with the ledger's `postAndBalance`, in the same round trips as the post.
+   */
+  private async postEntry(repos: Repositories, entry: LedgerEntry): Promise<{ credit: CreditChanged | undefined } | null> {
+    if (!this.events.hasListeners('credit.changed')) return (await repos.ledger.post(entry)) ? { credit: undefined } : null;
+    const balance = repos.ledger.postAndBalance
+      ? await repos.ledger.postAndBalance(entry)
+      : (await repos.ledger.post(entry)) ? await repos.ledger.balance(entry.resellerId) : null;
+    return balance === null ? null : { credit: creditChanged(entry, balance) };
+  }
+
+  private creditChanged(outbox: Outbox, posted: { credit: CreditChanged | undefined }): void {
+    if (posted.credit) outbox.push({ name: 'credit.changed', event: posted.credit });
   }
 
   private statusChanged(outbox: Outbox, order: { domainId: string; domain: string; resellerId: string }, from: DomainStatus | null, to: DomainStatus, at: Date): void {
@@ -248,21 +260,24 @@ export class OrderService {
 
   private async claimNewDomain(repos: Repositories, reseller: OrderingReseller, plan: Plan, now: Date, outbox: Outbox): Promise<{ domainId: string; prior: PriorDomain | null }> {
     const status = PENDING_STATUS_OF[plan.action as 'register' | 'transfer'];
-    const existing = await repos.domains.findByName(plan.domain.ascii);
-    if (!existing) {
-      // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
-      const addons = new Set(plan.request.addons);
-      const record: NewDomain = {
-        id: ulid(), name: plan.domain.ascii, unicodeName: plan.domain.unicode, tld: plan.domain.tld, resellerId: reseller.id,
-        registrar: plan.registrar, status, expiryDate: null, nameservers: plan.request.nameservers ?? [],
-        addons: { dnsManagement: addons.has('dnsmanagement'), emailForwarding: addons.has('emailforwarding'), idProtection: addons.has('idprotection') },
-        createdAt: now,
-      };
-      // The unique name decides between concurrent orders for one name, not the read above.
-      if (!(await repos.domains.insertForOrder(record))) throw inProgress(plan.domain.unicode);
+    // A new name is inserted straight away: the unique name decides, between concurrent orders
+    // too, and a name the platform has never held (the common case) costs no read. Only when the
+    // name is taken is the row read, to tell in progress, held, or free to order again.
+    // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
+    const addons = new Set(plan.request.addons);
+    const record: NewDomain = {
+      id: ulid(), name: plan.domain.ascii, unicodeName: plan.domain.unicode, tld: plan.domain.tld, resellerId: reseller.id,
+      registrar: plan.registrar, status, expiryDate: null, nameservers: plan.request.nameservers ?? [],
+      addons: { dnsManagement: addons.has('dnsmanagement'), emailForwarding: addons.has('emailforwarding'), idProtection: addons.has('idprotection') },
+      createdAt: now,
+    };
+    if (await repos.domains.insertForOrder(record)) {
       this.statusChanged(outbox, { domainId: record.id, domain: record.name, resellerId: reseller.id }, null, status, now);
       return { domainId: record.id, prior: null };
     }
+    const existing = await repos.domains.findByName(plan.domain.ascii);
+    // Taken a moment ago and gone now: a failing order is removing its row; the name is still in play.
+    if (!existing) throw inProgress(plan.domain.unicode);
     if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
     if (REUSABLE_STATUSES.includes(existing.status)) {
       const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], { status, resellerId: reseller.id, registrar: plan.registrar, expiryDate: null, at: now });
@@ -296,7 +311,7 @@ export class OrderService {
           return 'success';
         }
         const expiryDate = this.expiryAfter(order, answer.expiryDate);
-        const settled = await this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, `${NOUN[order.action]} done`, now));
+        const settled = await this.completeOrder(order, expiryDate, `${NOUN[order.action]} done`, now);
         return settled ? 'success' : this.answerOfSettled(order.id);
       }
       if (answer.kind === 'refused') {
@@ -325,7 +340,7 @@ export class OrderService {
       await repos.orders.notePending(order.id, note, now, false);
       // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
       if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-    });
+    }, { oneStatement: order.idempotencyKey === null });
   }
 
   /** Another party settled the order first: answer what it became. */
@@ -335,18 +350,46 @@ export class OrderService {
     return 'success';
   }
 
+  /**
+   * pending → completed with its domain. Without an Idempotency-Key to finish, first as one
+   * atomic statement (no transaction round trips) where the database can; when that changes
+   * nothing (the database cannot, or the order or its domain is not as expected) the transaction
+   * of `complete` settles it and tells the cases apart. False when the order was settled already.
+   */
+  private async completeOrder(order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
+    if (order.idempotencyKey === null) {
+      const renewal = order.action === 'renew';
+      const domain = renewal
+        ? { id: order.domainId, from: RENEWABLE_STATUSES, resellerId: order.resellerId }
+        : { id: order.domainId, from: [PENDING_STATUS_OF[order.action as 'register' | 'transfer']] };
+      const both = await this.uow.run((repos) => repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain), { oneStatement: true });
+      if (both) {
+        const outbox: Outbox = [];
+        this.completed(outbox, order, expiryDate, at, true);
+        for (const { name, event } of outbox) this.events.emit(name, event as never);
+        return true;
+      }
+    }
+    return this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, note, at));
+  }
+
+  /** The events of a completed order, in the order `complete` has always published them. */
+  private completed(outbox: Outbox, order: Order, expiryDate: string | null, at: Date, domainMoved: boolean): void {
+    const from = order.action === 'renew' ? order.priorDomain?.status ?? null : PENDING_STATUS_OF[order.action];
+    outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
+    if (domainMoved) this.statusChanged(outbox, order, from, 'Active', at);
+  }
+
   /** pending → completed, and the domain with it. False when the order was settled already. */
   private async complete(repos: Repositories, outbox: Outbox, order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
     if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return false;
-    const from = order.action === 'renew' ? order.priorDomain?.status ?? null : PENDING_STATUS_OF[order.action];
     const moved = order.action === 'renew'
       ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
       : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
     if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
     // Only an order placed with an Idempotency-Key has a key to finish: one statement less in the transaction otherwise.
     if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-    outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
-    if (moved) this.statusChanged(outbox, order, from, 'Active', at);
+    this.completed(outbox, order, expiryDate, at, moved);
     return true;
   }
 
@@ -357,9 +400,10 @@ export class OrderService {
       id: ulid(), resellerId: order.resellerId, amount: order.price, kind: 'order_refund' as const, orderId: order.id,
       note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`, createdAt: at,
     };
-    if (!(await repos.ledger.post(refund))) throw new Error(`refund of order ${order.id} could not be posted`);
+    const refunded = await this.postEntry(repos, refund);
+    if (!refunded) throw new Error(`refund of order ${order.id} could not be posted`);
     outbox.push({ name: 'order.failed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, reason: note, refunded: order.price, at } });
-    await this.creditChanged(repos, outbox, refund);
+    this.creditChanged(outbox, refunded);
     if (order.action !== 'renew') {
       const pending = PENDING_STATUS_OF[order.action];
       const prior = order.priorDomain;
@@ -426,7 +470,7 @@ export class OrderService {
     const at = this.clock.now();
     let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
     if (verdict.kind === 'complete') {
-      if (await this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, verdict.expiryDate, verdict.note, at))) result = 'completed';
+      if (await this.completeOrder(order, verdict.expiryDate, verdict.note, at)) result = 'completed';
     } else if (verdict.kind === 'refund') {
       const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
       if (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at))) result = 'refunded';

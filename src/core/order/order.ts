@@ -76,6 +76,18 @@ export interface OrderRepository {
    * already (by a concurrent retry, the request path or reconciliation).
    */
   settle(id: string, to: Exclude<OrderStatus, 'pending'>, change: { expiryDate?: string | null; note: string; at: Date }): Promise<boolean>;
+  /**
+   * pending → completed together with the order's domain moving from one of `domain.from` (and,
+   * when given, still held by `domain.resellerId`) to Active with the expiry, in ONE statement
+   * that the database applies atomically (MariaDB/MySQL: a multi-table UPDATE). True when both
+   * moved. False, having changed nothing, when either was not as expected, or when the database
+   * cannot do it in one statement (SQLite: no statement is sent): the caller then settles in a
+   * transaction with `settle` and the domain repository, which tells the cases apart.
+   */
+  completeWithDomain(
+    id: string, change: { expiryDate: string | null; note: string; at: Date },
+    domain: { id: string; from: readonly DomainStatus[]; resellerId?: string },
+  ): Promise<boolean>;
   /** Records what was learnt about a still-pending order without settling it (and counts a reconciliation attempt). */
   notePending(id: string, note: string, at: Date, isReconcileAttempt: boolean): Promise<void>;
   /** Pending orders whose lease has run out (or never had one), oldest first. */

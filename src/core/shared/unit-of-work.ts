@@ -20,6 +20,15 @@ export interface Repositories {
  * registrar call); `read` uses the pool directly for single statements.
  */
 export interface UnitOfWork {
-  run<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  run<T>(work: (repos: Repositories) => Promise<T>, options?: RunOptions): Promise<T>;
   readonly read: Repositories;
+}
+
+export interface RunOptions {
+  /**
+   * The work issues at most one statement, which the database applies atomically on its own: a
+   * unit of work may run it without a transaction (saving the BEGIN and COMMIT round trips).
+   * Running it in a transaction anyway is always correct.
+   */
+  readonly oneStatement?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
 import type { Minor } from '../../core/shared/money';
+import { databaseKind } from '../db/connect';
 import { readFirst } from '../db/direct-reads';
 
 interface EntryRow { id: string; reseller_id: string; amount_minor: number | string; kind: string; order_id: string | null; note: string | null; created_at: number | string }
@@ -15,22 +16,32 @@ export class KnexLedgerRepository implements LedgerRepository {
   }
 
   async post(entry: LedgerEntry): Promise<boolean> {
-    // One conditional update moves the balance; a debit that would go below zero matches no row.
+    if (!(await this.move(entry))) return false;
+    await this.db('credit_entries').insert(entryRow(entry));
+    return true;
+  }
+
+  async postAndBalance(entry: LedgerEntry): Promise<Minor | null> {
+    if (!(await this.move(entry))) return null;
+    if (!(await insertReturns(this.db))) {
+      await this.db('credit_entries').insert(entryRow(entry));
+      return this.balance(entry.resellerId);
+    }
+    // The entry's insert answers the balance the update above left (this transaction's own write): one round trip, not two.
+    const insert = this.db('credit_entries').insert(entryRow(entry)).toSQL().toNative();
+    const result = await this.db.raw(`${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``, [...insert.bindings, entry.resellerId]);
+    // mysql2 answers [rows, fields]; better-sqlite3 the rows.
+    const rows = (databaseKind(this.db) === 'mysql' ? result[0] : result) as Array<{ balance: number | string }>;
+    return Number(rows[0]!.balance);
+  }
+
+  /** One conditional update moves the balance; a debit that would go below zero matches no row. */
+  private async move(entry: LedgerEntry): Promise<boolean> {
     const moved = await this.db('credit_accounts')
       .where({ reseller_id: entry.resellerId })
       .andWhere('balance_minor', '>=', -entry.amount)
       .update({ balance_minor: this.db.raw('balance_minor + ?', [entry.amount]) });
-    if (moved !== 1) return false;
-    await this.db('credit_entries').insert({
-      id: entry.id,
-      reseller_id: entry.resellerId,
-      amount_minor: entry.amount,
-      kind: entry.kind,
-      order_id: entry.orderId,
-      note: entry.note,
-      created_at: entry.createdAt.getTime(),
-    });
-    return true;
+    return moved === 1;
   }
 
   async balance(resellerId: string): Promise<Minor> {
@@ -60,4 +71,48 @@ export class KnexLedgerRepository implements LedgerRepository {
       createdAt: new Date(Number(row.created_at)),
     }));
   }
+}
+
+function entryRow(entry: LedgerEntry) {
+  return {
+    id: entry.id,
+    reseller_id: entry.resellerId,
+    amount_minor: entry.amount,
+    kind: entry.kind,
+    order_id: entry.orderId,
+    note: entry.note,
+    created_at: entry.createdAt.getTime(),
+  };
+}
+
+/** Per database (the connection settings a transaction shares with its pool): whether INSERT … RETURNING works. */
+const returning = new WeakMap<object, Promise<boolean>>();
+
+/**
+ * SQLite (3.35+, bundled with better-sqlite3) and MariaDB 10.5+ answer INSERT … RETURNING; MySQL
+ * does not. Asked once per database; a failure to ask is not remembered.
+ */
+function insertReturns(db: Knex | Knex.Transaction): Promise<boolean> {
+  const key = db.client.config as object;
+  let known = returning.get(key);
+  if (!known) {
+    known = databaseKind(db as Knex) === 'sqlite'
+      ? Promise.resolve(true)
+      : db.raw('select version() as `version`').then(
+        ([rows]: [Array<{ version: string }>]) => mariaDbFrom(String(rows[0]?.version ?? ''), 10, 5),
+        () => {
+          returning.delete(key);
+          return false;
+        },
+      );
+    returning.set(key, known);
+  }
+  return known;
+}
+
+function mariaDbFrom(version: string, major: number, minor: number): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(version);
+  if (!match || !/mariadb/i.test(version)) return false;
+  const [maj, min] = [Number(match[1]), Number(match[2])];
+  return maj > major || (maj === major && min >= minor);
 }

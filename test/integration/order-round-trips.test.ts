@@ -1,0 +1,187 @@
+import { ulid } from 'ulid';
+import { OrderService } from '../../src/core/order/order-service';
+import { InProcessEventBus, type EventName, type PlatformEvents } from '../../src/core/shared/events';
+import { createLogger } from '../../src/infra/logging';
+import { KnexLedgerRepository } from '../../src/infra/repositories/knex-ledger-repository';
+import { KnexOrderRepository } from '../../src/infra/repositories/knex-order-repository';
+import { AFTER_LEASE_MS, SETTINGS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
+import { TEST_ENGINE } from '../support/test-database';
+
+/**
+ * The shortcuts that keep an order's round trips down (bench/RESULTS.md, "Hot paths"), each
+ * checked for doing what the long way did: the balance answered by the debit's insert, a new
+ * name inserted without a read first, and phase 3 as one statement on MariaDB.
+ */
+describe('an order in few round trips', () => {
+  let b: OrderBench;
+  let orders: OrderService;
+  let published: Array<{ name: EventName; event: PlatformEvents[EventName] }>;
+  let statements: string[];
+  const record = (query: { sql: string }) => statements.push(query.sql);
+
+  beforeAll(async () => {
+    b = await startOrderBench();
+    const events = new InProcessEventBus(createLogger('silent'));
+    for (const name of ['order.placed', 'order.completed', 'order.failed', 'domain.status_changed', 'credit.changed'] as const) {
+      events.on(name, (event) => { published.push({ name, event }); });
+    }
+    orders = new OrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'), SETTINGS, events);
+    b.knex.on('query', record);
+  });
+  afterAll(async () => {
+    b.knex.off('query', record);
+    await b.close();
+  });
+  beforeEach(() => {
+    published = [];
+    statements = [];
+  });
+
+  const domainOf = (name: string) => b.uow.read.domains.findByName(name);
+  const orderFor = async (name: string) => (await b.orders.list({ domain: name }))[0];
+  const isTransactionControl = (sql: string) => /^(begin|commit|rollback)/i.test(sql.trim());
+
+  it('publishes every event of a registration, credit.changed with the balance right after the debit', async () => {
+    const r = await b.newReseller(10_000);
+    await expect(orders.register(r, registration('events-rt.com'))).resolves.toBe('success');
+    const order = await orderFor('events-rt.com');
+    expect(published.map((p) => p.name)).toEqual(['domain.status_changed', 'credit.changed', 'order.placed', 'order.completed', 'domain.status_changed']);
+    expect(published[1].event).toMatchObject({ resellerId: r.id, amount: -1_000, kind: 'order_debit', orderId: order.id, balance: 9_000 });
+    expect(published[0].event).toMatchObject({ domain: 'events-rt.com', from: null, to: 'Pending Registration' });
+    expect(published[4].event).toMatchObject({ domain: 'events-rt.com', from: 'Pending Registration', to: 'Active' });
+    expect(order).toMatchObject({ status: 'completed', expiryDate: '2027-11-21' });
+    expect(await domainOf('events-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+  });
+
+  it('reads no domain row before inserting a new name, and none of the balance after the debit', async () => {
+    const r = await b.newReseller(10_000);
+    await orders.register(r, registration('fresh-rt.com'));
+    const reads = statements.filter((sql) => /^select/i.test(sql.trim()));
+    expect(reads.filter((sql) => /from `domains`/.test(sql))).toEqual([]);
+    expect(reads.filter((sql) => /from `credit_accounts`/.test(sql))).toEqual([]);
+  });
+
+  it('still refuses a name held elsewhere, in progress, or in the account, writing nothing', async () => {
+    const [owner, other] = [await b.newReseller(10_000), await b.newReseller(10_000)];
+    await orders.register(owner, registration('held-rt.com'));
+    await expect(orders.register(other, registration('held-rt.com'))).rejects.toMatchObject({ code: 'unavailable', message: 'held-rt.com is not available' });
+    await expect(orders.register(owner, registration('held-rt.com'))).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/already in your account \(Active\)/) });
+    b.fake.script('busy-rt.com', 'timeout');
+    await orders.register(owner, registration('busy-rt.com'));
+    await expect(orders.register(other, registration('busy-rt.com'))).rejects.toMatchObject({ code: 'conflict' });
+    expect(await b.balance(other)).toBe(10_000);
+    expect(await b.orders.list({ resellerId: other.id })).toEqual([]);
+  });
+
+  it('takes over a Cancelled name, keeping what it was to put back on failure', async () => {
+    const [first, second] = [await b.newReseller(10_000), await b.newReseller(10_000)];
+    await orders.register(first, registration('again-rt.com'));
+    await b.knex('domains').where({ name: 'again-rt.com' }).update({ status: 'Cancelled' });
+    b.fake.registered.delete('again-rt.com');
+    b.fake.script('again-rt.com', 'refuse');
+    await expect(orders.register(second, registration('again-rt.com'))).rejects.toMatchObject({ code: 'registrar_failed' });
+    expect(await domainOf('again-rt.com')).toMatchObject({ status: 'Cancelled', resellerId: first.id });
+    expect(await b.balance(second)).toBe(10_000);
+    await expect(orders.register(second, registration('again-rt.com'))).resolves.toBe('success');
+    expect(await domainOf('again-rt.com')).toMatchObject({ status: 'Active', resellerId: second.id });
+  });
+
+  it('completes an order whose domain left the pending state, leaving the domain as it is and announcing no status change', async () => {
+    const r = await b.newReseller(10_000);
+    b.fake.script('moved-rt.com', 'late');
+    await orders.register(r, registration('moved-rt.com'));
+    expect(await orderFor('moved-rt.com')).toMatchObject({ status: 'pending' });
+    await b.knex('domains').where({ name: 'moved-rt.com' }).update({ status: 'Fraud' });
+    published = [];
+    b.clock.advance(AFTER_LEASE_MS);
+    const report = await orders.reconcile();
+    expect(report.orders.filter((o) => o.domain === 'moved-rt.com').map((o) => o.result)).toEqual(['completed']);
+    expect(await orderFor('moved-rt.com')).toMatchObject({ status: 'completed' });
+    expect(await domainOf('moved-rt.com')).toMatchObject({ status: 'Fraud' });
+    expect(published.filter((p) => (p.event as { domain?: string }).domain === 'moved-rt.com').map((p) => p.name)).toEqual(['order.completed']);
+    expect(await b.balance(r)).toBe(9_000);
+  });
+
+  it('renews through the same completion, only for the domain still in the account', async () => {
+    const r = await b.newReseller(10_000);
+    await orders.register(r, registration('renew-rt.com'));
+    published = [];
+    await expect(orders.renew(r, { domain: 'renew-rt.com', period: 1, addons: {} })).resolves.toBe('success');
+    expect(await domainOf('renew-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2028-11-21' });
+    expect(published.map((p) => p.name)).toEqual(['credit.changed', 'order.placed', 'order.completed']);
+    expect(await b.balance(r)).toBe(10_000 - 1_000 - 1_200);
+  });
+
+  describe('the ledger answering its balance', () => {
+    it('answers the balance after the entry, and null with nothing written when it would go below zero', async () => {
+      const r = await b.newReseller(1_000);
+      const entry = (amount: number) => ({ id: ulid(), resellerId: r.id, amount, kind: 'adjustment' as const, orderId: null, note: null, createdAt: new Date() });
+      await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry(-400)))).resolves.toBe(600);
+      await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry(-700)))).resolves.toBeNull();
+      await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry(250)))).resolves.toBe(850);
+      expect(await b.balance(r)).toBe(850);
+      expect(await b.credit.verify(r.id)).toMatchObject({ consistent: true, sumOfEntries: 850 });
+      const ledger = new KnexLedgerRepository(b.knex);
+      expect(await ledger.balance(r.id)).toBe(850);
+    });
+
+    it('is what operator adjustments report too', async () => {
+      const r = await b.newReseller(1_000);
+      await expect(b.credit.adjust(r.id, 500, 'top up')).resolves.toMatchObject({ balance: 1_500 });
+      await expect(b.credit.adjust(r.id, -2_000, null)).rejects.toMatchObject({ code: 'insufficient_credit' });
+      expect(await b.balance(r)).toBe(1_500);
+    });
+  });
+
+  describe('completing an order and its domain in one statement', () => {
+    /** A pending registration whose registrar answer never came: the order and its domain as phase 1 left them. */
+    async function pendingOrder(name: string) {
+      const r = await b.newReseller(10_000);
+      b.fake.script(name, 'timeout');
+      await orders.register(r, registration(name));
+      const order = await orderFor(name);
+      expect(order).toMatchObject({ status: 'pending' });
+      return { r, order };
+    }
+    const change = { expiryDate: '2027-11-21', note: 'done', at: new Date('2026-11-21T12:00:00Z') };
+
+    it(TEST_ENGINE === 'mariadb' ? 'moves both in a single statement without a transaction on MariaDB' : 'is left to the transaction on SQLite: no statement is sent', async () => {
+      const { order } = await pendingOrder('one-rt.com');
+      statements = [];
+      const done = await new KnexOrderRepository(b.knex).completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'] });
+      if (TEST_ENGINE === 'mariadb') {
+        expect(done).toBe(true);
+        expect(statements).toHaveLength(1);
+        expect(await orderFor('one-rt.com')).toMatchObject({ status: 'completed', expiryDate: '2027-11-21', leaseOwner: null, settledAt: change.at });
+        expect(await domainOf('one-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+        // The open-order index is free again: the name can be ordered by nobody else, renewed by its owner.
+        expect((await b.knex('orders').where({ id: order.id }).first()).open_domain).toBeNull();
+      } else {
+        expect(done).toBe(false);
+        expect(statements).toEqual([]);
+        expect(await orderFor('one-rt.com')).toMatchObject({ status: 'pending' });
+      }
+    });
+
+    it('changes nothing when the order is settled already or its domain is not as expected', async () => {
+      const repo = new KnexOrderRepository(b.knex);
+      const { order } = await pendingOrder('two-rt.com');
+      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Active'] })).resolves.toBe(false);
+      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'], resellerId: 'someone-else' })).resolves.toBe(false);
+      expect(await orderFor('two-rt.com')).toMatchObject({ status: 'pending' });
+      expect(await domainOf('two-rt.com')).toMatchObject({ status: 'Pending Registration' });
+      // Settled by someone else meanwhile (the domain, in this made-up case, left behind).
+      await b.knex('orders').where({ id: order.id }).update({ status: 'completed', open_domain: null });
+      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'] })).resolves.toBe(false);
+      expect(await domainOf('two-rt.com')).toMatchObject({ status: 'Pending Registration' });
+    });
+
+    it('sends phase 3 without BEGIN and COMMIT on MariaDB, and in one transaction otherwise', async () => {
+      const r = await b.newReseller(10_000);
+      statements = [];
+      await orders.register(r, registration('phase3-rt.com'));
+      // Phase 1 is always one transaction; phase 3 one more on SQLite.
+      expect(statements.filter(isTransactionControl)).toHaveLength(TEST_ENGINE === 'mariadb' ? 2 : 4);
+    });
+  });
+});
