@@ -1,0 +1,58 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { freePort } from '../support/server-process';
+
+const ROOT = path.resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+/** Settings a developer's shell or the CI run may carry; `npm start` on a fresh clone has none of them. */
+const CONFIGURATION = ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'PLUGINS_DIR', 'BASE_PATH', 'LOG_LEVEL', 'SEED_DEMO', 'BACKGROUND_JOBS', 'TEST_DB'];
+
+/**
+ * The README's first line: `npm start` on a fresh clone starts a working server on embedded
+ * SQLite with a demo reseller and prints how to call it. Started here as `npm start` starts it
+ * (tsx src/main.ts) in an empty working folder with none of the configuration set, and the
+ * printed line is run as printed, in a shell, with openssl, base64 and curl.
+ */
+describe('npm start on a fresh clone', () => {
+  let cwd: string;
+  let child: ChildProcess | undefined;
+  beforeAll(() => { cwd = mkdtempSync(path.join(os.tmpdir(), 'quick-start-')); });
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('prints a demo reseller and a command that answers its balance, and keeps its data under ./data', async () => {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
+    for (const name of CONFIGURATION) delete env[name];
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts')], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    const printed = new Promise<string>((resolve, reject) => {
+      child!.stderr!.on('data', (chunk) => {
+        stderr += String(chunk);
+        const line = stderr.split('\n').find((l) => l.includes('curl '));
+        if (line) resolve(line.trim());
+      });
+      child!.once('exit', (code) => reject(new Error(`the server exited with ${code} before printing how to call it:\n${stderr}`)));
+    });
+    const tryIt = await printed;
+
+    expect(stderr).toMatch(/username: \S+@\S+/);
+    expect(stderr).toMatch(/API key: {2}\S{20,}/);
+    const { stdout } = await run('bash', ['-c', tryIt], { timeout: 30_000 });
+    expect(JSON.parse(stdout)).toBe('1000.00');
+
+    // The database and the master key it is sealed under live in ./data of the working folder; the key file is private.
+    expect(existsSync(path.join(cwd, 'data', 'reseller.sqlite'))).toBe(true);
+    expect(statSync(path.join(cwd, 'data', 'master.key')).mode & 0o077).toBe(0);
+  }, 120_000);
+});
