@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../../core/shared/logger';
-import { attachSqliteReader } from './direct-reads';
+import { allowPooledReads, attachSqliteReader } from './direct-reads';
 
 export type DatabaseKind = 'sqlite' | 'mysql';
 
@@ -100,7 +100,7 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
     return db;
   }
   const url = new URL(target.location);
-  return knex({
+  const db = knex({
     client: 'mysql2',
     log: knexLog(options.logger),
     // knex writes a failed query's values into the error message, and unexpected errors are logged:
@@ -120,6 +120,8 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
     },
     pool: { min: 0, max: options.poolMax ?? 10 },
   });
+  allowPooledReads(db);
+  return db;
 }
 
 export function databaseKind(db: Knex): DatabaseKind {

@@ -7,21 +7,21 @@ type SqliteOpen = new (file: string, options: { fileMustExist: boolean }) => Sql
 
 /**
  * Single-row reads on the request hot path (authentication's reseller lookup and the balance),
- * served on SQLite without knex's per-query machinery.
+ * made without knex's per-query machinery (builder, compiler, runner, query events), which cost
+ * more than the read itself (bench/RESULTS.md, "Hot paths"; ADR 10).
  *
- * Why: on SQLite every knex query goes through the query builder, the compiler, the runner and
- * the pool, and the pool has one connection, so 64 concurrent requests queue for it behind every
- * other query and transaction; that machinery cost about four times the SQLite work of a
- * single-row read (bench/RESULTS.md, "Hot paths"). A second connection, opened on the same file
- * for queries only, answers these reads synchronously from cached prepared statements.
+ * - SQLite file: a second connection on the same file, for queries only, answers synchronously
+ *   from cached prepared statements. The knex pool has one connection, which 64 concurrent
+ *   requests would otherwise queue for behind every other query and transaction.
+ * - MySQL/MariaDB: the query goes straight to a connection borrowed from knex's own pool.
+ * - A transaction, a `:memory:` database or a knex instance the host owns: plain SQL through
+ *   `knex.raw` on it.
  *
- * What it sees: each read is its own statement outside any transaction, so it sees exactly what
- * is committed when it runs (WAL mode: readers never wait for the writer). A key rotated or a
- * reseller suspended by any process is seen by the next request, as through knex. It never
- * sees another flow's uncommitted writes; reads that must see their own transaction's writes
- * are made on that transaction (`directReaderOf` answers only for the root knex instance).
- *
- * MySQL/MariaDB, `:memory:` databases and knex instances a host owns keep the knex path.
+ * What a read sees: it is its own statement outside any transaction, so it sees exactly what is
+ * committed when it runs (WAL on SQLite: readers never wait for the writer). A key rotated or a
+ * reseller suspended by any process is seen by the next request, as through knex; another
+ * flow's uncommitted writes never are. Inside a unit of work the repositories are given the
+ * transaction, which has no direct path, so a transaction reads its own writes.
  */
 export interface DirectReader {
   /** The first row of `sql` (plain SQL with `?` placeholders), or undefined. */
@@ -29,19 +29,47 @@ export interface DirectReader {
 }
 
 const readers = new WeakMap<object, SqliteDirectReader>();
+const pooled = new WeakSet<object>();
 
-/**
- * The first row of a hot single-row read: on the direct reader where there is one, else through
- * knex as plain SQL (`raw`: no query builder to compile on every call, which cost a single-row
- * read on MariaDB about a sixth of its client CPU). Works on a transaction too.
- */
+/** Lets `readFirst` borrow connections of this MySQL/MariaDB knex instance's pool directly. */
+export function allowPooledReads(db: Knex): void {
+  pooled.add(db);
+}
+
+/** The first row of a hot single-row read (plain SQL with `?` placeholders), by the cheapest path `db` allows. */
 export async function readFirst<Row>(db: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<Row | undefined> {
   const direct = readers.get(db);
   if (direct) return direct.first<Row>(sql, bindings);
+  if (pooled.has(db)) return (await pooledQuery<Row>(db as Knex, sql, bindings))[0];
   const result: unknown = await db.raw(sql, bindings as Knex.RawBinding[]);
   // mysql2 answers [rows, fields]; better-sqlite3 the rows.
   const rows = (databaseKindOf(db) === 'mysql' ? (result as unknown[])[0] : result) as Row[];
   return rows[0];
+}
+
+interface PooledClient {
+  acquireConnection(): Promise<MysqlConnection>;
+  releaseConnection(connection: MysqlConnection): Promise<unknown>;
+}
+interface MysqlConnection {
+  query(options: { sql: string }, values: readonly unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+}
+
+/**
+ * What knex's MySQL dialect does for a query, without the runner around it: borrow a pool
+ * connection, send the statement, give the connection back. A connection that fails is marked
+ * by knex's own error listener and dropped by the pool, as for any query.
+ */
+async function pooledQuery<Row>(db: Knex, sql: string, bindings: readonly unknown[]): Promise<Row[]> {
+  const client = db.client as PooledClient;
+  const connection = await client.acquireConnection();
+  try {
+    return await new Promise<Row[]>((resolve, reject) => {
+      connection.query({ sql }, bindings, (error, rows) => (error ? reject(error) : resolve(rows as Row[])));
+    });
+  } finally {
+    void client.releaseConnection(connection);
+  }
 }
 
 function databaseKindOf(db: Knex | Knex.Transaction): 'sqlite' | 'mysql' {
