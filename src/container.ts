@@ -111,8 +111,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
   ).inSingletonScope();
   container.bind(TOKENS.domainSyncService).toResolvedValue(
-    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus) => new DomainSyncService(uow, gateway, clock, events),
-    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events],
+    // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
+    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus, orders: OrderService) => new DomainSyncService(uow, gateway, clock, events, orders),
+    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events, TOKENS.orderService],
   ).inSingletonScope();
   container.bind(TOKENS.domainManagementService).toResolvedValue(
     (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock, events: EventBus) => new DomainManagementService(uow, gateway, syncer, clock, events),

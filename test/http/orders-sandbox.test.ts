@@ -93,9 +93,11 @@ describe('orders against the sandbox registrar and its test names', () => {
     const sync = await h.http.post('/domains/taken-moving.com/transfersync').set(h.headers()).type('form').send({ domain: 'taken-moving.com' });
     expect(sync.status).toBe(200);
     expect(sync.body).toMatchObject({ completed: true, failed: false });
-    expect(await domainRow('taken-moving.com')).toMatchObject({ status: 'Active' });
+    // Transfer sync settles the open order itself: completed, the reservation kept as the charge.
+    expect(await domainRow('taken-moving.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
+    expect(await order('taken-moving.com')).toMatchObject({ status: 'completed', note: 'transfer sync: the transfer completed' });
     await reconcileLater();
-    expect(await order('taken-moving.com')).toMatchObject({ status: 'completed' });
+    expect(await order('taken-moving.com')).toMatchObject({ status: 'completed', note: 'transfer sync: the transfer completed' });
     expect(await spent()).toBe('9.00');
   });
 

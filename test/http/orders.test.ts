@@ -1,5 +1,6 @@
 import path from 'node:path';
 import qs from 'qs';
+import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
@@ -256,6 +257,126 @@ describe('order endpoints', () => {
       expect(await domainOf('xferfail-b.com')).toBeUndefined();
       expect((await orderOf('xferfail-b.com')).note).toMatch(/losing registrar rejected/);
       expect(await credits()).toBe('91.00');
+    });
+  });
+
+  describe('POST /domains/{domain}/transfersync with a transfer order open', () => {
+    const transferSync = (domain: string) => post(`/domains/${domain}/transfersync`, { domain });
+    /** The events the module publishes about `domain` (or its order's credit) while `during` runs. */
+    const eventsDuring = async (domain: string, during: () => Promise<void>) => {
+      const orderId = (await orderOf(domain))?.id;
+      const seen: string[] = [];
+      const off = [
+        h.module.on('order.completed', (e) => { if (e.domain === domain) seen.push('order.completed'); }),
+        h.module.on('order.failed', (e) => { if (e.domain === domain) seen.push('order.failed'); }),
+        h.module.on('domain.status_changed', (e) => { if (e.domain === domain) seen.push(`domain.status_changed ${e.from}->${e.to} (${e.cause})`); }),
+        h.module.on('credit.changed', (e) => { if (orderId !== undefined && e.orderId === orderId) seen.push(`credit.changed ${e.kind}`); }),
+      ];
+      try {
+        await during();
+      } finally {
+        off.forEach((unsubscribe) => unsubscribe());
+      }
+      return seen;
+    };
+
+    it('completes the order when the registrar reports the transfer completed: charged once, domain Active with the expiry, events once', async () => {
+      expect((await post('/order/domains/transfer', registerForm('xferok-sync.com', { eppcode: 'code' }))).status).toBe(200);
+      expect(await orderOf('xferok-sync.com')).toMatchObject({ status: 'pending' });
+      expect(await credits()).toBe('91.00');
+      const events = await eventsDuring('xferok-sync.com', async () => {
+        const res = await transferSync('xferok-sync.com');
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ completed: true, failed: false, reason: '', expirydate: '2027-11-21' });
+      });
+      expect(events).toEqual(['order.completed', 'domain.status_changed Pending Transfer->Active (order)']);
+      expect(await orderOf('xferok-sync.com')).toMatchObject({ status: 'completed', expiryDate: '2027-11-21', note: 'transfer sync: the transfer completed', leaseOwner: null });
+      expect(await domainOf('xferok-sync.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
+      expect(await credits()).toBe('91.00');
+      // Reconciliation and another transfer sync find nothing left to settle: no second charge, no second event.
+      const later = await eventsDuring('xferok-sync.com', async () => {
+        const report = await reconcileLater();
+        expect(report.orders.filter((o) => o.domain === 'xferok-sync.com')).toEqual([]);
+        expect((await transferSync('xferok-sync.com')).body).toMatchObject({ completed: true });
+      });
+      expect(later).toEqual([]);
+      expect(await credits()).toBe('91.00');
+    });
+
+    it('fails the order and refunds it exactly once when the registrar reports the transfer failed, once the request has let go of it', async () => {
+      expect((await post('/order/domains/transfer', registerForm('xferfail-sync.com', { eppcode: 'code' }))).status).toBe(200);
+      expect(await credits()).toBe('91.00');
+      // Within the request path's lease a failure is not refunded yet: the registrar call may still have been in flight.
+      const early = await transferSync('xferfail-sync.com');
+      expect(early.body).toEqual({ completed: false, failed: true, reason: 'the losing registrar rejected the transfer' });
+      expect(await orderOf('xferfail-sync.com')).toMatchObject({ status: 'pending', note: expect.stringMatching(/transfer sync: the transfer failed: the losing registrar rejected the transfer; refunded once the order's lease runs out/) });
+      expect(await domainOf('xferfail-sync.com')).toMatchObject({ status: 'Pending Transfer' });
+      expect(await credits()).toBe('91.00');
+
+      h.clock.advance(100 + 60_000 + 1);
+      const events = await eventsDuring('xferfail-sync.com', async () => {
+        const res = await transferSync('xferfail-sync.com');
+        expect(res.status).toBe(200);
+        expect(res.body).toMatchObject({ completed: false, failed: true });
+      });
+      // The row the order created is removed, as a refused transfer's is: no status to report.
+      expect(events).toEqual(['order.failed', 'credit.changed order_refund']);
+      expect(await orderOf('xferfail-sync.com')).toMatchObject({ status: 'failed', note: 'transfer sync: the transfer failed: the losing registrar rejected the transfer' });
+      expect(await domainOf('xferfail-sync.com')).toBeUndefined();
+      expect(await credits()).toBe('100.00');
+      const refunds = await h.module.knex('credit_entries').where({ order_id: (await orderOf('xferfail-sync.com')).id, kind: 'order_refund' });
+      expect(refunds).toHaveLength(1);
+      // Nothing left for reconciliation or another transfer sync (the domain is no longer in the account).
+      const report = await reconcileLater();
+      expect(report.orders.filter((o) => o.domain === 'xferfail-sync.com')).toEqual([]);
+      expect((await transferSync('xferfail-sync.com')).status).toBe(409);
+      expect(await credits()).toBe('100.00');
+    });
+
+    it('settles once when transfer sync and reconciliation run at the same moment', async () => {
+      expect((await post('/order/domains/transfer', registerForm('xferok-race.com', { eppcode: 'code' }))).status).toBe(200);
+      expect((await post('/order/domains/transfer', registerForm('xferfail-race.com', { eppcode: 'code' }))).status).toBe(200);
+      expect(await credits()).toBe('82.00');
+      h.clock.advance(100 + 60_000 + 1);
+      const settled: string[] = [];
+      const offCompleted = h.module.on('order.completed', (e) => { if (e.domain.endsWith('-race.com')) settled.push(`completed ${e.domain}`); });
+      const offFailed = h.module.on('order.failed', (e) => { if (e.domain.endsWith('-race.com')) settled.push(`failed ${e.domain}`); });
+      try {
+        const [ok, fail, reports] = await Promise.all([
+          transferSync('xferok-race.com'), transferSync('xferfail-race.com'), Promise.all([h.module.reconcile(), h.module.reconcile()]),
+        ]);
+        expect(ok.body).toMatchObject({ completed: true });
+        // Reconciliation may have refunded it (and removed the row) before transfer sync looked the domain up.
+        expect(fail.status === 409 ? fail.body : fail.body.failed).toEqual(fail.status === 409 ? { error: 'The domain xferfail-race.com is not in your account' } : true);
+        const reconciled = reports.flatMap((r) => r.orders).filter((o) => o.domain.endsWith('-race.com')).map((o) => o.result);
+        expect(reconciled.every((result) => result === 'completed' || result === 'refunded')).toBe(true);
+      } finally {
+        offCompleted();
+        offFailed();
+      }
+      expect(settled.sort()).toEqual(['completed xferok-race.com', 'failed xferfail-race.com']);
+      expect(await orderOf('xferok-race.com')).toMatchObject({ status: 'completed' });
+      expect(await orderOf('xferfail-race.com')).toMatchObject({ status: 'failed' });
+      expect(await credits()).toBe('91.00');
+    });
+
+    it('records the outcome on the domain alone when it has no open order, as before', async () => {
+      const scripted = h.module.registrars.get('scripted');
+      const ctx = { signal: new AbortController().signal, transactionId: 't' };
+      const input = { period: 1, nameservers: [], contacts: {}, addons: {}, fields: {}, eppCode: 'code' };
+      await scripted.transfer!.transfer({ ...input, domain: 'xferok-noorder.com' }, ctx);
+      await scripted.transfer!.transfer({ ...input, domain: 'xferfail-noorder.com' }, ctx);
+      await givenDomain(h.module, 'xferok-noorder.com', { registrar: 'scripted', atRegistrar: false, status: 'Pending Transfer' });
+      await givenDomain(h.module, 'xferfail-noorder.com', { registrar: 'scripted', atRegistrar: false, status: 'Pending Transfer' });
+      const events = await eventsDuring('xferok-noorder.com', async () => {
+        expect((await transferSync('xferok-noorder.com')).body).toMatchObject({ completed: true, expirydate: '2027-11-21' });
+      });
+      expect(events).toEqual(['domain.status_changed Pending Transfer->Active (transfer_sync)']);
+      expect(await domainOf('xferok-noorder.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
+      expect((await transferSync('xferfail-noorder.com')).body).toMatchObject({ failed: true });
+      expect(await domainOf('xferfail-noorder.com')).toMatchObject({ status: 'Pending Transfer' });
+      expect(await h.module.services.orders.list({ domain: 'xferok-noorder.com' })).toEqual([]);
+      expect(await credits()).toBe('100.00');
     });
   });
 

@@ -28,7 +28,7 @@ describe('DomainSyncService on a real database', () => {
   });
 
   const syncerWith = (plugin: ReturnType<typeof fakeRegistrar>) =>
-    new DomainSyncService(module.container.get(TOKENS.unitOfWork), new RegistrarGateway(directoryOf(plugin), { timeoutMs: 1000 }, recordingLogger()), clock, module.events);
+    new DomainSyncService(module.container.get(TOKENS.unitOfWork), new RegistrarGateway(directoryOf(plugin), { timeoutMs: 1000 }, recordingLogger()), clock, module.events, module.services.orders);
 
   it('does not overwrite a status that changed while the registrar was being asked', async () => {
     const domain = await givenDomain(module, 'raced.com', { registrar: 'fake', atRegistrar: false, expiryDate: '2027-01-01' });

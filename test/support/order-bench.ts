@@ -56,6 +56,8 @@ export interface OrderBench {
   readonly resellers: ResellerService;
   readonly orders: OrderService;
   readonly databaseUrl: string;
+  readonly events: InProcessEventBus;
+  readonly logger: ReturnType<typeof createLogger>;
   /** An OrderService over another unit of work (a flaky one, say), sharing everything else. */
   ordersWith(uow: UnitOfWork, registrar?: OrderRegistrar): OrderService;
   /** A fresh reseller in group "default" with `credit` minor units. */
@@ -69,14 +71,14 @@ export interface OrderBench {
  * and an in-memory fake registrar whose answers each test scripts. `.com`: register 10.00 (1 y),
  * 19.50 (2 y); renew 12.00 (1 y), 23.00 (2 y); transfer 9.00. `.net`: register 10.00 only.
  */
-export async function startOrderBench(): Promise<OrderBench> {
+export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): Promise<OrderBench> {
   const db: TestDatabase = await createTestDatabase();
   const knex = connectDatabase(parseDatabaseUrl(db.url), { poolMax: 10 });
   await migrateLatest(knex);
   openLedgers.add(knex);
   const uow = new KnexUnitOfWork(knex);
   const clock = fixedClock(NOW);
-  const fake = new FakeRegistrar();
+  const fake = options.fake ?? new FakeRegistrar();
   const directory = directoryOf(fake);
   const logger = createLogger('silent');
   const events = new InProcessEventBus(logger);
@@ -89,7 +91,7 @@ export async function startOrderBench(): Promise<OrderBench> {
   await catalogue.setTld({ tld: '.com', group: 'default', registrar: 'fake', prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
   await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: '1=10.00' } });
   return {
-    knex, uow, clock, fake, registrar, catalogue, credit, resellers, databaseUrl: db.url,
+    knex, uow, clock, fake, registrar, catalogue, credit, resellers, databaseUrl: db.url, events, logger,
     orders: ordersWith(uow),
     ordersWith,
     async newReseller(amount) {

@@ -24,6 +24,33 @@ export interface SyncedDomain {
 
 export type SyncKind = 'domain' | 'transfer';
 
+/**
+ * What transfer sync learnt about a domain in Pending Transfer: the registrar reported the
+ * transfer completed or failed, or (`unconfirmed`) the registrar cannot report transfers and the
+ * gateway counts it completed on the platform's word (spec 4.6), which settles no money.
+ */
+export type TransferOutcome =
+  | { readonly kind: 'completed'; readonly expiryDate?: string }
+  | { readonly kind: 'failed'; readonly reason: string }
+  | { readonly kind: 'unconfirmed' };
+
+/** What became of a transfer outcome handed to the domain's open transfer order. */
+export type TransferHandOver =
+  /** The domain has no open transfer order: transfer sync records the outcome itself. */
+  | { readonly kind: 'no_order' }
+  /** This call settled the order; `status` is the domain's status afterwards (null: the row the order created was removed). */
+  | { readonly kind: 'settled'; readonly result: 'completed' | 'refunded'; readonly status: DomainStatus | null }
+  /** The order settles the domain, not transfer sync: it was settled meanwhile, or it is held by whoever settles it. */
+  | { readonly kind: 'left'; readonly note: string };
+
+/**
+ * The order flow, as transfer sync needs it (implemented by OrderService): a domain with an open
+ * transfer order is settled through that order, money included, never by transfer sync alone.
+ */
+export interface TransferOrders {
+  settleTransfer(domain: DomainRecord, outcome: TransferOutcome): Promise<TransferHandOver>;
+}
+
 /** The statuses each kind of sync works on: transfer sync follows domains still in Pending Transfer. */
 export const SYNC_STATUSES: Readonly<Record<SyncKind, readonly DomainStatus[]>> = {
   domain: SYNCED_STATUSES,
@@ -115,6 +142,7 @@ export class DomainSyncService {
     private readonly gateway: RegistrarGateway,
     private readonly clock: Clock,
     private readonly events: EventBus,
+    private readonly transferOrders: TransferOrders,
   ) {}
 
   /** Spec 4.7 for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
@@ -138,25 +166,38 @@ export class DomainSyncService {
 
   /**
    * Spec 4.6 for one domain. A completed transfer makes a Pending Transfer domain Active with the
-   * registrar's expiry. A failed one is left pending: the orders reconciliation refunds and closes it.
+   * registrar's expiry. When the domain has an open transfer order, the outcome is handed to the
+   * order flow instead (OrderService.settleTransfer): a completed transfer completes the order, a
+   * failed one fails it and refunds the reservation, each exactly once, with the order's own
+   * transitions and events. A failed transfer without an open order is reported and left pending.
    */
   async transferSync(domain: DomainRecord): Promise<TransferSyncView> {
     return (await this.applyTransferSync(domain)).view;
   }
 
-  private async applyTransferSync(domain: DomainRecord): Promise<{ view: TransferSyncView; activated: boolean }> {
+  private async applyTransferSync(domain: DomainRecord): Promise<{ view: TransferSyncView; status?: DomainStatus | null }> {
     const view = await this.gateway.transferSync(domain);
+    if (domain.status === 'Pending Transfer' && (view.completed || view.failed)) {
+      const outcome: TransferOutcome = view.fromPlatform
+        ? { kind: 'unconfirmed' }
+        : view.completed
+          ? { kind: 'completed', ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}) }
+          : { kind: 'failed', reason: view.reason ?? 'no reason given' };
+      const handed = await this.transferOrders.settleTransfer(domain, outcome);
+      if (handed.kind === 'settled') return { view, status: handed.status };
+      if (handed.kind === 'left') return { view };
+    }
     if (view.completed && domain.status === 'Pending Transfer') {
       const changes: DomainChanges = { status: 'Active', ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}) };
       const at = this.clock.now();
       if (await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: 'Pending Transfer' }))) {
         this.statusChanged(domain, 'Active', 'transfer_sync', at);
-        return { view, activated: true };
+        return { view, status: 'Active' };
       }
     } else if (view.completed && view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate && SYNCED_STATUSES.includes(domain.status)) {
       await this.uow.run((repos) => repos.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status }));
     }
-    return { view, activated: false };
+    return { view };
   }
 
   /**
@@ -220,8 +261,9 @@ export class DomainSyncService {
 
   private async syncOne(kind: SyncKind, domain: DomainRecord): Promise<SyncedChange | undefined> {
     if (kind === 'transfer') {
-      const { activated } = await this.applyTransferSync(domain);
-      return activated ? { domain: domain.unicodeName, status: { from: domain.status, to: 'Active' } } : undefined;
+      const { status } = await this.applyTransferSync(domain);
+      // A row removed by a failed order has no status to report (null): the order's events tell it.
+      return status ? { domain: domain.unicodeName, status: { from: domain.status, to: status } } : undefined;
     }
     const { changes } = await this.syncDomain(domain);
     if (changes.status === undefined && changes.expiryDate === undefined) return undefined;

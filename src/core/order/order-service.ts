@@ -4,6 +4,7 @@ import type { CatalogueService } from '../catalogue/catalogue-service';
 import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
+import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domain/domain-sync-service';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../shared/clock';
@@ -14,10 +15,11 @@ import { formatAmount, type Minor } from '../shared/money';
 import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
 import { assertCompleteRegistrant, withDefaultRegistrant } from './contacts';
 import { addYears, isIsoDate, isoDay } from './dates';
+import { registrarMessage } from './gateway-order-registrar';
 import { fingerprintOf, parseIdempotencyKey } from './idempotency';
 import type { IdempotencyRecord, IdempotentAnswer, Order, OrderListFilter, OrderRequest, PriorDomain } from './order';
 import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
-import type { OrderRegistrar, RegistrarAnswer } from './order-registrar';
+import type { OrderRegistrar, RegistrarAnswer, TransferStatus } from './order-registrar';
 
 /** Events a unit of work collects, published once it has committed (and never for one rolled back or retried). */
 type Outbox = Array<{ [K in EventName]: { name: K; event: PlatformEvents[K] } }[EventName]>;
@@ -44,7 +46,7 @@ export interface ReconcileReport {
   readonly refunded: number;
   /** Still pending: the registrar could not say; asked again after `reconcileAfterMs`. */
   readonly unresolved: number;
-  /** Claimed by another process (or settled) between listing and claiming. */
+  /** Claimed by another process (or settled) between listing and claiming, or settled by another party (transfer sync, say) while asked about. */
   readonly busy: number;
   readonly purgedIdempotencyKeys: number;
   readonly orders: readonly ReconciledOrder[];
@@ -102,7 +104,7 @@ class KeyTaken extends Error {}
  * 3. one short transaction settles: completed, or failed with the reservation refunded in full;
  *    an unknown outcome stays pending, money reserved, for reconciliation.
  */
-export class OrderService {
+export class OrderService implements TransferOrders {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly registrar: OrderRegistrar,
@@ -469,27 +471,81 @@ export class OrderService {
     const verdict = await this.verdict(order);
     const at = this.clock.now();
     let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
-    if (verdict.kind === 'complete') {
-      if (await this.completeOrder(order, verdict.expiryDate, verdict.note, at)) result = 'completed';
-    } else if (verdict.kind === 'refund') {
-      const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
-      if (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at))) result = 'refunded';
-    } else {
+    if (verdict.kind === 'leave') {
       await this.uow.read.orders.notePending(order.id, verdict.note, at, true);
+    } else {
+      const settled = await this.settleBy(order, verdict, at);
+      // Settled meanwhile by another party (transfer sync, a request path past its deadline): not this pass's to report.
+      if (!settled) return 'busy';
+      result = settled;
     }
     this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order reconciled');
     return { id: order.id, domain: order.domain, action: order.action, result, note: verdict.note };
   }
 
+  /** Completes or refunds a pending order on a verdict, exactly once: undefined when it was settled already. */
+  private async settleBy(order: Order, verdict: Exclude<Verdict, { kind: 'leave' }>, at: Date): Promise<'completed' | 'refunded' | undefined> {
+    if (verdict.kind === 'complete') {
+      return (await this.completeOrder(order, verdict.expiryDate, verdict.note, at)) ? 'completed' : undefined;
+    }
+    const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
+    return (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at))) ? 'refunded' : undefined;
+  }
+
+  // ---- transfer sync hands over what it learnt ----
+
+  /**
+   * Transfer sync learnt the outcome of a transfer (docs/domain-management.md): when the domain
+   * has an open transfer order, the order is settled here, through the same transitions as phase
+   * 3 and reconciliation (`complete`/`fail`, each a conditional update from pending, so whoever
+   * settles first wins and the others change nothing).
+   *
+   * - completed: the order completes and the domain becomes Active with the registrar's expiry,
+   *   at once: the domain is in our account, whoever holds the order's lease.
+   * - failed: a refund needs the order's lease, taken like reconciliation takes it. While the
+   *   request path holds it (its registrar call may still be in flight, so a failure reported now
+   *   may be about an earlier state) or a reconciler does, the order is left to that holder and the
+   *   failure noted on it; the next transfer sync or reconciliation after the lease refunds it.
+   * - unconfirmed (the registrar cannot report transfers): nothing is settled on the platform's
+   *   own word; reconciliation asks the registrar whose the domain is.
+   */
+  async settleTransfer(domain: DomainRecord, outcome: TransferOutcome): Promise<TransferHandOver> {
+    const order = await this.uow.read.orders.findOpen(domain.name);
+    if (!order || order.action !== 'transfer' || order.domainId !== domain.id) return { kind: 'no_order' };
+    if (outcome.kind === 'unconfirmed') {
+      return { kind: 'left', note: 'the registrar cannot report transfer progress; reconciliation settles the order' };
+    }
+    const verdict = this.transferVerdict(outcome.kind === 'completed' ? outcome : { kind: 'failed', reason: registrarMessage(outcome.reason) }, 'transfer sync');
+    if (verdict.kind === 'leave') return { kind: 'left', note: verdict.note };
+    if (verdict.kind === 'refund') {
+      const now = this.clock.now();
+      const until = new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs);
+      if (!(await this.uow.read.orders.claim(order.id, `transfer-sync:${ulid()}`, now, until))) {
+        const note = `${verdict.note}; refunded once the order's lease runs out`;
+        await this.uow.read.orders.notePending(order.id, note, now, false);
+        this.logger.info({ orderId: order.id, domain: order.domain }, 'transfer sync reports the transfer failed; the order is leased, left to its holder');
+        return { kind: 'left', note };
+      }
+    }
+    const result = await this.settleBy(order, verdict, this.clock.now());
+    if (!result) return { kind: 'left', note: 'the order was settled meanwhile' };
+    this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order settled by transfer sync');
+    return { kind: 'settled', result, status: result === 'completed' ? 'Active' : order.priorDomain?.status ?? null };
+  }
+
+  /** Where a transfer stands, as the order flow settles on it: reconciliation and transfer sync alike. */
+  private transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfer sync'): Verdict {
+    switch (status.kind) {
+      case 'completed': return { kind: 'complete', expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null, note: `${source}: the transfer completed` };
+      case 'failed': return { kind: 'refund', note: `${source}: the transfer failed: ${status.reason}` };
+      case 'in_progress': return { kind: 'leave', note: `${source}: the transfer is still in progress at the registry` };
+      default: return { kind: 'leave', note: `${source === 'reconciled' ? 'reconciliation' : source} could not tell: ${status.message}` };
+    }
+  }
+
   private async verdict(order: Order): Promise<Verdict> {
     if (order.action === 'transfer') {
-      const status = await this.registrar.transferStatus(order.registrar, order.domain);
-      switch (status.kind) {
-        case 'completed': return { kind: 'complete', expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null, note: 'reconciled: the transfer completed' };
-        case 'failed': return { kind: 'refund', note: `reconciled: the transfer failed: ${status.reason}` };
-        case 'in_progress': return { kind: 'leave', note: 'reconciled: the transfer is still in progress at the registry' };
-        default: return { kind: 'leave', note: `reconciliation could not tell: ${status.message}` };
-      }
+      return this.transferVerdict(await this.registrar.transferStatus(order.registrar, order.domain), 'reconciled');
     }
     const found = await this.registrar.lookup(order.registrar, order.domain);
     if (found.kind === 'unknown') return { kind: 'leave', note: `reconciliation could not tell: ${found.message}` };

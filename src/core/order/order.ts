@@ -70,6 +70,8 @@ export interface OrderRepository {
    */
   insert(order: Order): Promise<boolean>;
   findById(id: string): Promise<Order | undefined>;
+  /** The domain's open (pending) order, if it has one: there is at most one (the unique open-domain index). */
+  findOpen(domain: string): Promise<Order | undefined>;
   list(filter: OrderListFilter): Promise<Order[]>;
   /**
    * pending → completed | failed, only from pending: returns false when the order was settled

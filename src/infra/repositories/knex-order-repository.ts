@@ -67,6 +67,11 @@ export class KnexOrderRepository implements OrderRepository {
     return row && toOrder(row);
   }
 
+  async findOpen(domain: string): Promise<Order | undefined> {
+    const row = await this.db<OrderRow>('orders').where({ open_domain: domain }).first();
+    return row && toOrder(row);
+  }
+
   async list(filter: OrderListFilter): Promise<Order[]> {
     const query = this.db<OrderRow>('orders').orderBy('id', 'desc').limit(filter.limit ?? 1000);
     if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
