@@ -1,8 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import knex from 'knex';
+import { createMariaDbDatabase, createSqliteDatabase } from '../../test/support/test-database';
 
 export type Engine = 'sqlite' | 'mariadb';
 
@@ -17,31 +13,11 @@ export interface BenchDatabase {
 
 /** A fresh, empty database for one benchmark: a SQLite file in a temporary folder, or a new MariaDB database. */
 export async function freshDatabase(engine: Engine, label: string): Promise<BenchDatabase> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(path.join(os.tmpdir(), `bench-${label}-`));
-    return { engine, url: `sqlite:${path.join(dir, 'bench.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `bench_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`;
-  const admin = knex({ client: 'mysql2', connection: MARIADB_SERVER });
-  try {
-    await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-  } catch (error) {
-    throw new Error(`MariaDB is unreachable at ${MARIADB_SERVER} (set BENCH_MARIADB_URL, or BENCH_ENGINES=sqlite): ${(error as Error).message}`);
-  } finally {
-    await admin.destroy();
-  }
-  return {
-    engine,
-    url: `${MARIADB_SERVER}/${name}`,
-    async drop() {
-      const cleanup = knex({ client: 'mysql2', connection: MARIADB_SERVER });
-      try {
-        await cleanup.raw(`DROP DATABASE IF EXISTS \`${name}\``);
-      } finally {
-        await cleanup.destroy();
-      }
-    },
-  };
+  const database = engine === 'sqlite'
+    ? createSqliteDatabase(`bench-${label}-`, 'bench.sqlite')
+    : await createMariaDbDatabase(MARIADB_SERVER, `bench_${label.replace(/\W/g, '_')}`, (error) =>
+      new Error(`MariaDB is unreachable at ${MARIADB_SERVER} (set BENCH_MARIADB_URL, or BENCH_ENGINES=sqlite): ${error.message}`));
+  return { engine, ...database };
 }
 
 /** BENCH_ENGINES=sqlite,mariadb (default both). */

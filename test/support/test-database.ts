@@ -19,21 +19,34 @@ export interface TestDatabase {
  * run; it is never skipped.
  */
 export async function createTestDatabase(): Promise<TestDatabase> {
-  if (TEST_ENGINE === 'sqlite') {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'reseller-test-'));
-    return { url: `sqlite:${path.join(dir, 'test.sqlite')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `reseller_test_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
-  const admin = knex({ client: 'mysql2', connection: MARIADB_SERVER });
+  if (TEST_ENGINE === 'sqlite') return createSqliteDatabase('reseller-test-', 'test.sqlite');
+  return createMariaDbDatabase(MARIADB_SERVER, `reseller_test_${Date.now().toString(36)}`);
+}
+
+/** A SQLite file (`file`) in a new temporary folder named from `prefix`; `drop` removes the folder. Shared with bench/support/databases.ts. */
+export function createSqliteDatabase(prefix: string, file: string): TestDatabase {
+  const dir = mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { url: `sqlite:${path.join(dir, file)}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A new, empty MariaDB database on `server`, named `prefix` and a random suffix; `drop` drops it.
+ * `unreachable` rewords a failure to create it. Shared with bench/support/databases.ts.
+ */
+export async function createMariaDbDatabase(server: string, prefix: string, unreachable?: (error: Error) => Error): Promise<TestDatabase> {
+  const name = `${prefix}_${randomBytes(4).toString('hex')}`;
+  const admin = knex({ client: 'mysql2', connection: server });
   try {
     await admin.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  } catch (error) {
+    throw unreachable ? unreachable(error as Error) : error;
   } finally {
     await admin.destroy();
   }
   return {
-    url: `${MARIADB_SERVER.replace(/\/+$/, '')}/${name}`,
+    url: `${server.replace(/\/+$/, '')}/${name}`,
     async drop() {
-      const cleanup = knex({ client: 'mysql2', connection: MARIADB_SERVER });
+      const cleanup = knex({ client: 'mysql2', connection: server });
       try {
         await cleanup.raw(`DROP DATABASE IF EXISTS \`${name}\``);
       } finally {

@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import type { Accepted } from '../../core/registrar/registrar-gateway';
+import type { DomainManagementService } from '../../core/domain/domain-management-service';
 import { TOKENS } from '../../core/tokens';
-import { route } from '../route-table';
+import { route, type Route } from '../route-table';
 import {
   ContactDetails, DnsRecords, EmailForwards, EppCode, Information, LockState, Nameservers, Success, SyncResult, TransferSyncResult, accepted,
 } from '../wire/reply-schemas';
@@ -38,71 +40,107 @@ const listWire = (field: string, what: string) => textList(field).meta({
   anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
 });
 
+type Domains = DomainManagementService;
+
+interface DomainRoute<Schema extends z.ZodType<{ domain: string }>> {
+  readonly method: 'get' | 'post';
+  readonly path: string;
+  readonly summary: string;
+  readonly input: Schema;
+  readonly output: z.ZodType;
+  /** The reply body, from one call of the domain management service with the reseller's id and the validated input. */
+  readonly answer: (domains: Domains, resellerId: string, input: z.infer<Schema>) => Promise<unknown>;
+}
+
+/** A route here: reseller access, and the reply from the domain management service (which proves ownership first). */
+function domainRoute<Schema extends z.ZodType<{ domain: string }>>({ answer, ...definition }: DomainRoute<Schema>): Route<Schema> {
+  return route({ ...definition, access: 'reseller', handler: async ({ input, reseller, resolve }) => answer(resolve(TOKENS.domainManagementService), reseller.id, input) });
+}
+
+/** Only the domain, as the path has it. */
+type DomainOnly = ReturnType<typeof onDomain>;
+
+/** A GET: only the domain in, the service's answer out in wire form. */
+function reads({ answer, ...definition }: Omit<DomainRoute<DomainOnly>, 'method' | 'input' | 'answer'> & {
+  readonly answer: (domains: Domains, resellerId: string, domain: string) => Promise<unknown>;
+}): Route<DomainOnly> {
+  return domainRoute({ ...definition, method: 'get', input: onDomain(), answer: (domains, resellerId, input) => answer(domains, resellerId, input.domain) });
+}
+
+/** A POST that changes the domain and replies "success" once the service has taken the change (done or pending alike). */
+function saves<Schema extends z.ZodType<{ domain: string }>>(definition: Omit<DomainRoute<Schema>, 'method' | 'output'>): Route<Schema> {
+  const { answer } = definition;
+  return domainRoute({ ...definition, method: 'post', output: Success, answer: async (...call) => { await answer(...call); return 'success'; } });
+}
+
+/**
+ * A POST whose reply says whether the registrar has done the change or only accepted it
+ * ({success: true, pending: true}), with fields of its own (`extra`) beside.
+ */
+function accepts<Schema extends z.ZodType<{ domain: string }>, Extra extends z.ZodRawShape = Record<never, never>>(definition: {
+  readonly path: string;
+  readonly summary: string;
+  readonly input: Schema;
+  /** The reply's own fields, as schemas. */
+  readonly extra?: Extra;
+  /** The change, as the service takes it. */
+  readonly answer: (domains: Domains, resellerId: string, input: z.infer<Schema>) => Promise<Accepted>;
+  /** The reply's own fields, from the input. */
+  readonly reply?: (input: z.infer<Schema>) => Record<string, unknown>;
+}): Route<Schema> {
+  const { path, summary, input, extra, answer, reply } = definition;
+  return domainRoute({
+    method: 'post', path, summary, input, output: accepted(extra),
+    answer: async (domains, resellerId, params) => successReply((await answer(domains, resellerId, params)).pending, reply?.(params)),
+  });
+}
+
 export const domainRoutes = [
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/information',
-    access: 'reseller',
     summary: 'Domain information (spec 4.4, 2.6); assembled from nameservers, lock and the platform record when the registrar has no information call',
-    input: onDomain(),
     output: Information,
-    handler: async ({ input, reseller, resolve }) => {
-      const { domain, information } = await resolve(TOKENS.domainManagementService).information(reseller.id, input.domain);
-      return informationReply(domain, information);
+    answer: async (domains, resellerId, domain) => {
+      const { domain: record, information } = await domains.information(resellerId, domain);
+      return informationReply(record, information);
     },
   }),
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/dns',
-    access: 'reseller',
     summary: 'The DNS records, as a list of {hostname, type, address, priority, recid} (decisions.md)',
-    input: onDomain(),
     output: DnsRecords,
-    handler: async ({ input, reseller, resolve }) => dnsRecordsReply(await resolve(TOKENS.domainManagementService).dnsRecords(reseller.id, input.domain)),
+    answer: async (domains, resellerId, domain) => dnsRecordsReply(await domains.dnsRecords(resellerId, domain)),
   }),
-  route({
-    method: 'post',
+  accepts({
     path: '/domains/:domain/dns',
-    access: 'reseller',
     summary: 'Saves the DNS records (spec 4.5): one record or a list; records with an empty address are left out',
     input: onDomain({ dnsrecords: dnsRecordsWire }),
-    output: accepted(),
-    handler: async ({ input, reseller, resolve }) => {
-      const accepted = await resolve(TOKENS.domainManagementService).saveDnsRecords(reseller.id, input.domain, input.dnsrecords);
-      return successReply(accepted.pending);
-    },
+    answer: (domains, resellerId, input) => domains.saveDnsRecords(resellerId, input.domain, input.dnsrecords),
   }),
-  route({
+  domainRoute({
     method: 'post',
     path: '/domains/:domain/transfersync',
-    access: 'reseller',
     summary: 'Transfer sync (spec 4.6, 2.7): {completed, failed, reason, expirydate}',
     input: onDomain(),
     output: TransferSyncResult,
-    handler: async ({ input, reseller, resolve }) => transferSyncReply(await resolve(TOKENS.domainManagementService).transferSync(reseller.id, input.domain)),
+    answer: async (domains, resellerId, { domain }) => transferSyncReply(await domains.transferSync(resellerId, domain)),
   }),
-  route({
+  domainRoute({
     method: 'post',
     path: '/domains/:domain/sync',
-    access: 'reseller',
     summary: 'Domain sync (spec 4.7, 2.8): {active, expired, transferredAway, cancelled, expirydate}',
     input: onDomain(),
     output: SyncResult,
-    handler: async ({ input, reseller, resolve }) => syncReply((await resolve(TOKENS.domainManagementService).sync(reseller.id, input.domain)).view),
+    answer: async (domains, resellerId, { domain }) => syncReply((await domains.sync(resellerId, domain)).view),
   }),
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/nameservers',
-    access: 'reseller',
     summary: 'The nameservers as {ns1 … ns5}, unset ones empty (spec 4.8)',
-    input: onDomain(),
     output: Nameservers,
-    handler: async ({ input, reseller, resolve }) => nameserversReply(await resolve(TOKENS.domainManagementService).nameservers(reseller.id, input.domain)),
+    answer: async (domains, resellerId, domain) => nameserversReply(await domains.nameservers(resellerId, domain)),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/nameservers',
-    access: 'reseller',
     summary: 'Saves ns1 … ns5 (ns1 and ns2 required) (decisions.md)',
     input: mapInput(
       z.looseObject({
@@ -111,154 +149,90 @@ export const domainRoutes = [
       }),
       (params) => ({ domain: params.domain, nameservers: nameserversFromWire(params as never) }),
     ),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).saveNameservers(reseller.id, input.domain, input.nameservers);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.saveNameservers(resellerId, input.domain, input.nameservers),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/nameservers/register',
-    access: 'reseller',
     summary: 'Registers a child nameserver (a host under the domain) with its IP address (decisions.md)',
     input: onDomain({ nameserver: text('nameserver'), ipaddress: text('ipaddress') }),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).registerChildHost(reseller.id, input.domain, input.nameserver, input.ipaddress);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.registerChildHost(resellerId, input.domain, input.nameserver, input.ipaddress),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/nameservers/modify',
-    access: 'reseller',
     summary: "Changes a child nameserver's IP address (decisions.md)",
     input: onDomain({ nameserver: text('nameserver'), currentipaddress: text('currentipaddress'), newipaddress: text('newipaddress') }),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).modifyChildHost(reseller.id, input.domain, input.nameserver, input.currentipaddress, input.newipaddress);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.modifyChildHost(resellerId, input.domain, input.nameserver, input.currentipaddress, input.newipaddress),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/nameservers/delete',
-    access: 'reseller',
     summary: 'Deletes a child nameserver (spec 4.9)',
     input: onDomain({ nameserver: text('nameserver') }),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).deleteChildHost(reseller.id, input.domain, input.nameserver);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.deleteChildHost(resellerId, input.domain, input.nameserver),
   }),
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/lock',
-    access: 'reseller',
     summary: 'The registrar lock as "locked" or "unlocked" (decisions.md)',
-    input: onDomain(),
     output: LockState,
-    handler: async ({ input, reseller, resolve }) => ((await resolve(TOKENS.domainManagementService).lock(reseller.id, input.domain)) ? 'locked' : 'unlocked'),
+    answer: async (domains, resellerId, domain) => ((await domains.lock(resellerId, domain)) ? 'locked' : 'unlocked'),
   }),
-  route({
-    method: 'post',
+  accepts({
     path: '/domains/:domain/lock',
-    access: 'reseller',
     summary: 'Sets the registrar lock: lockstatus=locked locks, any other value unlocks (spec 4.10)',
     input: onDomain({ lockstatus: lockStatus }),
-    output: accepted({ lockstatus: LockState }),
-    handler: async ({ input, reseller, resolve }) => {
-      const accepted = await resolve(TOKENS.domainManagementService).saveLock(reseller.id, input.domain, input.lockstatus);
-      return successReply(accepted.pending, { lockstatus: input.lockstatus ? 'locked' : 'unlocked' });
-    },
+    extra: { lockstatus: LockState },
+    answer: (domains, resellerId, input) => domains.saveLock(resellerId, input.domain, input.lockstatus),
+    reply: (input) => ({ lockstatus: input.lockstatus ? 'locked' : 'unlocked' }),
   }),
-  route({
-    method: 'post',
+  accepts({
     path: '/domains/:domain/protectid',
-    access: 'reseller',
     summary: 'ID protection: status=1 enables, status=0 disables (spec 4.11)',
     input: onDomain({ status: idProtectionStatus }),
-    output: accepted({ idprotection: z.boolean() }),
-    handler: async ({ input, reseller, resolve }) => {
-      const accepted = await resolve(TOKENS.domainManagementService).saveIdProtection(reseller.id, input.domain, input.status);
-      return successReply(accepted.pending, { idprotection: input.status });
-    },
+    extra: { idprotection: z.boolean() },
+    answer: (domains, resellerId, input) => domains.saveIdProtection(resellerId, input.domain, input.status),
+    reply: (input) => ({ idprotection: input.status }),
   }),
-  route({
-    method: 'post',
+  accepts({
     path: '/domains/:domain/delete',
-    access: 'reseller',
     summary: 'Requests deletion; on success the domain is Cancelled (spec 4.12, section 3)',
     input: onDomain(),
-    output: accepted({ status: z.literal('Cancelled') }),
-    handler: async ({ input, reseller, resolve }) => {
-      const accepted = await resolve(TOKENS.domainManagementService).delete(reseller.id, input.domain);
-      return successReply(accepted.pending, { status: 'Cancelled' });
-    },
+    extra: { status: z.literal('Cancelled') },
+    answer: (domains, resellerId, input) => domains.delete(resellerId, input.domain),
+    reply: () => ({ status: 'Cancelled' }),
   }),
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/eppcode',
-    access: 'reseller',
     summary: 'The EPP (transfer) code as {eppcode} (spec 4.13)',
-    input: onDomain(),
     output: EppCode,
-    handler: async ({ input, reseller, resolve }) => ({ eppcode: await resolve(TOKENS.domainManagementService).eppCode(reseller.id, input.domain) }),
+    answer: async (domains, resellerId, domain) => ({ eppcode: await domains.eppCode(resellerId, domain) }),
   }),
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/contact',
-    access: 'reseller',
     summary: 'Contact details by role (Registrant, Admin, Technical, Billing) with display field names (decisions.md)',
-    input: onDomain(),
     output: ContactDetails,
-    handler: async ({ input, reseller, resolve }) => contactsReply(await resolve(TOKENS.domainManagementService).contacts(reseller.id, input.domain)),
+    answer: async (domains, resellerId, domain) => contactsReply(await domains.contacts(resellerId, domain)),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/contact',
-    access: 'reseller',
     summary: 'Saves contact details sent as contactdetails[Registrant][First Name]=… (decisions.md)',
     input: onDomain({ contactdetails: contactDetailsWire }),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).saveContacts(reseller.id, input.domain, input.contactdetails);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.saveContacts(resellerId, input.domain, input.contactdetails),
   }),
-  route({
-    method: 'get',
+  reads({
     path: '/domains/:domain/email',
-    access: 'reseller',
     summary: 'Email forwards as a list of {prefix, forwardto} (decisions.md)',
-    input: onDomain(),
     output: EmailForwards,
-    handler: async ({ input, reseller, resolve }) => emailForwardsReply(await resolve(TOKENS.domainManagementService).emailForwards(reseller.id, input.domain)),
+    answer: async (domains, resellerId, domain) => emailForwardsReply(await domains.emailForwards(resellerId, domain)),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/email',
-    access: 'reseller',
     summary: 'Saves email forwards from prefix[] and forwardto[] (decisions.md); none clears them',
     input: onDomain({ prefix: listWire('prefix', 'The mailbox names (before the @)'), forwardto: listWire('forwardto', 'The addresses to forward to') }),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).saveEmailForwards(reseller.id, input.domain, input.prefix, input.forwardto);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.saveEmailForwards(resellerId, input.domain, input.prefix, input.forwardto),
   }),
-  route({
-    method: 'post',
+  saves({
     path: '/domains/:domain/release',
-    access: 'reseller',
     summary: 'Releases the domain to the registrar named by transfertag (decisions.md); it is then Transferred Away',
     input: onDomain({ transfertag: text('transfertag') }),
-    output: Success,
-    handler: async ({ input, reseller, resolve }) => {
-      await resolve(TOKENS.domainManagementService).release(reseller.id, input.domain, input.transfertag);
-      return 'success';
-    },
+    answer: (domains, resellerId, input) => domains.release(resellerId, input.domain, input.transfertag),
   }),
 ];
