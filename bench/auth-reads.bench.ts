@@ -3,7 +3,8 @@
  *
  * GET /billing/credits at 64 concurrent connections (autocannon), on SQLite and on MariaDB:
  * the stand-alone server with its defaults (src/main.ts: route table, HMAC authentication with
- * a reseller lookup per request, container, JSON request log at info level) against a
+ * a reseller lookup per request, container, JSON request log at info level; two reads per request,
+ * made beside knex's query builder: docs/adr/0010) against a
  * bare Koa server answering
  * the same route with the same single-row balance query and nothing else
  * (bench/servers/bare-server.ts). Each server runs in its own process; the two are measured in
@@ -97,7 +98,7 @@ async function main(): Promise<void> {
   writeSection('auth-reads', [
     '## 1. Authenticated reads: `GET /billing/credits`',
     '',
-    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info in an AsyncLocalStorage log context, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
+    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off); it makes two reads per request (the reseller, the balance) beside knex's query builder (ADR 10), the bare server one through it, once with its defaults and once with the API log and metrics off; the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
     '',
     table(['database', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'ratio to bare (requests/s)', 'ratio to bare (CPU per request)'], rows),
   ].join('\n'));
