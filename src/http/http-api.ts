@@ -56,12 +56,25 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   });
 
   const router = new Router({ prefix });
+  // Routes without path parameters are also found by one map lookup on the exact path, before the
+  // router tries its patterns one by one and composes a chain for the request (bench/RESULTS.md);
+  // anything else (parameters, HEAD, a trailing slash, other letter case) goes to the router.
+  const exact = new Map<string, Koa.Middleware>();
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
-      router[r.method](`${base}${r.path}`, observeRoute(r.method, r.path, observation, { operational: r.access === 'public', quiet: r.quiet === true }), (ctx: Ctx) => serve(ctx, r));
+      const observe = observeRoute(r.method, r.path, observation, { operational: r.access === 'public', quiet: r.quiet === true });
+      const handle = (ctx: Ctx) => serve(ctx, r);
+      router[r.method](`${base}${r.path}`, observe, handle);
+      if (!r.path.includes(':')) exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, (ctx, next) => observe(ctx, () => handle(ctx as Ctx)));
     }
   }
+  const exactRoutes: Koa.Middleware = (ctx, next) => {
+    const found = exact.get(`${ctx.method} ${ctx.path}`);
+    if (!found) return next();
+    ctx.params = {};
+    return found(ctx, next);
+  };
 
   async function serve(ctx: Ctx, r: Route): Promise<void> {
     const call = apiCallOf(ctx)!;
@@ -134,7 +147,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     observeUnmatched(ctx, started, observation);
   };
 
-  const middleware = compose([unmatched, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
+  const middleware = compose([unmatched, exactRoutes, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
   mounted.set(middleware, router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) }))));
   return middleware;
 }
