@@ -1,5 +1,5 @@
 /**
- * Server CPU per authenticated read without sockets: `npx tsx bench/in-process.ts`.
+ * Server CPU per authenticated read without sockets: `npm run bench:in-process`.
  *
  * Drives `GET /billing/credits` through Koa's request handler with in-memory requests (no HTTP
  * parsing, no socket writes: those cost both servers the same), 64 in flight, and measures this
