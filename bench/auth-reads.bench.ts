@@ -98,7 +98,7 @@ async function main(): Promise<void> {
   writeSection('auth-reads', [
     '## 1. Authenticated reads: `GET /billing/credits`',
     '',
-    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off); it makes two reads per request (the reseller, the balance) beside knex's query builder (ADR 10), the bare server one through it, once with its defaults and once with the API log and metrics off; the baseline is bare Koa with the same single-row balance query. ${machine()}.`,
+    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes two reads per request (the reseller, the balance), beside knex's query builder (ADR 10). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
     '',
     table(['database', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'ratio to bare (requests/s)', 'ratio to bare (CPU per request)'], rows),
   ].join('\n'));
