@@ -4,7 +4,9 @@ import knex, { type Knex } from 'knex';
 import type { Logger } from '../../core/shared/logger';
 import { allowPooledReads, attachSqliteReader } from './direct-reads';
 
-export type DatabaseKind = 'sqlite' | 'mysql';
+import type { DatabaseKind } from './database-kind';
+
+export { databaseKind, type DatabaseKind } from './database-kind';
 
 export interface DatabaseTarget {
   readonly kind: DatabaseKind;
@@ -122,9 +124,4 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
   });
   allowPooledReads(db);
   return db;
-}
-
-export function databaseKind(db: Knex): DatabaseKind {
-  const client = String(db.client.config.client);
-  return client.includes('sqlite') ? 'sqlite' : 'mysql';
 }

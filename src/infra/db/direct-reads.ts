@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { rawRows } from './database-kind';
 
 /** The part of better-sqlite3 used here (the package ships no types; knex loads the same module). */
 interface SqliteStatement { get(...bindings: unknown[]): unknown }
@@ -41,10 +42,7 @@ export async function readFirst<Row>(db: Knex | Knex.Transaction, sql: string, b
   const direct = readers.get(db);
   if (direct) return direct.first<Row>(sql, bindings);
   if (pooled.has(db)) return (await pooledQuery<Row>(db as Knex, sql, bindings))[0];
-  const result: unknown = await db.raw(sql, bindings as Knex.RawBinding[]);
-  // mysql2 answers [rows, fields]; better-sqlite3 the rows.
-  const rows = (databaseKindOf(db) === 'mysql' ? (result as unknown[])[0] : result) as Row[];
-  return rows[0];
+  return rawRows<Row>(db, await db.raw(sql, bindings as Knex.RawBinding[]))[0];
 }
 
 interface PooledClient {
@@ -70,10 +68,6 @@ async function pooledQuery<Row>(db: Knex, sql: string, bindings: readonly unknow
   } finally {
     void client.releaseConnection(connection);
   }
-}
-
-function databaseKindOf(db: Knex | Knex.Transaction): 'sqlite' | 'mysql' {
-  return String(db.client.config.client).includes('sqlite') ? 'sqlite' : 'mysql';
 }
 
 /** The direct reader of a knex instance made by `connectDatabase` on a SQLite file; undefined for anything else (transactions included). */

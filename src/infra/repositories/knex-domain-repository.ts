@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DomainChanges, DomainListFilter, DomainOrderChange, DomainRecord, DomainRepository, DomainStatus, NewDomain, SyncClaim } from '../../core/domain/domain';
-import { databaseKind } from '../db/connect';
+import { databaseKind } from '../db/database-kind';
 import { isUniqueViolation } from '../db/errors';
 
 export interface DomainRow {
@@ -139,7 +139,7 @@ export class KnexDomainRepository implements DomainRepository {
       return found;
     };
     let ids: string[];
-    if (databaseKind(this.db as Knex) === 'mysql' && !(this.db as Knex.Transaction).isTransaction) {
+    if (databaseKind(this.db) === 'mysql' && !(this.db as Knex.Transaction).isTransaction) {
       // MariaDB: rows another worker is claiming at this moment are skipped rather than waited for.
       ids = await (this.db as Knex).transaction(async (trx) => {
         const found = await candidates(trx, true);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
 import type { Minor } from '../../core/shared/money';
-import { databaseKind } from '../db/connect';
+import { databaseKind, rawRows } from '../db/database-kind';
 import { readFirst } from '../db/direct-reads';
 
 interface EntryRow { id: string; reseller_id: string; amount_minor: number | string; kind: string; order_id: string | null; note: string | null; created_at: number | string }
@@ -30,9 +30,7 @@ export class KnexLedgerRepository implements LedgerRepository {
     // The entry's insert answers the balance the update above left (this transaction's own write): one round trip, not two.
     const insert = this.db('credit_entries').insert(entryRow(entry)).toSQL().toNative();
     const result = await this.db.raw(`${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``, [...insert.bindings, entry.resellerId]);
-    // mysql2 answers [rows, fields]; better-sqlite3 the rows.
-    const rows = (databaseKind(this.db) === 'mysql' ? result[0] : result) as Array<{ balance: number | string }>;
-    return Number(rows[0]!.balance);
+    return Number(rawRows<{ balance: number | string }>(this.db, result)[0]!.balance);
   }
 
   /** One conditional update moves the balance; a debit that would go below zero matches no row. */
@@ -96,7 +94,7 @@ function insertReturns(db: Knex | Knex.Transaction): Promise<boolean> {
   const key = db.client.config as object;
   let known = returning.get(key);
   if (!known) {
-    known = databaseKind(db as Knex) === 'sqlite'
+    known = databaseKind(db) === 'sqlite'
       ? Promise.resolve(true)
       : db.raw('select version() as `version`').then(
         ([rows]: [Array<{ version: string }>]) => mariaDbFrom(String(rows[0]?.version ?? ''), 10, 5),

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { OrderAction } from '../../core/catalogue/catalogue';
 import type { DomainStatus } from '../../core/domain/domain';
 import type { Order, OrderListFilter, OrderRepository, OrderStatus, PriorDomain } from '../../core/order/order';
-import { databaseKind } from '../db/connect';
+import { databaseKind } from '../db/database-kind';
 import { isUniqueViolation } from '../db/errors';
 
 interface OrderRow {
@@ -99,7 +99,7 @@ export class KnexOrderRepository implements OrderRepository {
     domain: { id: string; from: readonly DomainStatus[]; resellerId?: string },
   ): Promise<boolean> {
     // SQLite updates one table per statement: the caller's transaction does it.
-    if (databaseKind(this.db as Knex) !== 'mysql' || domain.from.length === 0) return false;
+    if (databaseKind(this.db) !== 'mysql' || domain.from.length === 0) return false;
     const at = change.at.getTime();
     const [result] = await this.db.raw(
       'update `orders` as `o`, `domains` as `d` set '

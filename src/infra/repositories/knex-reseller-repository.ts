@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { databaseKind } from '../db/connect';
+import { databaseKind } from '../db/database-kind';
 import { readFirst } from '../db/direct-reads';
 import type { Reseller, ResellerCredentials, ResellerGroup, ResellerRepository, ResellerStatus, GroupRepository } from '../../core/reseller/reseller';
 
@@ -89,7 +89,7 @@ export class KnexResellerRepository implements ResellerRepository {
   private async lockedNetworks(id: string): Promise<string[]> {
     const query = this.db<ResellerRow>('resellers').where({ id });
     // SQLite has one writer at a time already (and knex warns at FOR UPDATE there).
-    if (databaseKind(this.db as Knex) === 'mysql') query.forUpdate();
+    if (databaseKind(this.db) === 'mysql') query.forUpdate();
     const row = await query.first('allowed_networks');
     return [...parseNetworks(row?.allowed_networks)];
   }
