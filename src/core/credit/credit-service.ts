@@ -4,7 +4,7 @@ import { DomainError } from '../shared/errors';
 import type { CreditChanged, EventBus } from '../shared/events';
 import { formatAmount, type Minor } from '../shared/money';
 import type { UnitOfWork } from '../shared/unit-of-work';
-import type { LedgerEntry } from './ledger';
+import { postWithBalance, type LedgerEntry } from './ledger';
 
 export class CreditService {
   constructor(
@@ -28,10 +28,7 @@ export class CreditService {
       note: note?.slice(0, 255) ?? null, createdAt: this.clock.now(),
     };
     const result = await this.uow.run(async ({ ledger }) => {
-      // The balance after the entry, in its transaction: in the post's own round trips when the ledger can.
-      const after = ledger.postAndBalance
-        ? await ledger.postAndBalance(entry)
-        : (await ledger.post(entry)) ? await ledger.balance(resellerId) : null;
+      const after = await postWithBalance(ledger, entry);
       if (after === null) {
         const balance = await ledger.balance(resellerId);
         throw new DomainError('insufficient_credit', `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`);

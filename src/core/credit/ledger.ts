@@ -40,6 +40,16 @@ export interface LedgerRepository {
 }
 
 /**
+ * Posts an entry and answers the balance right after it, inside the caller's transaction; null,
+ * writing nothing, when the balance cannot take it. In the post's own round trips when the ledger
+ * has `postAndBalance`, else a post and then a read.
+ */
+export async function postWithBalance(ledger: LedgerRepository, entry: LedgerEntry): Promise<Minor | null> {
+  if (ledger.postAndBalance) return ledger.postAndBalance(entry);
+  return (await ledger.post(entry)) ? ledger.balance(entry.resellerId) : null;
+}
+
+/**
  * Makes the ledger a unit of work uses, on the connection it runs on: inside `UnitOfWork.run`
  * the transaction (a knex transaction with the knex adapter), for `read` the pool. A host that
  * keeps balances itself rebinds `TOKENS.ledgerFactory` to a ledger over its own tables in the

@@ -2,7 +2,7 @@ import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
 import { creditChanged } from '../credit/credit-service';
-import type { LedgerEntry } from '../credit/ledger';
+import { postWithBalance, type LedgerEntry } from '../credit/ledger';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
 import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domain/domain-sync-service';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
@@ -12,7 +12,7 @@ import { DomainError, type ErrorCode } from '../shared/errors';
 import type { CreditChanged, EventBus, EventName, PlatformEvents } from '../shared/events';
 import type { Logger } from '../shared/logger';
 import { formatAmount, type Minor } from '../shared/money';
-import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
+import type { Repositories, RunOptions, UnitOfWork } from '../shared/unit-of-work';
 import { assertCompleteRegistrant, withDefaultRegistrant } from './contacts';
 import { addYears, isIsoDate, isoDay } from './dates';
 import { registrarMessage } from './gateway-order-registrar';
@@ -228,12 +228,12 @@ export class OrderService implements TransferOrders {
   }
 
   /** One unit of work whose events are published once it has committed. */
-  private async runAndPublish<T>(work: (repos: Repositories, outbox: Outbox) => Promise<T>): Promise<T> {
+  private async runAndPublish<T>(work: (repos: Repositories, outbox: Outbox) => Promise<T>, options?: RunOptions): Promise<T> {
     const outbox: Outbox = [];
     const result = await this.uow.run((repos) => {
       outbox.length = 0; // a transaction the database retried starts over
       return work(repos, outbox);
-    });
+    }, options);
     for (const { name, event } of outbox) this.events.emit(name, event as never);
     return result;
   }
@@ -241,13 +241,11 @@ export class OrderService implements TransferOrders {
   /**
    * Posts an order's ledger entry; null, writing nothing, when the balance cannot take it. The
    * balance after the entry (for `credit.changed`) is learnt in the entry's transaction, and only
-   * when someone listens: with the ledger's `postAndBalance`, in the same round trips as the post.
+   * when someone listens (`postWithBalance`: in the post's own round trips where the ledger can).
    */
   private async postEntry(repos: Repositories, entry: LedgerEntry): Promise<{ credit: CreditChanged | undefined } | null> {
     if (!this.events.hasListeners('credit.changed')) return (await repos.ledger.post(entry)) ? { credit: undefined } : null;
-    const balance = repos.ledger.postAndBalance
-      ? await repos.ledger.postAndBalance(entry)
-      : (await repos.ledger.post(entry)) ? await repos.ledger.balance(entry.resellerId) : null;
+    const balance = await postWithBalance(repos.ledger, entry);
     return balance === null ? null : { credit: creditChanged(entry, balance) };
   }
 
@@ -364,13 +362,12 @@ export class OrderService implements TransferOrders {
       const domain = renewal
         ? { id: order.domainId, from: RENEWABLE_STATUSES, resellerId: order.resellerId }
         : { id: order.domainId, from: [PENDING_STATUS_OF[order.action as 'register' | 'transfer']] };
-      const both = await this.uow.run((repos) => repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain), { oneStatement: true });
-      if (both) {
-        const outbox: Outbox = [];
-        this.completed(outbox, order, expiryDate, at, true);
-        for (const { name, event } of outbox) this.events.emit(name, event as never);
-        return true;
-      }
+      const both = await this.runAndPublish(async (repos, outbox) => {
+        const moved = await repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain);
+        if (moved) this.completed(outbox, order, expiryDate, at, true);
+        return moved;
+      }, { oneStatement: true });
+      if (both) return true;
     }
     return this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, note, at));
   }
