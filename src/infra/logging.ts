@@ -93,6 +93,11 @@ export function runWithLogContext<T>(bindings: LogContext, work: () => Promise<T
   return result.finally(leave);
 }
 
+/** How many pieces of work run in a log context now; the storage (and its cost) is on only while this is above 0. */
+export function openLogContexts(): number {
+  return running;
+}
+
 function leave(): void {
   running--;
   if (running === 0) context.disable();

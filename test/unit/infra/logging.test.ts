@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { createLogger, currentLogContext, redactSecrets, runWithLogContext } from '../../../src/infra/logging';
+import { createLogger, currentLogContext, openLogContexts, redactSecrets, runWithLogContext } from '../../../src/infra/logging';
 
 function capture() {
   const lines: string[] = [];
@@ -71,7 +71,9 @@ describe('log context', () => {
       await tick();
       expect(currentLogContext()).toEqual({ reqId: 'short' });
     });
+    expect(openLogContexts()).toBe(2);
     await second;
+    expect(openLogContexts()).toBe(1);
     await runWithLogContext({ reqId: 'again' }, async () => {
       await tick();
       expect(currentLogContext()).toEqual({ reqId: 'again' });
@@ -79,6 +81,7 @@ describe('log context', () => {
     release();
     await first;
     await tick();
+    expect(openLogContexts()).toBe(0);
     expect(currentLogContext()).toBeUndefined();
     await runWithLogContext({ reqId: 'later' }, async () => {
       await tick();
@@ -89,6 +92,7 @@ describe('log context', () => {
   it('passes a failure through and still ends the context', async () => {
     await expect(runWithLogContext({ reqId: 'x' }, async () => { await tick(); throw new Error('failed inside'); })).rejects.toThrow('failed inside');
     await expect(runWithLogContext({ reqId: 'y' }, () => { throw new Error('failed at once'); })).rejects.toThrow('failed at once');
+    expect(openLogContexts()).toBe(0);
     expect(currentLogContext()).toBeUndefined();
     await runWithLogContext({ reqId: 'z' }, async () => {
       await tick();
