@@ -66,7 +66,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
       const observe = observeRoute(r.method, r.path, observation, { operational: r.access === 'public', quiet: r.quiet === true });
       const handle = (ctx: Ctx) => serve(ctx, r);
       router[r.method](`${base}${r.path}`, observe, handle);
-      if (!r.path.includes(':')) exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, (ctx, next) => observe(ctx, () => handle(ctx as Ctx)));
+      if (!r.path.includes(':')) exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, (ctx) => observe(ctx, () => handle(ctx as Ctx)));
     }
   }
   const exactRoutes: Koa.Middleware = (ctx, next) => {
