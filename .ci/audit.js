@@ -10,7 +10,7 @@
  *   node .ci/audit.js                  run npm audit and judge its report
  *   node .ci/audit.js --report <file>  judge a saved `npm audit --json` report (tests, offline)
  */
-'use strict';
+
 const { spawnSync } = require('node:child_process');
 const { readFileSync } = require('node:fs');
 
@@ -32,13 +32,15 @@ function parse(stdout, stderr = '') {
   try {
     report = JSON.parse(stdout);
   } catch {
-    const reason = (stderr.split('\n').find((l) => /error|ERR!|audit/i.test(l) && !/Unknown user config/.test(l)) || 'no JSON report').trim();
+    const reason = (
+      stderr.split('\n').find((l) => /error|ERR!|audit/i.test(l) && !/Unknown user config/.test(l)) || 'no JSON report'
+    ).trim();
     return { unavailable: `npm audit gave no report (${reason})` };
   }
-  const counts = report && report.metadata && report.metadata.vulnerabilities;
+  const counts = report?.metadata?.vulnerabilities;
   if (!counts) {
-    const status = report && (report.statusCode || (report.error && report.error.code));
-    const message = report && (report.message || (report.error && report.error.summary));
+    const status = report && (report.statusCode || report.error?.code);
+    const message = report && (report.message || report.error?.summary);
     return { unavailable: `the audit endpoint answered ${status || 'an error'}${message ? `: ${message}` : ''}` };
   }
   return { report, counts };
@@ -51,7 +53,9 @@ function judge(outcome) {
       console.error(`${line}\nAUDIT_REQUIRED=1: a skipped audit fails the build.`);
       return 1;
     }
-    console.log(`${line}\nRun \`npm audit --omit=dev\` against a registry that serves advisories (set AUDIT_REQUIRED=1 to make this fatal).`);
+    console.log(
+      `${line}\nRun \`npm audit --omit=dev\` against a registry that serves advisories (set AUDIT_REQUIRED=1 to make this fatal).`,
+    );
     return 0;
   }
   const { report, counts } = outcome;
@@ -59,9 +63,18 @@ function judge(outcome) {
   const entries = Object.values(report.vulnerabilities || {});
   const fatal = entries.filter((v) => FATAL.includes(v.severity));
   for (const v of entries.sort((a, b) => FATAL.indexOf(b.severity) - FATAL.indexOf(a.severity))) {
-    const titles = (v.via || []).filter((x) => typeof x === 'object').map((x) => x.title).filter(Boolean);
-    const fix = v.fixAvailable ? (v.fixAvailable === true ? 'fix: npm audit fix' : `fix: ${v.fixAvailable.name}@${v.fixAvailable.version}`) : 'no fix yet';
-    console.log(`  ${v.severity.padEnd(8)} ${v.name} (${v.range || 'any'})${titles.length ? `: ${titles.join('; ')}` : ''} [${fix}]`);
+    const titles = (v.via || [])
+      .filter((x) => typeof x === 'object')
+      .map((x) => x.title)
+      .filter(Boolean);
+    const fix = v.fixAvailable
+      ? v.fixAvailable === true
+        ? 'fix: npm audit fix'
+        : `fix: ${v.fixAvailable.name}@${v.fixAvailable.version}`
+      : 'no fix yet';
+    console.log(
+      `  ${v.severity.padEnd(8)} ${v.name} (${v.range || 'any'})${titles.length ? `: ${titles.join('; ')}` : ''} [${fix}]`,
+    );
   }
   const total = FATAL.reduce((n, s) => n + (counts[s] || 0), 0);
   if (total > 0 || fatal.length > 0) {

@@ -31,16 +31,31 @@ const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
 const EMAIL = 'bench@example.com';
 const TARGET = 0.8;
 
-interface Variant { readonly label: string; readonly entry: string; readonly env: Record<string, string> }
-interface EngineResult { engine: Engine; results: Array<{ label: string; load: LoadResult }> }
+interface Variant {
+  readonly label: string;
+  readonly entry: string;
+  readonly env: Record<string, string>;
+}
+interface EngineResult {
+  engine: Engine;
+  results: Array<{ label: string; load: LoadResult }>;
+}
 
 /**
  * The servers compared, each in its own process: the stand-alone server with its defaults, the
  * same with its per-request observability that can be switched off (API log, metrics), and the bare baseline.
  */
 const VARIANTS: Variant[] = [
-  { label: 'module, defaults (API log and metrics on)', entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env: {} },
-  { label: 'module, API_LOG=false METRICS=false', entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env: { API_LOG: 'false', METRICS: 'false' } },
+  {
+    label: 'module, defaults (API log and metrics on)',
+    entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts',
+    env: {},
+  },
+  {
+    label: 'module, API_LOG=false METRICS=false',
+    entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts',
+    env: { API_LOG: 'false', METRICS: 'false' },
+  },
   { label: 'bare Koa + the same query', entry: 'bench/servers/bare-server.ts', env: {} },
 ];
 const BARE = VARIANTS.length - 1;
@@ -49,21 +64,39 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
   const db = await freshDatabase(engine, 'auth_reads');
   const servers: ServerProcess[] = [];
   try {
-    const seed = await createResellerModule({ database: db.url, settings: { masterKey: MASTER_KEY, logLevel: 'silent' } });
+    const seed = await createResellerModule({
+      database: db.url,
+      settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
+    });
     await seed.migrate();
     await seed.services.resellers.createGroup('bench');
     const { reseller, apiKey } = await seed.services.resellers.create(EMAIL, 'bench', 123_45);
     await seed.close();
 
-    const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', SEED_DEMO: 'false', BACKGROUND_JOBS: 'false', BENCH_RESELLER_ID: reseller.id };
+    const env = {
+      DATABASE_URL: db.url,
+      MASTER_KEY,
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+      SEED_DEMO: 'false',
+      BACKGROUND_JOBS: 'false',
+      BENCH_RESELLER_ID: reseller.id,
+    };
     for (const variant of VARIANTS) servers.push(await startServer(variant.entry, { ...env, ...variant.env }));
     // A token is good for its UTC hour and 60 s past it: made afresh for every round.
     const headers = () => ({ username: EMAIL, token: computeToken(EMAIL, apiKey, new Date()) });
-    const load = (server: ServerProcess, seconds: number) => runLoad({ url: `${server.url}/billing/credits`, connections: CONNECTIONS, seconds, headers, serverCpu: server.cpuSeconds });
+    const load = (server: ServerProcess, seconds: number) =>
+      runLoad({
+        url: `${server.url}/billing/credits`,
+        connections: CONNECTIONS,
+        seconds,
+        headers,
+        serverCpu: server.cpuSeconds,
+      });
 
     for (const [i, server] of servers.entries()) {
       const warm = await load(server, WARMUP_SECONDS);
-      if (warm.failures > 0) throw new Error(`${VARIANTS[i]!.label} on ${engine}: ${warm.failures} failed requests during warm-up`);
+      if (warm.failures > 0)
+        throw new Error(`${VARIANTS[i]!.label} on ${engine}: ${warm.failures} failed requests during warm-up`);
     }
     const rounds: LoadResult[][] = VARIANTS.map(() => []);
     for (let round = 0; round < ROUNDS; round++) {
@@ -76,7 +109,10 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     }
     const results = VARIANTS.map((v, i) => ({ label: v.label, load: combine(rounds[i]!) }));
     const failed = results.filter((r) => r.load.failures > 0);
-    if (failed.length > 0) throw new Error(`auth-reads on ${engine}: failed requests: ${failed.map((r) => `${r.label} ${r.load.failures}`).join(', ')}`);
+    if (failed.length > 0)
+      throw new Error(
+        `auth-reads on ${engine}: failed requests: ${failed.map((r) => `${r.label} ${r.load.failures}`).join(', ')}`,
+      );
     return { engine, results };
   } finally {
     for (const server of servers) await server.stop();
@@ -91,17 +127,42 @@ async function main(): Promise<void> {
     const bare = byVariant[BARE]!.load;
     return byVariant.map(({ label, load }, i) => {
       const r = load.perSecond / bare.perSecond;
-      const verdict = i === BARE ? '1.00' : `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`;
-      return [engine, label, perSecond(load.perSecond), ms(load.p50), ms(load.p99), `${load.cpuMicros.toFixed(0)} µs`, verdict, ratio(bare.cpuMicros / load.cpuMicros)];
+      const verdict =
+        i === BARE ? '1.00' : `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`;
+      return [
+        engine,
+        label,
+        perSecond(load.perSecond),
+        ms(load.p50),
+        ms(load.p99),
+        `${load.cpuMicros.toFixed(0)} µs`,
+        verdict,
+        ratio(bare.cpuMicros / load.cpuMicros),
+      ];
     });
   });
-  writeSection('auth-reads', [
-    '## 1. Authenticated reads: `GET /billing/credits`',
-    '',
-    `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes two reads per request (the reseller, the balance), beside knex's query builder (ADR 10). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
-    '',
-    table(['database', 'server', 'requests/s', 'p50', 'p99', 'server CPU per request', 'ratio to bare (requests/s)', 'ratio to bare (CPU per request)'], rows),
-  ].join('\n'));
+  writeSection(
+    'auth-reads',
+    [
+      '## 1. Authenticated reads: `GET /billing/credits`',
+      '',
+      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes two reads per request (the reseller, the balance), beside knex's query builder (ADR 10). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
+      '',
+      table(
+        [
+          'database',
+          'server',
+          'requests/s',
+          'p50',
+          'p99',
+          'server CPU per request',
+          'ratio to bare (requests/s)',
+          'ratio to bare (CPU per request)',
+        ],
+        rows,
+      ),
+    ].join('\n'),
+  );
 }
 
 main().catch((error) => {

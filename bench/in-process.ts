@@ -48,12 +48,14 @@ function inject(handler: Handler, headers: Record<string, string>): Promise<numb
 async function cpuPerRequest(handler: Handler, headers: Record<string, string>, requests: number): Promise<number> {
   let sent = 0;
   const started = process.cpuUsage();
-  await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
-    while (sent++ < requests) {
-      const status = await inject(handler, headers);
-      if (status !== 200) throw new Error(`answered ${status}`);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (sent++ < requests) {
+        const status = await inject(handler, headers);
+        if (status !== 200) throw new Error(`answered ${status}`);
+      }
+    }),
+  );
   const used = process.cpuUsage(started);
   return (used.user + used.system) / requests;
 }
@@ -76,21 +78,31 @@ async function main(): Promise<void> {
     moduleApp.use(module.middleware());
     const bareApp = new Koa();
     bareApp.use(async (ctx) => {
-      const row = await module.knex('credit_accounts').select('balance_minor').where({ reseller_id: reseller.id }).first();
+      const row = await module
+        .knex('credit_accounts')
+        .select('balance_minor')
+        .where({ reseller_id: reseller.id })
+        .first();
       ctx.type = 'application/json';
       ctx.body = JSON.stringify(formatAmount(Number(row?.balance_minor ?? 0)));
     });
-    const servers = [['module', moduleApp.callback()], ['bare Koa + the same query', bareApp.callback()]] as const;
+    const servers = [
+      ['module', moduleApp.callback()],
+      ['bare Koa + the same query', bareApp.callback()],
+    ] as const;
     for (const [, handler] of servers) await cpuPerRequest(handler, headers, 3000);
     const results = servers.map(() => [] as number[]);
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, [, handler]] of servers.entries()) results[i]!.push(await cpuPerRequest(handler, headers, REQUESTS));
+      for (const [i, [, handler]] of servers.entries())
+        results[i]!.push(await cpuPerRequest(handler, headers, REQUESTS));
     }
     const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
     const bare = median(results[1]!);
     for (const [i, [label]] of servers.entries()) {
       const m = median(results[i]!);
-      console.log(`${label.padEnd(28)} ${m.toFixed(1).padStart(7)} µs CPU per request (rounds: ${results[i]!.map((x) => x.toFixed(1)).join(', ')}); bare / this: ${(bare / m).toFixed(2)}`);
+      console.log(
+        `${label.padEnd(28)} ${m.toFixed(1).padStart(7)} µs CPU per request (rounds: ${results[i]!.map((x) => x.toFixed(1)).join(', ')}); bare / this: ${(bare / m).toFixed(2)}`,
+      );
     }
   } finally {
     await module.close();

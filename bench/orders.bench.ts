@@ -33,21 +33,41 @@ const MASTER_KEY = Buffer.alloc(32, 11).toString('base64');
 const TARGET = 0.6;
 
 const REGISTRANT = {
-  'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'ada@example.com', 'Address 1': '1 Analytical Row',
-  City: 'London', Country: 'GB', Postcode: 'N1 1AA', 'Phone Number': '+44.2070000000',
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'ada@example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Country: 'GB',
+  Postcode: 'N1 1AA',
+  'Phone Number': '+44.2070000000',
 };
 
-interface EngineResult { engine: Engine; module: LoadResult; bare: LoadResult; orders: number; problems: string[] }
+interface EngineResult {
+  engine: Engine;
+  module: LoadResult;
+  bare: LoadResult;
+  orders: number;
+  problems: string[];
+}
 
 async function benchEngine(engine: Engine): Promise<EngineResult> {
   const db = await freshDatabase(engine, 'orders');
   let moduleServer: ServerProcess | undefined;
   let bareServer: ServerProcess | undefined;
   try {
-    const seed = await createResellerModule({ database: db.url, settings: { masterKey: MASTER_KEY, logLevel: 'silent' } });
+    const seed = await createResellerModule({
+      database: db.url,
+      settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
+    });
     await seed.migrate();
     await seed.services.resellers.createGroup('bench');
-    await seed.services.catalogue.setTld({ tld: '.com', group: 'bench', registrar: 'sandbox', prices: { register: '1=10.00' } });
+    await seed.services.catalogue.setTld({
+      tld: '.com',
+      group: 'bench',
+      registrar: 'sandbox',
+      prices: { register: '1=10.00' },
+    });
     const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
     for (let i = 0; i < RESELLERS; i++) {
       const email = `orders-${i}@example.com`;
@@ -56,43 +76,76 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     }
     await seed.close();
 
-    const env = { DATABASE_URL: db.url, MASTER_KEY, LOG_LEVEL: 'info', SEED_DEMO: 'false', SANDBOX_LATENCY_MS: '0', RECONCILE_INTERVAL_MS: '0' };
+    const env = {
+      DATABASE_URL: db.url,
+      MASTER_KEY,
+      LOG_LEVEL: 'info',
+      SEED_DEMO: 'false',
+      SANDBOX_LATENCY_MS: '0',
+      RECONCILE_INTERVAL_MS: '0',
+    };
     moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env);
     bareServer = await startServer('bench/servers/bare-orders-server.ts', env);
 
     let serial = 0;
     let connections = 0;
     const run = (label: string) => `${label}${Date.now().toString(36)}`;
-    const moduleLoad = (seconds: number, tag: string) => runLoad({
-      url: `${moduleServer!.url}/order/domains/register`, connections: RESELLERS, seconds, serverCpu: moduleServer!.cpuSeconds,
-      request: (connection) => {
-        // One reseller per connection, for the connection's life.
-        connection.reseller ??= resellers[connections++ % RESELLERS];
-        const r = connection.reseller as (typeof resellers)[number];
-        connection.token ??= computeToken(r.email, r.apiKey, new Date());
-        return {
-          method: 'POST',
-          headers: { username: r.email, token: connection.token as string, 'content-type': 'application/x-www-form-urlencoded' },
-          body: qs.stringify({ domain: `m${tag}-${serial++}.com`, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { Registrant: REGISTRANT } }),
-        };
-      },
-    });
-    const bareLoad = (seconds: number, tag: string) => runLoad({
-      url: `${bareServer!.url}/order`, connections: RESELLERS, seconds, serverCpu: bareServer!.cpuSeconds,
-      request: (connection) => {
-        connection.reseller ??= resellers[connections++ % RESELLERS];
-        const r = connection.reseller as (typeof resellers)[number];
-        return {
-          method: 'POST',
-          headers: { 'x-reseller': r.id, 'content-type': 'application/x-www-form-urlencoded' },
-          body: qs.stringify({ domain: `b${tag}-${serial++}.com`, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { Registrant: REGISTRANT } }),
-        };
-      },
-    });
+    const moduleLoad = (seconds: number, tag: string) =>
+      runLoad({
+        url: `${moduleServer!.url}/order/domains/register`,
+        connections: RESELLERS,
+        seconds,
+        serverCpu: moduleServer!.cpuSeconds,
+        request: (connection) => {
+          // One reseller per connection, for the connection's life.
+          connection.reseller ??= resellers[connections++ % RESELLERS];
+          const r = connection.reseller as (typeof resellers)[number];
+          connection.token ??= computeToken(r.email, r.apiKey, new Date());
+          return {
+            method: 'POST',
+            headers: {
+              username: r.email,
+              token: connection.token as string,
+              'content-type': 'application/x-www-form-urlencoded',
+            },
+            body: qs.stringify({
+              domain: `m${tag}-${serial++}.com`,
+              regperiod: '1',
+              nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+              contacts: { Registrant: REGISTRANT },
+            }),
+          };
+        },
+      });
+    const bareLoad = (seconds: number, tag: string) =>
+      runLoad({
+        url: `${bareServer!.url}/order`,
+        connections: RESELLERS,
+        seconds,
+        serverCpu: bareServer!.cpuSeconds,
+        request: (connection) => {
+          connection.reseller ??= resellers[connections++ % RESELLERS];
+          const r = connection.reseller as (typeof resellers)[number];
+          return {
+            method: 'POST',
+            headers: { 'x-reseller': r.id, 'content-type': 'application/x-www-form-urlencoded' },
+            body: qs.stringify({
+              domain: `b${tag}-${serial++}.com`,
+              regperiod: '1',
+              nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+              contacts: { Registrant: REGISTRANT },
+            }),
+          };
+        },
+      });
 
-    for (const [name, load] of [['module', moduleLoad], ['bare', bareLoad]] as const) {
+    for (const [name, load] of [
+      ['module', moduleLoad],
+      ['bare', bareLoad],
+    ] as const) {
       const warm = await load(WARMUP_SECONDS, run('w'));
-      if (warm.failures > 0) throw new Error(`${name} orders on ${engine}: ${warm.failures} failed requests during warm-up`);
+      if (warm.failures > 0)
+        throw new Error(`${name} orders on ${engine}: ${warm.failures} failed requests during warm-up`);
     }
     const moduleRounds: LoadResult[] = [];
     const bareRounds: LoadResult[] = [];
@@ -113,11 +166,21 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     const check = connectDatabase(parseDatabaseUrl(db.url));
     try {
       const problems = await ledgerProblems(check);
-      const byStatus: Array<{ status: string; n: number | string }> = await check('orders').select('status').count({ n: '*' }).groupBy('status');
+      const byStatus: Array<{ status: string; n: number | string }> = await check('orders')
+        .select('status')
+        .count({ n: '*' })
+        .groupBy('status');
       const notCompleted = byStatus.filter((r) => r.status !== 'completed').map((r) => `${r.n} ${r.status}`);
       const orders = byStatus.reduce((n, r) => n + Number(r.n), 0);
-      const result = { engine, module: combine(moduleRounds), bare: combine(bareRounds), orders, problems: [...problems.slice(0, 5), ...notCompleted.map((s) => `orders not completed: ${s}`)] };
-      if (result.module.failures + result.bare.failures > 0) result.problems.push(`${result.module.failures} module and ${result.bare.failures} bare requests failed`);
+      const result = {
+        engine,
+        module: combine(moduleRounds),
+        bare: combine(bareRounds),
+        orders,
+        problems: [...problems.slice(0, 5), ...notCompleted.map((s) => `orders not completed: ${s}`)],
+      };
+      if (result.module.failures + result.bare.failures > 0)
+        result.problems.push(`${result.module.failures} module and ${result.bare.failures} bare requests failed`);
       return result;
     } finally {
       await check.destroy();
@@ -149,20 +212,42 @@ async function main(): Promise<void> {
   const rows = results.flatMap(({ engine, module, bare }) => {
     const r = module.perSecond / bare.perSecond;
     return [
-      [engine, 'module (stand-alone server, sandbox at 0 ms)', perSecond(module.perSecond), ms(module.p50), ms(module.p99), `${(module.cpuMicros / 1000).toFixed(2)} ms`, `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.6 met)' : '(below the 0.6 target)'}`],
-      [engine, 'bare transactions (reserve, insert order and domain; complete)', perSecond(bare.perSecond), ms(bare.p50), ms(bare.p99), `${(bare.cpuMicros / 1000).toFixed(2)} ms`, '1.00'],
+      [
+        engine,
+        'module (stand-alone server, sandbox at 0 ms)',
+        perSecond(module.perSecond),
+        ms(module.p50),
+        ms(module.p99),
+        `${(module.cpuMicros / 1000).toFixed(2)} ms`,
+        `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.6 met)' : '(below the 0.6 target)'}`,
+      ],
+      [
+        engine,
+        'bare transactions (reserve, insert order and domain; complete)',
+        perSecond(bare.perSecond),
+        ms(bare.p50),
+        ms(bare.p99),
+        `${(bare.cpuMicros / 1000).toFixed(2)} ms`,
+        '1.00',
+      ],
     ];
   });
-  const invariant = results.map((r) => `${r.engine}: ${r.orders.toLocaleString('en')} orders, ${r.problems.length === 0 ? 'ledger invariant holds, every order completed' : `PROBLEMS: ${r.problems.join('; ')}`}`);
-  writeSection('orders', [
-    '## 2. Orders: `POST /order/domains/register`',
-    '',
-    `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process, one database. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, phase 1 transaction, the sandbox registrar storing the name, phase 3 (one statement on MariaDB), request log); the baseline is bare Koa doing the same two transactions on the same tables. ${machine()}.`,
-    '',
-    table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
-    '',
-    `After the run: ${invariant.join('; ')}.`,
-  ].join('\n'));
+  const invariant = results.map(
+    (r) =>
+      `${r.engine}: ${r.orders.toLocaleString('en')} orders, ${r.problems.length === 0 ? 'ledger invariant holds, every order completed' : `PROBLEMS: ${r.problems.join('; ')}`}`,
+  );
+  writeSection(
+    'orders',
+    [
+      '## 2. Orders: `POST /order/domains/register`',
+      '',
+      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process, one database. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, phase 1 transaction, the sandbox registrar storing the name, phase 3 (one statement on MariaDB), request log); the baseline is bare Koa doing the same two transactions on the same tables. ${machine()}.`,
+      '',
+      table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
+      '',
+      `After the run: ${invariant.join('; ')}.`,
+    ].join('\n'),
+  );
   if (results.some((r) => r.problems.length > 0)) process.exitCode = 1;
 }
 

@@ -14,7 +14,10 @@ const BENCHMARKS = ['auth-reads', 'orders', 'search', 'sync'] as const;
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const selected = BENCHMARKS.filter((name) => !only || only.includes(name));
-writeSection('run', `Last full or partial run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (${selected.join(', ')}); ${machine()}.`);
+writeSection(
+  'run',
+  `Last full or partial run: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC (${selected.join(', ')}); ${machine()}.`,
+);
 
 const failed: string[] = [];
 for (const name of selected) {
@@ -26,8 +29,14 @@ for (const name of selected) {
     continue;
   }
   const started = Date.now();
-  const result = spawnSync(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, stdio: 'inherit', env: process.env });
-  process.stderr.write(`=== bench: ${name} ${result.status === 0 ? 'done' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(0)} s ===\n`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', file], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: process.env,
+  });
+  process.stderr.write(
+    `=== bench: ${name} ${result.status === 0 ? 'done' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(0)} s ===\n`,
+  );
   if (result.status !== 0) failed.push(name);
 }
 if (failed.length > 0) {

@@ -30,8 +30,26 @@ const SEARCHES = positive('BENCH_SEARCHES', 1000);
 const SINGLE_RUNS = 20;
 const BASELINE_RUNS = 3;
 const TLDS = [
-  '.com', '.net', '.org', '.io', '.co', '.app', '.dev', '.shop', '.store', '.online',
-  '.site', '.tech', '.blog', '.cloud', '.design', '.studio', '.agency', '.media', '.world', '.xyz',
+  '.com',
+  '.net',
+  '.org',
+  '.io',
+  '.co',
+  '.app',
+  '.dev',
+  '.shop',
+  '.store',
+  '.online',
+  '.site',
+  '.tech',
+  '.blog',
+  '.cloud',
+  '.design',
+  '.studio',
+  '.agency',
+  '.media',
+  '.world',
+  '.xyz',
 ];
 const PLUGINS_DIR = path.resolve(__dirname, '../test/fixtures/registrars');
 const MASTER_KEY = Buffer.alloc(32, 7).toString('base64');
@@ -84,12 +102,22 @@ async function startTarget(cacheSeconds: number): Promise<Target> {
   const module = await createResellerModule({
     database: `sqlite:${path.join(dir, 'bench.sqlite')}`,
     pluginsDir: PLUGINS_DIR,
-    settings: { masterKey: MASTER_KEY, logLevel: 'silent', searchCacheSeconds: cacheSeconds, plugins: { latency: { latencyMs: LATENCY_MS } } },
+    settings: {
+      masterKey: MASTER_KEY,
+      logLevel: 'silent',
+      searchCacheSeconds: cacheSeconds,
+      plugins: { latency: { latencyMs: LATENCY_MS } },
+    },
   });
   await module.migrate();
   await module.services.resellers.createGroup('bench');
   for (const tld of TLDS) {
-    await module.services.catalogue.setTld({ tld, group: 'bench', registrar: 'latency', prices: { register: '1=10.00,2=20.00', renew: '1=11.00', transfer: '1=9.00' } });
+    await module.services.catalogue.setTld({
+      tld,
+      group: 'bench',
+      registrar: 'latency',
+      prices: { register: '1=10.00,2=20.00', renew: '1=11.00', transfer: '1=9.00' },
+    });
   }
   const email = 'bench@example.com';
   const { apiKey } = await module.services.resellers.create(email, 'bench', 0);
@@ -98,21 +126,32 @@ async function startTarget(cacheSeconds: number): Promise<Target> {
   const server = app.listen(0, '127.0.0.1');
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/domains/lookup/suggestions`;
-  const body = (term: string) => new URLSearchParams([['searchTerm', term], ...TLDS.map((t): [string, string] => ['tldsToInclude', t])]).toString();
+  const body = (term: string) =>
+    new URLSearchParams([['searchTerm', term], ...TLDS.map((t): [string, string] => ['tldsToInclude', t])]).toString();
   return {
     module,
     registrar: module.registrars.get('latency') as FixtureRegistrar,
     async run(terms, concurrency) {
       // A token is good for its UTC hour (and 60 s past it): made afresh for each run of a few seconds.
-      const headers = { 'content-type': 'application/x-www-form-urlencoded', username: email, token: computeToken(email, apiKey, new Date()) };
-      const worker = new Worker(CLIENT, { eval: true, workerData: { url, headers, bodies: terms.map(body), concurrency, tldCount: TLDS.length } });
-      const result = await new Promise<{ seconds: number; latencies: number[]; problems: string[]; error?: string }>((resolve, reject) => {
-        worker.once('message', resolve);
-        worker.once('error', reject);
+      const headers = {
+        'content-type': 'application/x-www-form-urlencoded',
+        username: email,
+        token: computeToken(email, apiKey, new Date()),
+      };
+      const worker = new Worker(CLIENT, {
+        eval: true,
+        workerData: { url, headers, bodies: terms.map(body), concurrency, tldCount: TLDS.length },
       });
+      const result = await new Promise<{ seconds: number; latencies: number[]; problems: string[]; error?: string }>(
+        (resolve, reject) => {
+          worker.once('message', resolve);
+          worker.once('error', reject);
+        },
+      );
       await worker.terminate();
       if (result.error) throw new Error(result.error);
-      if (result.problems.length > 0) throw new Error(`${result.problems.length} searches went wrong, first: ${result.problems[0]}`);
+      if (result.problems.length > 0)
+        throw new Error(`${result.problems.length} searches went wrong, first: ${result.problems[0]}`);
       return { perSecond: terms.length / result.seconds, latencies: result.latencies };
     },
     async close() {
@@ -134,7 +173,10 @@ const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 
 /** Runs `total` searches with `concurrency` in flight; terms come from `termOf(i)`. */
 async function load(target: Target, total: number, concurrency: number, termOf: (i: number) => string) {
-  const { perSecond, latencies } = await target.run(Array.from({ length: total }, (_, i) => termOf(i)), concurrency);
+  const { perSecond, latencies } = await target.run(
+    Array.from({ length: total }, (_, i) => termOf(i)),
+    concurrency,
+  );
   return { perSecond, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
 }
 
@@ -142,7 +184,10 @@ async function load(target: Target, total: number, concurrency: number, termOf: 
 async function sequentialBaseline(registrar: FixtureRegistrar, term: string): Promise<number> {
   const started = performance.now();
   for (const tld of TLDS) {
-    await registrar.checkAvailability([`${term}${tld}`], { signal: new AbortController().signal, transactionId: 'bench' });
+    await registrar.checkAvailability([`${term}${tld}`], {
+      signal: new AbortController().signal,
+      transactionId: 'bench',
+    });
   }
   return performance.now() - started;
 }
@@ -156,35 +201,61 @@ async function main(): Promise<void> {
     await load(cached, 500, CONCURRENCY, (i) => `warmup${i}x`);
 
     const callsBefore = uncached.registrar.checks.length;
-    const single = (await uncached.run(Array.from({ length: SINGLE_RUNS }, (_, i) => `single${i}x`), 1)).latencies;
+    const single = (
+      await uncached.run(
+        Array.from({ length: SINGLE_RUNS }, (_, i) => `single${i}x`),
+        1,
+      )
+    ).latencies;
     const callsPerSearch = (uncached.registrar.checks.length - callsBefore) / SINGLE_RUNS;
     const namesPerSearch = uncached.registrar.checks.slice(callsBefore).flat().length / SINGLE_RUNS;
 
     const baseline: number[] = [];
-    for (let i = 0; i < BASELINE_RUNS; i++) baseline.push(await sequentialBaseline(uncached.registrar, `baseline${i}x`));
+    for (let i = 0; i < BASELINE_RUNS; i++)
+      baseline.push(await sequentialBaseline(uncached.registrar, `baseline${i}x`));
 
     const cold = await load(uncached, SEARCHES, CONCURRENCY, (i) => `load${i}x`);
     const warm = await load(cached, SEARCHES, CONCURRENCY, (i) => `popular${i % 20}x`);
 
     const cpu = os.cpus();
     const lines: string[] = [];
-    const out = (line = '') => { lines.push(line); };
+    const out = (line = '') => {
+      lines.push(line);
+    };
     out(`## 3. Domain search: ${TLDS.length} TLDs, fixture registrar at ${LATENCY_MS} ms per call`);
     out();
-    out(`node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, SQLite, through HTTP with authentication (client in a worker thread)\n`);
-    out(`One search checks ${namesPerSearch.toFixed(0)} names (20 exact + suggestions) in ${callsPerSearch.toFixed(1)} registrar calls made at the same time.\n`);
+    out(
+      `node ${process.version}, ${cpu.length} x ${cpu[0]?.model ?? 'unknown CPU'}, SQLite, through HTTP with authentication (client in a worker thread)\n`,
+    );
+    out(
+      `One search checks ${namesPerSearch.toFixed(0)} names (20 exact + suggestions) in ${callsPerSearch.toFixed(1)} registrar calls made at the same time.\n`,
+    );
     out('| measurement | p50 | p95 | multiple of per-call latency (p50) |');
     out('|---|---|---|---|');
-    out(`| one search at a time (${SINGLE_RUNS} runs, cache off) | ${fmt(percentile(single, 50))} | ${fmt(percentile(single, 95))} | **${times(percentile(single, 50))}** (target < 1.5x) |`);
-    out(`| sequential baseline: one call per TLD in turn (${BASELINE_RUNS} runs) | ${fmt(percentile(baseline, 50))} | ${fmt(percentile(baseline, 95))} | ${times(percentile(baseline, 50))} |`);
-    out(`| under load, ${CONCURRENCY} concurrent, cache off | ${fmt(cold.p50)} | ${fmt(cold.p95)} | ${times(cold.p50)} |`);
-    out(`| under load, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | ${fmt(warm.p50)} | ${fmt(warm.p95)} | ${times(warm.p50)} |`);
+    out(
+      `| one search at a time (${SINGLE_RUNS} runs, cache off) | ${fmt(percentile(single, 50))} | ${fmt(percentile(single, 95))} | **${times(percentile(single, 50))}** (target < 1.5x) |`,
+    );
+    out(
+      `| sequential baseline: one call per TLD in turn (${BASELINE_RUNS} runs) | ${fmt(percentile(baseline, 50))} | ${fmt(percentile(baseline, 95))} | ${times(percentile(baseline, 50))} |`,
+    );
+    out(
+      `| under load, ${CONCURRENCY} concurrent, cache off | ${fmt(cold.p50)} | ${fmt(cold.p95)} | ${times(cold.p50)} |`,
+    );
+    out(
+      `| under load, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | ${fmt(warm.p50)} | ${fmt(warm.p95)} | ${times(warm.p50)} |`,
+    );
     out('');
     out('| throughput | searches/s |');
     out('|---|---|');
-    out(`| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache off (distinct terms) | **${cold.perSecond.toFixed(0)}** |`);
-    out(`| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | **${warm.perSecond.toFixed(0)}** |`);
-    out(`\nAt ${CONCURRENCY} concurrent searches of ${LATENCY_MS} ms registrar calls, the ceiling without a cache is ${(CONCURRENCY * 1000 / LATENCY_MS).toFixed(0)} searches/s.`);
+    out(
+      `| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache off (distinct terms) | **${cold.perSecond.toFixed(0)}** |`,
+    );
+    out(
+      `| ${SEARCHES} searches, ${CONCURRENCY} concurrent, cache on (20 repeated terms) | **${warm.perSecond.toFixed(0)}** |`,
+    );
+    out(
+      `\nAt ${CONCURRENCY} concurrent searches of ${LATENCY_MS} ms registrar calls, the ceiling without a cache is ${((CONCURRENCY * 1000) / LATENCY_MS).toFixed(0)} searches/s.`,
+    );
     writeSection('search', lines.join('\n'));
   } finally {
     await uncached.close();

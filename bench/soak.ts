@@ -29,7 +29,17 @@ const SAMPLE_SECONDS = Number(process.env.SOAK_SAMPLE_SECONDS ?? 10);
 const MASTER_KEY = Buffer.alloc(32, 3).toString('base64');
 const RESELLERS = 10;
 
-interface Sample { at: number; rss: number; heap: number; handles: number; fds: number; sent: number; answered: number; failed: number; p99: number }
+interface Sample {
+  at: number;
+  rss: number;
+  heap: number;
+  handles: number;
+  fds: number;
+  sent: number;
+  answered: number;
+  failed: number;
+  p99: number;
+}
 
 /**
  * The client: a fixed rate, whatever the server's pace (requests are not waited for before the
@@ -108,14 +118,23 @@ async function main(): Promise<void> {
     settings: {
       // One client address sends the bad tokens too: a throttle that blocked it would end the soak.
       authMaxFailures: 10_000,
-      masterKey: MASTER_KEY, registrarTimeoutMs: 500, reconcileIntervalMs: 2000, reconcileAfterMs: 500, searchCacheSeconds: 5,
+      masterKey: MASTER_KEY,
+      registrarTimeoutMs: 500,
+      reconcileIntervalMs: 2000,
+      reconcileAfterMs: 500,
+      searchCacheSeconds: 5,
       plugins: { sandbox: { latencyMs: 5 } },
     },
   });
   await module.migrate();
   await module.services.resellers.createGroup('soak');
   for (const tld of ['.com', '.net']) {
-    await module.services.catalogue.setTld({ tld, group: 'soak', registrar: 'sandbox', prices: { register: '1=10.00', renew: '1=11.00', transfer: '1=9.00' } });
+    await module.services.catalogue.setTld({
+      tld,
+      group: 'soak',
+      registrar: 'sandbox',
+      prices: { register: '1=10.00', renew: '1=11.00', transfer: '1=9.00' },
+    });
   }
   const resellers = [];
   for (let i = 0; i < RESELLERS; i++) {
@@ -131,10 +150,11 @@ async function main(): Promise<void> {
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const worker = new Worker(CLIENT, { eval: true, workerData: { url, resellers, rate: RATE } });
-  const ask = (message: string) => new Promise<{ sent: number; answered: number; failed: number; p99: number; unexpected: string[] }>((resolve) => {
-    worker.once('message', resolve);
-    worker.postMessage(message);
-  });
+  const ask = (message: string) =>
+    new Promise<{ sent: number; answered: number; failed: number; p99: number; unexpected: string[] }>((resolve) => {
+      worker.once('message', resolve);
+      worker.postMessage(message);
+    });
   const samples: Sample[] = [];
   const started = Date.now();
   const end = started + MINUTES * 60_000;
@@ -146,27 +166,45 @@ async function main(): Promise<void> {
     collect();
     const memory = process.memoryUsage();
     const sample: Sample = {
-      at: (Date.now() - started) / 1000, rss: memory.rss, heap: memory.heapUsed, handles: process.getActiveResourcesInfo().length,
-      fds: readdirSync('/proc/self/fd').length, sent: client.sent, answered: client.answered, failed: client.failed, p99: client.p99,
+      at: (Date.now() - started) / 1000,
+      rss: memory.rss,
+      heap: memory.heapUsed,
+      handles: process.getActiveResourcesInfo().length,
+      fds: readdirSync('/proc/self/fd').length,
+      sent: client.sent,
+      answered: client.answered,
+      failed: client.failed,
+      p99: client.p99,
     };
     samples.push(sample);
-    process.stderr.write(`soak ${sample.at.toFixed(0)} s: ${sample.sent} sent, ${sample.failed} failed, rss ${mib(sample.rss)}, live heap ${mib(sample.heap)}, ${sample.handles} handles, ${sample.fds} fds, p99 ${sample.p99.toFixed(0)} ms\n`);
+    process.stderr.write(
+      `soak ${sample.at.toFixed(0)} s: ${sample.sent} sent, ${sample.failed} failed, rss ${mib(sample.rss)}, live heap ${mib(sample.heap)}, ${sample.handles} handles, ${sample.fds} fds, p99 ${sample.p99.toFixed(0)} ms\n`,
+    );
   }
   const final = await ask('stop');
-  if (process.env.SOAK_VERBOSE) process.stderr.write(`${JSON.stringify((final as unknown as { statuses: unknown }).statuses)}\n`);
+  if (process.env.SOAK_VERBOSE)
+    process.stderr.write(`${JSON.stringify((final as unknown as { statuses: unknown }).statuses)}\n`);
   await new Promise((resolve) => setTimeout(resolve, 2000));
   await worker.terminate();
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeAllConnections();
   await closed;
-  const orders: Array<{ status: string; n: number }> = await module.knex('orders').select('status').count({ n: '*' }).groupBy('status');
+  const orders: Array<{ status: string; n: number }> = await module
+    .knex('orders')
+    .select('status')
+    .count({ n: '*' })
+    .groupBy('status');
   await module.close();
   rmSync(dir, { recursive: true, force: true });
 
   // The second minute against the last: past warm-up (JIT, caches, pools filling) to the end.
   const window = (from: number, to: number) => samples.filter((s) => s.at > from && s.at <= to);
-  const early = window(60, 120).length > 0 ? window(60, 120) : samples.slice(0, Math.max(1, Math.floor(samples.length / 3)));
-  const late = window(MINUTES * 60 - 60, MINUTES * 60).length > 0 ? window(MINUTES * 60 - 60, MINUTES * 60) : samples.slice(-Math.max(1, Math.floor(samples.length / 3)));
+  const early =
+    window(60, 120).length > 0 ? window(60, 120) : samples.slice(0, Math.max(1, Math.floor(samples.length / 3)));
+  const late =
+    window(MINUTES * 60 - 60, MINUTES * 60).length > 0
+      ? window(MINUTES * 60 - 60, MINUTES * 60)
+      : samples.slice(-Math.max(1, Math.floor(samples.length / 3)));
   const mean = (list: Sample[], pick: (s: Sample) => number) => list.reduce((n, s) => n + pick(s), 0) / list.length;
   const growth = (pick: (s: Sample) => number, format: (n: number) => string) => {
     const a = mean(early, pick);
@@ -174,19 +212,43 @@ async function main(): Promise<void> {
     return [format(a), format(b), `${b >= a ? '+' : ''}${(((b - a) / a) * 100).toFixed(1)}%`];
   };
   const seconds = samples.at(-1)!.at;
-  writeSection('soak', [
-    '## Soak: mixed load at a fixed rate',
-    '',
-    `${MINUTES} min at ${RATE} requests/s (${final.sent.toLocaleString('en')} sent, ${(final.sent / seconds).toFixed(1)}/s achieved, ${final.failed} failed or unexpected${unexpected.length ? `: ${unexpected.join(', ')}` : ''}), SQLite, request log at info, background reconciliation every 2 s; mix: 35% balance, 10% search, 15% register (1 in 10 a name the sandbox never answers), 8% renew, 12% domain information, 8% pricing, 6% bad token, 6% unknown route. Sampled every ${SAMPLE_SECONDS} s after a full collection. Orders at the end: ${orders.map((o) => `${o.n} ${o.status}`).join(', ')}. ${machine()}.`,
-    '',
-    table(['measure', 'second minute (mean)', 'last minute (mean)', 'growth'], [
-      ['RSS', ...growth((s) => s.rss, mib)],
-      ['live heap (after full GC)', ...growth((s) => s.heap, mib)],
-      ['active handles (Node)', ...growth((s) => s.handles, (n) => n.toFixed(0))],
-      ['open file descriptors', ...growth((s) => s.fds, (n) => n.toFixed(0))],
-      ['p99 latency of the window', ...growth((s) => s.p99, (n) => `${n.toFixed(0)} ms`)],
-    ]),
-  ].join('\n'));
+  writeSection(
+    'soak',
+    [
+      '## Soak: mixed load at a fixed rate',
+      '',
+      `${MINUTES} min at ${RATE} requests/s (${final.sent.toLocaleString('en')} sent, ${(final.sent / seconds).toFixed(1)}/s achieved, ${final.failed} failed or unexpected${unexpected.length ? `: ${unexpected.join(', ')}` : ''}), SQLite, request log at info, background reconciliation every 2 s; mix: 35% balance, 10% search, 15% register (1 in 10 a name the sandbox never answers), 8% renew, 12% domain information, 8% pricing, 6% bad token, 6% unknown route. Sampled every ${SAMPLE_SECONDS} s after a full collection. Orders at the end: ${orders.map((o) => `${o.n} ${o.status}`).join(', ')}. ${machine()}.`,
+      '',
+      table(
+        ['measure', 'second minute (mean)', 'last minute (mean)', 'growth'],
+        [
+          ['RSS', ...growth((s) => s.rss, mib)],
+          ['live heap (after full GC)', ...growth((s) => s.heap, mib)],
+          [
+            'active handles (Node)',
+            ...growth(
+              (s) => s.handles,
+              (n) => n.toFixed(0),
+            ),
+          ],
+          [
+            'open file descriptors',
+            ...growth(
+              (s) => s.fds,
+              (n) => n.toFixed(0),
+            ),
+          ],
+          [
+            'p99 latency of the window',
+            ...growth(
+              (s) => s.p99,
+              (n) => `${n.toFixed(0)} ms`,
+            ),
+          ],
+        ],
+      ),
+    ].join('\n'),
+  );
 }
 
 main().catch((error) => {

@@ -26,8 +26,23 @@ const CONCURRENCY = positiveInt('BENCH_SYNC_CONCURRENCY', 50);
 const MASTER_KEY = Buffer.alloc(32, 5).toString('base64');
 const BATCH = 500;
 
-interface ChildReport { code: number; seconds: number; cpuSeconds: number; peakRss: number; peakHeap: number; peakLive: number; maxRss: number; stdoutBytes: number; stderr: string; tail: string }
-interface Row { engine: Engine; domains: number; report: ChildReport }
+interface ChildReport {
+  code: number;
+  seconds: number;
+  cpuSeconds: number;
+  peakRss: number;
+  peakHeap: number;
+  peakLive: number;
+  maxRss: number;
+  stdoutBytes: number;
+  stderr: string;
+  tail: string;
+}
+interface Row {
+  engine: Engine;
+  domains: number;
+  report: ChildReport;
+}
 
 /** The platform's domains and the sandbox registry's entries, written in bulk. */
 async function seed(url: string, count: number): Promise<void> {
@@ -35,7 +50,12 @@ async function seed(url: string, count: number): Promise<void> {
   try {
     await module.migrate();
     await module.services.resellers.createGroup('bench');
-    await module.services.catalogue.setTld({ tld: '.com', group: 'bench', registrar: 'sandbox', prices: { register: '1=10.00' } });
+    await module.services.catalogue.setTld({
+      tld: '.com',
+      group: 'bench',
+      registrar: 'sandbox',
+      prices: { register: '1=10.00' },
+    });
     const { reseller } = await module.services.resellers.create('sync@example.com', 'bench', 0);
     const now = Date.now();
     for (let start = 0; start < count; start += BATCH) {
@@ -46,15 +66,38 @@ async function seed(url: string, count: number): Promise<void> {
         // One in ten renewed at the registrar since the platform last looked: sync records the new date.
         const platformExpiry = i % 10 === 0 ? '2029-06-01' : '2030-06-01';
         domains.push({
-          id: ulid(), name, unicode_name: name, tld: '.com', reseller_id: reseller.id, registrar: 'sandbox', status: 'Active',
-          expiry_date: platformExpiry, nameservers: '["ns1.sandbox.test","ns2.sandbox.test"]', transfer_lock: null,
-          dns_management: false, email_forwarding: false, id_protection: false, created_at: now, updated_at: now,
+          id: ulid(),
+          name,
+          unicode_name: name,
+          tld: '.com',
+          reseller_id: reseller.id,
+          registrar: 'sandbox',
+          status: 'Active',
+          expiry_date: platformExpiry,
+          nameservers: '["ns1.sandbox.test","ns2.sandbox.test"]',
+          transfer_lock: null,
+          dns_management: false,
+          email_forwarding: false,
+          id_protection: false,
+          created_at: now,
+          updated_at: now,
         });
         registry.push({
-          plugin_id: 'sandbox', state_key: `domain:${name}`, updated_at: now,
+          plugin_id: 'sandbox',
+          state_key: `domain:${name}`,
+          updated_at: now,
           value: JSON.stringify({
-            status: 'active', expiryDate: '2030-06-01', nameservers: ['ns1.sandbox.test', 'ns2.sandbox.test'], locked: true, idProtection: false,
-            dnsRecords: [], contacts: {}, forwards: [], eppCode: 'bench', hosts: {}, nextRecordId: 1,
+            status: 'active',
+            expiryDate: '2030-06-01',
+            nameservers: ['ns1.sandbox.test', 'ns2.sandbox.test'],
+            locked: true,
+            idProtection: false,
+            dnsRecords: [],
+            contacts: {},
+            forwards: [],
+            eppCode: 'bench',
+            hosts: {},
+            nextRecordId: 1,
           }),
         });
       }
@@ -73,8 +116,20 @@ const signed = (n: number) => `${n >= 0 ? '+' : ''}${n.toFixed(0)}`;
 function runSync(url: string): Promise<ChildReport> {
   const child = fork(path.join(ROOT, 'bench/support/sync-child.ts'), [], {
     cwd: ROOT,
-    execArgv: ['--expose-gc', ...(process.env.BENCH_SYNC_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SYNC_PROFILE}`] : []), '--import', 'tsx'],
-    env: { ...process.env, DATABASE_URL: url, MASTER_KEY, LOG_LEVEL: 'warn', SANDBOX_LATENCY_MS: String(LATENCY_MS), SYNC_CONCURRENCY: String(CONCURRENCY) },
+    execArgv: [
+      '--expose-gc',
+      ...(process.env.BENCH_SYNC_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_SYNC_PROFILE}`] : []),
+      '--import',
+      'tsx',
+    ],
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      MASTER_KEY,
+      LOG_LEVEL: 'warn',
+      SANDBOX_LATENCY_MS: String(LATENCY_MS),
+      SYNC_CONCURRENCY: String(CONCURRENCY),
+    },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   return new Promise((resolve, reject) => {
@@ -93,8 +148,10 @@ async function main(): Promise<void> {
         await seed(db.url, count);
         process.stderr.write(`sync ${engine}: syncing ${count} domains\n`);
         const report = await runSync(db.url);
-        if (report.code !== 0) throw new Error(`sync of ${count} domains on ${engine} exited ${report.code}: ${report.stderr}`);
-        if (!report.stderr.includes(`${count}/${count} domains`) || report.stderr.includes('failed')) throw new Error(`sync of ${count} on ${engine} did not sync every domain: ${report.stderr}`);
+        if (report.code !== 0)
+          throw new Error(`sync of ${count} domains on ${engine} exited ${report.code}: ${report.stderr}`);
+        if (!report.stderr.includes(`${count}/${count} domains`) || report.stderr.includes('failed'))
+          throw new Error(`sync of ${count} on ${engine} did not sync every domain: ${report.stderr}`);
         rows.push({ engine, domains: count, report });
       } finally {
         await db.drop();
@@ -104,19 +161,49 @@ async function main(): Promise<void> {
   const ideal = (CONCURRENCY * 1000) / LATENCY_MS;
   const smallest = new Map<Engine, Row>();
   for (const r of rows) if (!smallest.has(r.engine)) smallest.set(r.engine, r);
-  writeSection('sync', [
-    '## 4. Sync at scale: `reseller-admin sync`',
-    '',
-    `\`reseller-admin sync --concurrency ${CONCURRENCY}\` in a process of its own, the sandbox answering each call after ${LATENCY_MS} ms; one domain in ten gets a new expiry date. Time from start to exit (start-up included); memory sampled every 50 ms, the live heap after a full collection once a second. Ideal: ${CONCURRENCY} / ${LATENCY_MS} ms = ${ideal.toFixed(0)} domains/s. ${machine()}.`,
-    '',
-    table(['database', 'domains', 'time', 'domains/s', 'of the ideal', 'CPU per domain', 'peak RSS', 'peak live heap', 'peak heap used', 'report on stdout'], rows.map((r) => {
-      const rate = r.domains / r.report.seconds;
-      const base = smallest.get(r.engine)!;
-      const growth = (pick: (c: ChildReport) => number) => (r === base ? '' : ` (${signed((pick(r.report) / pick(base.report) - 1) * 100)}% vs ${base.domains.toLocaleString('en')})`);
-      return [r.engine, r.domains.toLocaleString('en'), `${r.report.seconds.toFixed(1)} s`, rate.toFixed(0), `**${((rate / ideal) * 100).toFixed(0)}%**`, `${((r.report.cpuSeconds / r.domains) * 1e6).toFixed(0)} µs`,
-        `**${mib(r.report.peakRss)}**${growth((c) => c.peakRss)}`, `**${mib(r.report.peakLive)}**${growth((c) => c.peakLive)}`, mib(r.report.peakHeap), `${(r.report.stdoutBytes / 1024).toFixed(0)} KiB`];
-    })),
-  ].join('\n'));
+  writeSection(
+    'sync',
+    [
+      '## 4. Sync at scale: `reseller-admin sync`',
+      '',
+      `\`reseller-admin sync --concurrency ${CONCURRENCY}\` in a process of its own, the sandbox answering each call after ${LATENCY_MS} ms; one domain in ten gets a new expiry date. Time from start to exit (start-up included); memory sampled every 50 ms, the live heap after a full collection once a second. Ideal: ${CONCURRENCY} / ${LATENCY_MS} ms = ${ideal.toFixed(0)} domains/s. ${machine()}.`,
+      '',
+      table(
+        [
+          'database',
+          'domains',
+          'time',
+          'domains/s',
+          'of the ideal',
+          'CPU per domain',
+          'peak RSS',
+          'peak live heap',
+          'peak heap used',
+          'report on stdout',
+        ],
+        rows.map((r) => {
+          const rate = r.domains / r.report.seconds;
+          const base = smallest.get(r.engine)!;
+          const growth = (pick: (c: ChildReport) => number) =>
+            r === base
+              ? ''
+              : ` (${signed((pick(r.report) / pick(base.report) - 1) * 100)}% vs ${base.domains.toLocaleString('en')})`;
+          return [
+            r.engine,
+            r.domains.toLocaleString('en'),
+            `${r.report.seconds.toFixed(1)} s`,
+            rate.toFixed(0),
+            `**${((rate / ideal) * 100).toFixed(0)}%**`,
+            `${((r.report.cpuSeconds / r.domains) * 1e6).toFixed(0)} µs`,
+            `**${mib(r.report.peakRss)}**${growth((c) => c.peakRss)}`,
+            `**${mib(r.report.peakLive)}**${growth((c) => c.peakLive)}`,
+            mib(r.report.peakHeap),
+            `${(r.report.stdoutBytes / 1024).toFixed(0)} KiB`,
+          ];
+        }),
+      ),
+    ].join('\n'),
+  );
 }
 
 main().catch((error) => {

@@ -48,91 +48,183 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container.bind(TOKENS.logger).toConstantValue(ports.logger);
   container.bind(TOKENS.currency).toConstantValue(settings.currency);
   container.bind(TOKENS.ledgerFactory).toConstantValue(ports.ledger);
-  container.bind(TOKENS.unitOfWork).toResolvedValue((ledger: LedgerFactory) => ports.unitOfWork(ledger), [TOKENS.ledgerFactory]).inSingletonScope();
+  container
+    .bind(TOKENS.unitOfWork)
+    .toResolvedValue((ledger: LedgerFactory) => ports.unitOfWork(ledger), [TOKENS.ledgerFactory])
+    .inSingletonScope();
   container.bind(TOKENS.secretBox).toConstantValue(ports.secretBox);
-  container.bind(TOKENS.events).toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger]).inSingletonScope();
+  container
+    .bind(TOKENS.events)
+    .toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger])
+    .inSingletonScope();
   container.bind(TOKENS.registrarCallObserver).toConstantValue(ports.registrarCallObserver);
-  container.bind(TOKENS.registrars).toResolvedValue(
-    (observer: RegistrarCallObserver) => observeRegistrarCalls(ports.registrars, observer),
-    [TOKENS.registrarCallObserver],
-  ).inSingletonScope();
-  container.bind(TOKENS.resellerDirectory).toResolvedValue(
-    (uow: UnitOfWork, secrets: SecretBox) => new StoredResellerDirectory(uow.read.resellers, secrets),
-    [TOKENS.unitOfWork, TOKENS.secretBox],
-  ).inSingletonScope();
+  container
+    .bind(TOKENS.registrars)
+    .toResolvedValue(
+      (observer: RegistrarCallObserver) => observeRegistrarCalls(ports.registrars, observer),
+      [TOKENS.registrarCallObserver],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.resellerDirectory)
+    .toResolvedValue(
+      (uow: UnitOfWork, secrets: SecretBox) => new StoredResellerDirectory(uow.read.resellers, secrets),
+      [TOKENS.unitOfWork, TOKENS.secretBox],
+    )
+    .inSingletonScope();
   container.bind(TOKENS.apiLogRepository).toConstantValue(ports.apiLog);
-  container.bind(TOKENS.apiLogService).toResolvedValue(
-    (repository: ApiLogRepository, clock: Clock) => new ApiLogService(repository, clock, settings.apiLogRetentionDays),
-    [TOKENS.apiLogRepository, TOKENS.clock],
-  ).inSingletonScope();
+  container
+    .bind(TOKENS.apiLogService)
+    .toResolvedValue(
+      (repository: ApiLogRepository, clock: Clock) =>
+        new ApiLogService(repository, clock, settings.apiLogRetentionDays),
+      [TOKENS.apiLogRepository, TOKENS.clock],
+    )
+    .inSingletonScope();
 
-  container.bind(TOKENS.registrarGateway).toResolvedValue(
-    (registrars: RegistrarDirectory, logger: Logger) => new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
-    [TOKENS.registrars, TOKENS.logger],
-  ).inSingletonScope();
+  container
+    .bind(TOKENS.registrarGateway)
+    .toResolvedValue(
+      (registrars: RegistrarDirectory, logger: Logger) =>
+        new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
+      [TOKENS.registrars, TOKENS.logger],
+    )
+    .inSingletonScope();
 
-  container.bind(TOKENS.authThrottle).toResolvedValue(
-    (clock: Clock) => new FailureThrottle({
-      maxFailures: settings.authMaxFailures, windowSeconds: settings.authFailureWindowSeconds, blockSeconds: settings.authBlockSeconds,
-    }, clock),
-    [TOKENS.clock],
-  ).inSingletonScope();
-  container.bind(TOKENS.authenticator).toResolvedValue(
-    (directory: ResellerDirectory, throttle: FailureThrottle, clock: Clock) => new Authenticator(directory, throttle, clock),
-    [TOKENS.resellerDirectory, TOKENS.authThrottle, TOKENS.clock],
-  ).inSingletonScope();
-  container.bind(TOKENS.resellerService).toResolvedValue(
-    (uow: UnitOfWork, secrets: SecretBox, clock: Clock, events: EventBus) => new ResellerService(uow, secrets, clock, events),
-    [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.events],
-  ).inSingletonScope();
-  container.bind(TOKENS.catalogueService).toResolvedValue(
-    // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS.
-    (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
-      new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
-    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
-  ).inSingletonScope();
-  container.bind(TOKENS.creditService).toResolvedValue(
-    (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
-    [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
-  ).inSingletonScope();
-  container.bind(TOKENS.domainService).toResolvedValue(
-    (uow: UnitOfWork) => new DomainService(uow),
-    [TOKENS.unitOfWork],
-  ).inSingletonScope();
-  container.bind(TOKENS.availabilityChecker).toResolvedValue(
-    (registrars: RegistrarDirectory, clock: Clock, logger: Logger) => new AvailabilityChecker(registrars, clock, logger, {
-      timeoutMs: settings.registrarTimeoutMs, cacheSeconds: settings.searchCacheSeconds,
+  container
+    .bind(TOKENS.authThrottle)
+    .toResolvedValue(
+      (clock: Clock) =>
+        new FailureThrottle(
+          {
+            maxFailures: settings.authMaxFailures,
+            windowSeconds: settings.authFailureWindowSeconds,
+            blockSeconds: settings.authBlockSeconds,
+          },
+          clock,
+        ),
+      [TOKENS.clock],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.authenticator)
+    .toResolvedValue(
+      (directory: ResellerDirectory, throttle: FailureThrottle, clock: Clock) =>
+        new Authenticator(directory, throttle, clock),
+      [TOKENS.resellerDirectory, TOKENS.authThrottle, TOKENS.clock],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.resellerService)
+    .toResolvedValue(
+      (uow: UnitOfWork, secrets: SecretBox, clock: Clock, events: EventBus) =>
+        new ResellerService(uow, secrets, clock, events),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.events],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.catalogueService)
+    .toResolvedValue(
+      // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS.
+      (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
+        new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
+      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.creditService)
+    .toResolvedValue(
+      (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
+      [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.domainService)
+    .toResolvedValue((uow: UnitOfWork) => new DomainService(uow), [TOKENS.unitOfWork])
+    .inSingletonScope();
+  container
+    .bind(TOKENS.availabilityChecker)
+    .toResolvedValue(
+      (registrars: RegistrarDirectory, clock: Clock, logger: Logger) =>
+        new AvailabilityChecker(registrars, clock, logger, {
+          timeoutMs: settings.registrarTimeoutMs,
+          cacheSeconds: settings.searchCacheSeconds,
+        }),
+      [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.searchService)
+    .toResolvedValue(
+      (
+        uow: UnitOfWork,
+        registrars: RegistrarDirectory,
+        availability: AvailabilityChecker,
+        logger: Logger,
+        currency: string,
+      ) =>
+        new SearchService(uow, registrars, availability, logger, {
+          registrarTimeoutMs: settings.registrarTimeoutMs,
+          currency,
+        }),
+      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.domainSyncService)
+    .toResolvedValue(
+      // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
+      (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus, orders: OrderService) =>
+        new DomainSyncService(uow, gateway, clock, events, orders),
+      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events, TOKENS.orderService],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.domainManagementService)
+    .toResolvedValue(
+      (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock, events: EventBus) =>
+        new DomainManagementService(uow, gateway, syncer, clock, events),
+      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock, TOKENS.events],
+    )
+    .inSingletonScope();
+  container.bind(TOKENS.orderSettings).toConstantValue(
+    Object.freeze({
+      registrarTimeoutMs: settings.registrarTimeoutMs,
+      reconcileAfterMs: settings.reconcileAfterMs,
+      idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
+      reconcileBatch: settings.reconcileBatch,
     }),
-    [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
-  ).inSingletonScope();
-  container.bind(TOKENS.searchService).toResolvedValue(
-    (uow: UnitOfWork, registrars: RegistrarDirectory, availability: AvailabilityChecker, logger: Logger, currency: string) =>
-      new SearchService(uow, registrars, availability, logger, { registrarTimeoutMs: settings.registrarTimeoutMs, currency }),
-    [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
-  ).inSingletonScope();
-  container.bind(TOKENS.domainSyncService).toResolvedValue(
-    // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
-    (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus, orders: OrderService) => new DomainSyncService(uow, gateway, clock, events, orders),
-    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events, TOKENS.orderService],
-  ).inSingletonScope();
-  container.bind(TOKENS.domainManagementService).toResolvedValue(
-    (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock, events: EventBus) => new DomainManagementService(uow, gateway, syncer, clock, events),
-    [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock, TOKENS.events],
-  ).inSingletonScope();
-  container.bind(TOKENS.orderSettings).toConstantValue(Object.freeze({
-    registrarTimeoutMs: settings.registrarTimeoutMs,
-    reconcileAfterMs: settings.reconcileAfterMs,
-    idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
-    reconcileBatch: settings.reconcileBatch,
-  }));
-  container.bind(TOKENS.orderRegistrar).toResolvedValue(
-    (registrars: RegistrarDirectory, gateway: RegistrarGateway, logger: Logger) => new GatewayOrderRegistrar(registrars, gateway, logger),
-    [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
-  ).inSingletonScope();
-  container.bind(TOKENS.orderService).toResolvedValue(
-    (uow: UnitOfWork, registrar: OrderRegistrar, catalogue: CatalogueService, clock: Clock, logger: Logger, orderSettings: OrderSettings, events: EventBus) =>
-      new OrderService(uow, registrar, catalogue, clock, logger, orderSettings, events),
-    [TOKENS.unitOfWork, TOKENS.orderRegistrar, TOKENS.catalogueService, TOKENS.clock, TOKENS.logger, TOKENS.orderSettings, TOKENS.events],
-  ).inSingletonScope();
+  );
+  container
+    .bind(TOKENS.orderRegistrar)
+    .toResolvedValue(
+      (registrars: RegistrarDirectory, gateway: RegistrarGateway, logger: Logger) =>
+        new GatewayOrderRegistrar(registrars, gateway, logger),
+      [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.orderService)
+    .toResolvedValue(
+      (
+        uow: UnitOfWork,
+        registrar: OrderRegistrar,
+        catalogue: CatalogueService,
+        clock: Clock,
+        logger: Logger,
+        orderSettings: OrderSettings,
+        events: EventBus,
+      ) => new OrderService(uow, registrar, catalogue, clock, logger, orderSettings, events),
+      [
+        TOKENS.unitOfWork,
+        TOKENS.orderRegistrar,
+        TOKENS.catalogueService,
+        TOKENS.clock,
+        TOKENS.logger,
+        TOKENS.orderSettings,
+        TOKENS.events,
+      ],
+    )
+    .inSingletonScope();
   return container;
 }

@@ -1,14 +1,34 @@
 /** The package's public API: the module factory for host platforms, and the contracts plugins build on. */
-export { createResellerModule, BUNDLED_PLUGINS_DIR, type ResellerModule, type ResellerModuleOptions, type HttpMountOptions, type SyncRunOptions } from './module';
+export {
+  createResellerModule,
+  BUNDLED_PLUGINS_DIR,
+  type ResellerModule,
+  type ResellerModuleOptions,
+  type HttpMountOptions,
+  type SyncRunOptions,
+} from './module';
 export { createServerApp, startServer, type RunningServer } from './server';
 // Ports a host may rebind in `configureContainer` (docs/embedding.md), and the event types.
 export type { ResellerDirectory, AuthenticatingReseller } from './core/reseller/reseller-directory';
 export type { Reseller, ResellerStatus } from './core/reseller/reseller';
 export type { LedgerRepository, LedgerEntry, LedgerFactory, EntryKind } from './core/credit/ledger';
-export type { RegistrarCallObserver, RegistrarCall, RegistrarCallOutcome } from './core/registrar/observed-registrar-directory';
+export type {
+  RegistrarCallObserver,
+  RegistrarCall,
+  RegistrarCallOutcome,
+} from './core/registrar/observed-registrar-directory';
 export {
-  InProcessEventBus, type EventBus, type EventName, type EventHandler, type PlatformEvents,
-  type OrderPlaced, type OrderCompleted, type OrderFailed, type DomainStatusChanged, type CreditChanged, type StatusChangeCause,
+  InProcessEventBus,
+  type EventBus,
+  type EventName,
+  type EventHandler,
+  type PlatformEvents,
+  type OrderPlaced,
+  type OrderCompleted,
+  type OrderFailed,
+  type DomainStatusChanged,
+  type CreditChanged,
+  type StatusChangeCause,
 } from './core/shared/events';
 export type { BackgroundJob, JobCounts } from './core/jobs/job-scheduler';
 export type { ApiLogEntry } from './core/api-log/api-log';
@@ -19,7 +39,13 @@ export { DomainError, isDomainError, type ErrorCode } from './core/shared/errors
 export { formatAmount, parseAmount } from './core/shared/money';
 export { fixedClock, systemClock, type Clock } from './core/shared/clock';
 export * from './core/registrar/plugin';
-export { runConformanceKit, formatConformanceReport, type ConformanceOptions, type ConformanceReport, type ConformanceCheck } from './testing/conformance';
+export {
+  runConformanceKit,
+  formatConformanceReport,
+  type ConformanceOptions,
+  type ConformanceReport,
+  type ConformanceCheck,
+} from './testing/conformance';
 export { MemoryPluginStore } from './testing/memory-plugin-store';
 /** The reseller SDK (also importable alone as `domain-reseller/client`, without loading the server). */
 export * from './client';

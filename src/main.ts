@@ -18,7 +18,10 @@ async function main(): Promise<void> {
 
   const running = await startServer(module, settings);
   const base = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${running.port}${settings.basePath}`;
-  logger.info({ url: base, port: running.port, backgroundJobs: settings.backgroundJobs }, 'domain reseller API listening');
+  logger.info(
+    { url: base, port: running.port, backgroundJobs: settings.backgroundJobs },
+    'domain reseller API listening',
+  );
   if (demo) printDemo(base, demo.email, demo.apiKey);
 
   const stop = (signal: string) => {

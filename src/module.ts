@@ -13,7 +13,12 @@ import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
-import type { DomainSyncService, SyncKind, SyncRoundProgress, SyncRoundReport } from './core/domain/domain-sync-service';
+import type {
+  DomainSyncService,
+  SyncKind,
+  SyncRoundProgress,
+  SyncRoundReport,
+} from './core/domain/domain-sync-service';
 import { JobScheduler } from './core/jobs/job-scheduler';
 import type { OrderService, ReconcileReport } from './core/order/order-service';
 import type { ResellerService } from './core/reseller/reseller-service';
@@ -57,7 +62,10 @@ export interface ResellerModuleOptions {
    * (`TOKENS.resellerDirectory`), its own credit ledger (`TOKENS.ledgerFactory`), an event bus or a
    * registrar call observer of its own. docs/embedding.md lists the ports and their contracts.
    */
-  readonly configureContainer?: (container: Container, context: { readonly knex: Knex; readonly settings: Settings; readonly logger: Logger }) => void;
+  readonly configureContainer?: (
+    container: Container,
+    context: { readonly knex: Knex; readonly settings: Settings; readonly logger: Logger },
+  ) => void;
 }
 
 export interface HttpMountOptions {
@@ -143,32 +151,46 @@ const PROCESS_TAG = `${os.hostname().slice(0, 24)}:${process.pid}`;
  */
 export async function createResellerModule(options: ResellerModuleOptions = {}): Promise<ResellerModule> {
   const settings = parseSettings(options.settings ?? {});
-  const logger = !options.logger ? createLogger(settings.logLevel) : isOwnLogger(options.logger) ? options.logger : withLogContext(options.logger);
+  const logger = !options.logger
+    ? createLogger(settings.logLevel)
+    : isOwnLogger(options.logger)
+      ? options.logger
+      : withLogContext(options.logger);
   const clock = options.clock ?? systemClock;
   const ownsDatabase = options.database === undefined || typeof options.database === 'string';
-  const target = typeof options.database === 'string' || options.database === undefined
-    ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
-    : undefined;
+  const target =
+    typeof options.database === 'string' || options.database === undefined
+      ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
+      : undefined;
   const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax, logger }) : (options.database as Knex);
 
   try {
-    const secretBox = new AesSecretBox(resolveMasterKey(settings, target?.kind === 'sqlite' ? target.location : undefined, logger));
-    const registrars = await loadPlugins(options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR, settings.plugins, (pluginId) => ({
-      logger: logger.child({ plugin: pluginId }),
-      clock,
-      store: new KnexPluginStore(knex, pluginId, clock),
-    }));
+    const secretBox = new AesSecretBox(
+      resolveMasterKey(settings, target?.kind === 'sqlite' ? target.location : undefined, logger),
+    );
+    const registrars = await loadPlugins(
+      options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR,
+      settings.plugins,
+      (pluginId) => ({
+        logger: logger.child({ plugin: pluginId }),
+        clock,
+        store: new KnexPluginStore(knex, pluginId, clock),
+      }),
+    );
     const metrics = new PrometheusMetrics(logger);
-    const container = buildContainer({
-      clock,
-      logger,
-      unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger),
-      ledger: knexLedger,
-      apiLog: new KnexApiLogRepository(knex),
-      secretBox,
-      registrars,
-      registrarCallObserver: metrics,
-    }, settings);
+    const container = buildContainer(
+      {
+        clock,
+        logger,
+        unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger),
+        ledger: knexLedger,
+        apiLog: new KnexApiLogRepository(knex),
+        secretBox,
+        registrars,
+        registrarCallObserver: metrics,
+      },
+      settings,
+    );
     options.configureContainer?.(container, { knex, settings, logger });
 
     const events = container.get(TOKENS.events);
@@ -185,9 +207,17 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       orders: container.get(TOKENS.orderService),
     };
     const unitOfWork = container.get(TOKENS.unitOfWork);
-    const apiLog = new BufferedApiLog(container.get(TOKENS.apiLogRepository), logger, { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax }, metrics);
+    const apiLog = new BufferedApiLog(
+      container.get(TOKENS.apiLogRepository),
+      logger,
+      { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax },
+      metrics,
+    );
     if (settings.apiLog) apiLog.start();
-    metrics.readFrom({ totalBalance: () => unitOfWork.read.ledger.totalBalance(), apiLogPending: () => apiLog.pending });
+    metrics.readFrom({
+      totalBalance: () => unitOfWork.read.ledger.totalBalance(),
+      apiLogPending: () => apiLog.pending,
+    });
 
     let draining = false;
     let closed = false;
@@ -202,7 +232,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const runSync = (kind: SyncKind, run: SyncRunOptions = {}): Promise<SyncRoundReport> => {
       const concurrency = run.concurrencyPerRegistrar ?? settings.jobConcurrencyPerRegistrar;
       const batchSize = run.batchSize ?? settings.jobBatchSize;
-      const intervalMs = (kind === 'domain' ? settings.domainSyncIntervalSeconds : settings.transferSyncIntervalSeconds) * 1000;
+      const intervalMs =
+        (kind === 'domain' ? settings.domainSyncIntervalSeconds : settings.transferSyncIntervalSeconds) * 1000;
       return services.domainSync.syncDue({
         kind,
         syncedBefore: run.syncedBefore ?? new Date(clock.now().getTime() - intervalMs),
@@ -217,25 +248,61 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       });
     };
 
-    const reconcile = (signal?: AbortSignal) => services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
+    const reconcile = (signal?: AbortSignal) =>
+      services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
     const jobs = new JobScheduler(logger, metrics);
     // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
-    jobs.register({ name: 'domain-sync', intervalMs: Math.min(settings.domainSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('domain', { signal }).then(roundCounts) });
-    jobs.register({ name: 'transfer-sync', intervalMs: Math.min(settings.transferSyncIntervalSeconds * 1000, 60_000), run: (signal) => runSync('transfer', { signal }).then(roundCounts) });
+    jobs.register({
+      name: 'domain-sync',
+      intervalMs: Math.min(settings.domainSyncIntervalSeconds * 1000, 60_000),
+      run: (signal) => runSync('domain', { signal }).then(roundCounts),
+    });
+    jobs.register({
+      name: 'transfer-sync',
+      intervalMs: Math.min(settings.transferSyncIntervalSeconds * 1000, 60_000),
+      run: (signal) => runSync('transfer', { signal }).then(roundCounts),
+    });
     // Pending orders left by registrar timeouts or crashes; each order is claimed with a lease (docs/orders.md).
-    jobs.register({ name: 'order-reconciliation', intervalMs: settings.reconcileIntervalMs, run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts) });
+    jobs.register({
+      name: 'order-reconciliation',
+      intervalMs: settings.reconcileIntervalMs,
+      run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts),
+    });
     if (settings.apiLogRetentionDays > 0) {
-      jobs.register({ name: 'api-log-purge', intervalMs: 3_600_000, run: async () => ({ purged: (await services.apiLog.purge()).deleted }) });
+      jobs.register({
+        name: 'api-log-purge',
+        intervalMs: 3_600_000,
+        run: async () => ({ purged: (await services.apiLog.purge()).deleted }),
+      });
     }
 
     const observe = (call: ObservedCall) => {
       // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
-      (call.operational && call.status < 500 ? logger.debug : logger.info).call(logger, { reqId: call.requestId || undefined, method: call.method, route: call.route, status: call.status, ms: Math.round(call.durationMs * 10) / 10, ...(call.resellerId ? { reseller: call.resellerId } : {}) }, 'request');
+      (call.operational && call.status < 500 ? logger.debug : logger.info).call(
+        logger,
+        {
+          reqId: call.requestId || undefined,
+          method: call.method,
+          route: call.route,
+          status: call.status,
+          ms: Math.round(call.durationMs * 10) / 10,
+          ...(call.resellerId ? { reseller: call.resellerId } : {}),
+        },
+        'request',
+      );
       metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
       if (settings.apiLog && call.resellerId && call.route) {
         apiLog.record({
-          resellerId: call.resellerId, at: clock.now(), method: call.method, route: call.route, domain: call.domain ?? null,
-          status: call.status, durationMs: call.durationMs, error: call.error ?? null, requestId: call.requestId, clientIp: call.clientIp || null,
+          resellerId: call.resellerId,
+          at: clock.now(),
+          method: call.method,
+          route: call.route,
+          domain: call.domain ?? null,
+          status: call.status,
+          durationMs: call.durationMs,
+          error: call.error ?? null,
+          requestId: call.requestId,
+          clientIp: call.clientIp || null,
         });
       }
     };
@@ -252,7 +319,15 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     ];
 
     return {
-      middleware: (mount = {}) => createHttpApi({ container, routes, logger, basePath: settings.basePath, observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext }, ...mount }),
+      middleware: (mount = {}) =>
+        createHttpApi({
+          container,
+          routes,
+          logger,
+          basePath: settings.basePath,
+          observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },
+          ...mount,
+        }),
       services,
       on: (name, handler) => events.on(name, handler),
       events,
@@ -265,7 +340,10 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       jobs,
       startBackgroundJobs() {
         if (!settings.backgroundJobs) {
-          logger.info({}, 'background jobs are off (BACKGROUND_JOBS=false): run `reseller-admin sync` from a scheduler');
+          logger.info(
+            {},
+            'background jobs are off (BACKGROUND_JOBS=false): run `reseller-admin sync` from a scheduler',
+          );
           return;
         }
         jobs.start();
@@ -280,7 +358,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       reconcile: () => reconcile(),
       async close(options = {}) {
         draining = true;
-        if (!(await jobs.stop(options.jobsWaitMs ?? settings.shutdownTimeoutMs))) logger.warn({}, 'a background pass was still running at close; its claims run out and another process takes them');
+        if (!(await jobs.stop(options.jobsWaitMs ?? settings.shutdownTimeoutMs)))
+          logger.warn(
+            {},
+            'a background pass was still running at close; its claims run out and another process takes them',
+          );
         await apiLog.close();
         closed = true;
         await registrars.close();
@@ -293,7 +375,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
   }
 }
 
-const roundCounts = (report: SyncRoundReport) => ({ synced: report.synced, changed: report.changedCount, failed: report.failedCount });
+const roundCounts = (report: SyncRoundReport) => ({
+  synced: report.synced,
+  changed: report.changedCount,
+  failed: report.failedCount,
+});
 
 /** "ok", or why the database does not answer a trivial query within two seconds. */
 async function databaseAnswers(knex: Knex): Promise<string> {
@@ -301,7 +387,9 @@ async function databaseAnswers(knex: Knex): Promise<string> {
   try {
     await Promise.race([
       knex.raw('select 1'),
-      new Promise((_, reject) => { timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000); }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000);
+      }),
     ]);
     return 'ok';
   } catch (error) {
@@ -318,13 +406,15 @@ async function databaseAnswers(knex: Knex): Promise<string> {
  */
 function resolveMasterKey(settings: Settings, sqliteFile: string | undefined, logger: Logger): Buffer {
   if (settings.masterKey) return decodeMasterKey(settings.masterKey, 'MASTER_KEY');
-  const file = settings.masterKeyFile ?? (sqliteFile && sqliteFile !== ':memory:' ? path.join(path.dirname(sqliteFile), 'master.key') : undefined);
+  const file =
+    settings.masterKeyFile ??
+    (sqliteFile && sqliteFile !== ':memory:' ? path.join(path.dirname(sqliteFile), 'master.key') : undefined);
   if (file) {
     const { key, created } = loadOrCreateMasterKeyFile(file);
-    if (created) logger.warn({ file }, 'created a new master key; back it up: without it the stored API keys cannot be used');
+    if (created)
+      logger.warn({ file }, 'created a new master key; back it up: without it the stored API keys cannot be used');
     return key;
   }
   if (sqliteFile === ':memory:') return randomBytes(32);
   throw new Error('MASTER_KEY or MASTER_KEY_FILE must be set when the database is not an embedded SQLite file');
 }
-

@@ -40,7 +40,10 @@ export async function startServer(module: ResellerModule, settings: Settings): P
 
   const shutdown = async (signal: string): Promise<boolean> => {
     const started = Date.now();
-    logger.info({ signal, delayMs: settings.shutdownDelayMs, timeoutMs: settings.shutdownTimeoutMs }, 'shutting down: /readyz now answers 503');
+    logger.info(
+      { signal, delayMs: settings.shutdownDelayMs, timeoutMs: settings.shutdownTimeoutMs },
+      'shutting down: /readyz now answers 503',
+    );
     module.drain();
     if (settings.shutdownDelayMs > 0) await sleep(settings.shutdownDelayMs);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -49,10 +52,17 @@ export async function startServer(module: ResellerModule, settings: Settings): P
     const left = Math.max(0, settings.shutdownTimeoutMs - (Date.now() - started));
     const [finished, jobsStopped] = await Promise.all([within(closed, left), module.jobs.stop(left)]);
     if (!finished) {
-      logger.warn({ timeoutMs: settings.shutdownTimeoutMs }, 'requests still in flight at the shutdown deadline were cut off; pending orders are settled by reconciliation');
+      logger.warn(
+        { timeoutMs: settings.shutdownTimeoutMs },
+        'requests still in flight at the shutdown deadline were cut off; pending orders are settled by reconciliation',
+      );
       server.closeAllConnections();
     }
-    if (!jobsStopped) logger.warn({}, 'a background pass was still running at the shutdown deadline; its claims run out and another process takes them');
+    if (!jobsStopped)
+      logger.warn(
+        {},
+        'a background pass was still running at the shutdown deadline; its claims run out and another process takes them',
+      );
     // The jobs had their share of the deadline above.
     await module.close({ jobsWaitMs: 0 });
     logger.info({ ms: Date.now() - started }, 'stopped');
@@ -70,7 +80,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function within(promise: Promise<void>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
+  const deadline = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
   try {
     return await Promise.race([promise.then(() => true), deadline]);
   } finally {

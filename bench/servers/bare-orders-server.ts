@@ -12,15 +12,20 @@ import { ulid } from 'ulid';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 
 const PRICE = 10_00;
-const db = connectDatabase(parseDatabaseUrl(process.env.DATABASE_URL ?? ''), { poolMax: Number(process.env.DB_POOL_MAX ?? 10) });
-
-const readBody = (req: NodeJS.ReadableStream) => new Promise<string>((resolve, reject) => {
-  let text = '';
-  req.setEncoding('utf8');
-  req.on('data', (chunk: string) => { text += chunk; });
-  req.on('end', () => resolve(text));
-  req.on('error', reject);
+const db = connectDatabase(parseDatabaseUrl(process.env.DATABASE_URL ?? ''), {
+  poolMax: Number(process.env.DB_POOL_MAX ?? 10),
 });
+
+const readBody = (req: NodeJS.ReadableStream) =>
+  new Promise<string>((resolve, reject) => {
+    let text = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => {
+      text += chunk;
+    });
+    req.on('end', () => resolve(text));
+    req.on('error', reject);
+  });
 
 const app = new Koa();
 app.use(async (ctx) => {
@@ -34,17 +39,51 @@ app.use(async (ctx) => {
   const orderId = ulid();
   const domainId = ulid();
   const reserved = await db.transaction(async (trx) => {
-    const moved = await trx('credit_accounts').where({ reseller_id: resellerId }).andWhere('balance_minor', '>=', PRICE)
+    const moved = await trx('credit_accounts')
+      .where({ reseller_id: resellerId })
+      .andWhere('balance_minor', '>=', PRICE)
       .update({ balance_minor: trx.raw('balance_minor - ?', [PRICE]) });
     if (moved !== 1) return false;
-    await trx('credit_entries').insert({ id: ulid(), reseller_id: resellerId, amount_minor: -PRICE, kind: 'order_debit', order_id: orderId, note: null, created_at: now });
+    await trx('credit_entries').insert({
+      id: ulid(),
+      reseller_id: resellerId,
+      amount_minor: -PRICE,
+      kind: 'order_debit',
+      order_id: orderId,
+      note: null,
+      created_at: now,
+    });
     await trx('domains').insert({
-      id: domainId, name: domain, unicode_name: domain, tld: '.com', reseller_id: resellerId, registrar: 'sandbox', status: 'Pending Registration',
-      expiry_date: null, nameservers: '[]', transfer_lock: null, dns_management: false, email_forwarding: false, id_protection: false, created_at: now, updated_at: now,
+      id: domainId,
+      name: domain,
+      unicode_name: domain,
+      tld: '.com',
+      reseller_id: resellerId,
+      registrar: 'sandbox',
+      status: 'Pending Registration',
+      expiry_date: null,
+      nameservers: '[]',
+      transfer_lock: null,
+      dns_management: false,
+      email_forwarding: false,
+      id_protection: false,
+      created_at: now,
+      updated_at: now,
     });
     await trx('orders').insert({
-      id: orderId, reseller_id: resellerId, action: 'register', domain_id: domainId, domain_name: domain, registrar: 'sandbox', period: 1,
-      price_minor: PRICE, status: 'pending', open_domain: domain, request: '{}', created_at: now, updated_at: now,
+      id: orderId,
+      reseller_id: resellerId,
+      action: 'register',
+      domain_id: domainId,
+      domain_name: domain,
+      registrar: 'sandbox',
+      period: 1,
+      price_minor: PRICE,
+      status: 'pending',
+      open_domain: domain,
+      request: '{}',
+      created_at: now,
+      updated_at: now,
     });
     return true;
   });
@@ -54,8 +93,12 @@ app.use(async (ctx) => {
     return;
   }
   await db.transaction(async (trx) => {
-    await trx('orders').where({ id: orderId, status: 'pending' }).update({ status: 'completed', open_domain: null, expiry_date: '2027-11-21', settled_at: now, updated_at: now });
-    await trx('domains').where({ id: domainId }).update({ status: 'Active', expiry_date: '2027-11-21', updated_at: now });
+    await trx('orders')
+      .where({ id: orderId, status: 'pending' })
+      .update({ status: 'completed', open_domain: null, expiry_date: '2027-11-21', settled_at: now, updated_at: now });
+    await trx('domains')
+      .where({ id: domainId })
+      .update({ status: 'Active', expiry_date: '2027-11-21', updated_at: now });
   });
   ctx.type = 'application/json';
   ctx.body = '"success"';

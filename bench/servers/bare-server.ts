@@ -8,7 +8,9 @@ import Koa from 'koa';
 import { formatAmount } from '../../src/core/shared/money';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 
-const db = connectDatabase(parseDatabaseUrl(process.env.DATABASE_URL ?? ''), { poolMax: Number(process.env.DB_POOL_MAX ?? 10) });
+const db = connectDatabase(parseDatabaseUrl(process.env.DATABASE_URL ?? ''), {
+  poolMax: Number(process.env.DB_POOL_MAX ?? 10),
+});
 const resellerId = process.env.BENCH_RESELLER_ID ?? '';
 
 const app = new Koa();

@@ -3,7 +3,11 @@ import { createMariaDbDatabase, createSqliteDatabase } from '../../test/support/
 export type Engine = 'sqlite' | 'mariadb';
 
 /** The MariaDB server the benchmarks use (the tests' default): BENCH_MARIADB_URL, else TEST_MARIADB_URL. */
-export const MARIADB_SERVER = (process.env.BENCH_MARIADB_URL ?? process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306').replace(/\/+$/, '');
+export const MARIADB_SERVER = (
+  process.env.BENCH_MARIADB_URL ??
+  process.env.TEST_MARIADB_URL ??
+  'mysql://root@127.0.0.1:3306'
+).replace(/\/+$/, '');
 
 export interface BenchDatabase {
   readonly engine: Engine;
@@ -13,17 +17,27 @@ export interface BenchDatabase {
 
 /** A fresh, empty database for one benchmark: a SQLite file in a temporary folder, or a new MariaDB database. */
 export async function freshDatabase(engine: Engine, label: string): Promise<BenchDatabase> {
-  const database = engine === 'sqlite'
-    ? createSqliteDatabase(`bench-${label}-`, 'bench.sqlite')
-    : await createMariaDbDatabase(MARIADB_SERVER, `bench_${label.replace(/\W/g, '_')}`, (error) =>
-      new Error(`MariaDB is unreachable at ${MARIADB_SERVER} (set BENCH_MARIADB_URL, or BENCH_ENGINES=sqlite): ${error.message}`));
+  const database =
+    engine === 'sqlite'
+      ? createSqliteDatabase(`bench-${label}-`, 'bench.sqlite')
+      : await createMariaDbDatabase(
+          MARIADB_SERVER,
+          `bench_${label.replace(/\W/g, '_')}`,
+          (error) =>
+            new Error(
+              `MariaDB is unreachable at ${MARIADB_SERVER} (set BENCH_MARIADB_URL, or BENCH_ENGINES=sqlite): ${error.message}`,
+            ),
+        );
   return { engine, ...database };
 }
 
 /** BENCH_ENGINES=sqlite,mariadb (default both). */
 export function enginesFromEnv(fallback: readonly Engine[] = ['sqlite', 'mariadb']): Engine[] {
-  const given = process.env.BENCH_ENGINES?.split(',').map((s) => s.trim()).filter(Boolean);
+  const given = process.env.BENCH_ENGINES?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!given || given.length === 0) return [...fallback];
-  for (const e of given) if (e !== 'sqlite' && e !== 'mariadb') throw new Error(`BENCH_ENGINES: unknown engine "${e}" (sqlite, mariadb)`);
+  for (const e of given)
+    if (e !== 'sqlite' && e !== 'mariadb') throw new Error(`BENCH_ENGINES: unknown engine "${e}" (sqlite, mariadb)`);
   return given as Engine[];
 }

@@ -25,7 +25,11 @@ export interface LoadOptions {
    * Builds each request of a connection: `connection` is a per-connection object (say, which
    * reseller it speaks for), kept for the connection's life. Overrides method, headers and body.
    */
-  readonly request?: (connection: Record<string, unknown>) => { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string };
+  readonly request?: (connection: Record<string, unknown>) => {
+    method?: 'GET' | 'POST';
+    headers?: Record<string, string>;
+    body?: string;
+  };
 }
 
 /** Runs autocannon against one URL and keeps the numbers the reports need. */
@@ -39,12 +43,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     headers: options.headers?.() ?? {},
     body: options.body,
     ...(options.request && {
-      requests: [{
-        setupRequest: (req: autocannon.Request, context: object) => {
-          const built = options.request!(context as Record<string, unknown>);
-          return { ...req, ...built, headers: { ...req.headers, ...built.headers } } as autocannon.Request;
+      requests: [
+        {
+          setupRequest: (req: autocannon.Request, context: object) => {
+            const built = options.request!(context as Record<string, unknown>);
+            return { ...req, ...built, headers: { ...req.headers, ...built.headers } } as autocannon.Request;
+          },
         },
-      }],
+      ],
     }),
   });
   const requests = result.requests.total;
@@ -64,7 +70,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
 export function combine(rounds: readonly LoadResult[]): LoadResult {
   const requests = rounds.reduce((n, r) => n + r.requests, 0);
   const seconds = rounds.reduce((n, r) => n + r.seconds, 0);
-  const med = (pick: (r: LoadResult) => number) => [...rounds].map(pick).sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)]!;
+  const med = (pick: (r: LoadResult) => number) =>
+    [...rounds].map(pick).sort((a, b) => a - b)[Math.floor((rounds.length - 1) / 2)]!;
   return {
     requests,
     seconds,

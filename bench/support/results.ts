@@ -18,8 +18,9 @@ export function writeSection(name: string, markdown: string): void {
   const block = `${start(name)}\n${markdown.trim()}\n${end(name)}`;
   const from = text.indexOf(start(name));
   const to = text.indexOf(end(name));
-  const next = from >= 0 && to > from
-    ? `${text.slice(0, from)}${block}${text.slice(to + end(name).length)}`
-    : `${text.trimEnd()}\n\n${block}\n`;
+  const next =
+    from >= 0 && to > from
+      ? `${text.slice(0, from)}${block}${text.slice(to + end(name).length)}`
+      : `${text.trimEnd()}\n\n${block}\n`;
   writeFileSync(RESULTS_FILE, next);
 }

@@ -23,7 +23,11 @@ export function positiveInt(name: string, fallback: number): number {
 
 /** A Markdown table from a header row and body rows. */
 export function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
-  return [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+  return [
+    `| ${header.join(' | ')} |`,
+    `|${header.map(() => '---').join('|')}|`,
+    ...rows.map((r) => `| ${r.join(' | ')} |`),
+  ].join('\n');
 }
 
 export function machine(): string {

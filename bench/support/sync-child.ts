@@ -26,17 +26,43 @@ async function main(): Promise<void> {
   }, 1000);
   let stdoutBytes = 0;
   let tail = '';
-  const stdout = new Writable({ write(chunk, _enc, done) { stdoutBytes += chunk.length; tail = (tail + String(chunk)).slice(-2000); done(); } });
+  const stdout = new Writable({
+    write(chunk, _enc, done) {
+      stdoutBytes += chunk.length;
+      tail = (tail + String(chunk)).slice(-2000);
+      done();
+    },
+  });
   let stderr = '';
-  const errStream = new Writable({ write(chunk, _enc, done) { stderr = (stderr + String(chunk)).slice(-2000); done(); } });
+  const errStream = new Writable({
+    write(chunk, _enc, done) {
+      stderr = (stderr + String(chunk)).slice(-2000);
+      done();
+    },
+  });
   const started = performance.now();
-  const code = await runCli(['sync', '--concurrency', process.env.SYNC_CONCURRENCY ?? '50'], { stdout, stderr: errStream, env: process.env });
+  const code = await runCli(['sync', '--concurrency', process.env.SYNC_CONCURRENCY ?? '50'], {
+    stdout,
+    stderr: errStream,
+    env: process.env,
+  });
   const seconds = (performance.now() - started) / 1000;
   const cpu = process.cpuUsage();
   clearInterval(sampler);
   clearInterval(live);
   sample();
-  process.send!({ code, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, peakRss, peakHeap, peakLive, maxRss: process.resourceUsage().maxRSS * 1024, stdoutBytes, stderr, tail });
+  process.send!({
+    code,
+    seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
+    peakRss,
+    peakHeap,
+    peakLive,
+    maxRss: process.resourceUsage().maxRSS * 1024,
+    stdoutBytes,
+    stderr,
+    tail,
+  });
 }
 
 main().catch((error) => {

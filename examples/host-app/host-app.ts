@@ -10,8 +10,15 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import Koa from 'koa';
 import {
-  TOKENS, createResellerModule, formatAmount,
-  type AuthenticatingReseller, type LedgerEntry, type LedgerRepository, type PlatformEvents, type ResellerDirectory, type ResellerModule,
+  TOKENS,
+  createResellerModule,
+  formatAmount,
+  type AuthenticatingReseller,
+  type LedgerEntry,
+  type LedgerRepository,
+  type PlatformEvents,
+  type ResellerDirectory,
+  type ResellerModule,
 } from '../../src/index';
 
 const GROUP = 'retail';
@@ -66,7 +73,13 @@ class HostResellerDirectory implements ResellerDirectory {
     const row = await this.db('host_customers').where({ email }).first();
     if (!row) return undefined;
     return {
-      reseller: { id: row.reseller_id, email: row.email, groupId: row.group_id, status: Number(row.suspended) ? 'suspended' : 'active', createdAt: new Date(0) },
+      reseller: {
+        id: row.reseller_id,
+        email: row.email,
+        groupId: row.group_id,
+        status: Number(row.suspended) ? 'suspended' : 'active',
+        createdAt: new Date(0),
+      },
       apiKey: row.api_key,
       allowedNetworks: [],
     };
@@ -91,7 +104,13 @@ class HostLedger implements LedgerRepository {
       .update({ balance_cents: this.db.raw('balance_cents + ?', [entry.amount]) });
     if (moved !== 1) return false;
     await this.db('host_credit_log').insert({
-      id: entry.id, reseller_id: entry.resellerId, amount_cents: entry.amount, kind: entry.kind, order_id: entry.orderId, note: entry.note, created_at: entry.createdAt.getTime(),
+      id: entry.id,
+      reseller_id: entry.resellerId,
+      amount_cents: entry.amount,
+      kind: entry.kind,
+      order_id: entry.orderId,
+      note: entry.note,
+      created_at: entry.createdAt.getTime(),
     });
     return true;
   }
@@ -106,14 +125,22 @@ class HostLedger implements LedgerRepository {
   }
 
   async sumOfEntries(resellerId: string): Promise<number> {
-    return Number((await this.db('host_credit_log').where({ reseller_id: resellerId }).sum({ total: 'amount_cents' }).first())?.total ?? 0);
+    return Number(
+      (await this.db('host_credit_log').where({ reseller_id: resellerId }).sum({ total: 'amount_cents' }).first())
+        ?.total ?? 0,
+    );
   }
 
   async entries(resellerId: string, limit: number): Promise<LedgerEntry[]> {
     const rows = await this.db('host_credit_log').where({ reseller_id: resellerId }).orderBy('id', 'desc').limit(limit);
     return rows.map((r: Record<string, unknown>) => ({
-      id: String(r.id), resellerId: String(r.reseller_id), amount: Number(r.amount_cents), kind: r.kind as LedgerEntry['kind'],
-      orderId: (r.order_id as string | null) ?? null, note: (r.note as string | null) ?? null, createdAt: new Date(Number(r.created_at)),
+      id: String(r.id),
+      resellerId: String(r.reseller_id),
+      amount: Number(r.amount_cents),
+      kind: r.kind as LedgerEntry['kind'],
+      orderId: (r.order_id as string | null) ?? null,
+      note: (r.note as string | null) ?? null,
+      createdAt: new Date(Number(r.created_at)),
     }));
   }
 }
@@ -152,29 +179,67 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     // Before anything is resolved: the host's customers and balances replace the module's own.
     configureContainer: (container) => {
       container.rebindSync(TOKENS.resellerDirectory).toConstantValue(new HostResellerDirectory(db));
-      container.rebindSync(TOKENS.ledgerFactory).toConstantValue((connection) => new HostLedger(connection as Knex | Knex.Transaction));
+      container
+        .rebindSync(TOKENS.ledgerFactory)
+        .toConstantValue((connection) => new HostLedger(connection as Knex | Knex.Transaction));
     },
   });
   await reseller.migrate();
   if (!(await reseller.services.resellers.listGroups()).some((g) => g.name === GROUP)) {
     await reseller.services.resellers.createGroup(GROUP);
-    await reseller.services.catalogue.setTld({ tld: '.com', group: GROUP, registrar: 'sandbox', prices: { register: '1=12.00,2=23.00', renew: '1=13.00', transfer: '1=11.00' } });
+    await reseller.services.catalogue.setTld({
+      tld: '.com',
+      group: GROUP,
+      registrar: 'sandbox',
+      prices: { register: '1=12.00,2=23.00', renew: '1=13.00', transfer: '1=11.00' },
+    });
   }
 
   // The activity feed: what the module did, in the host's words.
   const record = (event: keyof PlatformEvents, resellerId: string, summary: string) =>
-    db('host_activity').insert({ event, reseller_id: resellerId, summary }).then(() => undefined);
-  reseller.on('order.placed', (e) => record('order.placed', e.resellerId, `${e.action} ${e.domain} for ${e.period} year(s): ${formatAmount(e.price)} reserved`));
-  reseller.on('order.completed', (e) => record('order.completed', e.resellerId, `${e.action} ${e.domain} done${e.expiryDate ? `, expires ${e.expiryDate}` : ''}`));
-  reseller.on('order.failed', (e) => record('order.failed', e.resellerId, `${e.action} ${e.domain} failed (${e.reason}); ${formatAmount(e.refunded)} refunded`));
-  reseller.on('domain.status_changed', (e) => record('domain.status_changed', e.resellerId, `${e.domain}: ${e.from ?? 'new'} → ${e.to} (${e.cause})`));
-  reseller.on('credit.changed', (e) => record('credit.changed', e.resellerId, `${e.kind} ${formatAmount(e.amount)}, balance ${formatAmount(e.balance)}`));
+    db('host_activity')
+      .insert({ event, reseller_id: resellerId, summary })
+      .then(() => undefined);
+  reseller.on('order.placed', (e) =>
+    record(
+      'order.placed',
+      e.resellerId,
+      `${e.action} ${e.domain} for ${e.period} year(s): ${formatAmount(e.price)} reserved`,
+    ),
+  );
+  reseller.on('order.completed', (e) =>
+    record(
+      'order.completed',
+      e.resellerId,
+      `${e.action} ${e.domain} done${e.expiryDate ? `, expires ${e.expiryDate}` : ''}`,
+    ),
+  );
+  reseller.on('order.failed', (e) =>
+    record(
+      'order.failed',
+      e.resellerId,
+      `${e.action} ${e.domain} failed (${e.reason}); ${formatAmount(e.refunded)} refunded`,
+    ),
+  );
+  reseller.on('domain.status_changed', (e) =>
+    record('domain.status_changed', e.resellerId, `${e.domain}: ${e.from ?? 'new'} → ${e.to} (${e.cause})`),
+  );
+  reseller.on('credit.changed', (e) =>
+    record('credit.changed', e.resellerId, `${e.kind} ${formatAmount(e.amount)}, balance ${formatAmount(e.balance)}`),
+  );
 
   const host = {
     async signUp(email: string) {
       const group = await reseller.services.resellers.group(GROUP);
       const { reseller: created, apiKey } = await reseller.services.resellers.create(email, GROUP);
-      await db('host_customers').insert({ email: created.email, reseller_id: created.id, group_id: group.id, api_key: apiKey, suspended: false, balance_cents: 0 });
+      await db('host_customers').insert({
+        email: created.email,
+        reseller_id: created.id,
+        group_id: group.id,
+        api_key: apiKey,
+        suspended: false,
+        balance_cents: 0,
+      });
       return { email: created.email, apiKey };
     },
     async topUp(email: string, cents: number) {
@@ -185,14 +250,21 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       await db('host_customers').where({ email }).update({ suspended });
     },
     async activity() {
-      return (await db('host_activity').orderBy('id')).map((r: { event: string; summary: string }) => ({ event: r.event, summary: r.summary }));
+      return (await db('host_activity').orderBy('id')).map((r: { event: string; summary: string }) => ({
+        event: r.event,
+        summary: r.summary,
+      }));
     },
   };
 
   const app = new Koa();
   const routes = new Router();
-  routes.get('/dashboard', (ctx) => { ctx.body = 'host dashboard'; });
-  routes.get('/activity', async (ctx) => { ctx.body = await host.activity(); });
+  routes.get('/dashboard', (ctx) => {
+    ctx.body = 'host dashboard';
+  });
+  routes.get('/activity', async (ctx) => {
+    ctx.body = await host.activity();
+  });
   app.use(reseller.middleware({ prefix: '/reseller-api' }));
   app.use(routes.routes());
 

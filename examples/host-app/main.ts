@@ -10,8 +10,15 @@ import { createHostApp } from './host-app';
 async function main(): Promise<void> {
   mkdirSync('./data', { recursive: true });
   // The host's own connection: the module's tables go into the host's database beside its own.
-  const db = knex({ client: 'better-sqlite3', connection: { filename: './data/host-app.sqlite' }, useNullAsDefault: true });
-  const host = await createHostApp({ db, masterKey: process.env.RESELLER_MASTER_KEY ?? randomBytes(32).toString('base64') });
+  const db = knex({
+    client: 'better-sqlite3',
+    connection: { filename: './data/host-app.sqlite' },
+    useNullAsDefault: true,
+  });
+  const host = await createHostApp({
+    db,
+    masterKey: process.env.RESELLER_MASTER_KEY ?? randomBytes(32).toString('base64'),
+  });
   const { email, apiKey } = await host.signUp(`shop-${Date.now()}@host.example`);
   await host.topUp(email, 100_00);
   const server = host.app.listen(3000, '127.0.0.1', () => {

@@ -1,8 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import {
   defineRegistrarPlugin,
-  type AvailabilityResult, type CallContext, type Contacts, type DnsRecord, type DomainInformation, type DomainSyncResult,
-  type EmailForward, type PluginHost, type RegistrarOutcome, type RegistrarPlugin, type TldPriceOffer, type TransferSyncResult,
+  type AvailabilityResult,
+  type CallContext,
+  type Contacts,
+  type DnsRecord,
+  type DomainInformation,
+  type DomainSyncResult,
+  type EmailForward,
+  type PluginHost,
+  type RegistrarOutcome,
+  type RegistrarPlugin,
+  type TldPriceOffer,
+  type TransferSyncResult,
 } from '../../src/core/registrar/plugin';
 
 /**
@@ -66,7 +76,14 @@ const wait = (ms: number, signal: AbortSignal) =>
     if (signal.aborted) return reject(signal.reason);
     if (ms === 0) return resolve();
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => { clearTimeout(timer); reject(signal.reason); }, { once: true });
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });
 
 /** Resolves when the deadline fires: how `slow-` names answer only after it. */
@@ -120,14 +137,19 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
   async function active(domain: string): Promise<RegistryEntry | RegistrarOutcome<never>> {
     const entry = await load(domain);
     if (!entry || entry.status === 'deleted') return notHere(domain);
-    if (entry.status === 'transferredAway') return refused(`${domain} has been transferred away from the sandbox registry`);
+    if (entry.status === 'transferredAway')
+      return refused(`${domain} has been transferred away from the sandbox registry`);
     if (entry.status === 'pendingTransfer') return refused(`${domain} is still being transferred in`);
     return entry;
   }
   const isOutcome = (value: RegistryEntry | RegistrarOutcome<never>): value is RegistrarOutcome<never> => 'ok' in value;
 
   /** Loads an active name, applies a change and stores it. */
-  async function change(domain: string, ctx: CallContext, apply: (entry: RegistryEntry) => RegistrarOutcome | void): Promise<RegistrarOutcome> {
+  async function change(
+    domain: string,
+    ctx: CallContext,
+    apply: (entry: RegistryEntry) => RegistrarOutcome | void,
+  ): Promise<RegistrarOutcome> {
     await latency(ctx);
     const entry = await active(domain);
     if (isOutcome(entry)) return entry;
@@ -137,15 +159,33 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
     return ok;
   }
 
-  async function read<T extends object>(domain: string, ctx: CallContext, pick: (entry: RegistryEntry) => T): Promise<RegistrarOutcome<T>> {
+  async function read<T extends object>(
+    domain: string,
+    ctx: CallContext,
+    pick: (entry: RegistryEntry) => T,
+  ): Promise<RegistrarOutcome<T>> {
     await latency(ctx);
     const entry = await active(domain);
     return isOutcome(entry) ? entry : { ok: true, ...pick(entry) };
   }
 
-  const fresh = (expiryDate: string, status: RegistryStatus, nameservers: readonly string[], contacts: Contacts): RegistryEntry => ({
-    status, expiryDate, nameservers: [...nameservers], locked: true, idProtection: false, dnsRecords: [], contacts,
-    forwards: [], eppCode: randomBytes(9).toString('base64url'), hosts: {}, nextRecordId: 1,
+  const fresh = (
+    expiryDate: string,
+    status: RegistryStatus,
+    nameservers: readonly string[],
+    contacts: Contacts,
+  ): RegistryEntry => ({
+    status,
+    expiryDate,
+    nameservers: [...nameservers],
+    locked: true,
+    idProtection: false,
+    dnsRecords: [],
+    contacts,
+    forwards: [],
+    eppCode: randomBytes(9).toString('base64url'),
+    hosts: {},
+    nextRecordId: 1,
   });
 
   const isAvailable = async (domain: string) => {
@@ -159,26 +199,31 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
 
     async checkAvailability(domains, ctx) {
       await latency(ctx);
-      return Promise.all(domains.map(async (domain): Promise<AvailabilityResult> => {
-        if (!(await isAvailable(domain))) return { domain, status: 'registered' };
-        return testName(domain) === 'premium'
-          ? { domain, status: 'available', isPremium: true, premiumPrice: { ...PREMIUM_PRICE } }
-          : { domain, status: 'available' };
-      }));
+      return Promise.all(
+        domains.map(async (domain): Promise<AvailabilityResult> => {
+          if (!(await isAvailable(domain))) return { domain, status: 'registered' };
+          return testName(domain) === 'premium'
+            ? { domain, status: 'available', isPremium: true, premiumPrice: { ...PREMIUM_PRICE } }
+            : { domain, status: 'available' };
+        }),
+      );
     },
 
     async register(input, ctx) {
       await latency(ctx);
       const name = testName(input.domain);
       if (name === 'lost') return never(ctx.signal);
-      if (name === 'fail') return refused(`Sandbox registry error: registration of ${input.domain} failed (test name fail-)`);
-      if (name === 'taken') return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
+      if (name === 'fail')
+        return refused(`Sandbox registry error: registration of ${input.domain} failed (test name fail-)`);
+      if (name === 'taken')
+        return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
       const entry = fresh(addYears(today(), input.period), 'active', input.nameservers, input.contacts);
       entry.idProtection = input.addons.idprotection === true;
       // A new name is one insert; only a name the registry has seen before needs a look at its entry.
       if (!(await store.setIfAbsent(key(input.domain), entry))) {
         // Only a deleted or transferred-away name is left behind; it can be registered again.
-        if (!(await isAvailable(input.domain))) return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
+        if (!(await isAvailable(input.domain)))
+          return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
         await save(input.domain, entry);
       }
       if (name === 'slow') await untilDeadline(ctx.signal);
@@ -189,7 +234,8 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
       await latency(ctx);
       const name = testName(input.domain);
       if (name === 'lost') return never(ctx.signal);
-      if (name === 'fail') return refused(`Sandbox registry error: renewal of ${input.domain} failed (test name fail-)`);
+      if (name === 'fail')
+        return refused(`Sandbox registry error: renewal of ${input.domain} failed (test name fail-)`);
       const entry = await active(input.domain);
       if (isOutcome(entry)) return entry;
       entry.expiryDate = addYears(entry.expiryDate, input.period);
@@ -203,7 +249,8 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
         await latency(ctx);
         const name = testName(input.domain);
         if (name === 'lost') return never(ctx.signal);
-        if (name === 'fail') return refused(`Sandbox registry error: transfer of ${input.domain} failed (test name fail-)`);
+        if (name === 'fail')
+          return refused(`Sandbox registry error: transfer of ${input.domain} failed (test name fail-)`);
         if (input.eppCode.trim() === '') return refused('an EPP code is required to transfer a domain');
         const existing = await load(input.domain);
         if (existing && (existing.status === 'active' || existing.status === 'pendingTransfer')) {
@@ -212,63 +259,85 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
         const entry = fresh(addYears(today(), input.period), 'pendingTransfer', input.nameservers, input.contacts);
         await save(input.domain, entry);
         if (name === 'slow') await untilDeadline(ctx.signal);
-        return { ok: false, reason: 'pending', message: `transfer of ${input.domain} requested; the sandbox completes it at the next transfer sync` };
+        return {
+          ok: false,
+          reason: 'pending',
+          message: `transfer of ${input.domain} requested; the sandbox completes it at the next transfer sync`,
+        };
       },
     },
 
     domainInformation: {
-      get: ({ domain }, ctx) => read(domain, ctx, (e): DomainInformation => ({
-        nameservers: e.nameservers,
-        transferLock: e.locked,
-        expiryDate: e.expiryDate,
-        registrationStatus: e.expiryDate < today() ? 'Expired' : 'Active',
-        idProtection: e.idProtection,
-        restorable: false,
-        ...(e.contacts.registrant?.email ? { registrantEmail: e.contacts.registrant.email } : {}),
-      })),
+      get: ({ domain }, ctx) =>
+        read(
+          domain,
+          ctx,
+          (e): DomainInformation => ({
+            nameservers: e.nameservers,
+            transferLock: e.locked,
+            expiryDate: e.expiryDate,
+            registrationStatus: e.expiryDate < today() ? 'Expired' : 'Active',
+            idProtection: e.idProtection,
+            restorable: false,
+            ...(e.contacts.registrant?.email ? { registrantEmail: e.contacts.registrant.email } : {}),
+          }),
+        ),
     },
 
     nameservers: {
       get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ nameservers: e.nameservers })),
-      save: ({ domain, nameservers }, ctx) => change(domain, ctx, (e) => { e.nameservers = [...nameservers]; }),
+      save: ({ domain, nameservers }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.nameservers = [...nameservers];
+        }),
     },
 
     childHosts: {
-      register: ({ domain, host: child, ipAddress }, ctx) => change(domain, ctx, (e) => {
-        if (!child.endsWith(`.${domain}`)) return refused(`${child} is not a host under ${domain}`);
-        if (e.hosts[child]) return refused(`${child} is already registered`);
-        e.hosts[child] = [ipAddress];
-      }),
-      modify: ({ domain, host: child, currentIpAddress, newIpAddress }, ctx) => change(domain, ctx, (e) => {
-        const ips = e.hosts[child];
-        if (!ips) return refused(`${child} is not registered`);
-        if (!ips.includes(currentIpAddress)) return refused(`${child} does not have the address ${currentIpAddress}`);
-        e.hosts[child] = ips.map((ip) => (ip === currentIpAddress ? newIpAddress : ip));
-      }),
-      delete: ({ domain, host: child }, ctx) => change(domain, ctx, (e) => {
-        if (!e.hosts[child]) return refused(`${child} is not registered`);
-        if (e.nameservers.includes(child)) return refused(`${child} is in use as a nameserver of ${domain}`);
-        delete e.hosts[child];
-      }),
+      register: ({ domain, host: child, ipAddress }, ctx) =>
+        change(domain, ctx, (e) => {
+          if (!child.endsWith(`.${domain}`)) return refused(`${child} is not a host under ${domain}`);
+          if (e.hosts[child]) return refused(`${child} is already registered`);
+          e.hosts[child] = [ipAddress];
+        }),
+      modify: ({ domain, host: child, currentIpAddress, newIpAddress }, ctx) =>
+        change(domain, ctx, (e) => {
+          const ips = e.hosts[child];
+          if (!ips) return refused(`${child} is not registered`);
+          if (!ips.includes(currentIpAddress)) return refused(`${child} does not have the address ${currentIpAddress}`);
+          e.hosts[child] = ips.map((ip) => (ip === currentIpAddress ? newIpAddress : ip));
+        }),
+      delete: ({ domain, host: child }, ctx) =>
+        change(domain, ctx, (e) => {
+          if (!e.hosts[child]) return refused(`${child} is not registered`);
+          if (e.nameservers.includes(child)) return refused(`${child} is in use as a nameserver of ${domain}`);
+          delete e.hosts[child];
+        }),
     },
 
     dnsRecords: {
       get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ records: e.dnsRecords })),
-      save: ({ domain, records }, ctx) => change(domain, ctx, (e) => {
-        e.dnsRecords = records.map((r) => {
-          const { recid, ...record } = r;
-          return { ...record, recid: recid && recid !== '' ? recid : String(e.nextRecordId++) };
-        });
-      }),
+      save: ({ domain, records }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.dnsRecords = records.map((r) => {
+            const { recid, ...record } = r;
+            return { ...record, recid: recid && recid !== '' ? recid : String(e.nextRecordId++) };
+          });
+        }),
     },
 
     registrarLock: {
       get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ locked: e.locked })),
-      save: ({ domain, locked }, ctx) => change(domain, ctx, (e) => { e.locked = locked; }),
+      save: ({ domain, locked }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.locked = locked;
+        }),
     },
 
     idProtection: {
-      save: ({ domain, enabled }, ctx) => change(domain, ctx, (e) => { e.idProtection = enabled; }),
+      save: ({ domain, enabled }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.idProtection = enabled;
+        }),
     },
 
     eppCode: {
@@ -277,23 +346,33 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
 
     contacts: {
       get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ contacts: e.contacts })),
-      save: ({ domain, contacts }, ctx) => change(domain, ctx, (e) => { e.contacts = { ...e.contacts, ...contacts }; }),
+      save: ({ domain, contacts }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.contacts = { ...e.contacts, ...contacts };
+        }),
     },
 
     emailForwarding: {
       get: ({ domain }, ctx) => read(domain, ctx, (e) => ({ forwards: e.forwards })),
-      save: ({ domain, forwards }, ctx) => change(domain, ctx, (e) => { e.forwards = forwards.map((f) => ({ ...f })); }),
+      save: ({ domain, forwards }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.forwards = forwards.map((f) => ({ ...f }));
+        }),
     },
 
     delete: {
-      delete: ({ domain }, ctx) => change(domain, ctx, (e) => { e.status = 'deleted'; }),
+      delete: ({ domain }, ctx) =>
+        change(domain, ctx, (e) => {
+          e.status = 'deleted';
+        }),
     },
 
     release: {
-      release: ({ domain, transferTag }, ctx) => change(domain, ctx, (e) => {
-        if (transferTag.trim() === '') return refused('a transfer tag is required');
-        e.status = 'transferredAway';
-      }),
+      release: ({ domain, transferTag }, ctx) =>
+        change(domain, ctx, (e) => {
+          if (transferTag.trim() === '') return refused('a transfer tag is required');
+          e.status = 'transferredAway';
+        }),
     },
 
     domainSync: {
@@ -323,18 +402,30 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
           entry.status = 'active';
           await save(domain, entry);
         }
-        if (entry.status === 'active') return { ok: true, completed: true, failed: false, expiryDate: entry.expiryDate };
-        return { ok: true, completed: false, failed: true, reason: `${domain} is ${entry.status === 'deleted' ? 'deleted' : 'transferred away'}` };
+        if (entry.status === 'active')
+          return { ok: true, completed: true, failed: false, expiryDate: entry.expiryDate };
+        return {
+          ok: true,
+          completed: false,
+          failed: true,
+          reason: `${domain} is ${entry.status === 'deleted' ? 'deleted' : 'transferred away'}`,
+        };
       },
     },
 
     suggestions: {
       async suggest({ term, tlds, limit }, ctx) {
         await latency(ctx);
-        const base = term.toLowerCase().replace(/[^a-z0-9-]+/g, '').replace(/^-+|-+$/g, '').slice(0, 50);
+        const base = term
+          .toLowerCase()
+          .replace(/[^a-z0-9-]+/g, '')
+          .replace(/^-+|-+$/g, '')
+          .slice(0, 50);
         if (base === '') return [];
         const labels = [base, `get${base}`, `${base}online`, `my${base}`, `${base}hq`];
-        const names = labels.flatMap((label, i) => tlds.map((tld, j) => ({ domain: `${label}${tld}`, score: Math.max(0, 100 - i * 15 - j * 2) })));
+        const names = labels.flatMap((label, i) =>
+          tlds.map((tld, j) => ({ domain: `${label}${tld}`, score: Math.max(0, 100 - i * 15 - j * 2) })),
+        );
         return names.slice(0, Math.max(0, limit));
       },
     },
@@ -342,7 +433,9 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
     tldPricing: {
       async prices(ctx) {
         await latency(ctx);
-        return PRICE_LIST.map(([tld, register, renew, transfer]): TldPriceOffer => ({ tld, period: 1, register, renew, transfer }));
+        return PRICE_LIST.map(
+          ([tld, register, renew, transfer]): TldPriceOffer => ({ tld, period: 1, register, renew, transfer }),
+        );
       },
     },
   };

@@ -1,4 +1,9 @@
-import { CAPABILITY_METHODS, defineRegistrarPlugin, type CapabilityName, type RegistrarPlugin } from '../../src/core/registrar/plugin';
+import {
+  CAPABILITY_METHODS,
+  defineRegistrarPlugin,
+  type CapabilityName,
+  type RegistrarPlugin,
+} from '../../src/core/registrar/plugin';
 import manifest from './package.json';
 import { parseOptions, type ParsedOptions } from './src/options';
 import { createUpstreamRegistrar } from './src/upstream-registrar';
@@ -20,11 +25,16 @@ export default defineRegistrarPlugin<ParsedOptions>({
 
 function unconfigured(): RegistrarPlugin {
   const fail = async (): Promise<never> => {
-    throw new Error('the upstream registrar plugin is not configured: set plugins.upstream (baseUrl, email, apiKeyEnv or apiKey) in the configuration file');
+    throw new Error(
+      'the upstream registrar plugin is not configured: set plugins.upstream (baseUrl, email, apiKeyEnv or apiKey) in the configuration file',
+    );
   };
   // Every capability the manifest declares is present (the loader checks), each failing the same way.
   const capabilities = Object.fromEntries(
-    (manifest.resellerPlugin.capabilities as CapabilityName[]).map((name) => [name, Object.fromEntries(CAPABILITY_METHODS[name].map((method) => [method, fail]))]),
+    (manifest.resellerPlugin.capabilities as CapabilityName[]).map((name) => [
+      name,
+      Object.fromEntries(CAPABILITY_METHODS[name].map((method) => [method, fail])),
+    ]),
   );
   return { id: 'upstream', checkAvailability: fail, register: fail, renew: fail, ...capabilities } as RegistrarPlugin;
 }

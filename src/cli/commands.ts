@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Writable } from 'node:stream';
+import type { Writable } from 'node:stream';
 import { loadSettings } from '../config/settings';
-import { isDomainError } from '../core/shared/errors';
 import { formatAmount, parseAmount } from '../core/shared/money';
 import type { DomainRecord } from '../core/domain/domain';
 import type { SyncRoundProgress } from '../core/domain/domain-sync-service';
@@ -96,11 +95,18 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   let module: ResellerModule | undefined;
   try {
     const settings = loadSettings(io.env);
-    module = await createResellerModule({ settings: { ...settings }, logger: createLogger('warn', io.stderr as never) });
+    module = await createResellerModule({
+      settings: { ...settings },
+      logger: createLogger('warn', io.stderr as never),
+    });
     // Like the server, the CLI brings the schema up to date first (safe alongside running servers).
     const applied = positionals[0] === 'migrate' ? [] : await module.migrate();
-    const result = positionals[0] === 'migrate' ? { applied: await module.migrate() } : await dispatch(module, positionals, flags, io);
-    if (applied.length > 0) io.stderr.write(`migrated the database: ${applied.join(', ')}
+    const result =
+      positionals[0] === 'migrate'
+        ? { applied: await module.migrate() }
+        : await dispatch(module, positionals, flags, io);
+    if (applied.length > 0)
+      io.stderr.write(`migrated the database: ${applied.join(', ')}
 `);
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;
@@ -140,7 +146,12 @@ function optionalInt(value: string | undefined, flag: string): number | undefine
   return Number(value);
 }
 
-async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[], flags: Flags, io: CliIo): Promise<unknown> {
+async function dispatch(
+  module: ResellerModule,
+  [noun, verb, ...args]: string[],
+  flags: Flags,
+  io: CliIo,
+): Promise<unknown> {
   const { resellers, catalogue, credit, domains, orders } = module.services;
   if (noun === 'reconcile') {
     if (verb !== undefined) throw new UsageError('"reconcile" takes no arguments');
@@ -161,7 +172,12 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       } catch {
         throw new Error(`${file} cannot be read as JSON`);
       }
-      if (typeof contact !== 'object' || contact === null || Array.isArray(contact) || !Object.values(contact).every((v) => typeof v === 'string')) {
+      if (
+        typeof contact !== 'object' ||
+        contact === null ||
+        Array.isArray(contact) ||
+        !Object.values(contact).every((v) => typeof v === 'string')
+      ) {
         throw new Error(`${file} must hold one JSON object of contact fields with text values`);
       }
       return resellers.setDefaultContact(group, contact as Record<string, string>);
@@ -171,8 +187,13 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
     case 'order list': {
       const resellerId = flags.reseller ? (await resellers.byEmail(flags.reseller)).id : undefined;
       const status = flags.status;
-      if (status !== undefined && !['pending', 'completed', 'failed'].includes(status)) throw new UsageError('--status must be pending, completed or failed');
-      const list = await orders.list({ resellerId, status: status as 'pending' | undefined, domain: flags.domain === undefined ? undefined : parseDomainName(flags.domain).ascii });
+      if (status !== undefined && !['pending', 'completed', 'failed'].includes(status))
+        throw new UsageError('--status must be pending, completed or failed');
+      const list = await orders.list({
+        resellerId,
+        status: status as 'pending' | undefined,
+        domain: flags.domain === undefined ? undefined : parseDomainName(flags.domain).ascii,
+      });
       return list.map(describeOrder);
     }
     case 'order show': {
@@ -195,7 +216,11 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       return catalogue.listTlds();
     case 'reseller create': {
       const opening = flags.credit === undefined ? 0 : parseAmount(flags.credit, '--credit');
-      const { reseller, apiKey } = await resellers.create(need(args[0], '<email>'), need(flags.group, '--group'), opening);
+      const { reseller, apiKey } = await resellers.create(
+        need(args[0], '<email>'),
+        need(flags.group, '--group'),
+        opening,
+      );
       return { email: reseller.email, apiKey };
     }
     case 'reseller rotate-key':
@@ -206,12 +231,23 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       return { email: reseller.email, status: reseller.status };
     }
     case 'reseller list':
-      return Promise.all((await resellers.list()).map(async (r) => ({ email: r.email, status: r.status, balance: formatAmount(await credit.balance(r.id)) })));
+      return Promise.all(
+        (await resellers.list()).map(async (r) => ({
+          email: r.email,
+          status: r.status,
+          balance: formatAmount(await credit.balance(r.id)),
+        })),
+      );
     case 'credit add': {
       const reseller = await resellers.byEmail(need(args[0], '<email>'));
       const amount = parseAmount(need(args[1], '<amount>'));
       const { entry, balance } = await credit.adjust(reseller.id, amount, flags.note ?? null);
-      return { email: reseller.email, amount: formatAmount(entry.amount), kind: entry.kind, balance: formatAmount(balance) };
+      return {
+        email: reseller.email,
+        amount: formatAmount(entry.amount),
+        kind: entry.kind,
+        balance: formatAmount(balance),
+      };
     }
     case 'credit show': {
       const reseller = await resellers.byEmail(need(args[0], '<email>'));
@@ -221,7 +257,13 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
         email: reseller.email,
         balance: formatAmount(check.balance),
         consistent: check.consistent,
-        recentEntries: entries.map((e) => ({ amount: formatAmount(e.amount), kind: e.kind, orderId: e.orderId, note: e.note, at: e.createdAt.toISOString() })),
+        recentEntries: entries.map((e) => ({
+          amount: formatAmount(e.amount),
+          kind: e.kind,
+          orderId: e.orderId,
+          note: e.note,
+          at: e.createdAt.toISOString(),
+        })),
       };
     }
     case 'domain show':
@@ -241,9 +283,19 @@ async function dispatch(module: ResellerModule, [noun, verb, ...args]: string[],
       // Batches of several calls per worker: a batch ends when its slowest call does, so small
       // batches leave workers waiting (bench/RESULTS.md, sync at scale).
       const batchSize = Math.max(module.settings.jobBatchSize, concurrency * 4);
-      const domainsReport = await module.runSync('domain', { syncedBefore, concurrencyPerRegistrar: concurrency, batchSize, onProgress: progressLine(io, 'sync') });
+      const domainsReport = await module.runSync('domain', {
+        syncedBefore,
+        concurrencyPerRegistrar: concurrency,
+        batchSize,
+        onProgress: progressLine(io, 'sync'),
+      });
       if (domainsReport.total === 0) io.stderr.write('sync: no domains to sync\n');
-      const transfersReport = await module.runSync('transfer', { syncedBefore, concurrencyPerRegistrar: concurrency, batchSize, onProgress: progressLine(io, 'transfer sync') });
+      const transfersReport = await module.runSync('transfer', {
+        syncedBefore,
+        concurrencyPerRegistrar: concurrency,
+        batchSize,
+        onProgress: progressLine(io, 'transfer sync'),
+      });
       return { reconciliation, domains: domainsReport, transfers: transfersReport };
     }
     case 'reseller allow-ip':
@@ -276,17 +328,30 @@ async function readLog(module: ResellerModule, email: string, flags: Flags) {
   }
   const entries = await module.services.apiLog.find(reseller.id, { since, domain, limit });
   return entries.map((e) => ({
-    at: e.at.toISOString(), method: e.method, route: e.route, domain: e.domain, status: e.status, ms: e.durationMs,
-    error: e.error, requestId: e.requestId, clientIp: e.clientIp,
+    at: e.at.toISOString(),
+    method: e.method,
+    route: e.route,
+    domain: e.domain,
+    status: e.status,
+    ms: e.durationMs,
+    error: e.error,
+    requestId: e.requestId,
+    clientIp: e.clientIp,
   }));
 }
 
 /** An ISO date or date-time, or a span back from now: `90m`, `24h`, `7d`. */
 function parseSince(text: string, flag: string): Date {
   const span = /^(\d{1,6})([mhd])$/.exec(text.trim());
-  if (span) return new Date(Date.now() - Number(span[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as 'm' | 'h' | 'd']);
-  const at = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim()) ? new Date(text.trim().length === 10 ? `${text.trim()}T00:00:00Z` : text.trim()) : new Date(NaN);
-  if (Number.isNaN(at.getTime())) throw new UsageError(`${flag} must be a date like 2026-11-21 (UTC), a date-time, or a span like 24h or 7d`);
+  if (span)
+    return new Date(
+      Date.now() - Number(span[1]) * { m: 60_000, h: 3_600_000, d: 86_400_000 }[span[2] as 'm' | 'h' | 'd'],
+    );
+  const at = /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text.trim())
+    ? new Date(text.trim().length === 10 ? `${text.trim()}T00:00:00Z` : text.trim())
+    : new Date(NaN);
+  if (Number.isNaN(at.getTime()))
+    throw new UsageError(`${flag} must be a date like 2026-11-21 (UTC), a date-time, or a span like 24h or 7d`);
   return at;
 }
 

@@ -14,6 +14,8 @@ export function apiTokenHour(at: Date): string {
  * keyed with `"<email>:<yy-mm-dd HH>"` for the UTC hour of `at`. Always 88 characters.
  */
 export function apiToken(email: string, apiKey: string, at: Date): string {
-  const hex = createHmac('sha256', `${email}:${apiTokenHour(at)}`).update(apiKey).digest('hex');
+  const hex = createHmac('sha256', `${email}:${apiTokenHour(at)}`)
+    .update(apiKey)
+    .digest('hex');
   return Buffer.from(hex, 'utf8').toString('base64');
 }

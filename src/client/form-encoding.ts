@@ -1,5 +1,12 @@
 /** A value the SDK can put into a PHP-style form body. `null`, `undefined` and empty lists or objects are left out, as PHP clients do. */
-export type FormValue = string | number | boolean | null | undefined | readonly FormValue[] | { readonly [key: string]: FormValue };
+export type FormValue =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly FormValue[]
+  | { readonly [key: string]: FormValue };
 
 export interface FormEncodingOptions {
   /** Top-level list parameters sent by repeating the name (`tldsToInclude=.com&tldsToInclude=.net`, spec 2.1) instead of `name[0]=…`. */
@@ -29,11 +36,12 @@ export function encodeForm(params: { readonly [key: string]: FormValue }, option
 
 function flatten(name: string, value: FormValue, out: URLSearchParams): void {
   if (Array.isArray(value)) {
-    (value as readonly FormValue[]).forEach((item, index) => flatten(`${name}[${index}]`, item, out));
+    for (const [index, item] of (value as readonly FormValue[]).entries()) flatten(`${name}[${index}]`, item, out);
     return;
   }
   if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value as { readonly [key: string]: FormValue })) flatten(`${name}[${key}]`, item, out);
+    for (const [key, item] of Object.entries(value as { readonly [key: string]: FormValue }))
+      flatten(`${name}[${key}]`, item, out);
     return;
   }
   const scalar = scalarText(value, name);
@@ -70,7 +78,14 @@ function phpSerialize(value: PhpValue): string {
     return Number.isInteger(value) ? `i:${value};` : `d:${value};`;
   }
   if (typeof value === 'string') return `s:${Buffer.byteLength(value, 'utf8')}:"${value}";`;
-  const entries = Array.isArray(value) ? (value as readonly PhpValue[]).map((v, i) => [String(i), v] as const) : Object.entries(value);
-  const body = entries.map(([key, item]) => `${/^(0|-?[1-9]\d{0,17})$/.test(key) ? `i:${key};` : phpSerialize(key)}${phpSerialize(item as PhpValue)}`).join('');
+  const entries = Array.isArray(value)
+    ? (value as readonly PhpValue[]).map((v, i) => [String(i), v] as const)
+    : Object.entries(value);
+  const body = entries
+    .map(
+      ([key, item]) =>
+        `${/^(0|-?[1-9]\d{0,17})$/.test(key) ? `i:${key};` : phpSerialize(key)}${phpSerialize(item as PhpValue)}`,
+    )
+    .join('');
   return `a:${entries.length}:{${body}}`;
 }

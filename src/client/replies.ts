@@ -25,7 +25,8 @@ export function expectAmount(value: Json, what: string): string {
 }
 
 export function expectStringArray(value: Json, what: string): string[] {
-  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string')) fail(`${what} should be a JSON array of strings`);
+  if (!Array.isArray(value) || value.some((v) => typeof v !== 'string'))
+    fail(`${what} should be a JSON array of strings`);
   return value as string[];
 }
 
@@ -107,7 +108,8 @@ export function expectTldPricing(value: Json, what: string): TldPricingRow[] {
     const row = expectObject(item, w);
     str(row, 'tld', w);
     num(row, 'years', w);
-    for (const key of ['registrationPrice', 'renewalPrice', 'transferPrice']) if (row[key] !== undefined) expectAmount(row[key], `${w}.${key}`);
+    for (const key of ['registrationPrice', 'renewalPrice', 'transferPrice'])
+      if (row[key] !== undefined) expectAmount(row[key], `${w}.${key}`);
     num(row, 'graceDays', w);
     expectAmount(row.graceFee, `${w}.graceFee`);
     num(row, 'redemptionDays', w);
@@ -131,7 +133,13 @@ export interface DomainSuggestion {
   readonly tldNoDots: string;
   readonly sld: string;
   readonly idnSld: string;
-  readonly status: 'available for registration' | 'registered' | 'reserved' | 'unknown' | 'tld not supported' | (string & {});
+  readonly status:
+    | 'available for registration'
+    | 'registered'
+    | 'reserved'
+    | 'unknown'
+    | 'tld not supported'
+    | (string & {});
   readonly legacyStatus: 'available' | 'unavailable' | (string & {});
   readonly score: number;
   readonly isRegistered: boolean;
@@ -205,7 +213,7 @@ export function expectNameservers(value: Json, what: string): NameserverSet {
   const obj = expectObject(value, what);
   const out: Record<string, string> = {};
   // ns1 is always sent (decisions.md: unset ones as empty strings); the others may be left out by other servers.
-  for (const key of ['ns1', 'ns2', 'ns3', 'ns4', 'ns5']) out[key] = (str(obj, key, what, key === 'ns1') ?? '');
+  for (const key of ['ns1', 'ns2', 'ns3', 'ns4', 'ns5']) out[key] = str(obj, key, what, key === 'ns1') ?? '';
   return out as unknown as NameserverSet;
 }
 
@@ -260,8 +268,12 @@ export function expectDnsRecords(value: Json, what: string): DnsRecordReply[] {
     str(r, 'hostname', w);
     str(r, 'type', w);
     str(r, 'address', w);
-    if (r.priority !== undefined && typeof r.priority !== 'string' && typeof r.priority !== 'number') fail(`${w}.priority should be a string`);
-    return { ...r, ...(typeof r.priority === 'number' ? { priority: String(r.priority) } : {}) } as unknown as DnsRecordReply;
+    if (r.priority !== undefined && typeof r.priority !== 'string' && typeof r.priority !== 'number')
+      fail(`${w}.priority should be a string`);
+    return {
+      ...r,
+      ...(typeof r.priority === 'number' ? { priority: String(r.priority) } : {}),
+    } as unknown as DnsRecordReply;
   });
 }
 
@@ -286,7 +298,8 @@ export function expectContactDetails(value: Json, what: string): ContactDetails 
   const obj = expectObject(value, what);
   for (const [role, fields] of Object.entries(obj)) {
     const f = expectObject(fields, `${what}.${role}`);
-    for (const [key, v] of Object.entries(f)) if (typeof v !== 'string') fail(`${what}.${role}.${key} should be a string`);
+    for (const [key, v] of Object.entries(f))
+      if (typeof v !== 'string') fail(`${what}.${role}.${key} should be a string`);
   }
   return obj as ContactDetails;
 }

@@ -125,7 +125,12 @@ interface Operation<T> {
   readonly parse: (json: unknown, what: string) => T;
 }
 
-const ROLE_KEYS: Record<ContactRole, string> = { registrant: 'Registrant', admin: 'Admin', tech: 'Tech', billing: 'Billing' };
+const ROLE_KEYS: Record<ContactRole, string> = {
+  registrant: 'Registrant',
+  admin: 'Admin',
+  tech: 'Tech',
+  billing: 'Billing',
+};
 const RETRY_STATUSES = new Set([429, 503]);
 const MAX_RETRY_AFTER_MS = 60_000;
 
@@ -160,7 +165,8 @@ export class ResellerClient {
     } catch {
       throw new TypeError(`baseUrl "${options.baseUrl}" is not an absolute URL`);
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TypeError('baseUrl must be an http or https URL');
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new TypeError('baseUrl must be an http or https URL');
     if (url.search || url.hash) throw new TypeError('baseUrl must not carry a query string or fragment');
     if (!options.email || !options.apiKey) throw new TypeError('email and apiKey are required');
     this.baseUrl = url.toString().replace(/\/+$/, '');
@@ -196,37 +202,92 @@ export class ResellerClient {
 
   /** `GET /order/pricing/domains/{register|renew|transfer}` (spec 4.14): years → price for the domain's TLD. */
   pricing(domain: string, action: PricingAction = 'register', options?: CallOptions): Promise<reply.PeriodPrices> {
-    return this.call({ method: 'GET', path: `/order/pricing/domains/${action}`, params: { domain }, retry: 'safe', parse: reply.expectPeriodPrices }, options);
+    return this.call(
+      {
+        method: 'GET',
+        path: `/order/pricing/domains/${action}`,
+        params: { domain },
+        retry: 'safe',
+        parse: reply.expectPeriodPrices,
+      },
+      options,
+    );
   }
 
   // ---- search ----
 
   /** `POST /domains/lookup/suggestions` (spec 4.2). */
   suggestions(query: SearchQuery, options?: CallOptions): Promise<reply.DomainSuggestion[]> {
-    return this.call({ method: 'POST', path: '/domains/lookup/suggestions', params: searchParams(query), repeat: ['tldsToInclude'], retry: 'safe', parse: reply.expectSuggestions }, options);
+    return this.call(
+      {
+        method: 'POST',
+        path: '/domains/lookup/suggestions',
+        params: searchParams(query),
+        repeat: ['tldsToInclude'],
+        retry: 'safe',
+        parse: reply.expectSuggestions,
+      },
+      options,
+    );
   }
 
   /** `POST /domains/lookup`: availability of the exact name on each TLD, in the suggestion shape. */
   lookup(query: SearchQuery, options?: CallOptions): Promise<reply.DomainSuggestion[]> {
-    return this.call({ method: 'POST', path: '/domains/lookup', params: searchParams(query), repeat: ['tldsToInclude'], retry: 'safe', parse: reply.expectSuggestions }, options);
+    return this.call(
+      {
+        method: 'POST',
+        path: '/domains/lookup',
+        params: searchParams(query),
+        repeat: ['tldsToInclude'],
+        retry: 'safe',
+        parse: reply.expectSuggestions,
+      },
+      options,
+    );
   }
 
   // ---- paid orders ----
 
   /** `POST /order/domains/register` (spec 4.1). Resolves when the server answers `success` (registration started). */
   register(order: RegisterOrder, options?: OrderCallOptions): Promise<void> {
-    return this.call({ method: 'POST', path: '/order/domains/register', params: orderParams(order), retry: 'paid', parse: reply.expectSuccess }, options);
+    return this.call(
+      {
+        method: 'POST',
+        path: '/order/domains/register',
+        params: orderParams(order),
+        retry: 'paid',
+        parse: reply.expectSuccess,
+      },
+      options,
+    );
   }
 
   /** `POST /order/domains/transfer`: the register body plus `eppcode`. */
   transfer(order: TransferOrder, options?: OrderCallOptions): Promise<void> {
-    return this.call({ method: 'POST', path: '/order/domains/transfer', params: { ...orderParams(order), eppcode: order.eppCode }, retry: 'paid', parse: reply.expectSuccess }, options);
+    return this.call(
+      {
+        method: 'POST',
+        path: '/order/domains/transfer',
+        params: { ...orderParams(order), eppcode: order.eppCode },
+        retry: 'paid',
+        parse: reply.expectSuccess,
+      },
+      options,
+    );
   }
 
   /** `POST /order/domains/renew` (spec 4.3). */
   renew(order: RenewOrder, options?: OrderCallOptions): Promise<void> {
-    const params = { domain: order.domain, regperiod: order.period, addons: addonParams(order.addons), idnLanguage: order.idnLanguage };
-    return this.call({ method: 'POST', path: '/order/domains/renew', params, retry: 'paid', parse: reply.expectSuccess }, options);
+    const params = {
+      domain: order.domain,
+      regperiod: order.period,
+      addons: addonParams(order.addons),
+      idnLanguage: order.idnLanguage,
+    };
+    return this.call(
+      { method: 'POST', path: '/order/domains/renew', params, retry: 'paid', parse: reply.expectSuccess },
+      options,
+    );
   }
 
   // ---- domain information and sync ----
@@ -254,24 +315,58 @@ export class ResellerClient {
   }
 
   /** `POST /domains/{domain}/nameservers`: replaces the nameservers (two to five), sent as `ns1` to `ns5`. */
-  saveNameservers(domain: string, nameservers: readonly string[], options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'nameservers', nameserverFields(nameservers), 'safe', reply.expectRegistrarResult), options);
+  saveNameservers(
+    domain: string,
+    nameservers: readonly string[],
+    options?: CallOptions,
+  ): Promise<reply.RegistrarResult> {
+    return this.call(
+      this.domainOp('POST', domain, 'nameservers', nameserverFields(nameservers), 'safe', reply.expectRegistrarResult),
+      options,
+    );
   }
 
   /** `POST /domains/{domain}/nameservers/register`: creates a child nameserver (glue) under the domain. */
-  registerNameserver(domain: string, nameserver: string, ipAddress: string, options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'nameservers/register', { nameserver, ipaddress: ipAddress }, 'never', reply.expectRegistrarResult), options);
+  registerNameserver(
+    domain: string,
+    nameserver: string,
+    ipAddress: string,
+    options?: CallOptions,
+  ): Promise<reply.RegistrarResult> {
+    return this.call(
+      this.domainOp(
+        'POST',
+        domain,
+        'nameservers/register',
+        { nameserver, ipaddress: ipAddress },
+        'never',
+        reply.expectRegistrarResult,
+      ),
+      options,
+    );
   }
 
   /** `POST /domains/{domain}/nameservers/modify`: changes a child nameserver's address. */
-  modifyNameserver(domain: string, nameserver: string, currentIpAddress: string, newIpAddress: string, options?: CallOptions): Promise<reply.RegistrarResult> {
+  modifyNameserver(
+    domain: string,
+    nameserver: string,
+    currentIpAddress: string,
+    newIpAddress: string,
+    options?: CallOptions,
+  ): Promise<reply.RegistrarResult> {
     const params = { nameserver, currentipaddress: currentIpAddress, newipaddress: newIpAddress };
-    return this.call(this.domainOp('POST', domain, 'nameservers/modify', params, 'never', reply.expectRegistrarResult), options);
+    return this.call(
+      this.domainOp('POST', domain, 'nameservers/modify', params, 'never', reply.expectRegistrarResult),
+      options,
+    );
   }
 
   /** `POST /domains/{domain}/nameservers/delete` (spec 4.9): deletes a child nameserver. */
   deleteNameserver(domain: string, nameserver: string, options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'nameservers/delete', { nameserver }, 'never', reply.expectRegistrarResult), options);
+    return this.call(
+      this.domainOp('POST', domain, 'nameservers/delete', { nameserver }, 'never', reply.expectRegistrarResult),
+      options,
+    );
   }
 
   // ---- lock, ID protection, EPP code ----
@@ -283,12 +378,25 @@ export class ResellerClient {
 
   /** `POST /domains/{domain}/lock` (spec 4.10). */
   saveLock(domain: string, locked: boolean, options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'lock', { lockstatus: locked ? 'locked' : 'unlocked' }, 'safe', reply.expectRegistrarResult), options);
+    return this.call(
+      this.domainOp(
+        'POST',
+        domain,
+        'lock',
+        { lockstatus: locked ? 'locked' : 'unlocked' },
+        'safe',
+        reply.expectRegistrarResult,
+      ),
+      options,
+    );
   }
 
   /** `POST /domains/{domain}/protectid` (spec 4.11). */
   saveIdProtection(domain: string, enabled: boolean, options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'protectid', { status: enabled ? 1 : 0 }, 'safe', reply.expectRegistrarResult), options);
+    return this.call(
+      this.domainOp('POST', domain, 'protectid', { status: enabled ? 1 : 0 }, 'safe', reply.expectRegistrarResult),
+      options,
+    );
   }
 
   /** `GET /domains/{domain}/eppcode` (spec 4.13): the transfer authorisation code. */
@@ -304,9 +412,22 @@ export class ResellerClient {
   }
 
   /** `POST /domains/{domain}/dns` (spec 4.5): saves the records, sent as `dnsrecords[n][hostname]`, … */
-  saveDnsRecords(domain: string, records: readonly DnsRecordInput[], options?: CallOptions): Promise<reply.RegistrarResult> {
-    const dnsrecords = records.map((r) => ({ hostname: r.hostname, type: r.type, address: r.address, priority: r.priority === undefined ? undefined : String(r.priority), recid: r.recid }));
-    return this.call(this.domainOp('POST', domain, 'dns', { dnsrecords }, 'safe', reply.expectRegistrarResult), options);
+  saveDnsRecords(
+    domain: string,
+    records: readonly DnsRecordInput[],
+    options?: CallOptions,
+  ): Promise<reply.RegistrarResult> {
+    const dnsrecords = records.map((r) => ({
+      hostname: r.hostname,
+      type: r.type,
+      address: r.address,
+      priority: r.priority === undefined ? undefined : String(r.priority),
+      recid: r.recid,
+    }));
+    return this.call(
+      this.domainOp('POST', domain, 'dns', { dnsrecords }, 'safe', reply.expectRegistrarResult),
+      options,
+    );
   }
 
   /** `GET /domains/{domain}/email`: the email forwards. */
@@ -315,7 +436,11 @@ export class ResellerClient {
   }
 
   /** `POST /domains/{domain}/email`: replaces the forwards, sent as `prefix[n]` and `forwardto[n]`. */
-  saveEmailForwarding(domain: string, forwards: readonly EmailForwardInput[], options?: CallOptions): Promise<reply.RegistrarResult> {
+  saveEmailForwarding(
+    domain: string,
+    forwards: readonly EmailForwardInput[],
+    options?: CallOptions,
+  ): Promise<reply.RegistrarResult> {
     const params = { prefix: forwards.map((f) => f.prefix), forwardto: forwards.map((f) => f.forwardTo) };
     return this.call(this.domainOp('POST', domain, 'email', params, 'safe', reply.expectRegistrarResult), options);
   }
@@ -327,7 +452,17 @@ export class ResellerClient {
 
   /** `POST /domains/{domain}/contact`: saves contact details, sent as `contactdetails[Registrant][firstname]`, … */
   saveContacts(domain: string, contacts: ContactSet, options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'contact', { contactdetails: contactParams(contacts) }, 'safe', reply.expectRegistrarResult), options);
+    return this.call(
+      this.domainOp(
+        'POST',
+        domain,
+        'contact',
+        { contactdetails: contactParams(contacts) },
+        'safe',
+        reply.expectRegistrarResult,
+      ),
+      options,
+    );
   }
 
   // ---- deletion and release ----
@@ -339,15 +474,31 @@ export class ResellerClient {
 
   /** `POST /domains/{domain}/release`: releases the domain to another registrar's tag. Never retried. */
   release(domain: string, transferTag: string, options?: CallOptions): Promise<reply.RegistrarResult> {
-    return this.call(this.domainOp('POST', domain, 'release', { transfertag: transferTag }, 'never', reply.expectRegistrarResult), options);
+    return this.call(
+      this.domainOp('POST', domain, 'release', { transfertag: transferTag }, 'never', reply.expectRegistrarResult),
+      options,
+    );
   }
 
   // ---- transport ----
 
-  private domainOp<T>(method: 'GET' | 'POST', domain: string, action: string, params: { readonly [key: string]: FormValue }, retry: RetryRule, parse: (json: unknown, what: string) => T): Operation<T> {
+  private domainOp<T>(
+    method: 'GET' | 'POST',
+    domain: string,
+    action: string,
+    params: { readonly [key: string]: FormValue },
+    retry: RetryRule,
+    parse: (json: unknown, what: string) => T,
+  ): Operation<T> {
     if (typeof domain !== 'string' || domain.trim() === '') throw new TypeError('domain is required');
     // Spec 4: the body (or query) repeats the path's domain.
-    return { method, path: `/domains/${encodeURIComponent(domain)}/${action}`, params: { domain, ...params }, retry, parse };
+    return {
+      method,
+      path: `/domains/${encodeURIComponent(domain)}/${action}`,
+      params: { domain, ...params },
+      retry,
+      parse,
+    };
   }
 
   private async call<T>(op: Operation<T>, options: OrderCallOptions = {}): Promise<T> {
@@ -355,16 +506,22 @@ export class ResellerClient {
     const timeoutMs = positive(options.timeoutMs, this.timeoutMs, 'timeoutMs');
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = options.signal ? anySignal([options.signal, timeout]) : timeout;
-    const idempotencyKey = op.retry === 'paid' ? (options.idempotencyKey === undefined ? randomUUID() : options.idempotencyKey ?? undefined) : undefined;
+    const idempotencyKey =
+      op.retry === 'paid'
+        ? options.idempotencyKey === undefined
+          ? randomUUID()
+          : (options.idempotencyKey ?? undefined)
+        : undefined;
     // No retries of a paid call without an idempotency key: a lost answer could mean a charge.
     const retriable = op.retry === 'safe' || (op.retry === 'paid' && idempotencyKey !== undefined);
     const encoded = op.params ? encodeForm(op.params, { repeat: op.repeat }) : '';
     const url = `${this.baseUrl}${op.path}${op.method === 'GET' && encoded ? `?${encoded}` : ''}`;
     const base = { operation, ...(idempotencyKey ? { idempotencyKey } : {}) };
 
-    const stopped = (cause: unknown): ResellerApiError => (options.signal?.aborted
-      ? new ResellerApiError('aborted', `${operation} was aborted`, base, { cause: options.signal.reason })
-      : new ResellerApiError('timeout', `${operation} did not answer within ${timeoutMs} ms`, base, { cause }));
+    const stopped = (cause: unknown): ResellerApiError =>
+      options.signal?.aborted
+        ? new ResellerApiError('aborted', `${operation} was aborted`, base, { cause: options.signal.reason })
+        : new ResellerApiError('timeout', `${operation} did not answer within ${timeoutMs} ms`, base, { cause });
 
     for (let attempt = 0; ; attempt++) {
       let response: Response;
@@ -380,15 +537,27 @@ export class ResellerClient {
         text = await response.text();
       } catch (error) {
         if (signal.aborted) throw stopped(error);
-        const failure = new ResellerApiError('network', `${operation} failed: ${networkReason(error)}`, { ...base, status: 0 }, { cause: error });
+        const failure = new ResellerApiError(
+          'network',
+          `${operation} failed: ${networkReason(error)}`,
+          { ...base, status: 0 },
+          { cause: error },
+        );
         if (!retriable || attempt >= this.retries) throw failure;
-        await this.backoff(attempt, undefined, signal).catch((e) => { throw stopped(e); });
+        await this.backoff(attempt, undefined, signal).catch((e) => {
+          throw stopped(e);
+        });
         continue;
       }
 
       const requestId = response.headers.get('x-request-id') ?? undefined;
       const retryAfterSeconds = parseRetryAfter(response.headers.get('retry-after'));
-      const details = { ...base, status: response.status, requestId, ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}) };
+      const details = {
+        ...base,
+        status: response.status,
+        requestId,
+        ...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
+      };
       let json: unknown;
       let isJson = true;
       try {
@@ -396,23 +565,36 @@ export class ResellerClient {
       } catch {
         isJson = false;
       }
-      const serverMessage = isJson && typeof json === 'object' && json !== null && typeof (json as { error?: unknown }).error === 'string'
-        ? (json as { error: string }).error
-        : undefined;
+      const serverMessage =
+        isJson && typeof json === 'object' && json !== null && typeof (json as { error?: unknown }).error === 'string'
+          ? (json as { error: string }).error
+          : undefined;
 
       if (response.status >= 300 && response.status < 400) {
-        throw new ResellerApiError('http', `${operation} was redirected to ${response.headers.get('location') ?? 'another address'}; set baseUrl to the final address`, details);
+        throw new ResellerApiError(
+          'http',
+          `${operation} was redirected to ${response.headers.get('location') ?? 'another address'}; set baseUrl to the final address`,
+          details,
+        );
       }
       if (response.status !== 200 || serverMessage !== undefined) {
         if (RETRY_STATUSES.has(response.status) && retriable && attempt < this.retries) {
-          await this.backoff(attempt, retryAfterSeconds, signal).catch((e) => { throw stopped(e); });
+          await this.backoff(attempt, retryAfterSeconds, signal).catch((e) => {
+            throw stopped(e);
+          });
           continue;
         }
         // Deployed servers may answer an error with status 200; clients read only `error` (decisions.md).
-        const message = serverMessage ?? `${operation} answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
+        const message =
+          serverMessage ?? `${operation} answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
         throw new ResellerApiError('http', message, { ...details, serverMessage });
       }
-      if (!isJson) throw new ResellerApiError('invalid_reply', `${operation} answered something that is not JSON: ${text.slice(0, 200)}`, details);
+      if (!isJson)
+        throw new ResellerApiError(
+          'invalid_reply',
+          `${operation} answered something that is not JSON: ${text.slice(0, 200)}`,
+          details,
+        );
       try {
         return op.parse(json, 'the reply');
       } catch (error) {
@@ -450,8 +632,14 @@ export class ResellerClient {
     const ms = retryAfterSeconds !== undefined ? Math.min(retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS) : jittered;
     return new Promise((resolve, reject) => {
       if (signal.aborted) return reject(signal.reason);
-      const onAbort = () => { clearTimeout(timer); reject(signal.reason); };
-      const timer = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
@@ -468,7 +656,10 @@ function anySignal(signals: AbortSignal[]): AbortSignal {
   if (typeof AbortSignal.any === 'function') return AbortSignal.any(signals);
   const controller = new AbortController();
   for (const s of signals) {
-    if (s.aborted) { controller.abort(s.reason); break; }
+    if (s.aborted) {
+      controller.abort(s.reason);
+      break;
+    }
     s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
   }
   return controller.signal;
@@ -502,7 +693,11 @@ function nameserverFields(nameservers: readonly string[]): { [key: string]: stri
 
 function addonParams(addons: Addons | undefined): { [key: string]: boolean | undefined } | undefined {
   if (!addons) return undefined;
-  return { dnsmanagement: addons.dnsManagement, emailforwarding: addons.emailForwarding, idprotection: addons.idProtection };
+  return {
+    dnsmanagement: addons.dnsManagement,
+    emailforwarding: addons.emailForwarding,
+    idprotection: addons.idProtection,
+  };
 }
 
 function contactParams(contacts: ContactSet | undefined): { [key: string]: ContactFields } | undefined {
@@ -515,7 +710,9 @@ function contactParams(contacts: ContactSet | undefined): { [key: string]: Conta
   return out;
 }
 
-function orderParams(order: Omit<RegisterOrder, 'nameservers'> & { readonly nameservers?: readonly string[] }): { [key: string]: FormValue } {
+function orderParams(order: Omit<RegisterOrder, 'nameservers'> & { readonly nameservers?: readonly string[] }): {
+  [key: string]: FormValue;
+} {
   if (!Number.isInteger(order.period)) throw new TypeError('period must be a whole number of years');
   return {
     domain: order.domain,
@@ -523,7 +720,12 @@ function orderParams(order: Omit<RegisterOrder, 'nameservers'> & { readonly name
     nameservers: order.nameservers ? nameserverFields(order.nameservers) : undefined,
     contacts: contactParams(order.contacts),
     addons: addonParams(order.addons),
-    domainfields: typeof order.domainFields === 'string' ? order.domainFields : order.domainFields ? encodeDomainFields(order.domainFields) : undefined,
+    domainfields:
+      typeof order.domainFields === 'string'
+        ? order.domainFields
+        : order.domainFields
+          ? encodeDomainFields(order.domainFields)
+          : undefined,
     idnLanguage: order.idnLanguage,
     originalvars: order.originalVars,
   };

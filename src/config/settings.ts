@@ -1,7 +1,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { z } from 'zod';
 
-const bool = z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'yes' || v === 'on');
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes' || v === 'on');
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** Every setting, its default and its bounds: the README's configuration table mirrors this. */
@@ -10,7 +12,11 @@ export const SettingsSchema = z.strictObject({
   port: int(0, 65535).default(8080),
   host: z.string().min(1).default('0.0.0.0'),
   /** Extra prefix the routes are also served under, for drop-in compatibility with deployed clients. */
-  basePath: z.string().regex(/^(\/[^\s?#]*)?$/, 'must be empty or start with /').default('').transform((p) => p.replace(/\/+$/, '')),
+  basePath: z
+    .string()
+    .regex(/^(\/[^\s?#]*)?$/, 'must be empty or start with /')
+    .default('')
+    .transform((p) => p.replace(/\/+$/, '')),
   masterKey: z.string().optional(),
   masterKeyFile: z.string().optional(),
   pluginsDir: z.string().optional(),
@@ -18,7 +24,10 @@ export const SettingsSchema = z.strictObject({
   /** Seconds a registrar's availability answer is reused by searches; 0 turns the cache off (docs/search.md). */
   searchCacheSeconds: int(0, 3600).default(30),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  currency: z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code like USD').default('USD'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code like USD')
+    .default('USD'),
   trustProxy: bool.default(false),
   /**
    * With TRUST_PROXY: how many proxies in front of the server append to X-Forwarded-For. The client
@@ -125,12 +134,14 @@ const envNameOf = (key: string) => Object.entries(ENVIRONMENT_VARIABLES).find(([
 export function parseSettings(input: Record<string, unknown>): Settings {
   const result = SettingsSchema.safeParse(input);
   if (!result.success) {
-    throw new ConfigError(result.error.issues.map((issue) => {
-      const key = String(issue.path[0] ?? '');
-      const env = envNameOf(key);
-      if (issue.path.length === 0) return issue.message; // an unknown key (a typo in the config file)
-      return `${issue.path.join('.')}${env ? ` (${env})` : ''}: ${issue.message}`;
-    }));
+    throw new ConfigError(
+      result.error.issues.map((issue) => {
+        const key = String(issue.path[0] ?? '');
+        const env = envNameOf(key);
+        if (issue.path.length === 0) return issue.message; // an unknown key (a typo in the config file)
+        return `${issue.path.join('.')}${env ? ` (${env})` : ''}: ${issue.message}`;
+      }),
+    );
   }
   return Object.freeze(result.data);
 }
@@ -150,10 +161,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     }
   }
   const fromEnv: Record<string, unknown> = {};
-  for (const [name, key] of Object.entries(ENVIRONMENT_VARIABLES)) if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
+  for (const [name, key] of Object.entries(ENVIRONMENT_VARIABLES))
+    if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const plugins = { ...(fromFile.plugins as Record<string, Record<string, unknown>> | undefined) };
   if (env.SANDBOX_LATENCY_MS) plugins.sandbox = { ...plugins.sandbox, latencyMs: env.SANDBOX_LATENCY_MS };
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
-  if (env.SANDBOX_DISABLED_CAPABILITIES) plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };
+  if (env.SANDBOX_DISABLED_CAPABILITIES)
+    plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };
   return parseSettings({ ...fromFile, ...fromEnv, plugins });
 }

@@ -63,10 +63,16 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
-      const observe = observeRoute(r.method, r.path, observation, { operational: r.access === 'public', quiet: r.quiet === true });
+      const observe = observeRoute(r.method, r.path, observation, {
+        operational: r.access === 'public',
+        quiet: r.quiet === true,
+      });
       const handle = (ctx: Ctx) => serve(ctx, r);
       router[r.method](`${base}${r.path}`, observe, handle);
-      if (!r.path.includes(':')) exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, (ctx) => observe(ctx, () => handle(ctx as Ctx)));
+      if (!r.path.includes(':'))
+        exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, (ctx) =>
+          observe(ctx, () => handle(ctx as Ctx)),
+        );
     }
   }
   const exactRoutes: Koa.Middleware = (ctx, next) => {
@@ -86,7 +92,13 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
       assertBodyRepeatsPath(ctx.params, params);
       call.domain = domainNamed(ctx.params.domain ?? params.domain);
       const input = validate(r.input, { ...params, ...ctx.params });
-      const context: RouteContext<unknown> = { input, reseller, requestId, header: (name) => ctx.get(name) || undefined, resolve };
+      const context: RouteContext<unknown> = {
+        input,
+        reseller,
+        requestId,
+        header: (name) => ctx.get(name) || undefined,
+        resolve,
+      };
       const body = await r.handler(context);
       if (body instanceof HttpReply) return sendReply(ctx, body);
       if (options.checkReplies) checkReply(r, body);
@@ -147,8 +159,18 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     observeUnmatched(ctx, started, observation);
   };
 
-  const middleware = compose([unmatched, exactRoutes, router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]);
-  mounted.set(middleware, router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) }))));
+  const middleware = compose([
+    unmatched,
+    exactRoutes,
+    router.routes() as Koa.Middleware,
+    router.allowedMethods() as Koa.Middleware,
+  ]);
+  mounted.set(
+    middleware,
+    router.stack.flatMap((layer) =>
+      layer.methods.filter((m) => m !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
+    ),
+  );
   return middleware;
 }
 
@@ -171,7 +193,10 @@ export function sendJson(ctx: Ctx, status: number, body: unknown): void {
 }
 
 function sendReply(ctx: Ctx, reply: HttpReply): void {
-  if (reply.contentType === undefined) return sendJson(ctx, reply.status, reply.body);
+  if (reply.contentType === undefined) {
+    sendJson(ctx, reply.status, reply.body);
+    return;
+  }
   ctx.status = reply.status;
   ctx.type = reply.contentType;
   ctx.body = reply.body;
@@ -182,7 +207,8 @@ export function errorReply(error: unknown, requestId: string): { status: number;
   if (isDomainError(error)) return { status: STATUS[error.code], message: error.message };
   const status = (error as { status?: unknown }).status;
   if (status === 413) return { status, message: 'The request body is larger than 64 KiB' };
-  if (status === 415) return { status, message: 'Send the body as application/x-www-form-urlencoded or application/json' };
+  if (status === 415)
+    return { status, message: 'Send the body as application/x-www-form-urlencoded or application/json' };
   if (status === 400) return { status, message: 'The request body cannot be parsed; check its encoding and syntax' };
   return { status: 500, message: `Internal server error (request id ${requestId})` };
 }
@@ -200,7 +226,10 @@ function domainNamed(value: unknown): string | undefined {
 function checkReply(r: Route, body: unknown): void {
   const result = r.output.safeParse(body);
   if (!result.success) {
-    const issues = result.error.issues.slice(0, 3).map((i) => `${i.path.join('.') || '(reply)'}: ${i.message}`).join('; ');
+    const issues = result.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.join('.') || '(reply)'}: ${i.message}`)
+      .join('; ');
     throw new Error(`the reply of ${r.method.toUpperCase()} ${r.path} does not match its output schema: ${issues}`);
   }
 }
@@ -216,7 +245,10 @@ function assertBodyRepeatsPath(pathParams: Record<string, string>, params: WireP
     if (given === undefined || given === '' || given === inPath) continue;
     if (typeof given === 'string' && key === 'domain' && sameDomain(given, inPath)) continue;
     const shown = typeof given === 'string' ? JSON.stringify(given.slice(0, 80)) : 'a list';
-    throw new DomainError('validation_failed', `${key} in the request (${shown}) differs from the ${key} in the path (${JSON.stringify(inPath.slice(0, 80))})`);
+    throw new DomainError(
+      'validation_failed',
+      `${key} in the request (${shown}) differs from the ${key} in the path (${JSON.stringify(inPath.slice(0, 80))})`,
+    );
   }
 }
 
@@ -234,7 +266,9 @@ function validate<S extends z.ZodType>(schema: S, params: WireParams): z.infer<S
   if (result.success) return result.data;
   const messages = result.error.issues.slice(0, 5).map((issue) => {
     const where = issue.path.map(String).join('.');
-    return issue.message.startsWith(where.split('.')[0] ?? '') || where === '' ? issue.message : `${where}: ${issue.message}`;
+    return issue.message.startsWith(where.split('.')[0] ?? '') || where === ''
+      ? issue.message
+      : `${where}: ${issue.message}`;
   });
   throw new DomainError('validation_failed', messages.join('; '));
 }

@@ -16,7 +16,7 @@ const RESELLER_ERRORS: Record<number, string> = {
   400: 'Validation error, or a business rule the client can fix (TLD not offered, period not priced, insufficient credit, capability missing)',
   401: 'Authentication failed: missing or wrong headers, unknown user, bad token, stale timestamp, suspended reseller',
   403: "The client address is not on the reseller's IP allow-list",
-  409: 'The domain is not in the reseller\'s account, or an order for it is in progress',
+  409: "The domain is not in the reseller's account, or an order for it is in progress",
   413: 'The body is larger than 64 KiB',
   415: 'The body is neither a form nor JSON',
   429: 'Too many failed authentications; see Retry-After',
@@ -33,7 +33,11 @@ export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '
 const pathParams = (path: string) => [...path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    io,
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as JsonSchema;
   return rest;
 }
 
@@ -43,49 +47,108 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
  */
 function withoutPathParams(schema: JsonSchema, names: readonly string[], keepAsRepeats: boolean): JsonSchema {
   if (names.length === 0 || typeof schema.properties !== 'object' || schema.properties === null) return schema;
-  const properties = Object.fromEntries(Object.entries(schema.properties as JsonSchema).flatMap(([k, v]) => {
-    if (!names.includes(k)) return [[k, v]];
-    return keepAsRepeats ? [[k, { ...(v as JsonSchema), description: `Optional: repeats the ${k} in the path; a different value is refused` }]] : [];
-  }));
-  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((k) => !names.includes(k)) : [];
+  const properties = Object.fromEntries(
+    Object.entries(schema.properties as JsonSchema).flatMap(([k, v]) => {
+      if (!names.includes(k)) return [[k, v]];
+      return keepAsRepeats
+        ? [
+            [
+              k,
+              {
+                ...(v as JsonSchema),
+                description: `Optional: repeats the ${k} in the path; a different value is refused`,
+              },
+            ],
+          ]
+        : [];
+    }),
+  );
+  const required = Array.isArray(schema.required)
+    ? (schema.required as string[]).filter((k) => !names.includes(k))
+    : [];
   const { required: _required, ...rest } = schema;
   return { ...rest, properties, ...(required.length > 0 ? { required } : {}) };
 }
 
-const hasProperties = (schema: JsonSchema) => typeof schema.properties === 'object' && schema.properties !== null && Object.keys(schema.properties).length > 0;
+const hasProperties = (schema: JsonSchema) =>
+  typeof schema.properties === 'object' && schema.properties !== null && Object.keys(schema.properties).length > 0;
 
-const tagOf = (r: Route) => r.tag ?? (r.access === 'public' ? 'Operations' : r.path.startsWith('/domains/:') ? 'Domains' : r.path.startsWith('/domains/lookup') ? 'Search' : r.path.startsWith('/order/domains') ? 'Orders' : 'Account and catalogue');
+const tagOf = (r: Route) =>
+  r.tag ??
+  (r.access === 'public'
+    ? 'Operations'
+    : r.path.startsWith('/domains/:')
+      ? 'Domains'
+      : r.path.startsWith('/domains/lookup')
+        ? 'Search'
+        : r.path.startsWith('/order/domains')
+          ? 'Orders'
+          : 'Account and catalogue');
 
 function operation(r: Route): JsonSchema {
   const inPath = pathParams(r.path);
   const input = withoutPathParams(jsonSchema(r.input, 'input'), inPath, r.method === 'post');
   const parameters: JsonSchema[] = inPath.map((name) => ({
-    name, in: 'path', required: true, schema: { type: 'string' },
-    ...(name === 'domain' ? { description: 'The domain name: Unicode or punycode, any case, raw or percent-encoded' } : {}),
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    ...(name === 'domain'
+      ? { description: 'The domain name: Unicode or punycode, any case, raw or percent-encoded' }
+      : {}),
   }));
   let requestBody: JsonSchema | undefined;
   if (r.method === 'get') {
     const required = new Set(Array.isArray(input.required) ? (input.required as string[]) : []);
     for (const [name, schema] of Object.entries((input.properties ?? {}) as Record<string, JsonSchema>)) {
-      parameters.push({ name, in: 'query', required: required.has(name), schema, ...(schema.description ? { description: schema.description } : {}) });
+      parameters.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        schema,
+        ...(schema.description ? { description: schema.description } : {}),
+      });
     }
   } else if (hasProperties(input) && Object.keys(input.properties as object).some((k) => !inPath.includes(k))) {
     requestBody = {
       required: Array.isArray(input.required) && input.required.length > 0,
-      description: 'A form with PHP-bracket nesting (`nameservers[ns1]=…`, `dnsrecords[0][hostname]=…`), or the same fields as JSON',
+      description:
+        'A form with PHP-bracket nesting (`nameservers[ns1]=…`, `dnsrecords[0][hostname]=…`), or the same fields as JSON',
       content: { 'application/x-www-form-urlencoded': { schema: input }, 'application/json': { schema: input } },
     };
   }
-  const errors = r.access === 'public' ? new Set([500]) : r.path.includes(':domain') || r.path.startsWith('/order/domains') ? DOMAIN_ERRORS : ACCOUNT_ERRORS;
+  const errors =
+    r.access === 'public'
+      ? new Set([500])
+      : r.path.includes(':domain') || r.path.startsWith('/order/domains')
+        ? DOMAIN_ERRORS
+        : ACCOUNT_ERRORS;
   const responses: JsonSchema = {
-    200: { description: 'Success', content: { [r.path === '/metrics' ? 'text/plain' : 'application/json']: { schema: jsonSchema(r.output, 'output') } } },
+    200: {
+      description: 'Success',
+      content: {
+        [r.path === '/metrics' ? 'text/plain' : 'application/json']: { schema: jsonSchema(r.output, 'output') },
+      },
+    },
   };
   for (const status of errors) {
-    responses[status] = { description: RESELLER_ERRORS[status] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+    responses[status] = {
+      description: RESELLER_ERRORS[status] ?? 'Error',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
   }
-  if (r.path === '/readyz') responses[503] = { description: 'Not ready: the database or the registrar plugins are not', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+  if (r.path === '/readyz')
+    responses[503] = {
+      description: 'Not ready: the database or the registrar plugins are not',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
   return {
-    operationId: `${r.method}${r.path.replace(/[:{}]/g, '').split(/[/.-]/).filter(Boolean).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')}`,
+    operationId: `${r.method}${r.path
+      .replace(/[:{}]/g, '')
+      .split(/[/.-]/)
+      .filter(Boolean)
+      .map((w) => w[0]!.toUpperCase() + w.slice(1))
+      .join('')}`,
     summary: r.summary,
     tags: [tagOf(r)],
     ...(r.access === 'reseller' ? {} : { security: [] }),
@@ -106,14 +169,17 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
     const path = openApiPath(r.path);
     paths[path] = { ...paths[path], [r.method]: operation(r) };
   }
-  const servers: JsonSchema[] = [{ url: '/', description: 'The API at the root (or under the prefix the host mounts it at)' }];
+  const servers: JsonSchema[] = [
+    { url: '/', description: 'The API at the root (or under the prefix the host mounts it at)' },
+  ];
   if (options.basePath) servers.push({ url: options.basePath, description: 'The drop-in path deployed clients use' });
   return {
     openapi: '3.1.0',
     info: {
       title: options.title ?? 'Domain reseller API',
       version: options.version,
-      description: 'Domain reseller HTTP API (interface 2.4.1). Bodies are forms with PHP-bracket nesting or JSON; replies are JSON; every error is {"error": "…"}.',
+      description:
+        'Domain reseller HTTP API (interface 2.4.1). Bodies are forms with PHP-bracket nesting or JSON; replies are JSON; every error is {"error": "…"}.',
     },
     servers,
     security: [{ username: [], token: [] }],
@@ -123,8 +189,11 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       securitySchemes: {
         username: { type: 'apiKey', in: 'header', name: 'username', description: "The reseller's email address" },
         token: {
-          type: 'apiKey', in: 'header', name: 'token',
-          description: 'base64( lowercase hex( HMAC-SHA256(key = "<email>:<UTC yy-mm-dd HH>", message = API key) ) ), 88 characters. An optional `timestamp` header (Unix seconds) names the hour.',
+          type: 'apiKey',
+          in: 'header',
+          name: 'token',
+          description:
+            'base64( lowercase hex( HMAC-SHA256(key = "<email>:<UTC yy-mm-dd HH>", message = API key) ) ), 88 characters. An optional `timestamp` header (Unix seconds) names the hour.',
         },
       },
       schemas: { Error: jsonSchema(ErrorReply, 'output') },

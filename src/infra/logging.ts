@@ -8,14 +8,41 @@ import type { Logger } from '../core/shared/logger';
  * Defence in depth: the code logs none of these on purpose; this catches one that slips in.
  */
 export const SECRET_KEYS: ReadonlySet<string> = new Set([
-  'token', 'apikey', 'api_key', 'sealedapikey', 'masterkey', 'password', 'authorization', 'cookie',
-  'eppcode', 'authcode', 'transfertag',
-  'contacts', 'contactdetails', 'contact', 'registrant', 'registrantemail', 'registrantemailaddress',
-  'email', 'emailaddress', 'email address', 'phonenumber', 'phone', 'phone number', 'address1', 'address2', 'firstname', 'lastname',
-  'fullname', 'companyname', 'postcode', 'tax_id',
+  'token',
+  'apikey',
+  'api_key',
+  'sealedapikey',
+  'masterkey',
+  'password',
+  'authorization',
+  'cookie',
+  'eppcode',
+  'authcode',
+  'transfertag',
+  'contacts',
+  'contactdetails',
+  'contact',
+  'registrant',
+  'registrantemail',
+  'registrantemailaddress',
+  'email',
+  'emailaddress',
+  'email address',
+  'phonenumber',
+  'phone',
+  'phone number',
+  'address1',
+  'address2',
+  'firstname',
+  'lastname',
+  'fullname',
+  'companyname',
+  'postcode',
+  'tax_id',
   // A database error carries its statement with the values written in (mysql2's `err.sql`) or beside
   // it (`bindings`): contacts, keys. The message keeps the statement with placeholders (connect.ts).
-  'sql', 'bindings',
+  'sql',
+  'bindings',
 ]);
 export const CENSOR = '[redacted]';
 const MAX_DEPTH = 6;
@@ -55,7 +82,12 @@ function copyOf(value: object): Record<string, unknown> {
   if (value instanceof Error) {
     const copy = Object.create(Object.getPrototypeOf(value)) as Record<string, unknown>;
     for (const key of ['message', 'stack', 'cause'] as const) {
-      if (key in value) Object.defineProperty(copy, key, { value: (value as unknown as Record<string, unknown>)[key], enumerable: false, writable: true });
+      if (key in value)
+        Object.defineProperty(copy, key, {
+          value: (value as unknown as Record<string, unknown>)[key],
+          enumerable: false,
+          writable: true,
+        });
     }
     return Object.assign(copy, value);
   }
@@ -117,13 +149,19 @@ const OURS = Symbol.for('reseller/logger');
  * at once; pino writes out what is queued when the process exits (also on `process.exit`), and a
  * SIGKILL can lose the lines of the last moment.
  */
-export function createLogger(level: string, destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false })): Logger {
-  const logger = pino({
-    level,
-    base: { service: 'domain-reseller' },
-    mixin: () => context.getStore() ?? {},
-    formatters: { log: (object) => redactSecrets(object) },
-  }, destination);
+export function createLogger(
+  level: string,
+  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false }),
+): Logger {
+  const logger = pino(
+    {
+      level,
+      base: { service: 'domain-reseller' },
+      mixin: () => context.getStore() ?? {},
+      formatters: { log: (object) => redactSecrets(object) },
+    },
+    destination,
+  );
   // pino applies formatters to a line's own fields only; a child's bindings are redacted here.
   // Children are made from their parent's prototype chain, so every descendant gets this.
   const makeChild = Object.getPrototypeOf(logger).child as pino.Logger['child'];

@@ -15,7 +15,9 @@ describe('reseller-admin', () => {
     db = await createTestDatabase();
     env = { DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
   });
-  afterAll(async () => { await db.drop(); });
+  afterAll(async () => {
+    await db.drop();
+  });
 
   it('migrates, then finds nothing left to do', async () => {
     const first = await cli(env, 'migrate');
@@ -34,13 +36,51 @@ describe('reseller-admin', () => {
   });
 
   it('sets TLD prices, checking the registrar against the installed plugins', async () => {
-    const set = await cli(env, 'tld', 'set', '.com', '--group', 'retail', '--registrar', 'sandbox', '--register', '1=10.00,2=19.50', '--renew', '1=11.00');
+    const set = await cli(
+      env,
+      'tld',
+      'set',
+      '.com',
+      '--group',
+      'retail',
+      '--registrar',
+      'sandbox',
+      '--register',
+      '1=10.00,2=19.50',
+      '--renew',
+      '1=11.00',
+    );
     expect(set.code).toBe(0);
-    expect(set.json()).toMatchObject({ tld: { tld: '.com', registrar: 'sandbox' }, prices: { register: { 1: '10.00', 2: '19.50' }, renew: { 1: '11.00' } } });
-    const unknown = await cli(env, 'tld', 'set', '.net', '--group', 'retail', '--registrar', 'nosuch', '--register', '1=10');
+    expect(set.json()).toMatchObject({
+      tld: { tld: '.com', registrar: 'sandbox' },
+      prices: { register: { 1: '10.00', 2: '19.50' }, renew: { 1: '11.00' } },
+    });
+    const unknown = await cli(
+      env,
+      'tld',
+      'set',
+      '.net',
+      '--group',
+      'retail',
+      '--registrar',
+      'nosuch',
+      '--register',
+      '1=10',
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/"nosuch" is not an installed plugin; installed: .*sandbox/);
-    const badPrices = await cli(env, 'tld', 'set', '.net', '--group', 'retail', '--registrar', 'sandbox', '--register', '1=ten');
+    const badPrices = await cli(
+      env,
+      'tld',
+      'set',
+      '.net',
+      '--group',
+      'retail',
+      '--registrar',
+      'sandbox',
+      '--register',
+      '1=ten',
+    );
     expect(badPrices.code).toBe(1);
   });
 
@@ -51,10 +91,18 @@ describe('reseller-admin', () => {
     expect(email).toBe('shop@example.com');
     expect(apiKey.length).toBeGreaterThanOrEqual(32);
 
-    const module = await createResellerModule({ database: db.url, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+    const module = await createResellerModule({
+      database: db.url,
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
     try {
       const auth = module.container.get(TOKENS.authenticator);
-      const credentials = (key: string) => ({ username: email, token: computeToken(email, key, new Date()), timestamp: undefined, clientAddress: 'cli-test' });
+      const credentials = (key: string) => ({
+        username: email,
+        token: computeToken(email, key, new Date()),
+        timestamp: undefined,
+        clientAddress: 'cli-test',
+      });
       await expect(auth.authenticate(credentials(apiKey))).resolves.toMatchObject({ email });
       const rotated = await cli(env, 'reseller', 'rotate-key', email);
       const newKey = rotated.json().apiKey;
@@ -67,23 +115,40 @@ describe('reseller-admin', () => {
   });
 
   it('suspends and activates a reseller', async () => {
-    expect((await cli(env, 'reseller', 'suspend', 'shop@example.com')).json()).toEqual({ email: 'shop@example.com', status: 'suspended' });
-    expect((await cli(env, 'reseller', 'activate', 'shop@example.com')).json()).toEqual({ email: 'shop@example.com', status: 'active' });
+    expect((await cli(env, 'reseller', 'suspend', 'shop@example.com')).json()).toEqual({
+      email: 'shop@example.com',
+      status: 'suspended',
+    });
+    expect((await cli(env, 'reseller', 'activate', 'shop@example.com')).json()).toEqual({
+      email: 'shop@example.com',
+      status: 'active',
+    });
   });
 
   it('adds credit, takes negative adjustments, and never goes below zero', async () => {
-    expect((await cli(env, 'credit', 'add', 'shop@example.com', '25.50', '--note', 'wire')).json()).toMatchObject({ balance: '75.50', kind: 'top_up' });
-    expect((await cli(env, 'credit', 'add', 'shop@example.com', '-5.50')).json()).toMatchObject({ balance: '70.00', kind: 'adjustment' });
+    expect((await cli(env, 'credit', 'add', 'shop@example.com', '25.50', '--note', 'wire')).json()).toMatchObject({
+      balance: '75.50',
+      kind: 'top_up',
+    });
+    expect((await cli(env, 'credit', 'add', 'shop@example.com', '-5.50')).json()).toMatchObject({
+      balance: '70.00',
+      kind: 'adjustment',
+    });
     const overdraw = await cli(env, 'credit', 'add', 'shop@example.com', '-70.01');
     expect(overdraw.code).toBe(1);
     expect(overdraw.stderr).toMatch(/below zero/);
-    expect((await cli(env, 'credit', 'show', 'shop@example.com')).json()).toMatchObject({ balance: '70.00', consistent: true });
+    expect((await cli(env, 'credit', 'show', 'shop@example.com')).json()).toMatchObject({
+      balance: '70.00',
+      consistent: true,
+    });
   });
 
   it('stores a default registrant contact for a group', async () => {
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
     writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
-    expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).json()).toMatchObject({ defaultContact: { firstname: 'Ann' } });
+    expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).json()).toMatchObject({
+      defaultContact: { firstname: 'Ann' },
+    });
     writeFileSync(file, '[1,2]');
     expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).code).toBe(1);
   });

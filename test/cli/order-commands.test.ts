@@ -8,7 +8,12 @@ const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 
 function sink(): Writable & { text: () => string } {
   const chunks: Buffer[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { chunks.push(Buffer.from(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
   return Object.assign(stream, { text: () => Buffer.concat(chunks).toString('utf8') });
 }
 
@@ -17,7 +22,9 @@ describe('reseller-admin order commands', () => {
   beforeAll(async () => {
     h = await startHarness({ pluginsDir: PLUGINS_DIR, registrar: 'scripted', settings: { registrarTimeoutMs: 100 } });
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   async function admin(...argv: string[]): Promise<{ code: number; json: any; stderr: string }> {
     const stdout = sink();
@@ -27,15 +34,44 @@ describe('reseller-admin order commands', () => {
     return { code, json: code === 0 ? JSON.parse(stdout.text()) : undefined, stderr: stderr.text() };
   }
 
-  const register = (domain: string) => h.http.post('/order/domains/register').set(h.headers()).type('form').send(qs.stringify({
-    domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-    contacts: { registrant: { firstname: 'A', lastname: 'B', email: 'a@b.co', address1: 'x', city: 'y', country: 'NL', postcode: '1', phonenumber: '2' } },
-  }));
+  const register = (domain: string) =>
+    h.http
+      .post('/order/domains/register')
+      .set(h.headers())
+      .type('form')
+      .send(
+        qs.stringify({
+          domain,
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: {
+            registrant: {
+              firstname: 'A',
+              lastname: 'B',
+              email: 'a@b.co',
+              address1: 'x',
+              city: 'y',
+              country: 'NL',
+              postcode: '1',
+              phonenumber: '2',
+            },
+          },
+        }),
+      );
 
   it('sets yearly addon prices per group', async () => {
-    const { code, json } = await admin('group', 'set-addon-prices', 'default', '--addons', 'idprotection=2.00,dnsmanagement=0.50');
+    const { code, json } = await admin(
+      'group',
+      'set-addon-prices',
+      'default',
+      '--addons',
+      'idprotection=2.00,dnsmanagement=0.50',
+    );
     expect(code).toBe(0);
-    expect(json).toEqual({ group: 'default', addons: { dnsmanagement: '0.50', emailforwarding: '0.00', idprotection: '2.00' } });
+    expect(json).toEqual({
+      group: 'default',
+      addons: { dnsmanagement: '0.50', emailforwarding: '0.00', idprotection: '2.00' },
+    });
     const bad = await admin('group', 'set-addon-prices', 'default', '--addons', 'parking=1.00');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/unknown addon "parking"/);
@@ -58,9 +94,14 @@ describe('reseller-admin order commands', () => {
   it('lists and shows orders', async () => {
     await register('listed.com');
     const list = await admin('order', 'list', '--domain', 'listed.com');
-    expect(list.json).toEqual([expect.objectContaining({ domain: 'listed.com', action: 'register', status: 'completed', price: '10.00' })]);
+    expect(list.json).toEqual([
+      expect.objectContaining({ domain: 'listed.com', action: 'register', status: 'completed', price: '10.00' }),
+    ]);
     const show = await admin('order', 'show', list.json[0].id);
-    expect(show.json).toMatchObject({ id: list.json[0].id, request: { nameservers: ['ns1.example.net', 'ns2.example.net'] } });
+    expect(show.json).toMatchObject({
+      id: list.json[0].id,
+      request: { nameservers: ['ns1.example.net', 'ns2.example.net'] },
+    });
     expect((await admin('order', 'list', '--status', 'weird')).code).toBe(2);
   });
 });

@@ -8,7 +8,12 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 const sink = () => {
   let text = '';
-  const stream = new Writable({ write(chunk, _enc, done) { text += String(chunk); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      text += String(chunk);
+      done();
+    },
+  });
   return { stream, text: () => text };
 };
 
@@ -21,20 +26,44 @@ describe('reseller-admin sync', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    module = await createResellerModule({ database: db.url, clock: fixedClock('2026-11-21T10:00:00Z'), settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+    module = await createResellerModule({
+      database: db.url,
+      clock: fixedClock('2026-11-21T10:00:00Z'),
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
     await module.migrate();
     await module.services.resellers.createGroup('default');
-    await module.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=10.00' } });
+    await module.services.catalogue.setTld({
+      tld: '.com',
+      group: 'default',
+      registrar: 'sandbox',
+      prices: { register: '1=10.00' },
+    });
     await module.services.resellers.create('reseller@example.com', 'default', 0);
     // Registered for ten years, so the CLI (on the real clock) finds them active for a long while yet.
     await givenDomain(module, 'cli-active.com', { period: 10, expiryDate: null });
     await givenDomain(module, 'cli-released.com', { period: 10 });
     await givenDomain(module, 'cli-deleted.com', { period: 10 });
     await givenDomain(module, 'cli-broken.com', { atRegistrar: false, expiryDate: '2030-01-01' });
-    await givenDomain(module, 'cli-pending.com', { atRegistrar: false, status: 'Pending Registration', expiryDate: null });
+    await givenDomain(module, 'cli-pending.com', {
+      atRegistrar: false,
+      status: 'Pending Registration',
+      expiryDate: null,
+    });
     await givenDomain(module, 'cli-transfer.com', { atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
     const sandbox = module.registrars.get('sandbox');
-    await sandbox.transfer!.transfer({ domain: 'cli-transfer.com', eppCode: 'EPP', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} } as never, ctx());
+    await sandbox.transfer!.transfer(
+      {
+        domain: 'cli-transfer.com',
+        eppCode: 'EPP',
+        period: 1,
+        nameservers: [],
+        contacts: {},
+        addons: {},
+        fields: {},
+      } as never,
+      ctx(),
+    );
     await sandbox.release!.release({ domain: 'cli-released.com', transferTag: 'ELSEWHERE' }, ctx());
     await sandbox.delete!.delete({ domain: 'cli-deleted.com' }, ctx());
   });
@@ -60,7 +89,12 @@ describe('reseller-admin sync', () => {
           { domain: 'cli-deleted.com', status: { from: 'Active', to: 'Cancelled' } },
           { domain: 'cli-released.com', status: { from: 'Active', to: 'Transferred Away' } },
         ],
-        failed: [{ domain: 'cli-broken.com', error: 'Registrar sandbox refused: cli-broken.com is not registered at the sandbox registry' }],
+        failed: [
+          {
+            domain: 'cli-broken.com',
+            error: 'Registrar sandbox refused: cli-broken.com is not registered at the sandbox registry',
+          },
+        ],
       },
       transfers: {
         total: 1,
@@ -72,7 +106,10 @@ describe('reseller-admin sync', () => {
       },
     });
     expect(err.text()).toMatch(/sync: 4\/4 domains, 1 failed\ntransfer sync: 1\/1 domains\n$/);
-    expect(await platformRecord(module, 'cli-active.com')).toMatchObject({ status: 'Active', expiryDate: '2036-11-21' });
+    expect(await platformRecord(module, 'cli-active.com')).toMatchObject({
+      status: 'Active',
+      expiryDate: '2036-11-21',
+    });
     expect(await platformRecord(module, 'cli-released.com')).toMatchObject({ status: 'Transferred Away' });
     expect(await platformRecord(module, 'cli-deleted.com')).toMatchObject({ status: 'Cancelled' });
     expect(await platformRecord(module, 'cli-pending.com')).toMatchObject({ status: 'Pending Registration' });
@@ -81,7 +118,9 @@ describe('reseller-admin sync', () => {
 
   it('refuses a concurrency out of bounds as a usage error', async () => {
     const err = sink();
-    expect(await runCli(['sync', '--concurrency', '0'], { stdout: sink().stream, stderr: err.stream, env: env() })).toBe(2);
+    expect(
+      await runCli(['sync', '--concurrency', '0'], { stdout: sink().stream, stderr: err.stream, env: env() }),
+    ).toBe(2);
     expect(err.text()).toMatch(/--concurrency must be from 1 to 50/);
   });
 });

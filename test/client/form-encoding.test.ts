@@ -4,12 +4,19 @@ import { apiToken, apiTokenHour, encodeDomainFields, encodeForm } from '../../sr
 
 describe('encodeForm', () => {
   it('nests objects and lists with PHP brackets', () => {
-    const text = encodeForm({ nameservers: { ns1: 'a.ns', ns2: 'b.ns' }, dnsrecords: [{ hostname: 'www', type: 'A' }] });
-    expect(decodeURIComponent(text)).toBe('nameservers[ns1]=a.ns&nameservers[ns2]=b.ns&dnsrecords[0][hostname]=www&dnsrecords[0][type]=A');
+    const text = encodeForm({
+      nameservers: { ns1: 'a.ns', ns2: 'b.ns' },
+      dnsrecords: [{ hostname: 'www', type: 'A' }],
+    });
+    expect(decodeURIComponent(text)).toBe(
+      'nameservers[ns1]=a.ns&nameservers[ns2]=b.ns&dnsrecords[0][hostname]=www&dnsrecords[0][type]=A',
+    );
   });
 
   it('repeats the name for the lists the spec sends that way', () => {
-    expect(encodeForm({ tldsToInclude: ['.com', '.net'] }, { repeat: ['tldsToInclude'] })).toBe('tldsToInclude=.com&tldsToInclude=.net');
+    expect(encodeForm({ tldsToInclude: ['.com', '.net'] }, { repeat: ['tldsToInclude'] })).toBe(
+      'tldsToInclude=.com&tldsToInclude=.net',
+    );
   });
 
   it('leaves out null, undefined and empty lists, as PHP clients do', () => {
@@ -17,7 +24,9 @@ describe('encodeForm', () => {
   });
 
   it('writes booleans as true/false and refuses non-finite numbers', () => {
-    expect(encodeForm({ premiumEnabled: true, isIdnDomain: false, regperiod: 2 })).toBe('premiumEnabled=true&isIdnDomain=false&regperiod=2');
+    expect(encodeForm({ premiumEnabled: true, isIdnDomain: false, regperiod: 2 })).toBe(
+      'premiumEnabled=true&isIdnDomain=false&regperiod=2',
+    );
     expect(() => encodeForm({ regperiod: Number.NaN })).toThrow(/finite/);
   });
 
@@ -34,7 +43,9 @@ describe('encodeForm', () => {
 describe('encodeDomainFields', () => {
   it('writes base64 of a PHP-serialized array, measuring strings in UTF-8 bytes', () => {
     const encoded = encodeDomainFields({ 'Legal Type': 'Company', Name: 'Müller', 0: 1, flag: true });
-    expect(Buffer.from(encoded, 'base64').toString('utf8')).toBe('a:4:{i:0;i:1;s:10:"Legal Type";s:7:"Company";s:4:"Name";s:7:"Müller";s:4:"flag";b:1;}');
+    expect(Buffer.from(encoded, 'base64').toString('utf8')).toBe(
+      'a:4:{i:0;i:1;s:10:"Legal Type";s:7:"Company";s:4:"Name";s:7:"Müller";s:4:"flag";b:1;}',
+    );
   });
 });
 

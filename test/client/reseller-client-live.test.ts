@@ -11,14 +11,22 @@ describe('ResellerClient against the real server', () => {
   let client: ResellerClient;
   const clientFor = (overrides: Partial<ConstructorParameters<typeof ResellerClient>[0]> = {}) => {
     const { port } = h.server.address() as AddressInfo;
-    return new ResellerClient({ baseUrl: `http://127.0.0.1:${port}`, email: h.reseller.email, apiKey: h.reseller.apiKey, now: () => h.clock.now(), ...overrides });
+    return new ResellerClient({
+      baseUrl: `http://127.0.0.1:${port}`,
+      email: h.reseller.email,
+      apiKey: h.reseller.apiKey,
+      now: () => h.clock.now(),
+      ...overrides,
+    });
   };
   beforeAll(async () => {
     h = await startHarness({ settings: { basePath: BASE_PATH, authMaxFailures: 1000 } });
     if (!h.server.listening) await once(h.server, 'listening');
     client = clientFor();
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('reads the version', async () => {
     await expect(client.version()).resolves.toBe(version);
@@ -34,7 +42,15 @@ describe('ResellerClient against the real server', () => {
 
   it('lists TLD pricing rows', async () => {
     const rows = await client.tldPricing();
-    expect(rows).toContainEqual(expect.objectContaining({ tld: '.com', years: 2, registrationPrice: '19.50', renewalPrice: '23.00', currencyCode: 'USD' }));
+    expect(rows).toContainEqual(
+      expect.objectContaining({
+        tld: '.com',
+        years: 2,
+        registrationPrice: '19.50',
+        renewalPrice: '23.00',
+        currencyCode: 'USD',
+      }),
+    );
   });
 
   it.each([
@@ -60,20 +76,37 @@ describe('ResellerClient against the real server', () => {
   });
 
   it("carries the server's 401 message for a wrong API key", async () => {
-    const error = (await clientFor({ apiKey: 'wrong', retries: 0 }).credits().catch((e: unknown) => e)) as ResellerApiError;
-    expect(error).toMatchObject({ name: 'ResellerApiError', kind: 'http', status: 401, serverMessage: 'Invalid API Token provided' });
+    const error = (await clientFor({ apiKey: 'wrong', retries: 0 })
+      .credits()
+      .catch((e: unknown) => e)) as ResellerApiError;
+    expect(error).toMatchObject({
+      name: 'ResellerApiError',
+      kind: 'http',
+      status: 401,
+      serverMessage: 'Invalid API Token provided',
+    });
   });
 
   it('carries the 401 for a client clock more than 60 seconds off', async () => {
     const skewed = clientFor({ now: () => new Date(h.clock.now().getTime() + 120_000) });
-    await expect(skewed.credits()).rejects.toMatchObject({ status: 401, serverMessage: expect.stringMatching(/timestamp/) });
+    await expect(skewed.credits()).rejects.toMatchObject({
+      status: 401,
+      serverMessage: expect.stringMatching(/timestamp/),
+    });
   });
 
   it('carries a 400 with the message naming the problem', async () => {
-    await expect(client.pricing('example.io')).rejects.toMatchObject({ status: 400, serverMessage: expect.stringMatching(/not offered/) });
+    await expect(client.pricing('example.io')).rejects.toMatchObject({
+      status: 400,
+      serverMessage: expect.stringMatching(/not offered/),
+    });
   });
 
   it("reports a domain outside the reseller's account as the server's 409 error", async () => {
-    await expect(client.eppCode('example.com')).rejects.toMatchObject({ kind: 'http', status: 409, serverMessage: expect.any(String) });
+    await expect(client.eppCode('example.com')).rejects.toMatchObject({
+      kind: 'http',
+      status: 409,
+      serverMessage: expect.any(String),
+    });
   });
 });

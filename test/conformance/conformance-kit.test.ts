@@ -13,14 +13,21 @@ describe('registrar conformance kit', () => {
     expect(formatConformanceReport(report)).toMatch(/^sandbox: conforms/);
     expect(report.failures).toEqual([]);
     expect(report.capabilities).toEqual(CAPABILITY_NAMES);
-    const methods = CAPABILITY_NAMES.flatMap((c) => (CAPABILITY_METHODS[c] as readonly string[]).map((m) => `${c}.${m}`));
+    const methods = CAPABILITY_NAMES.flatMap((c) =>
+      (CAPABILITY_METHODS[c] as readonly string[]).map((m) => `${c}.${m}`),
+    );
     for (const method of ['checkAvailability', 'register', 'renew', ...methods]) {
-      expect(report.checks.map((c) => c.name)).toContainEqual(expect.stringMatching(new RegExp(`^${method.replace('.', '\\.')} answers`)));
+      expect(report.checks.map((c) => c.name)).toContainEqual(
+        expect.stringMatching(new RegExp(`^${method.replace('.', '\\.')} answers`)),
+      );
     }
   });
 
   it('passes the sandbox with capabilities switched off, exercising only the rest', async () => {
-    const report = await runConformanceKit({ folder: SANDBOX, options: { disabledCapabilities: ['domainInformation', 'dnsRecords'] } });
+    const report = await runConformanceKit({
+      folder: SANDBOX,
+      options: { disabledCapabilities: ['domainInformation', 'dnsRecords'] },
+    });
     expect(report.failures).toEqual([]);
     expect(report.capabilities).not.toContain('dnsRecords');
     expect(report.checks.filter((c) => c.area === 'dnsRecords' || c.area === 'domainInformation')).toEqual([]);
@@ -44,14 +51,21 @@ describe('registrar conformance kit', () => {
 
   describe('on a broken plugin', () => {
     let root: string;
-    beforeEach(() => { root = mkdtempSync(path.join(os.tmpdir(), 'conformance-')); });
+    beforeEach(() => {
+      root = mkdtempSync(path.join(os.tmpdir(), 'conformance-'));
+    });
     afterEach(() => rmSync(root, { recursive: true, force: true }));
 
     const writePlugin = (capabilities: string[], body: string) => {
       const dir = path.join(root, 'broken');
       mkdirSync(dir);
-      writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ main: 'index.js', resellerPlugin: { id: 'broken', apiVersion: 1, capabilities } }));
-      writeFileSync(path.join(dir, 'index.js'), `
+      writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({ main: 'index.js', resellerPlugin: { id: 'broken', apiVersion: 1, capabilities } }),
+      );
+      writeFileSync(
+        path.join(dir, 'index.js'),
+        `
         exports.default = {
           [Symbol.for('reseller/RegistrarPluginDefinition')]: true, id: 'broken', apiVersion: 1, parseOptions: (o) => o,
           create: () => ({
@@ -61,34 +75,62 @@ describe('registrar conformance kit', () => {
             async renew() { return { ok: true, expiryDate: '2031-01-01' }; },
             ${body}
           }),
-        };`);
+        };`,
+      );
       return dir;
     };
 
     it('reports an answer of the wrong shape, naming the method', async () => {
-      const folder = writePlugin(['nameservers'], `nameservers: { async get() { return { ok: true, nameservers: 'ns1.example.net' }; }, async save() { return { ok: true }; } },`);
+      const folder = writePlugin(
+        ['nameservers'],
+        `nameservers: { async get() { return { ok: true, nameservers: 'ns1.example.net' }; }, async save() { return { ok: true }; } },`,
+      );
       const report = await runConformanceKit({ folder });
       expect(report.passed).toBe(false);
-      expect(report.failures).toEqual([expect.objectContaining({ area: 'nameservers', name: 'nameservers.get answers { ok, nameservers }', problem: expect.stringMatching(/documented shape/) })]);
+      expect(report.failures).toEqual([
+        expect.objectContaining({
+          area: 'nameservers',
+          name: 'nameservers.get answers { ok, nameservers }',
+          problem: expect.stringMatching(/documented shape/),
+        }),
+      ]);
     });
 
     it('reports a call that never answers by the deadline', async () => {
       const folder = writePlugin(['eppCode'], `eppCode: { get: () => new Promise(() => {}) },`);
       const report = await runConformanceKit({ folder, timeoutMs: 50 });
-      expect(report.failures).toEqual([expect.objectContaining({ name: 'eppCode.get answers { ok, eppCode }', problem: 'threw instead of answering: Registrar broken did not answer within 50 ms' })]);
+      expect(report.failures).toEqual([
+        expect.objectContaining({
+          name: 'eppCode.get answers { ok, eppCode }',
+          problem: 'threw instead of answering: Registrar broken did not answer within 50 ms',
+        }),
+      ]);
     });
 
-    it('reports a plugin the loader refuses, with the loader\'s reason', async () => {
+    it("reports a plugin the loader refuses, with the loader's reason", async () => {
       const folder = writePlugin(['nameservers'], '');
       const report = await runConformanceKit({ folder });
-      expect(report.failures).toEqual([expect.objectContaining({ area: 'loader', problem: 'the manifest declares nameservers but the plugin does not implement it' })]);
+      expect(report.failures).toEqual([
+        expect.objectContaining({
+          area: 'loader',
+          problem: 'the manifest declares nameservers but the plugin does not implement it',
+        }),
+      ]);
     });
 
     it('notes a well-formed refusal without failing on it', async () => {
-      const folder = writePlugin(['idProtection'], `idProtection: { async save() { return { ok: false, reason: 'refused', message: 'not offered for this TLD' }; } },`);
+      const folder = writePlugin(
+        ['idProtection'],
+        `idProtection: { async save() { return { ok: false, reason: 'refused', message: 'not offered for this TLD' }; } },`,
+      );
       const report = await runConformanceKit({ folder });
       expect(report.passed).toBe(true);
-      expect(report.checks).toContainEqual(expect.objectContaining({ name: 'idProtection.save answers { ok }', note: 'answered ok: false (refused): not offered for this TLD' }));
+      expect(report.checks).toContainEqual(
+        expect.objectContaining({
+          name: 'idProtection.save answers { ok }',
+          note: 'answered ok: false (refused): not offered for this TLD',
+        }),
+      );
     });
   });
 });

@@ -62,41 +62,91 @@ describe('examples/host-app: a host platform embedding the module', () => {
 
   it("refuses an adjustment the host's balance cannot cover, and changes nothing", async () => {
     const { reseller_id: resellerId } = await db('host_customers').where({ email: customer.email }).first();
-    await expect(host.reseller.services.credit.adjust(resellerId, -1_000_00, 'too much')).rejects.toMatchObject({ code: 'insufficient_credit' });
+    await expect(host.reseller.services.credit.adjust(resellerId, -1_000_00, 'too much')).rejects.toMatchObject({
+      code: 'insufficient_credit',
+    });
     expect((await http().get('/reseller-api/billing/credits').set(headers())).body).toBe('40.00');
   });
 
   it("authenticates the host's customers with the keys the host keeps, and honours the host's suspensions", async () => {
     await host.setSuspended(customer.email, true);
-    expect((await http().get('/reseller-api/tlds').set(headers())).body).toEqual({ error: 'This reseller account is suspended' });
+    expect((await http().get('/reseller-api/tlds').set(headers())).body).toEqual({
+      error: 'This reseller account is suspended',
+    });
     await host.setSuspended(customer.email, false);
     expect((await http().get('/reseller-api/tlds').set(headers())).status).toBe(200);
-    expect((await http().get('/reseller-api/tlds').set(headers({ ...customer, apiKey: 'not-the-key' }))).body).toEqual({ error: 'Invalid API Token provided' });
+    expect(
+      (
+        await http()
+          .get('/reseller-api/tlds')
+          .set(headers({ ...customer, apiKey: 'not-the-key' }))
+      ).body,
+    ).toEqual({ error: 'Invalid API Token provided' });
   });
 
   it("pays orders from the host's balance in the order's transaction, and tells the host about each step", async () => {
-    const registrant = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London', country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000' };
-    const order = (domain: string) => http().post('/reseller-api/order/domains/register').set(headers()).type('form')
-      .send(qs.stringify({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant } }));
+    const registrant = {
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      email: 'ada@example.com',
+      address1: '1 Analytical Row',
+      city: 'London',
+      country: 'GB',
+      postcode: 'N1 1AA',
+      phonenumber: '+44.2070000000',
+    };
+    const order = (domain: string) =>
+      http()
+        .post('/reseller-api/order/domains/register')
+        .set(headers())
+        .type('form')
+        .send(
+          qs.stringify({
+            domain,
+            regperiod: '1',
+            nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+            contacts: { registrant },
+          }),
+        );
     expect((await order('hosted-order.com')).body).toBe('success');
     expect((await db('host_customers').where({ email: customer.email }).first()).balance_cents).toEqual(28_00);
-    await eventually(() => host.activity(), { event: 'order.placed', summary: 'register hosted-order.com for 1 year(s): 12.00 reserved' });
+    await eventually(() => host.activity(), {
+      event: 'order.placed',
+      summary: 'register hosted-order.com for 1 year(s): 12.00 reserved',
+    });
     await eventually(() => host.activity(), { event: 'credit.changed', summary: 'order_debit -12.00, balance 28.00' });
-    await eventually(() => host.activity(), { event: 'domain.status_changed', summary: 'hosted-order.com: new → Pending Registration (order)' });
-    await eventually(() => host.activity(), { event: 'domain.status_changed', summary: 'hosted-order.com: Pending Registration → Active (order)' });
-    await eventually(() => host.activity(), { event: 'order.completed', summary: `register hosted-order.com done, expires ${new Date().getUTCFullYear() + 1}-${new Date().toISOString().slice(5, 10)}` });
+    await eventually(() => host.activity(), {
+      event: 'domain.status_changed',
+      summary: 'hosted-order.com: new → Pending Registration (order)',
+    });
+    await eventually(() => host.activity(), {
+      event: 'domain.status_changed',
+      summary: 'hosted-order.com: Pending Registration → Active (order)',
+    });
+    await eventually(() => host.activity(), {
+      event: 'order.completed',
+      summary: `register hosted-order.com done, expires ${new Date().getUTCFullYear() + 1}-${new Date().toISOString().slice(5, 10)}`,
+    });
 
     // The sandbox fails fail- names: the host's balance is refunded in the same transaction as the failure.
     expect((await order('fail-hosted.com')).status).toBe(502);
     expect((await db('host_customers').where({ email: customer.email }).first()).balance_cents).toEqual(28_00);
     await eventually(() => host.activity(), { event: 'credit.changed', summary: 'order_refund 12.00, balance 28.00' });
     const failed = (await host.activity()).find((a) => a.event === 'order.failed');
-    expect(failed?.summary).toMatch(/^register fail-hosted\.com failed \(refused by the registrar: .*\); 12\.00 refunded$/);
+    expect(failed?.summary).toMatch(
+      /^register fail-hosted\.com failed \(refused by the registrar: .*\); 12\.00 refunded$/,
+    );
   });
 
   it('hears about domain status changes through the typed events', async () => {
     await givenDomain(host.reseller, 'hosted-domain.com', { owner: customer.email });
-    expect((await http().post('/reseller-api/domains/hosted-domain.com/delete').set(headers())).body).toEqual({ success: true, status: 'Cancelled' });
-    await eventually(() => host.activity(), { event: 'domain.status_changed', summary: 'hosted-domain.com: Active → Cancelled (delete)' });
+    expect((await http().post('/reseller-api/domains/hosted-domain.com/delete').set(headers())).body).toEqual({
+      success: true,
+      status: 'Cancelled',
+    });
+    await eventually(() => host.activity(), {
+      event: 'domain.status_changed',
+      summary: 'hosted-domain.com: Active → Cancelled (delete)',
+    });
   });
 });

@@ -24,7 +24,7 @@ const RESELLERS = 6;
 const OPENING = 150_00;
 const REGISTRAR_DEADLINE_MS = 150;
 const RECONCILE_AFTER_MS = 1000;
-const PRICES = { register: 10_00, renew: 12_00, transfer: 9_00 };
+const _PRICES = { register: 10_00, renew: 12_00, transfer: 9_00 };
 
 /** A small seeded PRNG (mulberry32): the same seed makes the same choices in the same order per worker. */
 function random(seed: number): () => number {
@@ -39,8 +39,14 @@ function random(seed: number): () => number {
 }
 
 const REGISTRANT = {
-  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London',
-  country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000',
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Row',
+  city: 'London',
+  country: 'GB',
+  postcode: 'N1 1AA',
+  phonenumber: '+44.2070000000',
 };
 
 /** Registrar outcomes by name prefix (test/fixtures/plugins/scripted). */
@@ -57,7 +63,12 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
     h = await startHarness({
       pluginsDir: path.join(__dirname, '..', 'fixtures', 'plugins'),
       registrar: 'scripted',
-      settings: { registrarTimeoutMs: REGISTRAR_DEADLINE_MS, reconcileAfterMs: RECONCILE_AFTER_MS, authMaxFailures: 10_000, dbPoolMax: 20 },
+      settings: {
+        registrarTimeoutMs: REGISTRAR_DEADLINE_MS,
+        reconcileAfterMs: RECONCILE_AFTER_MS,
+        authMaxFailures: 10_000,
+        dbPoolMax: 20,
+      },
     });
     moneyIn += 100_00; // the harness reseller's opening credit
     for (let i = 0; i < RESELLERS; i++) {
@@ -67,12 +78,17 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
       moneyIn += OPENING;
     }
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it(`conserves money, never goes below zero and settles every order (seed ${SEED})`, async () => {
     const deadline = Date.now() + SECONDS * 1000;
     let serial = 0;
-    const headersOf = (r: (typeof resellers)[number]) => ({ username: r.email, token: computeToken(r.email, r.apiKey, h.clock.now()) });
+    const headersOf = (r: (typeof resellers)[number]) => ({
+      username: r.email,
+      token: computeToken(r.email, r.apiKey, h.clock.now()),
+    });
     const owned = new Map<string, string[]>(resellers.map((r) => [r.id, []]));
 
     const order = async (rand: () => number, r: (typeof resellers)[number]) => {
@@ -83,14 +99,31 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
       if (kind === 'renew') {
         const mine = owned.get(r.id)!;
         // Mostly its own domains; sometimes another reseller's, or one nobody holds: 409, no money moves.
-        domain = mine.length > 0 && rand() < 0.8 ? mine[Math.floor(rand() * mine.length)]! : `bank-${SEED}-${serial++}.com`;
+        domain =
+          mine.length > 0 && rand() < 0.8 ? mine[Math.floor(rand() * mine.length)]! : `bank-${SEED}-${serial++}.com`;
         body = { domain, regperiod: rand() < 0.8 ? '1' : '2' };
       } else {
-        const prefix = kind === 'transfer' ? (rand() < 0.5 ? 'xferok-' : 'xferfail-') : OUTCOMES[Math.floor(rand() * OUTCOMES.length)]!;
+        const prefix =
+          kind === 'transfer'
+            ? rand() < 0.5
+              ? 'xferok-'
+              : 'xferfail-'
+            : OUTCOMES[Math.floor(rand() * OUTCOMES.length)]!;
         domain = `${prefix}bank-${SEED}-${serial++}.com`;
-        body = { domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant: REGISTRANT }, ...(kind === 'transfer' && { eppcode: 'EPP' }) };
+        body = {
+          domain,
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: { registrant: REGISTRANT },
+          ...(kind === 'transfer' && { eppcode: 'EPP' }),
+        };
       }
-      const send = (key?: string) => h.http.post(`/order/domains/${kind}`).set({ ...headersOf(r), ...(key && { 'Idempotency-Key': key }) }).type('form').send(qs.stringify(body));
+      const send = (key?: string) =>
+        h.http
+          .post(`/order/domains/${kind}`)
+          .set({ ...headersOf(r), ...(key && { 'Idempotency-Key': key }) })
+          .type('form')
+          .send(qs.stringify(body));
       // One in five is sent twice at once with one Idempotency-Key, like a client retrying on a timeout.
       const key = rand() < 0.2 ? `k-${SEED}-${serial++}` : undefined;
       const answers = await Promise.all(key ? [send(key), send(key)] : [send()]);
@@ -133,7 +166,9 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
     let watching = true;
     const watcher = (async () => {
       while (watching) {
-        const rows: Array<{ balance_minor: number | string }> = await h.module.knex('credit_accounts').select('balance_minor');
+        const rows: Array<{ balance_minor: number | string }> = await h.module
+          .knex('credit_accounts')
+          .select('balance_minor');
         for (const row of rows) lowestBalanceSeen = Math.min(lowestBalanceSeen, Number(row.balance_minor));
         await new Promise((resolve) => setTimeout(resolve, 5));
       }
@@ -149,17 +184,30 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
       await h.module.services.orders.reconcile({ limit: 10_000 });
     }
 
-    const orders: Array<{ status: string; price_minor: number | string; domain_name: string }> = await h.module.knex('orders').select('status', 'price_minor', 'domain_name');
-    const accounts: Array<{ balance_minor: number | string }> = await h.module.knex('credit_accounts').select('balance_minor');
+    const orders: Array<{ status: string; price_minor: number | string; domain_name: string }> = await h.module
+      .knex('orders')
+      .select('status', 'price_minor', 'domain_name');
+    const accounts: Array<{ balance_minor: number | string }> = await h.module
+      .knex('credit_accounts')
+      .select('balance_minor');
     const held = accounts.reduce((sum, a) => sum + Number(a.balance_minor), 0);
     const spent = orders.filter((o) => o.status !== 'failed').reduce((sum, o) => sum + Number(o.price_minor), 0);
-    const byStatus = orders.reduce<Record<string, number>>((acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }), {});
-    const statuses = replies.reduce<Record<number, number>>((acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }), {});
+    const byStatus = orders.reduce<Record<string, number>>(
+      (acc, o) => ({ ...acc, [o.status]: (acc[o.status] ?? 0) + 1 }),
+      {},
+    );
+    const statuses = replies.reduce<Record<number, number>>(
+      (acc, r) => ({ ...acc, [r.status]: (acc[r.status] ?? 0) + 1 }),
+      {},
+    );
     const context = `seed ${SEED}; orders ${JSON.stringify(byStatus)}; replies ${JSON.stringify(statuses)}`;
-    if (process.env.BANK_VERBOSE) process.stderr.write(`${context}; money in ${moneyIn}, held ${held}, lowest balance seen ${lowestBalanceSeen}\n`);
+    if (process.env.BANK_VERBOSE)
+      process.stderr.write(`${context}; money in ${moneyIn}, held ${held}, lowest balance seen ${lowestBalanceSeen}\n`);
 
     // Enough happened for the test to mean something.
-    expect(orders.length > 50 && (byStatus.completed ?? 0) > 10 && (byStatus.failed ?? 0) > 5 ? 'busy' : context).toBe('busy');
+    expect(orders.length > 50 && (byStatus.completed ?? 0) > 10 && (byStatus.failed ?? 0) > 5 ? 'busy' : context).toBe(
+      'busy',
+    );
     // Money is conserved: what is held is what came in minus what orders cost, to the cent.
     expect({ held, context }).toEqual({ held: moneyIn - spent, context });
     // No balance was ever below zero, and none is now.
@@ -175,8 +223,15 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
     // A refusal the client was told about was never charged.
     const failedNames = new Set(orders.filter((o) => o.status === 'failed').map((o) => o.domain_name));
     const chargedNames = new Set(orders.filter((o) => o.status !== 'failed').map((o) => o.domain_name));
-    for (const r of replies.filter((x) => x.kind !== 'renew' && (x.status === 502 || (x.status === 400 && /not available/.test(String((x.body as { error?: string }).error)))))) {
-      expect({ domain: r.domain, charged: chargedNames.has(r.domain) && !failedNames.has(r.domain) }).toEqual({ domain: r.domain, charged: false });
+    for (const r of replies.filter(
+      (x) =>
+        x.kind !== 'renew' &&
+        (x.status === 502 || (x.status === 400 && /not available/.test(String((x.body as { error?: string }).error)))),
+    )) {
+      expect({ domain: r.domain, charged: chargedNames.has(r.domain) && !failedNames.has(r.domain) }).toEqual({
+        domain: r.domain,
+        charged: false,
+      });
     }
   }, 60_000);
 });

@@ -36,19 +36,43 @@ function keysOf(schema: z.ZodType, depth = 0): string[] {
 const OWNED = 'fuzz-owned.com';
 const FOREIGN = 'fuzz-foreign.com';
 const REGISTRANT = {
-  'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'ada@example.com', 'Address 1': '1 Analytical Row',
-  City: 'London', Postcode: 'N1 1AA', Country: 'GB', 'Phone Number': '+44.2000000000',
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'ada@example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Postcode: 'N1 1AA',
+  Country: 'GB',
+  'Phone Number': '+44.2000000000',
 };
 
 /** A plausible value per known field, so that some requests get past validation to the services and the registrar. */
 const PLAUSIBLE: Record<string, fc.Arbitrary<unknown>> = {
-  domain: fc.constantFrom(OWNED, FOREIGN, 'fuzz-new.com', 'fuzz-new.net', 'taken-fuzz.com', 'fail-fuzz.com', 'bücher-fuzz.com', 'xn--bcher-kva.com', 'fuzz.invalidtld'),
+  domain: fc.constantFrom(
+    OWNED,
+    FOREIGN,
+    'fuzz-new.com',
+    'fuzz-new.net',
+    'taken-fuzz.com',
+    'fail-fuzz.com',
+    'bücher-fuzz.com',
+    'xn--bcher-kva.com',
+    'fuzz.invalidtld',
+  ),
   regperiod: fc.constantFrom('1', '2', '5', '10', '0', '11'),
-  nameservers: fc.constantFrom({ ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, ['ns1.example.net', 'ns2.example.net'], { ns1: '' }),
+  nameservers: fc.constantFrom(
+    { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+    ['ns1.example.net', 'ns2.example.net'],
+    { ns1: '' },
+  ),
   contacts: fc.constantFrom({ Registrant: REGISTRANT }, { registrant: { firstname: 'Ada' } }, {}),
   contactdetails: fc.constantFrom({ Registrant: REGISTRANT }, { Admin: { 'First Name': 'A' } }),
   addons: fc.constantFrom({ idprotection: '1' }, { dnsmanagement: 'on', emailforwarding: 'no' }, {}),
-  domainfields: fc.constantFrom(Buffer.from('a:1:{s:1:"x";s:1:"y";}').toString('base64'), 'not base64!', Buffer.from('O:8:"stdClass":0:{}').toString('base64')),
+  domainfields: fc.constantFrom(
+    Buffer.from('a:1:{s:1:"x";s:1:"y";}').toString('base64'),
+    'not base64!',
+    Buffer.from('O:8:"stdClass":0:{}').toString('base64'),
+  ),
   idnLanguage: fc.constantFrom('de', 'zh-Hans', 'x'),
   originalvars: fc.constantFrom({ a: 'b' }, 'text'),
   eppcode: fc.constantFrom('EPP-123', ''),
@@ -58,22 +82,62 @@ const PLAUSIBLE: Record<string, fc.Arbitrary<unknown>> = {
   isIdnDomain: fc.constantFrom('true', '0', 'maybe'),
   premiumEnabled: fc.constantFrom('1', 'off'),
   suggestionSettings: fc.constantFrom([], ['x']),
-  dnsrecords: fc.constantFrom([{ hostname: '@', type: 'A', address: '192.0.2.1', priority: 'N/A' }], [{ type: 'MX', priority: '' }]),
-  ns1: fc.constantFrom('ns1.example.net', ''), ns2: fc.constantFrom('ns2.example.net'), ns3: fc.constantFrom('', 'x'), ns4: fc.constant(''), ns5: fc.constant(''),
+  dnsrecords: fc.constantFrom(
+    [{ hostname: '@', type: 'A', address: '192.0.2.1', priority: 'N/A' }],
+    [{ type: 'MX', priority: '' }],
+  ),
+  ns1: fc.constantFrom('ns1.example.net', ''),
+  ns2: fc.constantFrom('ns2.example.net'),
+  ns3: fc.constantFrom('', 'x'),
+  ns4: fc.constant(''),
+  ns5: fc.constant(''),
   nameserver: fc.constantFrom(`ns1.${OWNED}`, 'ns1.elsewhere.net'),
   ipaddress: fc.constantFrom('192.0.2.1', '2001:db8::1', '999.1.1.1'),
-  currentipaddress: fc.constantFrom('192.0.2.1'), newipaddress: fc.constantFrom('192.0.2.2', 'x'),
+  currentipaddress: fc.constantFrom('192.0.2.1'),
+  newipaddress: fc.constantFrom('192.0.2.2', 'x'),
   lockstatus: fc.constantFrom('locked', 'unlocked', ''),
   status: fc.constantFrom('1', '0', '2'),
   transfertag: fc.constantFrom('OTHER', ''),
-  prefix: fc.constantFrom(['info'], 'info'), forwardto: fc.constantFrom(['me@example.net'], 'x'),
+  prefix: fc.constantFrom(['info'], 'info'),
+  forwardto: fc.constantFrom(['me@example.net'], 'x'),
 };
 
 const NASTY_STRINGS = [
-  '', ' ', '\t', '0', '-1', '1e309', 'NaN', 'true', 'null', 'undefined', '__proto__', 'constructor', 'prototype',
-  '../../etc/passwd', '%00', '\u0000', '\uFFFD', '\uD800', 'ｅｘａｍｐｌｅ.com', 'xn--', 'xn--zz', '.com', '..', 'a.b.c.d.e.f.com',
-  '<script>alert(1)</script>', "' OR 1=1 --", '"; DROP TABLE domains; --', '${jndi:ldap://x/a}', '{{7*7}}', 'curl http://x', '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
-  'a'.repeat(300), 'b'.repeat(5000), '-'.repeat(64) + '.com', '🙂.com',
+  '',
+  ' ',
+  '\t',
+  '0',
+  '-1',
+  '1e309',
+  'NaN',
+  'true',
+  'null',
+  'undefined',
+  '__proto__',
+  'constructor',
+  'prototype',
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  '\uFFFD',
+  '\uD800',
+  'ｅｘａｍｐｌｅ.com',
+  'xn--',
+  'xn--zz',
+  '.com',
+  '..',
+  'a.b.c.d.e.f.com',
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '"; DROP TABLE domains; --',
+  '${jndi:ldap://x/a}',
+  '{{7*7}}',
+  'curl http://x',
+  '𝔘𝔫𝔦𝔠𝔬𝔡𝔢',
+  'a'.repeat(300),
+  'b'.repeat(5000),
+  `${'-'.repeat(64)}.com`,
+  '🙂.com',
 ];
 
 /** Any value a form or JSON body can carry, hostile ones well represented. */
@@ -86,7 +150,11 @@ const hostileValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.string({ unit: 'binary', maxLength: 20 }),
     fc.integer().map(String),
     fc.array(tie('value'), { maxLength: 4 }),
-    fc.dictionary(fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', '0', '[]')), tie('value'), { maxKeys: 4 }),
+    fc.dictionary(
+      fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('__proto__', 'constructor', '0', '[]')),
+      tie('value'),
+      { maxKeys: 4 },
+    ),
   ),
 })).value;
 
@@ -99,19 +167,22 @@ const deeplyNested = fc.integer({ min: 6, max: 40 }).map((depth) => {
 
 function bodyArbitrary(keys: readonly string[]): fc.Arbitrary<Record<string, unknown>> {
   const fields = [...new Set([...keys, 'domain'])];
-  const fieldValue = (key: string) => fc.oneof(
-    { weight: 3, arbitrary: PLAUSIBLE[key] ?? hostileValue },
-    { weight: 2, arbitrary: hostileValue },
-    { weight: 1, arbitrary: deeplyNested },
-  );
-  return fc.record(
-    {
-      ...Object.fromEntries(fields.map((k) => [k, fieldValue(k)])),
-      // And some keys the route does not know.
-      extra: fc.dictionary(fc.string({ maxLength: 12 }), hostileValue, { maxKeys: 3 }),
-    },
-    { requiredKeys: [] },
-  ).map(({ extra, ...rest }) => ({ ...(extra as object), ...rest }));
+  const fieldValue = (key: string) =>
+    fc.oneof(
+      { weight: 3, arbitrary: PLAUSIBLE[key] ?? hostileValue },
+      { weight: 2, arbitrary: hostileValue },
+      { weight: 1, arbitrary: deeplyNested },
+    );
+  return fc
+    .record(
+      {
+        ...Object.fromEntries(fields.map((k) => [k, fieldValue(k)])),
+        // And some keys the route does not know.
+        extra: fc.dictionary(fc.string({ maxLength: 12 }), hostileValue, { maxKeys: 3 }),
+      },
+      { requiredKeys: [] },
+    )
+    .map(({ extra, ...rest }) => ({ ...(extra as object), ...rest }));
 }
 
 type Encoding = 'form' | 'json' | 'raw' | 'none' | 'proto-form' | 'proto-json' | 'oversized' | 'bad-json';
@@ -131,10 +202,24 @@ interface FuzzRequest {
 }
 
 /** Percent-encodes UTF-8 bytes (a lone surrogate becomes U+FFFD, as on the wire), unlike encodeURIComponent, which throws. */
-const percentEncode = (text: string) => [...Buffer.from(text, 'utf8')].map((b) => (/[A-Za-z0-9._~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).toUpperCase().padStart(2, '0')}`)).join('');
+const percentEncode = (text: string) =>
+  [...Buffer.from(text, 'utf8')]
+    .map((b) =>
+      /[A-Za-z0-9._~-]/.test(String.fromCharCode(b))
+        ? String.fromCharCode(b)
+        : `%${b.toString(16).toUpperCase().padStart(2, '0')}`,
+    )
+    .join('');
 
 /** Header values a real client can put on the wire: printable, Latin-1, no line breaks. */
-const headerText = (maxLength: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength });
+const headerText = (maxLength: number) =>
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 
 /** `arbitrary` in `present` of every `outOf` cases, else undefined. */
 const sometimes = <T>(arbitrary: fc.Arbitrary<T>, present: number, outOf: number): fc.Arbitrary<T | undefined> =>
@@ -144,22 +229,69 @@ function requestArbitrary(route: Route): fc.Arbitrary<FuzzRequest> {
   const keys = keysOf(route.input);
   const hasDomainInPath = route.path.includes(':domain');
   return fc.record({
-    method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method.toUpperCase()) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') }),
+    method: fc.oneof(
+      { weight: 9, arbitrary: fc.constant(route.method.toUpperCase()) },
+      { weight: 1, arbitrary: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') },
+    ),
     pathDomain: hasDomainInPath
       ? fc.oneof(
-        { weight: 4, arbitrary: fc.constantFrom(OWNED, FOREIGN, percentEncode('bücher-fuzz.com'), 'FUZZ-OWNED.COM', 'xn--bcher-kva.com') },
-        { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS).map(percentEncode) },
-        { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 60 }).map(percentEncode) },
-        { weight: 1, arbitrary: fc.constantFrom('%zz', '%E0%A4%A', '%ff%fe', 'a%2Fb.com', '%2e%2e', '%00.com', '.', '%20') },
-      )
+          {
+            weight: 4,
+            arbitrary: fc.constantFrom(
+              OWNED,
+              FOREIGN,
+              percentEncode('bücher-fuzz.com'),
+              'FUZZ-OWNED.COM',
+              'xn--bcher-kva.com',
+            ),
+          },
+          { weight: 3, arbitrary: fc.constantFrom(...NASTY_STRINGS).map(percentEncode) },
+          { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength: 60 }).map(percentEncode) },
+          {
+            weight: 1,
+            arbitrary: fc.constantFrom('%zz', '%E0%A4%A', '%ff%fe', 'a%2Fb.com', '%2e%2e', '%00.com', '.', '%20'),
+          },
+        )
       : fc.constant(undefined),
     query: sometimes(bodyArbitrary(keys), 1, 3),
     body: bodyArbitrary(keys),
-    encoding: fc.constantFrom<Encoding>('form', 'form', 'json', 'json', 'raw', 'none', 'proto-form', 'proto-json', 'oversized', 'bad-json'),
-    raw: fc.oneof(fc.string({ maxLength: 200 }), fc.string({ unit: 'binary', maxLength: 200 }), fc.constantFrom('a=1&a[b]=2', 'a[]=1&a[0]=2', '%', '=&=&', 'x'.repeat(3000))),
-    contentType: fc.constantFrom(undefined, 'application/x-www-form-urlencoded', 'application/json', 'text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'garbage/☃'.replace('☃', 'x'), ''),
-    auth: fc.oneof({ weight: 8, arbitrary: fc.constant<FuzzRequest['auth']>('good') }, { weight: 2, arbitrary: fc.constantFrom<FuzzRequest['auth']>('none', 'bad-token', 'unknown-user', 'garbage') }),
-    timestamp: sometimes(fc.oneof(fc.constantFrom('0', '-1', '99999999999999999999', '1.5', 'now', ''), headerText(20)), 1, 8),
+    encoding: fc.constantFrom<Encoding>(
+      'form',
+      'form',
+      'json',
+      'json',
+      'raw',
+      'none',
+      'proto-form',
+      'proto-json',
+      'oversized',
+      'bad-json',
+    ),
+    raw: fc.oneof(
+      fc.string({ maxLength: 200 }),
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      fc.constantFrom('a=1&a[b]=2', 'a[]=1&a[0]=2', '%', '=&=&', 'x'.repeat(3000)),
+    ),
+    contentType: fc.constantFrom(
+      undefined,
+      'application/x-www-form-urlencoded',
+      'application/json',
+      'text/plain',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      'application/json; charset=latin1',
+      'garbage/☃'.replace('☃', 'x'),
+      '',
+    ),
+    auth: fc.oneof(
+      { weight: 8, arbitrary: fc.constant<FuzzRequest['auth']>('good') },
+      { weight: 2, arbitrary: fc.constantFrom<FuzzRequest['auth']>('none', 'bad-token', 'unknown-user', 'garbage') },
+    ),
+    timestamp: sometimes(
+      fc.oneof(fc.constantFrom('0', '-1', '99999999999999999999', '1.5', 'now', ''), headerText(20)),
+      1,
+      8,
+    ),
     requestId: sometimes(headerText(80), 1, 3),
     idempotencyKey: sometimes(fc.oneof(headerText(300), fc.constantFrom('key-1', 'key-2')), 1, 4),
   });
@@ -168,29 +300,70 @@ function requestArbitrary(route: Route): fc.Arbitrary<FuzzRequest> {
 function encode(r: FuzzRequest): { body: Buffer | undefined; contentType: string | undefined } {
   const typeFor = (natural: string) => (r.contentType === undefined ? natural : r.contentType);
   switch (r.encoding) {
-    case 'none': return { body: undefined, contentType: r.contentType };
-    case 'form': return { body: Buffer.from(qs.stringify(r.body, { arrayFormat: 'indices' })), contentType: typeFor('application/x-www-form-urlencoded') };
-    case 'json': return { body: Buffer.from(JSON.stringify(r.body) ?? 'null'), contentType: typeFor('application/json') };
-    case 'raw': return { body: Buffer.from(r.raw, 'latin1'), contentType: r.contentType };
-    case 'proto-form': return { body: Buffer.from(`__proto__[admin]=1&constructor[prototype][admin]=1&${qs.stringify(r.body)}`), contentType: 'application/x-www-form-urlencoded' };
-    case 'proto-json': return { body: Buffer.from(`{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}},"domain":"${OWNED}"}`), contentType: 'application/json' };
-    case 'oversized': return { body: Buffer.from(`domain=${'x'.repeat(70 * 1024)}`), contentType: 'application/x-www-form-urlencoded' };
-    case 'bad-json': return { body: Buffer.from(`{"domain": "${OWNED}", "regperiod": 1,,}`), contentType: 'application/json' };
+    case 'none':
+      return { body: undefined, contentType: r.contentType };
+    case 'form':
+      return {
+        body: Buffer.from(qs.stringify(r.body, { arrayFormat: 'indices' })),
+        contentType: typeFor('application/x-www-form-urlencoded'),
+      };
+    case 'json':
+      return { body: Buffer.from(JSON.stringify(r.body) ?? 'null'), contentType: typeFor('application/json') };
+    case 'raw':
+      return { body: Buffer.from(r.raw, 'latin1'), contentType: r.contentType };
+    case 'proto-form':
+      return {
+        body: Buffer.from(`__proto__[admin]=1&constructor[prototype][admin]=1&${qs.stringify(r.body)}`),
+        contentType: 'application/x-www-form-urlencoded',
+      };
+    case 'proto-json':
+      return {
+        body: Buffer.from(
+          `{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}},"domain":"${OWNED}"}`,
+        ),
+        contentType: 'application/json',
+      };
+    case 'oversized':
+      return { body: Buffer.from(`domain=${'x'.repeat(70 * 1024)}`), contentType: 'application/x-www-form-urlencoded' };
+    case 'bad-json':
+      return { body: Buffer.from(`{"domain": "${OWNED}", "regperiod": 1,,}`), contentType: 'application/json' };
   }
 }
 
-interface Reply { status: number; headers: http.IncomingHttpHeaders; body: string }
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
-function send(port: number, method: string, path: string, headers: Record<string, string>, body: Buffer | undefined): Promise<Reply> {
+function send(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path, agent, headers: { ...headers, ...(body && { 'content-length': String(body.length) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent,
+        headers: { ...headers, ...(body && { 'content-length': String(body.length) }) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.setTimeout(15_000, () => req.destroy(new Error(`no answer within 15 s: ${method} ${path}`)));
     req.on('error', reject);
     req.end(body);
@@ -220,11 +393,23 @@ describe('fuzzing every route of the route table', () => {
     const good = h.headers();
     const headers: Record<string, string> = {};
     switch (r.auth) {
-      case 'good': Object.assign(headers, good); break;
-      case 'none': break;
-      case 'bad-token': Object.assign(headers, { username: good.username, token: `${'A'.repeat(86)}==` }); break;
-      case 'unknown-user': Object.assign(headers, { username: 'nobody@example.com', token: good.token }); break;
-      case 'garbage': Object.assign(headers, { username: r.raw.slice(0, 100).replace(/[^\x20-\x7e]/g, '?'), token: r.raw.slice(0, 120).replace(/[^\x20-\x7e]/g, '?') }); break;
+      case 'good':
+        Object.assign(headers, good);
+        break;
+      case 'none':
+        break;
+      case 'bad-token':
+        Object.assign(headers, { username: good.username, token: `${'A'.repeat(86)}==` });
+        break;
+      case 'unknown-user':
+        Object.assign(headers, { username: 'nobody@example.com', token: good.token });
+        break;
+      case 'garbage':
+        Object.assign(headers, {
+          username: r.raw.slice(0, 100).replace(/[^\x20-\x7e]/g, '?'),
+          token: r.raw.slice(0, 120).replace(/[^\x20-\x7e]/g, '?'),
+        });
+        break;
     }
     if (contentType !== undefined) headers['content-type'] = contentType;
     if (r.timestamp !== undefined) headers.timestamp = r.timestamp;
@@ -235,45 +420,57 @@ describe('fuzzing every route of the route table', () => {
 
   const routes = ROUTES.map((r) => [r.method.toUpperCase(), r.path, r] as const);
 
-  it.each(routes)('%s %s: every answer well-formed, the server alive and the ledger intact', async (_method, _path, route) => {
-    await fc.assert(
-      fc.asyncProperty(requestArbitrary(route), async (r) => {
-        const path = route.path.replace(':domain', r.pathDomain ?? '') + (r.query ? `?${qs.stringify(r.query, { arrayFormat: 'indices' })}` : '');
-        const { body, contentType } = encode(r);
-        const reply = await send(port, r.method, path, headersFor(r, contentType), body);
-        statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
-        const where = `${r.method} ${path.slice(0, 200)} -> ${reply.status} ${reply.body.slice(0, 300)}`;
+  it.each(routes)(
+    '%s %s: every answer well-formed, the server alive and the ledger intact',
+    async (_method, _path, route) => {
+      await fc.assert(
+        fc.asyncProperty(requestArbitrary(route), async (r) => {
+          const path =
+            route.path.replace(':domain', r.pathDomain ?? '') +
+            (r.query ? `?${qs.stringify(r.query, { arrayFormat: 'indices' })}` : '');
+          const { body, contentType } = encode(r);
+          const reply = await send(port, r.method, path, headersFor(r, contentType), body);
+          statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
+          const where = `${r.method} ${path.slice(0, 200)} -> ${reply.status} ${reply.body.slice(0, 300)}`;
 
-        // No server error; a 502/504 only for what the registrar did.
-        expect([500, 501, 503].includes(reply.status) ? where : 'no server error').toBe('no server error');
-        if (r.method === 'HEAD' || r.method === 'OPTIONS') return;
-        // Node's HTTP server refuses a request line and headers over 16 KiB itself, before the app sees it.
-        if (reply.status === 431) return;
-        if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
-        if (reply.status >= 400) {
-          expect(reply.headers['content-type'] ?? where).toMatch(/^application\/json/);
-          let parsed: unknown;
-          expect(() => { parsed = JSON.parse(reply.body); }).not.toThrow();
-          expect(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? Object.keys(parsed as object) : where).toEqual(['error']);
-          const message = (parsed as { error: unknown }).error;
-          expect(typeof message === 'string' && message.length > 0 ? 'a message' : where).toBe('a message');
-          expect(message).not.toMatch(/^curl/i);
-          expect(message).not.toMatch(/\n\s+at |\bselect\b.*\bfrom\b|\binsert into\b|SQLITE_|ER_[A-Z_]{3,}/i);
-        } else {
-          expect(() => JSON.parse(reply.body)).not.toThrow();
-        }
-      }),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-    // Still alive and still answering correctly.
-    const alive = await send(port, 'GET', '/version', h.headers(), undefined);
-    expect(alive.status).toBe(200);
-    await expectLedgerInvariant(h.module.knex);
-  });
+          // No server error; a 502/504 only for what the registrar did.
+          expect([500, 501, 503].includes(reply.status) ? where : 'no server error').toBe('no server error');
+          if (r.method === 'HEAD' || r.method === 'OPTIONS') return;
+          // Node's HTTP server refuses a request line and headers over 16 KiB itself, before the app sees it.
+          if (reply.status === 431) return;
+          if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
+          if (reply.status >= 400) {
+            expect(reply.headers['content-type'] ?? where).toMatch(/^application\/json/);
+            let parsed: unknown;
+            expect(() => {
+              parsed = JSON.parse(reply.body);
+            }).not.toThrow();
+            expect(
+              parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
+                ? Object.keys(parsed as object)
+                : where,
+            ).toEqual(['error']);
+            const message = (parsed as { error: unknown }).error;
+            expect(typeof message === 'string' && message.length > 0 ? 'a message' : where).toBe('a message');
+            expect(message).not.toMatch(/^curl/i);
+            expect(message).not.toMatch(/\n\s+at |\bselect\b.*\bfrom\b|\binsert into\b|SQLITE_|ER_[A-Z_]{3,}/i);
+          } else {
+            expect(() => JSON.parse(reply.body)).not.toThrow();
+          }
+        }),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+      // Still alive and still answering correctly.
+      const alive = await send(port, 'GET', '/version', h.headers(), undefined);
+      expect(alive.status).toBe(200);
+      await expectLedgerInvariant(h.module.knex);
+    },
+  );
 
   it('reached every kind of answer (the fuzzing went past validation, not just bounced off it)', () => {
     const seen = [...statuses.keys()].sort();
-    if (process.env.FUZZ_VERBOSE) process.stderr.write(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
+    if (process.env.FUZZ_VERBOSE)
+      process.stderr.write(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
     for (const status of [200, 400, 401, 404, 409, 413, 415]) expect(seen).toContain(status);
   });
 });

@@ -15,7 +15,10 @@ const RECONCILE_AFTER_MS = 1000;
 
 const FAULTS: Array<[string, StubAnswer]> = [
   ['hangs', { hang: true }],
-  ['answers an HTML error page with 200', { status: 200, text: '<html><body>Service temporarily unavailable</body></html>' }],
+  [
+    'answers an HTML error page with 200',
+    { status: 200, text: '<html><body>Service temporarily unavailable</body></html>' },
+  ],
   ['answers JSON of the wrong shape', { json: { ok: 'yes', expiryDate: 20271121, extra: { nested: [1, 2] } } }],
   ['redirects to another host', { status: 302, text: '', headers: { location: 'http://127.0.0.1:9/elsewhere' } }],
   ['drops the connection', { drop: true }],
@@ -34,7 +37,11 @@ describe('a registrar that hangs, answers garbage or redirects', () => {
     h = await startHarness({
       pluginsDir: PLUGINS_DIR,
       registrar: 'upstream',
-      settings: { registrarTimeoutMs: DEADLINE_MS, reconcileAfterMs: RECONCILE_AFTER_MS, plugins: { upstream: { url: stub.url } } },
+      settings: {
+        registrarTimeoutMs: DEADLINE_MS,
+        reconcileAfterMs: RECONCILE_AFTER_MS,
+        plugins: { upstream: { url: stub.url } },
+      },
     });
   });
   afterAll(async () => {
@@ -45,8 +52,30 @@ describe('a registrar that hangs, answers garbage or redirects', () => {
 
   const balance = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
   const orderOf = async (domain: string) => (await h.module.services.orders.list({ domain }))[0];
-  const register = (domain: string, key: string) => h.http.post('/order/domains/register').set({ ...h.headers(), 'Idempotency-Key': key }).type('form')
-    .send(qs.stringify({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Row', city: 'London', country: 'GB', postcode: 'N1', phonenumber: '+44.20' } } }));
+  const register = (domain: string, key: string) =>
+    h.http
+      .post('/order/domains/register')
+      .set({ ...h.headers(), 'Idempotency-Key': key })
+      .type('form')
+      .send(
+        qs.stringify({
+          domain,
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: {
+            registrant: {
+              firstname: 'Ada',
+              lastname: 'Lovelace',
+              email: 'ada@example.com',
+              address1: '1 Row',
+              city: 'London',
+              country: 'GB',
+              postcode: 'N1',
+              phonenumber: '+44.20',
+            },
+          },
+        }),
+      );
   const reconcileLater = async () => {
     h.clock.advance(DEADLINE_MS + RECONCILE_AFTER_MS + 1);
     return h.module.reconcile();
@@ -56,52 +85,69 @@ describe('a registrar that hangs, answers garbage or redirects', () => {
     it.each([
       ['did not register the name', false],
       ['had registered the name after all', true],
-    ])('answers "success" (started), keeps the price reserved, and reconciliation settles it once when it %s', async (_what, registered) => {
-      const domain = `fault-${index}-${registered ? 'kept' : 'gone'}.com`;
-      const key = `key-${domain}`;
-      stub.on('POST /register', FAULTS[index]![1]);
-      const before = await balance();
+    ])(
+      'answers "success" (started), keeps the price reserved, and reconciliation settles it once when it %s',
+      async (_what, registered) => {
+        const domain = `fault-${index}-${registered ? 'kept' : 'gone'}.com`;
+        const key = `key-${domain}`;
+        stub.on('POST /register', FAULTS[index]![1]);
+        const before = await balance();
 
-      const res = await register(domain, key);
-      expect(res.status).toBe(200);
-      expect(res.body).toBe('success');
-      expect(await orderOf(domain)).toMatchObject({ status: 'pending', price: 10_00 });
-      // A retry while the outcome is unknown replays the first answer: nothing placed, nothing charged.
-      const retry = await register(domain, key);
-      expect(retry.status).toBe(200);
-      expect(await h.module.services.orders.list({ domain })).toHaveLength(1);
-      // Without the key, the name has an order in progress.
-      const again = await register(domain, `other-${key}`);
-      expect(again.status).toBe(409);
-      expect(again.body).toEqual({ error: `An order for ${domain} is already in progress` });
+        const res = await register(domain, key);
+        expect(res.status).toBe(200);
+        expect(res.body).toBe('success');
+        expect(await orderOf(domain)).toMatchObject({ status: 'pending', price: 10_00 });
+        // A retry while the outcome is unknown replays the first answer: nothing placed, nothing charged.
+        const retry = await register(domain, key);
+        expect(retry.status).toBe(200);
+        expect(await h.module.services.orders.list({ domain })).toHaveLength(1);
+        // Without the key, the name has an order in progress.
+        const again = await register(domain, `other-${key}`);
+        expect(again.status).toBe(409);
+        expect(again.body).toEqual({ error: `An order for ${domain} is already in progress` });
 
-      // The registry, working again, knows whether the name is ours.
-      stub.on(`GET /domains/${domain}`, registered
-        ? { json: { ok: true, active: true, expired: false, transferredAway: false, expiryDate: '2027-11-21' } }
-        : { json: { ok: false, reason: 'refused', message: `${domain} is not in this account` } });
-      await reconcileLater();
-      await reconcileLater();
+        // The registry, working again, knows whether the name is ours.
+        stub.on(
+          `GET /domains/${domain}`,
+          registered
+            ? { json: { ok: true, active: true, expired: false, transferredAway: false, expiryDate: '2027-11-21' } }
+            : { json: { ok: false, reason: 'refused', message: `${domain} is not in this account` } },
+        );
+        await reconcileLater();
+        await reconcileLater();
 
-      expect(await orderOf(domain)).toMatchObject({ status: registered ? 'completed' : 'failed' });
-      const charged = (Number(before) * 100 - Number(await balance()) * 100) / 100;
-      expect(charged).toBe(registered ? 10 : 0);
-      // The key still replays its first answer, and charges nothing more.
-      const replay = await register(domain, key);
-      expect(replay.status).toBe(200);
-      expect((Number(before) * 100 - Number(await balance()) * 100) / 100).toBe(charged);
-      expect(await h.module.services.orders.list({ domain })).toHaveLength(1);
-      // Nothing was ever sent where the redirect pointed.
-      expect(elsewhere.requests).toEqual([]);
-    });
+        expect(await orderOf(domain)).toMatchObject({ status: registered ? 'completed' : 'failed' });
+        const charged = (Number(before) * 100 - Number(await balance()) * 100) / 100;
+        expect(charged).toBe(registered ? 10 : 0);
+        // The key still replays its first answer, and charges nothing more.
+        const replay = await register(domain, key);
+        expect(replay.status).toBe(200);
+        expect((Number(before) * 100 - Number(await balance()) * 100) / 100).toBe(charged);
+        expect(await h.module.services.orders.list({ domain })).toHaveLength(1);
+        // Nothing was ever sent where the redirect pointed.
+        expect(elsewhere.requests).toEqual([]);
+      },
+    );
   });
 
   describe('on a domain-management call', () => {
-    beforeAll(async () => { await givenDomain(h.module, 'managed-upstream.com', { registrar: 'upstream', atRegistrar: false, expiryDate: '2027-01-01' }); });
+    beforeAll(async () => {
+      await givenDomain(h.module, 'managed-upstream.com', {
+        registrar: 'upstream',
+        atRegistrar: false,
+        expiryDate: '2027-01-01',
+      });
+    });
 
     it.each([
       ['hangs', 0, 504, /^Registrar upstream did not answer within 300 ms/],
       ['answers an HTML error page with 200', 1, 502, /^Registrar upstream failed/],
-      ['answers JSON of the wrong shape', 2, 502, /^Registrar upstream gave an answer to domainInformation\.get that cannot be used/],
+      [
+        'answers JSON of the wrong shape',
+        2,
+        502,
+        /^Registrar upstream gave an answer to domainInformation\.get that cannot be used/,
+      ],
       ['redirects to another host', 3, 502, /^Registrar upstream failed/],
       ['drops the connection', 4, 502, /^Registrar upstream failed/],
       ['answers 503', 5, 502, /^Registrar upstream failed: upstream answered 503/],

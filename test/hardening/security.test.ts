@@ -24,12 +24,19 @@ const listening = async (server: http.Server) => {
 };
 
 /** A GET from a given loopback address (Linux routes all of 127/8 to lo), as another client would send it. */
-function getFrom(localAddress: string, port: number, path: string, headers: Record<string, string>): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function getFrom(
+  localAddress: string,
+  port: number,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path, localAddress, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (c: string) => { body += c; });
+      res.on('data', (c: string) => {
+        body += c;
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);
@@ -44,11 +51,16 @@ describe('brute force from one address', () => {
     h = await startHarness({ settings: { authMaxFailures: 5, authFailureWindowSeconds: 60, authBlockSeconds: 120 } });
     port = await listening(h.server);
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('blocks an address that tries many usernames, even for a correct token, and no other address; the block ends in time', async () => {
     for (let i = 0; i < 5; i++) {
-      const guess = await getFrom('127.0.0.2', port, '/billing/credits', { username: `guess${i}@example.com`, token: 'A'.repeat(86) + '==' });
+      const guess = await getFrom('127.0.0.2', port, '/billing/credits', {
+        username: `guess${i}@example.com`,
+        token: `${'A'.repeat(86)}==`,
+      });
       expect(guess.status).toBe(401);
       expect(JSON.parse(guess.body)).toEqual({ error: 'Invalid API Token provided' });
     }
@@ -64,7 +76,13 @@ describe('brute force from one address', () => {
 
   it('answers every wrong guess for a username with the same 401, then 429 from any address once the limit is reached', async () => {
     const answers = new Set<string>();
-    const guesses = ['x', 'B'.repeat(86) + '==', computeToken(h.reseller.email, 'wrong-key', h.clock.now()), 'é'.repeat(10), 'D'.repeat(88)];
+    const guesses = [
+      'x',
+      `${'B'.repeat(86)}==`,
+      computeToken(h.reseller.email, 'wrong-key', h.clock.now()),
+      'é'.repeat(10),
+      'D'.repeat(88),
+    ];
     for (const [i, token] of guesses.entries()) {
       const res = await getFrom(`127.0.1.${i + 1}`, port, '/billing/credits', { username: h.reseller.email, token });
       answers.add(`${res.status} ${res.body}`);
@@ -82,7 +100,11 @@ describe('token replay', () => {
   beforeAll(async () => {
     h = await startHarness({ settings: { authMaxFailures: 1000 } });
     // A second server process on the same database, as behind a load balancer.
-    const module = await createResellerModule({ database: h.databaseUrl, clock: h.clock, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', authMaxFailures: 1000 } });
+    const module = await createResellerModule({
+      database: h.databaseUrl,
+      clock: h.clock,
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', authMaxFailures: 1000 },
+    });
     const app = new Koa();
     app.use(module.middleware({ ownAllPaths: true }));
     const server = app.listen(0, '127.0.0.1');
@@ -105,7 +127,11 @@ describe('token replay', () => {
 
   it('refuses a token replayed with a timestamp header more than 60 s old, though its HMAC is right for that hour', async () => {
     const at = h.clock.now();
-    const captured = { username: h.reseller.email, token: computeToken(h.reseller.email, h.reseller.apiKey, at), timestamp: String(Math.floor(at.getTime() / 1000)) };
+    const captured = {
+      username: h.reseller.email,
+      token: computeToken(h.reseller.email, h.reseller.apiKey, at),
+      timestamp: String(Math.floor(at.getTime() / 1000)),
+    };
     expect((await h.http.get('/billing/credits').set(captured)).status).toBe(200);
     h.clock.advance(61_000);
     expect((await h.http.get('/billing/credits').set(captured)).status).toBe(401);
@@ -128,23 +154,39 @@ describe('token replay', () => {
 describe('no secrets in logs', () => {
   let h: Harness;
   let log = '';
-  const capture = new Writable({ write(chunk, _enc, done) { log += String(chunk); done(); } });
+  const capture = new Writable({
+    write(chunk, _enc, done) {
+      log += String(chunk);
+      done();
+    },
+  });
   const SECRETS = {
     registrantEmail: 'very-private-registrant@example.org',
     registrantPhone: '+44.7700900123',
     eppCode: 'EPP-SECRET-4711-xyz',
   };
   const REGISTRANT = {
-    firstname: 'Ada', lastname: 'Lovelace', email: SECRETS.registrantEmail, address1: '1 Analytical Row', city: 'London',
-    country: 'GB', postcode: 'N1 1AA', phonenumber: SECRETS.registrantPhone,
+    firstname: 'Ada',
+    lastname: 'Lovelace',
+    email: SECRETS.registrantEmail,
+    address1: '1 Analytical Row',
+    city: 'London',
+    country: 'GB',
+    postcode: 'N1 1AA',
+    phonenumber: SECRETS.registrantPhone,
   };
   const sent: string[] = [];
 
   beforeAll(async () => {
     // Everything logged, at the most talkative level, through the production logger and its redaction.
-    h = await startHarness({ logger: createLogger('trace', capture), settings: { registrarTimeoutMs: 200, authMaxFailures: 1000 } });
+    h = await startHarness({
+      logger: createLogger('trace', capture),
+      settings: { registrarTimeoutMs: 200, authMaxFailures: 1000 },
+    });
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   const post = (path: string, body: object, headers: Record<string, string> = h.headers()) => {
     sent.push(headers.token ?? '');
@@ -158,14 +200,60 @@ describe('no secrets in logs', () => {
   it('logs requests, failures, faults and unexpected errors without keys, tokens, EPP codes or contacts', async () => {
     // Authentication, good and bad.
     expect((await get('/billing/credits')).status).toBe(200);
-    expect((await get('/billing/credits', { username: h.reseller.email, token: computeToken(h.reseller.email, 'a-wrong-key', h.clock.now()) })).status).toBe(401);
-    expect((await get('/billing/credits', { username: 'nobody@example.com', token: h.headers().token })).status).toBe(401);
+    expect(
+      (
+        await get('/billing/credits', {
+          username: h.reseller.email,
+          token: computeToken(h.reseller.email, 'a-wrong-key', h.clock.now()),
+        })
+      ).status,
+    ).toBe(401);
+    expect((await get('/billing/credits', { username: 'nobody@example.com', token: h.headers().token })).status).toBe(
+      401,
+    );
     // Orders: one that works, one the registrar refuses, one it never answers (reconciled later), a transfer with its EPP code.
     const contacts = { Registrant: REGISTRANT };
-    expect((await post('/order/domains/register', { domain: 'logged.com', regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts })).status).toBe(200);
-    expect((await post('/order/domains/register', { domain: 'fail-logged.com', regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts })).status).toBe(502);
-    expect((await post('/order/domains/register', { domain: 'lost-logged.com', regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts })).status).toBe(200);
-    expect((await post('/order/domains/transfer', { domain: 'moved-in.com', regperiod: '1', eppcode: SECRETS.eppCode, nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts })).status).toBe(200);
+    expect(
+      (
+        await post('/order/domains/register', {
+          domain: 'logged.com',
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post('/order/domains/register', {
+          domain: 'fail-logged.com',
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts,
+        })
+      ).status,
+    ).toBe(502);
+    expect(
+      (
+        await post('/order/domains/register', {
+          domain: 'lost-logged.com',
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await post('/order/domains/transfer', {
+          domain: 'moved-in.com',
+          regperiod: '1',
+          eppcode: SECRETS.eppCode,
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts,
+        })
+      ).status,
+    ).toBe(200);
     h.clock.advance(200 + 60_000 + 1);
     await h.module.reconcile();
     // Domain management that carries secrets both ways.
@@ -173,7 +261,13 @@ describe('no secrets in logs', () => {
     const epp = await get('/domains/managed.com/eppcode');
     expect(epp.status).toBe(200);
     const returnedEppCode = epp.body.eppcode as string;
-    expect((await post('/domains/managed.com/contact', { contactdetails: { Registrant: { ...REGISTRANT, 'Email Address': SECRETS.registrantEmail } } })).status).toBe(200);
+    expect(
+      (
+        await post('/domains/managed.com/contact', {
+          contactdetails: { Registrant: { ...REGISTRANT, 'Email Address': SECRETS.registrantEmail } },
+        })
+      ).status,
+    ).toBe(200);
     // A new key.
     const newKey = await h.module.services.resellers.rotateKey(h.reseller.email);
     const rotated = { email: h.reseller.email, apiKey: newKey };
@@ -182,7 +276,16 @@ describe('no secrets in logs', () => {
     await h.module.knex.schema.renameTable('orders', 'orders_away');
     let broken;
     try {
-      broken = await post('/order/domains/register', { domain: 'broken.com', regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts }, h.headers(rotated));
+      broken = await post(
+        '/order/domains/register',
+        {
+          domain: 'broken.com',
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts,
+        },
+        h.headers(rotated),
+      );
     } finally {
       await h.module.knex.schema.renameTable('orders_away', 'orders');
     }
@@ -192,8 +295,16 @@ describe('no secrets in logs', () => {
     const sealed: Array<{ sealed_api_key: string }> = await h.module.knex('resellers').select('sealed_api_key');
     const masterKey = Buffer.from(TEST_MASTER_KEY, 'base64');
     const secrets = [
-      h.reseller.apiKey, newKey, ...sent.filter((t) => t.length > 20), ...sealed.map((r) => r.sealed_api_key),
-      TEST_MASTER_KEY, masterKey.toString('hex'), SECRETS.eppCode, returnedEppCode, SECRETS.registrantEmail, SECRETS.registrantPhone,
+      h.reseller.apiKey,
+      newKey,
+      ...sent.filter((t) => t.length > 20),
+      ...sealed.map((r) => r.sealed_api_key),
+      TEST_MASTER_KEY,
+      masterKey.toString('hex'),
+      SECRETS.eppCode,
+      returnedEppCode,
+      SECRETS.registrantEmail,
+      SECRETS.registrantPhone,
     ];
     // The log is there and says what happened...
     expect(log).toMatch(/"msg":"request"/);
@@ -201,10 +312,14 @@ describe('no secrets in logs', () => {
     expect(log).toMatch(/order placed/);
     expect(log.split('\n').length).toBeGreaterThan(20);
     // ...and none of the secrets, in any form.
-    if (process.env.SECRETS_VERBOSE) for (const line of log.split('\n')) if (secrets.some((x) => line.includes(x))) process.stderr.write(`LEAK: ${line}\n`);
+    if (process.env.SECRETS_VERBOSE)
+      for (const line of log.split('\n'))
+        if (secrets.some((x) => line.includes(x))) process.stderr.write(`LEAK: ${line}\n`);
     for (const secret of secrets) {
       expect(log.includes(secret) ? `the log contains ${secret}` : 'absent').toBe('absent');
-      expect(log.includes(JSON.stringify(secret).slice(1, -1)) ? `the log contains ${secret} (escaped)` : 'absent').toBe('absent');
+      expect(
+        log.includes(JSON.stringify(secret).slice(1, -1)) ? `the log contains ${secret} (escaped)` : 'absent',
+      ).toBe('absent');
     }
   });
 

@@ -20,16 +20,40 @@ describe('the reseller API log', () => {
     await h.http.get('/billing/credits');
     await h.module.flushApiLog();
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('keeps every call of a reseller: time, route, domain, status, duration, error, request id; newest first', async () => {
     const result = await cli(env(), 'log', h.reseller.email);
     expect(result.code).toBe(0);
     const entries = result.json();
     expect(entries).toEqual([
-      { at: NOW.replace('Z', '.000Z'), method: 'POST', route: '/domains/:domain/lock', domain: 'audited.com', status: 200, ms: expect.any(Number), error: null, requestId: expect.any(String), clientIp: expect.stringMatching(/127\.0\.0\.1/) },
-      expect.objectContaining({ method: 'GET', route: '/domains/:domain/lock', domain: 'not-mine.com', status: 409, error: 'The domain not-mine.com is not in your account' }),
-      expect.objectContaining({ method: 'GET', route: '/domains/:domain/lock', domain: 'audited.com', status: 200, error: null }),
+      {
+        at: NOW.replace('Z', '.000Z'),
+        method: 'POST',
+        route: '/domains/:domain/lock',
+        domain: 'audited.com',
+        status: 200,
+        ms: expect.any(Number),
+        error: null,
+        requestId: expect.any(String),
+        clientIp: expect.stringMatching(/127\.0\.0\.1/),
+      },
+      expect.objectContaining({
+        method: 'GET',
+        route: '/domains/:domain/lock',
+        domain: 'not-mine.com',
+        status: 409,
+        error: 'The domain not-mine.com is not in your account',
+      }),
+      expect.objectContaining({
+        method: 'GET',
+        route: '/domains/:domain/lock',
+        domain: 'audited.com',
+        status: 200,
+        error: null,
+      }),
       expect.objectContaining({ method: 'GET', route: '/billing/credits', domain: null, status: 200 }),
     ]);
   });
@@ -46,9 +70,14 @@ describe('the reseller API log', () => {
   });
 
   it('stores no token, API key or request body', async () => {
-    const db = TEST_ENGINE === 'sqlite'
-      ? knex({ client: 'better-sqlite3', connection: { filename: h.databaseUrl.slice('sqlite:'.length) }, useNullAsDefault: true })
-      : knex({ client: 'mysql2', connection: h.databaseUrl });
+    const db =
+      TEST_ENGINE === 'sqlite'
+        ? knex({
+            client: 'better-sqlite3',
+            connection: { filename: h.databaseUrl.slice('sqlite:'.length) },
+            useNullAsDefault: true,
+          })
+        : knex({ client: 'mysql2', connection: h.databaseUrl });
     try {
       const rows = JSON.stringify(await db('api_log').select('*'));
       expect(rows).not.toContain(h.headers().token);
@@ -61,8 +90,21 @@ describe('the reseller API log', () => {
 
   it('purges entries older than the retention (or a date) with log purge', async () => {
     const reseller = await h.module.services.resellers.byEmail(h.reseller.email);
-    const old = { resellerId: reseller.id, method: 'GET', route: '/tlds', domain: null, status: 200, durationMs: 3, error: null, requestId: 'old', clientIp: null };
-    await h.module.container.get(TOKENS.apiLogRepository).insertMany([{ ...old, at: new Date('2026-01-01T00:00:00Z') }, { ...old, at: new Date('2026-02-01T00:00:00Z') }]);
+    const old = {
+      resellerId: reseller.id,
+      method: 'GET',
+      route: '/tlds',
+      domain: null,
+      status: 200,
+      durationMs: 3,
+      error: null,
+      requestId: 'old',
+      clientIp: null,
+    };
+    await h.module.container.get(TOKENS.apiLogRepository).insertMany([
+      { ...old, at: new Date('2026-01-01T00:00:00Z') },
+      { ...old, at: new Date('2026-02-01T00:00:00Z') },
+    ]);
     const purged = await cli(env(), 'log', 'purge', '--before', '2026-06-01');
     expect(purged.json()).toEqual({ deleted: 2, before: '2026-06-01T00:00:00.000Z' });
     expect((await cli(env(), 'log', h.reseller.email)).json()).toHaveLength(4);

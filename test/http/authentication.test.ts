@@ -3,12 +3,20 @@ import { startHarness, type Harness } from '../support/harness';
 
 describe('authentication over HTTP', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ settings: { authMaxFailures: 1000 } }); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness({ settings: { authMaxFailures: 1000 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('gives an unknown user and a bad token the identical answer', async () => {
-    const unknown = await h.http.get('/billing/credits').set({ username: 'nobody@example.com', token: computeToken('nobody@example.com', 'x', h.clock.now()) });
-    const badToken = await h.http.get('/billing/credits').set({ username: h.reseller.email, token: computeToken(h.reseller.email, 'wrong', h.clock.now()) });
+    const unknown = await h.http
+      .get('/billing/credits')
+      .set({ username: 'nobody@example.com', token: computeToken('nobody@example.com', 'x', h.clock.now()) });
+    const badToken = await h.http
+      .get('/billing/credits')
+      .set({ username: h.reseller.email, token: computeToken(h.reseller.email, 'wrong', h.clock.now()) });
     expect(unknown.status).toBe(401);
     expect(badToken.status).toBe(401);
     expect(unknown.body).toEqual({ error: 'Invalid API Token provided' });
@@ -33,15 +41,22 @@ describe('authentication over HTTP', () => {
     expect(typeof res.body.error).toBe('string');
   });
 
-  it.each(['yesterday', '-5', '1e9', '99999999999999999999', '12.5'])('refuses the garbage timestamp %s with 401', async (timestamp) => {
-    const res = await h.http.get('/tlds').set({ ...h.headers(), timestamp });
-    expect(res.status).toBe(401);
-    expect(res.body.error).toMatch(/timestamp/);
-  });
+  it.each(['yesterday', '-5', '1e9', '99999999999999999999', '12.5'])(
+    'refuses the garbage timestamp %s with 401',
+    async (timestamp) => {
+      const res = await h.http.get('/tlds').set({ ...h.headers(), timestamp });
+      expect(res.status).toBe(401);
+      expect(res.body.error).toMatch(/timestamp/);
+    },
+  );
 
   it('accepts a timestamp header within 60 seconds and checks the token against its hour', async () => {
     const ts = Math.floor(h.clock.now().getTime() / 1000) - 30;
-    const res = await h.http.get('/billing/credits').set({ username: h.reseller.email, token: computeToken(h.reseller.email, h.reseller.apiKey, new Date(ts * 1000)), timestamp: String(ts) });
+    const res = await h.http.get('/billing/credits').set({
+      username: h.reseller.email,
+      token: computeToken(h.reseller.email, h.reseller.apiKey, new Date(ts * 1000)),
+      timestamp: String(ts),
+    });
     expect(res.status).toBe(200);
   });
 
@@ -71,12 +86,16 @@ describe('authentication over HTTP', () => {
 
 describe('authentication throttling', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ settings: { authMaxFailures: 3, authBlockSeconds: 120 } }); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness({ settings: { authMaxFailures: 3, authBlockSeconds: 120 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('answers 429 with Retry-After once a username has failed too often, even with the right token', async () => {
     for (let i = 0; i < 3; i++) {
-      const res = await h.http.get('/tlds').set({ username: h.reseller.email, token: 'B'.repeat(86) + '==' });
+      const res = await h.http.get('/tlds').set({ username: h.reseller.email, token: `${'B'.repeat(86)}==` });
       expect(res.status).toBe(401);
     }
     const blocked = await h.http.get('/tlds').set(h.headers());
@@ -90,8 +109,12 @@ describe('authentication throttling', () => {
 
 describe('oversized headers', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('are refused by the HTTP server itself with 431 before any work is done', async () => {
     const res = await h.http.get('/tlds').set({ username: h.reseller.email, token: 'A'.repeat(20_000) });

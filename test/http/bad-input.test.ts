@@ -2,8 +2,12 @@ import { startHarness, type Harness } from '../support/harness';
 
 describe('bad input never gets a 500', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('answers an unknown route with a 404 JSON error', async () => {
     const res = await h.http.get('/no/such/route');
@@ -18,18 +22,30 @@ describe('bad input never gets a 500', () => {
   });
 
   it('refuses a body over 64 KiB with 413', async () => {
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).type('form').send(`domain=example.com&pad=${'x'.repeat(70 * 1024)}`);
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .type('form')
+      .send(`domain=example.com&pad=${'x'.repeat(70 * 1024)}`);
     expect(res.status).toBe(413);
     expect(res.body.error).toMatch(/64 KiB/);
   });
 
   it('refuses an unsupported content type with 415', async () => {
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).set('content-type', 'text/xml').send('<domain>example.com</domain>');
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .set('content-type', 'text/xml')
+      .send('<domain>example.com</domain>');
     expect(res.status).toBe(415);
   });
 
   it('refuses malformed JSON with 400', async () => {
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).set('content-type', 'application/json').send('{"domain":');
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .set('content-type', 'application/json')
+      .send('{"domain":');
     expect(res.status).toBe(400);
     expect(typeof res.body.error).toBe('string');
   });
@@ -41,25 +57,43 @@ describe('bad input never gets a 500', () => {
   });
 
   it('refuses deeply nested form bodies with 400', async () => {
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).type('form').send('domain=example.com&a[b][c][d][e][f][g][h]=1');
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .type('form')
+      .send('domain=example.com&a[b][c][d][e][f][g][h]=1');
     expect(res.status).toBe(400);
   });
 
   it('refuses deeply nested JSON bodies with 400', async () => {
     let nested: unknown = 'x';
     for (let i = 0; i < 50; i++) nested = { n: nested };
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).send({ domain: 'example.com', nested });
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .send({ domain: 'example.com', nested });
     expect(res.status).toBe(400);
   });
 
-  it.each(['__proto__[polluted]=1', 'constructor[prototype][polluted]=1', 'a[__proto__][polluted]=1'])('does not let %s pollute prototypes', async (body) => {
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).type('form').send(`domain=example.com&${body}`);
-    expect(res.status).toBeLessThan(500);
-    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-  });
+  it.each(['__proto__[polluted]=1', 'constructor[prototype][polluted]=1', 'a[__proto__][polluted]=1'])(
+    'does not let %s pollute prototypes',
+    async (body) => {
+      const res = await h.http
+        .get('/order/pricing/domains/register')
+        .set(h.headers())
+        .type('form')
+        .send(`domain=example.com&${body}`);
+      expect(res.status).toBeLessThan(500);
+      expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    },
+  );
 
   it('refuses a __proto__ key in JSON with 400', async () => {
-    const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).set('content-type', 'application/json').send('{"domain":"example.com","__proto__":{"polluted":1}}');
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .set('content-type', 'application/json')
+      .send('{"domain":"example.com","__proto__":{"polluted":1}}');
     expect(res.status).toBe(400);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

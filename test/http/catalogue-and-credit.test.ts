@@ -3,8 +3,12 @@ import { startHarness, type Harness } from '../support/harness';
 
 describe('catalogue and credit endpoints', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('answers GET /billing/credits with the balance as a decimal string', async () => {
     const res = await h.http.get('/billing/credits').set(h.headers());
@@ -27,7 +31,12 @@ describe('catalogue and credit endpoints', () => {
 
   it('does not list TLDs priced only for another group', async () => {
     await h.module.services.resellers.createGroup('vip');
-    await h.module.services.catalogue.setTld({ tld: '.io', group: 'vip', registrar: 'sandbox', prices: { register: '1=30.00' } });
+    await h.module.services.catalogue.setTld({
+      tld: '.io',
+      group: 'vip',
+      registrar: 'sandbox',
+      prices: { register: '1=30.00' },
+    });
     const res = await h.http.get('/tlds').set(h.headers());
     expect(res.body).not.toContain('.io');
   });
@@ -39,13 +48,20 @@ describe('catalogue and credit endpoints', () => {
   });
 
   it('reads GET parameters from a form body too, and normalises IDN names', async () => {
-    const res = await h.http.get('/order/pricing/domains/renew').set(h.headers()).type('form').send('domain=B%C3%BCcher.COM');
+    const res = await h.http
+      .get('/order/pricing/domains/renew')
+      .set(h.headers())
+      .type('form')
+      .send('domain=B%C3%BCcher.COM');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ 1: '12.00', 2: '23.00' });
   });
 
   it('prices transfers', async () => {
-    const res = await h.http.get('/order/pricing/domains/transfer').query({ domain: 'xn--bcher-kva.net' }).set(h.headers());
+    const res = await h.http
+      .get('/order/pricing/domains/transfer')
+      .query({ domain: 'xn--bcher-kva.net' })
+      .set(h.headers());
     expect(res.body).toEqual({ 1: '9.00' });
   });
 
@@ -74,10 +90,20 @@ describe('catalogue and credit endpoints', () => {
     const res = await h.http.get('/tlds/pricing').set(h.headers());
     expect(res.status).toBe(200);
     expect(res.body).toContainEqual({
-      tld: '.com', years: 1, registrationPrice: '10.00', renewalPrice: '12.00', transferPrice: '9.00',
-      graceDays: 0, graceFee: '0.00', redemptionDays: 0, redemptionFee: '0.00', currencyCode: 'USD',
+      tld: '.com',
+      years: 1,
+      registrationPrice: '10.00',
+      renewalPrice: '12.00',
+      transferPrice: '9.00',
+      graceDays: 0,
+      graceFee: '0.00',
+      redemptionDays: 0,
+      redemptionFee: '0.00',
+      currencyCode: 'USD',
     });
     expect(res.body).toContainEqual(expect.objectContaining({ tld: '.com', years: 5, registrationPrice: '45.00' }));
-    expect(res.body.find((r: { tld: string; years: number }) => r.tld === '.com' && r.years === 5)).not.toHaveProperty('renewalPrice');
+    expect(res.body.find((r: { tld: string; years: number }) => r.tld === '.com' && r.years === 5)).not.toHaveProperty(
+      'renewalPrice',
+    );
   });
 });

@@ -32,22 +32,31 @@ describe('bad input on the domain routes never gets a 500', () => {
     h = await startHarness();
     await givenDomain(h.module, 'garbage.com');
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it.each(DOMAIN_ROUTES.map((r) => [r.method.toUpperCase(), r.path, r] as const))('%s %s', async (_m, _p, r) => {
     for (const body of GARBAGE) {
       const path = r.path.replace(':domain', 'garbage.com');
-      const res = r.method === 'get'
-        ? await h.http.get(`${path}?${body}`).set(h.headers())
-        : await h.http.post(path).set(h.headers()).type('form').send(body);
-      expect({ body, status: res.status < 500 || res.status === 502 || res.status === 504 }).toEqual({ body, status: true });
+      const res =
+        r.method === 'get'
+          ? await h.http.get(`${path}?${body}`).set(h.headers())
+          : await h.http.post(path).set(h.headers()).type('form').send(body);
+      expect({ body, status: res.status < 500 || res.status === 502 || res.status === 504 }).toEqual({
+        body,
+        status: true,
+      });
       if (res.status >= 400) expect(typeof res.body.error).toBe('string');
     }
   });
 
-  it.each(['%E0%A4%A', '..', 'a%2Fb.com', '%00.com', 'xn--.com', `${'a'.repeat(300)}.com`])('refuses the domain %s in the path with 400', async (domain) => {
-    const res = await h.http.get(`/domains/${domain}/information`).set(h.headers());
-    expect(res.status).toBe(400);
-    expect(typeof res.body.error).toBe('string');
-  });
+  it.each(['%E0%A4%A', '..', 'a%2Fb.com', '%00.com', 'xn--.com', `${'a'.repeat(300)}.com`])(
+    'refuses the domain %s in the path with 400',
+    async (domain) => {
+      const res = await h.http.get(`/domains/${domain}/information`).set(h.headers());
+      expect(res.status).toBe(400);
+      expect(typeof res.body.error).toBe('string');
+    },
+  );
 });

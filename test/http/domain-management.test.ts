@@ -4,16 +4,27 @@ import { startHarness, type Harness } from '../support/harness';
 import { form } from '../support/wire';
 
 const REGISTRANT = {
-  'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'Ada@Example.com', 'Address 1': '1 Analytical Row',
-  City: 'London', Postcode: 'N1 1AA', Country: 'gb', 'Phone Number': '+44.2000000000',
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'Ada@Example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Postcode: 'N1 1AA',
+  Country: 'gb',
+  'Phone Number': '+44.2000000000',
 };
 
 describe('domain management endpoints', () => {
   let h: Harness;
-  const post = (path: string, body: Record<string, unknown> = {}) => h.http.post(path).set(h.headers()).type('form').send(form(body));
+  const post = (path: string, body: Record<string, unknown> = {}) =>
+    h.http.post(path).set(h.headers()).type('form').send(form(body));
   const get = (path: string) => h.http.get(path).set(h.headers());
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   describe('GET /domains/{domain}/information', () => {
     it('answers spec 2.6 plus status, leaving unknown dates out', async () => {
@@ -55,10 +66,23 @@ describe('domain management endpoints', () => {
     });
 
     it('records what the registrar said: nameservers, lock and expiry', async () => {
-      await givenDomain(h.module, 'records.com', { nameservers: ['ns1.old.test', 'ns2.old.test'], expiryDate: null, atRegistrar: true });
-      await h.module.registrars.get('sandbox').nameservers!.save({ domain: 'records.com', nameservers: ['ns1.new.test', 'ns2.new.test'] }, { signal: new AbortController().signal, transactionId: 't' });
+      await givenDomain(h.module, 'records.com', {
+        nameservers: ['ns1.old.test', 'ns2.old.test'],
+        expiryDate: null,
+        atRegistrar: true,
+      });
+      await h.module.registrars
+        .get('sandbox')
+        .nameservers!.save(
+          { domain: 'records.com', nameservers: ['ns1.new.test', 'ns2.new.test'] },
+          { signal: new AbortController().signal, transactionId: 't' },
+        );
       await get('/domains/records.com/information');
-      expect(await platformRecord(h.module, 'records.com')).toMatchObject({ nameservers: ['ns1.new.test', 'ns2.new.test'], transferLock: true, expiryDate: '2027-11-21' });
+      expect(await platformRecord(h.module, 'records.com')).toMatchObject({
+        nameservers: ['ns1.new.test', 'ns2.new.test'],
+        transferLock: true,
+        expiryDate: '2027-11-21',
+      });
     });
 
     it('refuses an invalid domain in the path with 400', async () => {
@@ -69,29 +93,44 @@ describe('domain management endpoints', () => {
 
     it('refuses a body domain that differs from the path with 400', async () => {
       await givenDomain(h.module, 'mismatch.com');
-      const res = await h.http.post('/domains/mismatch.com/sync').set(h.headers()).type('form').send('domain=other.com');
+      const res = await h.http
+        .post('/domains/mismatch.com/sync')
+        .set(h.headers())
+        .type('form')
+        .send('domain=other.com');
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: 'domain in the request ("other.com") differs from the domain in the path ("mismatch.com")' });
+      expect(res.body).toEqual({
+        error: 'domain in the request ("other.com") differs from the domain in the path ("mismatch.com")',
+      });
     });
 
     it('accepts a body domain that repeats the path in another form', async () => {
       await givenDomain(h.module, 'bücher-repeat.com');
-      const res = await h.http.get(`/domains/${parseDomainName('bücher-repeat.com').ascii}/information`).set(h.headers()).type('form').send(`domain=${encodeURIComponent('BÜCHER-repeat.com')}`);
+      const res = await h.http
+        .get(`/domains/${parseDomainName('bücher-repeat.com').ascii}/information`)
+        .set(h.headers())
+        .type('form')
+        .send(`domain=${encodeURIComponent('BÜCHER-repeat.com')}`);
       expect(res.status).toBe(200);
     });
 
-    it('answers 502 with the registrar\'s message when the registrar refuses', async () => {
+    it("answers 502 with the registrar's message when the registrar refuses", async () => {
       await givenDomain(h.module, 'unknown-there.com', { atRegistrar: false });
       const res = await get('/domains/unknown-there.com/information');
       expect(res.status).toBe(502);
-      expect(res.body).toEqual({ error: 'Registrar sandbox refused: unknown-there.com is not registered at the sandbox registry' });
+      expect(res.body).toEqual({
+        error: 'Registrar sandbox refused: unknown-there.com is not registered at the sandbox registry',
+      });
     });
   });
 
   describe('DNS records', () => {
     it('saves one record sent without a list and reads it back', async () => {
       await givenDomain(h.module, 'dns-one.com');
-      const saved = await post('/domains/dns-one.com/dns', { domain: 'dns-one.com', dnsrecords: { hostname: 'www', type: 'A', address: '192.0.2.10', priority: 'N/A' } });
+      const saved = await post('/domains/dns-one.com/dns', {
+        domain: 'dns-one.com',
+        dnsrecords: { hostname: 'www', type: 'A', address: '192.0.2.10', priority: 'N/A' },
+      });
       expect(saved.status).toBe(200);
       expect(saved.body).toEqual({ success: true });
       const res = await get('/domains/dns-one.com/dns');
@@ -140,15 +179,31 @@ describe('domain management endpoints', () => {
     it.each([
       ['an A record with an IPv6 address', { hostname: '@', type: 'A', address: '2001:db8::1' }, /IPv4/],
       ['an AAAA record with an IPv4 address', { hostname: '@', type: 'AAAA', address: '192.0.2.1' }, /IPv6/],
-      ['an MX record without a priority', { hostname: '@', type: 'MX', address: 'mail.example.net', priority: 'N/A' }, /priority/],
+      [
+        'an MX record without a priority',
+        { hostname: '@', type: 'MX', address: 'mail.example.net', priority: 'N/A' },
+        /priority/,
+      ],
       ['a CNAME at the apex', { hostname: '@', type: 'CNAME', address: 'example.net' }, /CNAME/],
-      ['a CNAME to something that is not a host', { hostname: 'www', type: 'CNAME', address: 'not a host' }, /host name/],
-      ['an SRV record without port and target', { hostname: '_sip._tcp', type: 'SRV', address: '5', priority: '10' }, /SRV/],
+      [
+        'a CNAME to something that is not a host',
+        { hostname: 'www', type: 'CNAME', address: 'not a host' },
+        /host name/,
+      ],
+      [
+        'an SRV record without port and target',
+        { hostname: '_sip._tcp', type: 'SRV', address: '5', priority: '10' },
+        /SRV/,
+      ],
       ['a CAA record with an unknown tag', { hostname: '@', type: 'CAA', address: '0 issuer "ca.example"' }, /CAA/],
       ['a URL record that is not a web address', { hostname: 'go', type: 'URL', address: 'ftp://example.net' }, /http/],
       ['an unsupported type', { hostname: '@', type: 'PTR', address: 'example.net' }, /not supported/],
       ['a hostname with spaces', { hostname: 'a b', type: 'A', address: '192.0.2.1' }, /record name/],
-      ['an out-of-range priority', { hostname: '@', type: 'MX', address: 'mail.example.net', priority: '70000' }, /0 to 65535/],
+      [
+        'an out-of-range priority',
+        { hostname: '@', type: 'MX', address: 'mail.example.net', priority: '70000' },
+        /0 to 65535/,
+      ],
     ])('refuses %s with 400', async (_label, record, message) => {
       await givenDomain(h.module, 'dns-bad.com').catch(() => undefined);
       const res = await post('/domains/dns-bad.com/dns', { dnsrecords: [record] });
@@ -163,13 +218,22 @@ describe('domain management endpoints', () => {
       await givenDomain(h.module, 'sync.com');
       const res = await post('/domains/sync.com/sync', { domain: 'sync.com' });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ active: true, expired: false, transferredAway: false, cancelled: false, expirydate: '2027-11-21' });
+      expect(res.body).toEqual({
+        active: true,
+        expired: false,
+        transferredAway: false,
+        cancelled: false,
+        expirydate: '2027-11-21',
+      });
     });
 
     it('records the expiry the registrar holds', async () => {
       await givenDomain(h.module, 'sync-expiry.com', { expiryDate: '2027-01-01' });
       await post('/domains/sync-expiry.com/sync');
-      expect(await platformRecord(h.module, 'sync-expiry.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      expect(await platformRecord(h.module, 'sync-expiry.com')).toMatchObject({
+        status: 'Active',
+        expiryDate: '2027-11-21',
+      });
     });
 
     it('marks a domain the registrar reports expired as Expired', async () => {
@@ -193,13 +257,25 @@ describe('domain management endpoints', () => {
 
     it('makes a Pending Transfer domain Active when the transfer completes', async () => {
       const ctx = { signal: new AbortController().signal, transactionId: 't' };
-      await h.module.registrars.get('sandbox').transfer!.transfer({
-        domain: 'taken-incoming.com', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {}, eppCode: 'secret',
-      }, ctx);
+      await h.module.registrars.get('sandbox').transfer!.transfer(
+        {
+          domain: 'taken-incoming.com',
+          period: 1,
+          nameservers: [],
+          contacts: {},
+          addons: {},
+          fields: {},
+          eppCode: 'secret',
+        },
+        ctx,
+      );
       await givenDomain(h.module, 'taken-incoming.com', { atRegistrar: false, status: 'Pending Transfer' });
       const res = await post('/domains/taken-incoming.com/transfersync');
       expect(res.body).toEqual({ completed: true, failed: false, reason: '', expirydate: '2027-11-21' });
-      expect(await platformRecord(h.module, 'taken-incoming.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      expect(await platformRecord(h.module, 'taken-incoming.com')).toMatchObject({
+        status: 'Active',
+        expiryDate: '2027-11-21',
+      });
     });
   });
 
@@ -213,16 +289,34 @@ describe('domain management endpoints', () => {
 
     it('saves ns1 to ns5 at the registrar and on the platform', async () => {
       await givenDomain(h.module, 'ns-save.com');
-      const res = await post('/domains/ns-save.com/nameservers', { ns1: 'NS1.Example.NET', ns2: 'ns2.example.net.', ns3: 'ns3.example.net', ns4: '', ns5: '' });
+      const res = await post('/domains/ns-save.com/nameservers', {
+        ns1: 'NS1.Example.NET',
+        ns2: 'ns2.example.net.',
+        ns3: 'ns3.example.net',
+        ns4: '',
+        ns5: '',
+      });
       expect(res.status).toBe(200);
       expect(res.body).toBe('success');
-      expect((await get('/domains/ns-save.com/nameservers')).body).toEqual({ ns1: 'ns1.example.net', ns2: 'ns2.example.net', ns3: 'ns3.example.net', ns4: '', ns5: '' });
-      expect((await platformRecord(h.module, 'ns-save.com'))?.nameservers).toEqual(['ns1.example.net', 'ns2.example.net', 'ns3.example.net']);
+      expect((await get('/domains/ns-save.com/nameservers')).body).toEqual({
+        ns1: 'ns1.example.net',
+        ns2: 'ns2.example.net',
+        ns3: 'ns3.example.net',
+        ns4: '',
+        ns5: '',
+      });
+      expect((await platformRecord(h.module, 'ns-save.com'))?.nameservers).toEqual([
+        'ns1.example.net',
+        'ns2.example.net',
+        'ns3.example.net',
+      ]);
     });
 
     it('accepts positional nameservers[0] as well', async () => {
       await givenDomain(h.module, 'ns-positional.com');
-      const res = await post('/domains/ns-positional.com/nameservers', { nameservers: ['ns1.example.net', 'ns2.example.net'] });
+      const res = await post('/domains/ns-positional.com/nameservers', {
+        nameservers: ['ns1.example.net', 'ns2.example.net'],
+      });
       expect(res.status).toBe(200);
     });
 
@@ -242,8 +336,19 @@ describe('domain management endpoints', () => {
   describe('child nameservers', () => {
     it('registers, modifies and deletes a host under the domain', async () => {
       await givenDomain(h.module, 'glue.com');
-      expect((await post('/domains/glue.com/nameservers/register', { nameserver: 'ns1.glue.com', ipaddress: '192.0.2.1' })).body).toBe('success');
-      expect((await post('/domains/glue.com/nameservers/modify', { nameserver: 'ns1.glue.com', currentipaddress: '192.0.2.1', newipaddress: '2001:db8::53' })).body).toBe('success');
+      expect(
+        (await post('/domains/glue.com/nameservers/register', { nameserver: 'ns1.glue.com', ipaddress: '192.0.2.1' }))
+          .body,
+      ).toBe('success');
+      expect(
+        (
+          await post('/domains/glue.com/nameservers/modify', {
+            nameserver: 'ns1.glue.com',
+            currentipaddress: '192.0.2.1',
+            newipaddress: '2001:db8::53',
+          })
+        ).body,
+      ).toBe('success');
       const deleted = await post('/domains/glue.com/nameservers/delete', { nameserver: 'ns1.glue.com' });
       expect(deleted.status).toBe(200);
       expect(deleted.body).toBe('success');
@@ -251,14 +356,20 @@ describe('domain management endpoints', () => {
 
     it('refuses a host outside the domain with 400', async () => {
       await givenDomain(h.module, 'glue-outside.com');
-      const res = await post('/domains/glue-outside.com/nameservers/register', { nameserver: 'ns1.elsewhere.com', ipaddress: '192.0.2.1' });
+      const res = await post('/domains/glue-outside.com/nameservers/register', {
+        nameserver: 'ns1.elsewhere.com',
+        ipaddress: '192.0.2.1',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/under glue-outside.com/);
     });
 
     it('refuses a bad IP address with 400', async () => {
       await givenDomain(h.module, 'glue-ip.com');
-      const res = await post('/domains/glue-ip.com/nameservers/register', { nameserver: 'ns1.glue-ip.com', ipaddress: '300.1.1.1' });
+      const res = await post('/domains/glue-ip.com/nameservers/register', {
+        nameserver: 'ns1.glue-ip.com',
+        ipaddress: '300.1.1.1',
+      });
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/ipaddress must be an IPv4 or IPv6 address/);
     });
@@ -300,17 +411,26 @@ describe('domain management endpoints', () => {
 
     it('unlocks when lockstatus is left out', async () => {
       await givenDomain(h.module, 'unlock-absent.com');
-      expect((await post('/domains/unlock-absent.com/lock', {})).body).toEqual({ success: true, lockstatus: 'unlocked' });
+      expect((await post('/domains/unlock-absent.com/lock', {})).body).toEqual({
+        success: true,
+        lockstatus: 'unlocked',
+      });
     });
   });
 
   describe('ID protection', () => {
     it('enables with 1 and disables with 0, recording the addon', async () => {
       await givenDomain(h.module, 'idp.com');
-      expect((await post('/domains/idp.com/protectid', { status: '1' })).body).toEqual({ success: true, idprotection: true });
+      expect((await post('/domains/idp.com/protectid', { status: '1' })).body).toEqual({
+        success: true,
+        idprotection: true,
+      });
       expect((await platformRecord(h.module, 'idp.com'))?.addons.idProtection).toBe(true);
       expect((await get('/domains/idp.com/information')).body.idProtectionStatus).toBe(true);
-      expect((await post('/domains/idp.com/protectid', { status: '0' })).body).toEqual({ success: true, idprotection: false });
+      expect((await post('/domains/idp.com/protectid', { status: '0' })).body).toEqual({
+        success: true,
+        idprotection: false,
+      });
       expect((await platformRecord(h.module, 'idp.com'))?.addons.idProtection).toBe(false);
     });
 
@@ -372,15 +492,24 @@ describe('domain management endpoints', () => {
     it('saves contacts sent with display names and reads them back by role', async () => {
       await givenDomain(h.module, 'contacts.com');
       const saved = await post('/domains/contacts.com/contact', {
-        contactdetails: { Registrant: REGISTRANT, Technical: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' } },
+        contactdetails: {
+          Registrant: REGISTRANT,
+          Technical: { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com' },
+        },
       });
       expect(saved.status).toBe(200);
       expect(saved.body).toBe('success');
       const res = await get('/domains/contacts.com/contact');
       expect(res.body).toEqual({
         Registrant: {
-          'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'ada@example.com', 'Address 1': '1 Analytical Row',
-          City: 'London', Postcode: 'N1 1AA', Country: 'GB', 'Phone Number': '+44.2000000000',
+          'First Name': 'Ada',
+          'Last Name': 'Lovelace',
+          'Email Address': 'ada@example.com',
+          'Address 1': '1 Analytical Row',
+          City: 'London',
+          Postcode: 'N1 1AA',
+          Country: 'GB',
+          'Phone Number': '+44.2000000000',
         },
         Technical: { 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'grace@example.com' },
       });
@@ -388,9 +517,13 @@ describe('domain management endpoints', () => {
 
     it('refuses a registrant without what registries require', async () => {
       await givenDomain(h.module, 'contacts-short.com');
-      const res = await post('/domains/contacts-short.com/contact', { contactdetails: { Registrant: { 'First Name': 'Ada' } } });
+      const res = await post('/domains/contacts-short.com/contact', {
+        contactdetails: { Registrant: { 'First Name': 'Ada' } },
+      });
       expect(res.status).toBe(400);
-      expect(res.body.error).toBe('the registrant contact needs firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber');
+      expect(res.body.error).toBe(
+        'the registrant contact needs firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber',
+      );
     });
 
     it.each([
@@ -407,14 +540,19 @@ describe('domain management endpoints', () => {
 
     it('requires contactdetails', async () => {
       await givenDomain(h.module, 'contacts-none.com');
-      expect((await post('/domains/contacts-none.com/contact', {})).body).toEqual({ error: 'contactdetails is required' });
+      expect((await post('/domains/contacts-none.com/contact', {})).body).toEqual({
+        error: 'contactdetails is required',
+      });
     });
   });
 
   describe('email forwarding', () => {
     it('saves prefix[] and forwardto[] pairs and lists them', async () => {
       await givenDomain(h.module, 'mail.com');
-      const saved = await post('/domains/mail.com/email', { prefix: ['Info', 'sales'], forwardto: ['me@example.net', 'team@example.net'] });
+      const saved = await post('/domains/mail.com/email', {
+        prefix: ['Info', 'sales'],
+        forwardto: ['me@example.net', 'team@example.net'],
+      });
       expect(saved.status).toBe(200);
       expect(saved.body).toBe('success');
       expect((await get('/domains/mail.com/email')).body).toEqual([
@@ -425,9 +563,15 @@ describe('domain management endpoints', () => {
 
     it('accepts repeated names for one pair', async () => {
       await givenDomain(h.module, 'mail-one.com');
-      const res = await h.http.post('/domains/mail-one.com/email').set(h.headers()).type('form').send('prefix=info&forwardto=me%40example.net');
+      const res = await h.http
+        .post('/domains/mail-one.com/email')
+        .set(h.headers())
+        .type('form')
+        .send('prefix=info&forwardto=me%40example.net');
       expect(res.status).toBe(200);
-      expect((await get('/domains/mail-one.com/email')).body).toEqual([{ prefix: 'info', forwardto: 'me@example.net' }]);
+      expect((await get('/domains/mail-one.com/email')).body).toEqual([
+        { prefix: 'info', forwardto: 'me@example.net' },
+      ]);
     });
 
     it.each([
@@ -447,7 +591,9 @@ describe('domain management endpoints', () => {
     const based = await startHarness({ settings: { basePath: '/modules/addons/DomainsReseller/api/index.php' } });
     try {
       await givenDomain(based.module, 'based.com');
-      const res = await based.http.get('/modules/addons/DomainsReseller/api/index.php/domains/based.com/lock').set(based.headers());
+      const res = await based.http
+        .get('/modules/addons/DomainsReseller/api/index.php/domains/based.com/lock')
+        .set(based.headers());
       expect(res.status).toBe(200);
       expect(res.body).toBe('locked');
     } finally {

@@ -19,8 +19,14 @@ const validBody = (domain: string) => ({
   transfertag: 'OTHER-REGISTRAR',
   contactdetails: {
     Registrant: {
-      'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'ada@example.com', 'Address 1': '1 Analytical Row',
-      City: 'London', Postcode: 'N1 1AA', Country: 'GB', 'Phone Number': '+44.2000000000',
+      'First Name': 'Ada',
+      'Last Name': 'Lovelace',
+      'Email Address': 'ada@example.com',
+      'Address 1': '1 Analytical Row',
+      City: 'London',
+      Postcode: 'N1 1AA',
+      Country: 'GB',
+      'Phone Number': '+44.2000000000',
     },
   },
   prefix: ['info'],
@@ -39,9 +45,14 @@ describe('ownership on every route that acts on a held domain', () => {
     // Every registrar call starts by finding the plugin; recording the lookups proves none was made.
     const registry = h.module.registrars;
     const find = registry.get.bind(registry);
-    registry.get = (id: string) => { lookups.push(id); return find(id); };
+    registry.get = (id: string) => {
+      lookups.push(id);
+      return find(id);
+    };
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('covers every domain-management route of the table', () => {
     expect(DOMAIN_ROUTES.length).toBeGreaterThanOrEqual(20);
@@ -70,7 +81,9 @@ describe('ownership on every route that acts on a held domain', () => {
       const mine = `mine-${i}.com`;
       await givenDomain(h.module, mine);
       const own = await call(h, r, mine, validBody(mine));
-      expect([400, 409].includes(own.status) ? own.body : 'past validation and ownership').toBe('past validation and ownership');
+      expect([400, 409].includes(own.status) ? own.body : 'past validation and ownership').toBe(
+        'past validation and ownership',
+      );
     },
   );
 });

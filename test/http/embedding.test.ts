@@ -18,16 +18,27 @@ describe('embedding the module in a host Koa app', () => {
     db = await createTestDatabase();
     module = await createResellerModule({
       database: db.url,
-      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', basePath: '/modules/addons/DomainsReseller/api/index.php' },
+      settings: {
+        masterKey: TEST_MASTER_KEY,
+        logLevel: 'silent',
+        basePath: '/modules/addons/DomainsReseller/api/index.php',
+      },
     });
     await module.migrate();
     await module.services.resellers.createGroup('hosted');
-    await module.services.catalogue.setTld({ tld: '.com', group: 'hosted', registrar: 'sandbox', prices: { register: '1=8.00' } });
+    await module.services.catalogue.setTld({
+      tld: '.com',
+      group: 'hosted',
+      registrar: 'sandbox',
+      prices: { register: '1=8.00' },
+    });
     ({ apiKey } = await module.services.resellers.create(email, 'hosted', 500));
 
     app = new Koa();
     const hostRoutes = new Router();
-    hostRoutes.get('/dashboard', (ctx) => { ctx.body = 'host dashboard'; });
+    hostRoutes.get('/dashboard', (ctx) => {
+      ctx.body = 'host dashboard';
+    });
     app.use(module.middleware({ prefix: '/reseller-api' }));
     app.use(hostRoutes.routes());
   });
@@ -43,7 +54,9 @@ describe('embedding the module in a host Koa app', () => {
   });
 
   it('also serves it under the configured drop-in base path', async () => {
-    const res = await request(app.callback()).get('/reseller-api/modules/addons/DomainsReseller/api/index.php/tlds').set(headers());
+    const res = await request(app.callback())
+      .get('/reseller-api/modules/addons/DomainsReseller/api/index.php/tlds')
+      .set(headers());
     expect(res.status).toBe(200);
     expect(res.body).toEqual(['.com']);
   });

@@ -9,12 +9,23 @@ import { form } from '../support/wire';
 /** Everything the module logs, as parsed JSON lines and as raw text. */
 function captureLogs() {
   let text = '';
-  const stream = new Writable({ write(chunk, _enc, done) { text += String(chunk); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      text += String(chunk);
+      done();
+    },
+  });
   return {
     logger: createLogger('debug', stream as never),
     text: () => text,
-    lines: () => text.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>),
-    clear: () => { text = ''; },
+    lines: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+    clear: () => {
+      text = '';
+    },
   };
 }
 
@@ -40,14 +51,37 @@ describe('observability', () => {
       });
       await givenDomain(h.module, 'logged.com');
     });
-    afterAll(async () => { await h.close(); });
+    afterAll(async () => {
+      await h.close();
+    });
 
     it('never write the token, the API key, an EPP code or contact details, and carry the request id in every line written during a request', async () => {
       logs.clear();
       const headers = h.headers();
-      const contact = { Registrant: { 'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': CONTACT_EMAIL, 'Address 1': '1 Analytical Row', City: 'London', Postcode: 'N1 1AA', Country: 'gb', 'Phone Number': '+44.2000000000' } };
-      expect((await h.http.post('/domains/logged.com/contact').set(headers).type('form').send(form({ contactdetails: contact }))).status).toBe(200);
-      expect((await h.http.get('/domains/logged.com/contact').set(headers)).body.Registrant['Email Address']).toBe(CONTACT_EMAIL);
+      const contact = {
+        Registrant: {
+          'First Name': 'Ada',
+          'Last Name': 'Lovelace',
+          'Email Address': CONTACT_EMAIL,
+          'Address 1': '1 Analytical Row',
+          City: 'London',
+          Postcode: 'N1 1AA',
+          Country: 'gb',
+          'Phone Number': '+44.2000000000',
+        },
+      };
+      expect(
+        (
+          await h.http
+            .post('/domains/logged.com/contact')
+            .set(headers)
+            .type('form')
+            .send(form({ contactdetails: contact }))
+        ).status,
+      ).toBe(200);
+      expect((await h.http.get('/domains/logged.com/contact').set(headers)).body.Registrant['Email Address']).toBe(
+        CONTACT_EMAIL,
+      );
       const epp = await h.http.get('/domains/logged.com/eppcode').set(headers);
       expect(epp.status).toBe(200);
       // A registrar fault (the sandbox fails fail- names) and a refused token are logged too.
@@ -68,17 +102,32 @@ describe('observability', () => {
       // The 500's message names the request id, which its error line carries.
       const requestId = boom.headers['x-request-id'];
       expect(boom.body).toEqual({ error: `Internal server error (request id ${requestId})` });
-      expect(lines.find((line) => line.msg === 'unexpected error')).toMatchObject({ reqId: requestId, level: 50, err: { message: 'directory exploded' } });
-      expect(lines.find((line) => line.msg === 'request' && line.reqId === requestId)).toMatchObject({ method: 'GET', route: '/billing/credits', status: 500 });
+      expect(lines.find((line) => line.msg === 'unexpected error')).toMatchObject({
+        reqId: requestId,
+        level: 50,
+        err: { message: 'directory exploded' },
+      });
+      expect(lines.find((line) => line.msg === 'request' && line.reqId === requestId)).toMatchObject({
+        method: 'GET',
+        route: '/billing/credits',
+        status: 500,
+      });
     });
 
     it('redact secrets and contact details wherever a line would carry them (defence in depth)', () => {
       logs.clear();
-      logs.logger.warn({
-        token: 'T0KEN', apiKey: 'AP1KEY', eppcode: 'EPPC0DE', req: { headers: { token: 'T0KEN2' } },
-        contacts: { registrant: { email: CONTACT_EMAIL } }, input: { contactdetails: { Registrant: { 'Email Address': CONTACT_EMAIL } } },
-        domain: 'still-visible.com',
-      }, 'a careless line');
+      logs.logger.warn(
+        {
+          token: 'T0KEN',
+          apiKey: 'AP1KEY',
+          eppcode: 'EPPC0DE',
+          req: { headers: { token: 'T0KEN2' } },
+          contacts: { registrant: { email: CONTACT_EMAIL } },
+          input: { contactdetails: { Registrant: { 'Email Address': CONTACT_EMAIL } } },
+          domain: 'still-visible.com',
+        },
+        'a careless line',
+      );
       const text = logs.text();
       for (const secret of ['T0KEN', 'AP1KEY', 'EPPC0DE', CONTACT_EMAIL]) expect(text).not.toContain(secret);
       expect(text).toContain('still-visible.com');
@@ -94,11 +143,17 @@ describe('observability', () => {
 
   describe('metrics, health and readiness', () => {
     let h: Harness;
-    beforeAll(async () => { h = await startHarness(); });
-    afterAll(async () => { await h.close(); });
+    beforeAll(async () => {
+      h = await startHarness();
+    });
+    afterAll(async () => {
+      await h.close();
+    });
 
     const metricValue = (text: string, name: string, labels: string) => {
-      const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
       return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
     };
 
@@ -111,11 +166,25 @@ describe('observability', () => {
       const res = await h.http.get('/metrics');
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain/);
-      expect(metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="200"')).toBe(3);
-      expect(metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="401"')).toBe(1);
-      expect(metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/domains/:domain/lock",status="200"')).toBe(1);
-      expect(metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="(unmatched)",status="404"')).toBe(1);
-      expect(metricValue(res.text, 'reseller_http_request_duration_seconds_count', 'method="GET",route="/billing/credits"')).toBe(4);
+      expect(
+        metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="200"'),
+      ).toBe(3);
+      expect(
+        metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="401"'),
+      ).toBe(1);
+      expect(
+        metricValue(
+          res.text,
+          'reseller_http_requests_total',
+          'method="GET",route="/domains/:domain/lock",status="200"',
+        ),
+      ).toBe(1);
+      expect(
+        metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="(unmatched)",status="404"'),
+      ).toBe(1);
+      expect(
+        metricValue(res.text, 'reseller_http_request_duration_seconds_count', 'method="GET",route="/billing/credits"'),
+      ).toBe(4);
     });
 
     it('count registrar calls by plugin, capability, operation and outcome', async () => {
@@ -125,10 +194,34 @@ describe('observability', () => {
       await givenDomain(h.module, 'metered-gone.com', { atRegistrar: false });
       await h.http.get('/domains/metered-gone.com/lock').set(h.headers());
       const text = (await h.http.get('/metrics')).text;
-      expect(metricValue(text, 'reseller_registrar_calls_total', 'plugin="sandbox",capability="registrarLock",operation="get",outcome="ok"')).toBeGreaterThanOrEqual(1);
-      expect(metricValue(text, 'reseller_registrar_calls_total', 'plugin="sandbox",capability="registrarLock",operation="get",outcome="refused"')).toBe(1);
-      expect(metricValue(text, 'reseller_registrar_calls_total', 'plugin="sandbox",capability="register",operation="register",outcome="ok"')).toBeGreaterThanOrEqual(2);
-      expect(metricValue(text, 'reseller_registrar_call_duration_seconds_count', 'plugin="sandbox",capability="registrarLock"')).toBeGreaterThanOrEqual(2);
+      expect(
+        metricValue(
+          text,
+          'reseller_registrar_calls_total',
+          'plugin="sandbox",capability="registrarLock",operation="get",outcome="ok"',
+        ),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        metricValue(
+          text,
+          'reseller_registrar_calls_total',
+          'plugin="sandbox",capability="registrarLock",operation="get",outcome="refused"',
+        ),
+      ).toBe(1);
+      expect(
+        metricValue(
+          text,
+          'reseller_registrar_calls_total',
+          'plugin="sandbox",capability="register",operation="register",outcome="ok"',
+        ),
+      ).toBeGreaterThanOrEqual(2);
+      expect(
+        metricValue(
+          text,
+          'reseller_registrar_call_duration_seconds_count',
+          'plugin="sandbox",capability="registrarLock"',
+        ),
+      ).toBeGreaterThanOrEqual(2);
     });
 
     it('report ledger movements by kind and the ledger total from the database', async () => {
@@ -143,9 +236,29 @@ describe('observability', () => {
     });
 
     it('count order outcomes by action', async () => {
-      const registrant = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London', country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000' };
-      const order = (domain: string) => h.http.post('/order/domains/register').set(h.headers()).type('form')
-        .send(form({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant } }));
+      const registrant = {
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        email: 'ada@example.com',
+        address1: '1 Analytical Row',
+        city: 'London',
+        country: 'GB',
+        postcode: 'N1 1AA',
+        phonenumber: '+44.2070000000',
+      };
+      const order = (domain: string) =>
+        h.http
+          .post('/order/domains/register')
+          .set(h.headers())
+          .type('form')
+          .send(
+            form({
+              domain,
+              regperiod: '1',
+              nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+              contacts: { registrant },
+            }),
+          );
       expect((await order('metered-order.com')).status).toBe(200);
       expect((await order('fail-metered.com')).status).toBe(502);
       const text = (await h.http.get('/metrics')).text;
@@ -159,11 +272,17 @@ describe('observability', () => {
 
     it('answer /healthz while the process is up, and /readyz with its checks, 503 once draining', async () => {
       expect((await h.http.get('/healthz')).body).toEqual({ status: 'ok' });
-      expect((await h.http.get('/readyz')).body).toEqual({ status: 'ready', checks: { database: 'ok', plugins: 'ok' } });
+      expect((await h.http.get('/readyz')).body).toEqual({
+        status: 'ready',
+        checks: { database: 'ok', plugins: 'ok' },
+      });
       h.module.drain();
       const draining = await h.http.get('/readyz');
       expect(draining.status).toBe(503);
-      expect(draining.body).toEqual({ error: 'not ready: process: shutting down', checks: { process: 'shutting down', database: 'ok', plugins: 'ok' } });
+      expect(draining.body).toEqual({
+        error: 'not ready: process: shutting down',
+        checks: { process: 'shutting down', database: 'ok', plugins: 'ok' },
+      });
       expect((await h.http.get('/healthz')).status).toBe(200);
     });
   });

@@ -10,9 +10,28 @@ import { recordingLogger } from '../support/fakes';
 import { startHarness, type Harness } from '../support/harness';
 import { form } from '../support/wire';
 
-type Doc = { openapi: string; paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }>; security?: unknown[] }>>; components: { schemas: Record<string, object> } };
+type Doc = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<
+      string,
+      { responses: Record<string, { content?: Record<string, { schema: object }> }>; security?: unknown[] }
+    >
+  >;
+  components: { schemas: Record<string, object> };
+};
 
-const REGISTRANT = { 'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'ada@example.com', 'Address 1': '1 Analytical Row', City: 'London', Postcode: 'N1 1AA', Country: 'gb', 'Phone Number': '+44.2000000000' };
+const REGISTRANT = {
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'ada@example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Postcode: 'N1 1AA',
+  Country: 'gb',
+  'Phone Number': '+44.2000000000',
+};
 
 describe('the OpenAPI document', () => {
   let h: Harness;
@@ -27,7 +46,9 @@ describe('the OpenAPI document', () => {
     ajv = new Ajv2020({ strict: false, allErrors: true });
     ajv.addSchema({ $id: 'components.json', ...doc.components.schemas }, 'components.json');
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   /** Checks a real reply against the document's schema for its route, method and status. */
   function conforms(res: Response, method: 'get' | 'post', path: string): void {
@@ -41,20 +62,28 @@ describe('the OpenAPI document', () => {
     const schema = JSON.parse(JSON.stringify(media.schema).replace(/"#\/components\/schemas\//g, '"components.json#/'));
     const body = type === 'text/plain' ? res.text : res.body;
     const valid = ajv.validate(schema, body);
-    if (!valid) throw new Error(`${method} ${path} ${res.status}: ${ajv.errorsText()} in ${JSON.stringify(body).slice(0, 300)}`);
+    if (!valid)
+      throw new Error(`${method} ${path} ${res.status}: ${ajv.errorsText()} in ${JSON.stringify(body).slice(0, 300)}`);
     exercised.add(`${method} ${path}`);
   }
 
   it('is served without authentication as OpenAPI 3.1', async () => {
     const res = await h.http.get('/openapi.json');
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ openapi: '3.1.0', info: { title: 'Domain reseller API', version: expect.any(String) } });
+    expect(res.body).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'Domain reseller API', version: expect.any(String) },
+    });
     expect(res.body.components.securitySchemes).toHaveProperty('token');
   });
 
   it("lists exactly the router's routes: every path and method, nothing more", async () => {
-    const inRouter = mountedRoutes(h.module.middleware({ ownAllPaths: true })).map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`);
-    const inDocument = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
+    const inRouter = mountedRoutes(h.module.middleware({ ownAllPaths: true })).map(
+      (r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`,
+    );
+    const inDocument = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    );
     expect([...new Set(inDocument)].sort()).toEqual([...new Set(inRouter)].sort());
     expect(inDocument.length).toBeGreaterThanOrEqual(31);
   });
@@ -66,10 +95,16 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes the real replies of every operation, errors included', async () => {
-    const get = (path: string, query: Record<string, unknown> = {}) => h.http.get(`${path}${Object.keys(query).length ? `?${form(query)}` : ''}`).set(h.headers());
-    const post = (path: string, body: Record<string, unknown> = {}) => h.http.post(path).set(h.headers()).type('form').send(form(body));
+    const get = (path: string, query: Record<string, unknown> = {}) =>
+      h.http.get(`${path}${Object.keys(query).length ? `?${form(query)}` : ''}`).set(h.headers());
+    const post = (path: string, body: Record<string, unknown> = {}) =>
+      h.http.post(path).set(h.headers()).type('form').send(form(body));
     for (const name of ['doc.com', 'doc-delete.com', 'doc-release.com']) await givenDomain(h.module, name);
-    await givenDomain(h.module, 'doc-transfer.com', { atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
+    await givenDomain(h.module, 'doc-transfer.com', {
+      atRegistrar: false,
+      status: 'Pending Transfer',
+      expiryDate: null,
+    });
 
     conforms(await h.http.get('/healthz'), 'get', '/healthz');
     conforms(await h.http.get('/readyz'), 'get', '/readyz');
@@ -79,58 +114,146 @@ describe('the OpenAPI document', () => {
     conforms(await get('/billing/credits'), 'get', '/billing/credits');
     conforms(await get('/tlds'), 'get', '/tlds');
     conforms(await get('/tlds/pricing'), 'get', '/tlds/pricing');
-    for (const action of ['register', 'renew', 'transfer']) conforms(await get(`/order/pricing/domains/${action}`, { domain: 'new.com' }), 'get', `/order/pricing/domains/${action}`);
-    conforms(await post('/domains/lookup/suggestions', { searchTerm: 'example', tldsToInclude: ['.com', '.net'] }), 'post', '/domains/lookup/suggestions');
+    for (const action of ['register', 'renew', 'transfer'])
+      conforms(
+        await get(`/order/pricing/domains/${action}`, { domain: 'new.com' }),
+        'get',
+        `/order/pricing/domains/${action}`,
+      );
+    conforms(
+      await post('/domains/lookup/suggestions', { searchTerm: 'example', tldsToInclude: ['.com', '.net'] }),
+      'post',
+      '/domains/lookup/suggestions',
+    );
     conforms(await post('/domains/lookup', { searchTerm: 'premium-example' }), 'post', '/domains/lookup');
 
     const d = '/domains/{domain}';
     conforms(await get('/domains/doc.com/information'), 'get', `${d}/information`);
-    conforms(await post('/domains/doc.com/dns', { dnsrecords: [{ hostname: 'www', type: 'A', address: '192.0.2.1', priority: 'N/A' }, { hostname: '@', type: 'MX', address: 'mail.doc.com', priority: '10' }] }), 'post', `${d}/dns`);
+    conforms(
+      await post('/domains/doc.com/dns', {
+        dnsrecords: [
+          { hostname: 'www', type: 'A', address: '192.0.2.1', priority: 'N/A' },
+          { hostname: '@', type: 'MX', address: 'mail.doc.com', priority: '10' },
+        ],
+      }),
+      'post',
+      `${d}/dns`,
+    );
     conforms(await get('/domains/doc.com/dns'), 'get', `${d}/dns`);
     conforms(await post('/domains/doc.com/sync'), 'post', `${d}/sync`);
     conforms(await post('/domains/doc-transfer.com/transfersync'), 'post', `${d}/transfersync`);
-    conforms(await post('/domains/doc.com/nameservers', { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }), 'post', `${d}/nameservers`);
+    conforms(
+      await post('/domains/doc.com/nameservers', { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }),
+      'post',
+      `${d}/nameservers`,
+    );
     conforms(await get('/domains/doc.com/nameservers'), 'get', `${d}/nameservers`);
-    conforms(await post('/domains/doc.com/nameservers/register', { nameserver: 'ns1.doc.com', ipaddress: '192.0.2.1' }), 'post', `${d}/nameservers/register`);
-    conforms(await post('/domains/doc.com/nameservers/modify', { nameserver: 'ns1.doc.com', currentipaddress: '192.0.2.1', newipaddress: '192.0.2.2' }), 'post', `${d}/nameservers/modify`);
-    conforms(await post('/domains/doc.com/nameservers/delete', { nameserver: 'ns1.doc.com' }), 'post', `${d}/nameservers/delete`);
+    conforms(
+      await post('/domains/doc.com/nameservers/register', { nameserver: 'ns1.doc.com', ipaddress: '192.0.2.1' }),
+      'post',
+      `${d}/nameservers/register`,
+    );
+    conforms(
+      await post('/domains/doc.com/nameservers/modify', {
+        nameserver: 'ns1.doc.com',
+        currentipaddress: '192.0.2.1',
+        newipaddress: '192.0.2.2',
+      }),
+      'post',
+      `${d}/nameservers/modify`,
+    );
+    conforms(
+      await post('/domains/doc.com/nameservers/delete', { nameserver: 'ns1.doc.com' }),
+      'post',
+      `${d}/nameservers/delete`,
+    );
     conforms(await post('/domains/doc.com/lock', { lockstatus: 'locked' }), 'post', `${d}/lock`);
     conforms(await get('/domains/doc.com/lock'), 'get', `${d}/lock`);
     conforms(await post('/domains/doc.com/protectid', { status: '1' }), 'post', `${d}/protectid`);
     conforms(await get('/domains/doc.com/eppcode'), 'get', `${d}/eppcode`);
-    conforms(await post('/domains/doc.com/contact', { contactdetails: { Registrant: REGISTRANT } }), 'post', `${d}/contact`);
+    conforms(
+      await post('/domains/doc.com/contact', { contactdetails: { Registrant: REGISTRANT } }),
+      'post',
+      `${d}/contact`,
+    );
     conforms(await get('/domains/doc.com/contact'), 'get', `${d}/contact`);
-    conforms(await post('/domains/doc.com/email', { prefix: ['info'], forwardto: ['me@example.net'] }), 'post', `${d}/email`);
+    conforms(
+      await post('/domains/doc.com/email', { prefix: ['info'], forwardto: ['me@example.net'] }),
+      'post',
+      `${d}/email`,
+    );
     conforms(await get('/domains/doc.com/email'), 'get', `${d}/email`);
     conforms(await post('/domains/doc-release.com/release', { transfertag: 'NEW-TAG' }), 'post', `${d}/release`);
     conforms(await post('/domains/doc-delete.com/delete'), 'post', `${d}/delete`);
 
-    const registrant = { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London', country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000' };
-    const newDomain = { regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant } };
-    conforms(await post('/order/domains/register', { domain: 'doc-order.com', ...newDomain }), 'post', '/order/domains/register');
-    conforms(await post('/order/domains/renew', { domain: 'doc-order.com', regperiod: '1' }), 'post', '/order/domains/renew');
-    conforms(await post('/order/domains/transfer', { domain: 'doc-incoming.com', eppcode: 'EPP-1', ...newDomain }), 'post', '/order/domains/transfer');
-    conforms(await post('/order/domains/register', { domain: 'taken-doc.com', ...newDomain }), 'post', '/order/domains/register');
+    const registrant = {
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      email: 'ada@example.com',
+      address1: '1 Analytical Row',
+      city: 'London',
+      country: 'GB',
+      postcode: 'N1 1AA',
+      phonenumber: '+44.2070000000',
+    };
+    const newDomain = {
+      regperiod: '1',
+      nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+      contacts: { registrant },
+    };
+    conforms(
+      await post('/order/domains/register', { domain: 'doc-order.com', ...newDomain }),
+      'post',
+      '/order/domains/register',
+    );
+    conforms(
+      await post('/order/domains/renew', { domain: 'doc-order.com', regperiod: '1' }),
+      'post',
+      '/order/domains/renew',
+    );
+    conforms(
+      await post('/order/domains/transfer', { domain: 'doc-incoming.com', eppcode: 'EPP-1', ...newDomain }),
+      'post',
+      '/order/domains/transfer',
+    );
+    conforms(
+      await post('/order/domains/register', { domain: 'taken-doc.com', ...newDomain }),
+      'post',
+      '/order/domains/register',
+    );
 
     // Errors: the same schema everywhere.
-    conforms(await h.http.get('/billing/credits').set({ username: h.reseller.email, token: 'x'.repeat(88) }), 'get', '/billing/credits');
+    conforms(
+      await h.http.get('/billing/credits').set({ username: h.reseller.email, token: 'x'.repeat(88) }),
+      'get',
+      '/billing/credits',
+    );
     conforms(await get('/domains/not-mine.com/information'), 'get', `${d}/information`);
     conforms(await post('/domains/doc.com/protectid', { status: 'maybe' }), 'post', `${d}/protectid`);
 
-    const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m} ${path}`));
+    const documented = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${path}`),
+    );
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
   });
 
   it('would catch a reply that strays from its schema: checkReplies (on in every HTTP test) turns it into a 500', async () => {
     const stray = {
-      method: 'get' as const, path: '/stray', access: 'public' as const, summary: 'a reply with a key its schema lacks',
-      input: z.object({}), output: z.strictObject({ ok: z.literal(true) }), handler: async () => ({ ok: true, extra: 1 }),
+      method: 'get' as const,
+      path: '/stray',
+      access: 'public' as const,
+      summary: 'a reply with a key its schema lacks',
+      input: z.object({}),
+      output: z.strictObject({ ok: z.literal(true) }),
+      handler: async () => ({ ok: true, extra: 1 }),
     };
     const app = new Koa();
     const logger = recordingLogger();
     app.use(createHttpApi({ container: new Container(), routes: [stray], logger, checkReplies: true }));
     const res = await request(app.callback()).get('/stray');
     expect(res.status).toBe(500);
-    expect(logger.entries.find((e) => e.level === 'error')?.obj).toMatchObject({ err: { message: expect.stringContaining('does not match its output schema') } });
+    expect(logger.entries.find((e) => e.level === 'error')?.obj).toMatchObject({
+      err: { message: expect.stringContaining('does not match its output schema') },
+    });
   });
 });

@@ -2,20 +2,40 @@ import qs from 'qs';
 import { startHarness, type Harness } from '../support/harness';
 
 const REGISTRANT = {
-  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London',
-  country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000',
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Row',
+  city: 'London',
+  country: 'GB',
+  postcode: 'N1 1AA',
+  phonenumber: '+44.2070000000',
 };
 const DEADLINE_MS = 250;
 
 /** The sandbox registrar's test names drive every failure case end to end (docs/plugins.md). */
 describe('orders against the sandbox registrar and its test names', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ settings: { registrarTimeoutMs: DEADLINE_MS } }); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness({ settings: { registrarTimeoutMs: DEADLINE_MS } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   const register = (domain: string) =>
-    h.http.post('/order/domains/register').set(h.headers()).type('form')
-      .send(qs.stringify({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant: REGISTRANT } }));
+    h.http
+      .post('/order/domains/register')
+      .set(h.headers())
+      .type('form')
+      .send(
+        qs.stringify({
+          domain,
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: { registrant: REGISTRANT },
+        }),
+      );
   const credits = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
   const domainRow = (domain: string) => h.module.knex('domains').where({ name: domain }).first();
   const order = async (domain: string) => (await h.module.services.orders.list({ domain }))[0];
@@ -24,7 +44,9 @@ describe('orders against the sandbox registrar and its test names', () => {
     return h.module.reconcile();
   };
   let before: string;
-  beforeEach(async () => { before = await credits(); });
+  beforeEach(async () => {
+    before = await credits();
+  });
   const spent = async () => ((Number(before) * 100 - Number(await credits()) * 100) / 100).toFixed(2);
 
   it('registers an ordinary name, debits the price and activates the domain', async () => {
@@ -78,26 +100,51 @@ describe('orders against the sandbox registrar and its test names', () => {
   it('renews an active domain and moves its expiry by the period', async () => {
     await register('renew-me.com');
     before = await credits();
-    const res = await h.http.post('/order/domains/renew').set(h.headers()).type('form').send({ domain: 'renew-me.com', regperiod: '2' });
+    const res = await h.http
+      .post('/order/domains/renew')
+      .set(h.headers())
+      .type('form')
+      .send({ domain: 'renew-me.com', regperiod: '2' });
     expect(res.status).toBe(200);
     expect(await spent()).toBe('23.00');
     expect(await domainRow('renew-me.com')).toMatchObject({ status: 'Active', expiry_date: '2029-11-21' });
   });
 
   it('transfers a name in with its EPP code and completes it at transfer sync', async () => {
-    const res = await h.http.post('/order/domains/transfer').set(h.headers()).type('form')
-      .send(qs.stringify({ domain: 'taken-moving.com', regperiod: '1', eppcode: 'secret-code', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { registrant: REGISTRANT } }));
+    const res = await h.http
+      .post('/order/domains/transfer')
+      .set(h.headers())
+      .type('form')
+      .send(
+        qs.stringify({
+          domain: 'taken-moving.com',
+          regperiod: '1',
+          eppcode: 'secret-code',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: { registrant: REGISTRANT },
+        }),
+      );
     expect(res.status).toBe(200);
     expect(await spent()).toBe('9.00');
     expect(await domainRow('taken-moving.com')).toMatchObject({ status: 'Pending Transfer' });
-    const sync = await h.http.post('/domains/taken-moving.com/transfersync').set(h.headers()).type('form').send({ domain: 'taken-moving.com' });
+    const sync = await h.http
+      .post('/domains/taken-moving.com/transfersync')
+      .set(h.headers())
+      .type('form')
+      .send({ domain: 'taken-moving.com' });
     expect(sync.status).toBe(200);
     expect(sync.body).toMatchObject({ completed: true, failed: false });
     // Transfer sync settles the open order itself: completed, the reservation kept as the charge.
     expect(await domainRow('taken-moving.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
-    expect(await order('taken-moving.com')).toMatchObject({ status: 'completed', note: 'transfer sync: the transfer completed' });
+    expect(await order('taken-moving.com')).toMatchObject({
+      status: 'completed',
+      note: 'transfer sync: the transfer completed',
+    });
     await reconcileLater();
-    expect(await order('taken-moving.com')).toMatchObject({ status: 'completed', note: 'transfer sync: the transfer completed' });
+    expect(await order('taken-moving.com')).toMatchObject({
+      status: 'completed',
+      note: 'transfer sync: the transfer completed',
+    });
     expect(await spent()).toBe('9.00');
   });
 

@@ -6,18 +6,31 @@ import { startHarness, type Harness } from '../support/harness';
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 
 const CONTACT_DISPLAY = {
-  'First Name': 'Ada', 'Last Name': 'Lovelace', 'Email Address': 'Ada@Example.com', 'Address 1': '1 Analytical Row',
-  City: 'London', Country: 'gb', Postcode: 'N1 1AA', 'Phone Number': '+44.2070000000',
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'Ada@Example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Country: 'gb',
+  Postcode: 'N1 1AA',
+  'Phone Number': '+44.2070000000',
 };
 const CONTACT_LOWER = {
-  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London',
-  country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000',
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Row',
+  city: 'London',
+  country: 'GB',
+  postcode: 'N1 1AA',
+  phonenumber: '+44.2070000000',
 };
 
 /** A register body as a billing platform's PHP module builds it (http_build_query). */
 function registerForm(domain: string, extra: Record<string, unknown> = {}): string {
   return qs.stringify({
-    domain, regperiod: '1',
+    domain,
+    regperiod: '1',
     nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net', ns3: '' },
     contacts: { Registrant: CONTACT_DISPLAY },
     ...extra,
@@ -32,7 +45,9 @@ describe('order endpoints', () => {
   beforeAll(async () => {
     h = await startHarness({ pluginsDir: PLUGINS_DIR, registrar: 'scripted', settings: { registrarTimeoutMs: 100 } });
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   const post = (route: string, body: string | object, headers: Record<string, string> = {}) => {
     const req = h.http.post(route).set({ ...h.headers(), ...headers });
@@ -42,15 +57,24 @@ describe('order endpoints', () => {
   const orderOf = async (domain: string) => (await h.module.services.orders.list({ domain }))[0];
   const domainOf = (domain: string) => h.module.knex('domains').where({ name: domain }).first();
   const topUpTo = async (amount: number) => {
-    const balance = await h.module.services.credit.balance((await h.module.services.resellers.byEmail(h.reseller.email)).id);
-    if (balance !== amount) await h.module.services.credit.adjust((await h.module.services.resellers.byEmail(h.reseller.email)).id, amount - balance, 'test');
+    const balance = await h.module.services.credit.balance(
+      (await h.module.services.resellers.byEmail(h.reseller.email)).id,
+    );
+    if (balance !== amount)
+      await h.module.services.credit.adjust(
+        (await h.module.services.resellers.byEmail(h.reseller.email)).id,
+        amount - balance,
+        'test',
+      );
   };
   const reconcileLater = async () => {
     h.clock.advance(100 + 60_000 + 1);
     return h.module.reconcile();
   };
 
-  beforeEach(async () => { await topUpTo(100_00); });
+  beforeEach(async () => {
+    await topUpTo(100_00);
+  });
 
   describe('POST /order/domains/register', () => {
     it('registers from a PHP-bracket form with keyed nameservers and display-name contacts', async () => {
@@ -58,23 +82,47 @@ describe('order endpoints', () => {
       expect(res.status).toBe(200);
       expect(res.body).toBe('success');
       expect(await credits()).toBe('90.00');
-      expect(await domainOf('first.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21', registrar: 'scripted' });
+      expect(await domainOf('first.com')).toMatchObject({
+        status: 'Active',
+        expiry_date: '2027-11-21',
+        registrar: 'scripted',
+      });
       const order = await orderOf('first.com');
       expect(order).toMatchObject({ status: 'completed', price: 10_00 });
-      expect(order.request).toMatchObject({ nameservers: ['ns1.example.net', 'ns2.example.net'], contacts: { registrant: CONTACT_LOWER } });
+      expect(order.request).toMatchObject({
+        nameservers: ['ns1.example.net', 'ns2.example.net'],
+        contacts: { registrant: CONTACT_LOWER },
+      });
     });
 
     it('accepts positional nameservers, lower-case contact roles and fields, and JSON bodies', async () => {
-      const form = qs.stringify({ domain: 'POSITIONAL.com', regperiod: '2', nameservers: ['NS1.example.net', 'ns2.example.net', 'ns3.example.net'], contacts: { registrant: CONTACT_LOWER, tech: { firstname: 'T' } } });
+      const form = qs.stringify({
+        domain: 'POSITIONAL.com',
+        regperiod: '2',
+        nameservers: ['NS1.example.net', 'ns2.example.net', 'ns3.example.net'],
+        contacts: { registrant: CONTACT_LOWER, tech: { firstname: 'T' } },
+      });
       expect((await post('/order/domains/register', form)).status).toBe(200);
-      expect((await orderOf('positional.com')).request).toMatchObject({ nameservers: ['ns1.example.net', 'ns2.example.net', 'ns3.example.net'], contacts: { tech: { firstname: 'T' } } });
-      const json = { domain: 'viajson.com', regperiod: 1, nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts: { Registrant: CONTACT_LOWER } };
+      expect((await orderOf('positional.com')).request).toMatchObject({
+        nameservers: ['ns1.example.net', 'ns2.example.net', 'ns3.example.net'],
+        contacts: { tech: { firstname: 'T' } },
+      });
+      const json = {
+        domain: 'viajson.com',
+        regperiod: 1,
+        nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+        contacts: { Registrant: CONTACT_LOWER },
+      };
       expect((await post('/order/domains/register', json)).status).toBe(200);
       expect(await credits()).toBe('70.50');
     });
 
     it("falls back to the group's default registrant contact when none is sent", async () => {
-      const noContacts = qs.stringify({ domain: 'defaulted.com', regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' } });
+      const noContacts = qs.stringify({
+        domain: 'defaulted.com',
+        regperiod: '1',
+        nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+      });
       const refused = await post('/order/domains/register', noContacts);
       expect(refused.status).toBe(400);
       expect(refused.body.error).toMatch(/registrant is required/);
@@ -88,15 +136,23 @@ describe('order endpoints', () => {
     });
 
     it('names every missing registrant field', async () => {
-      const res = await post('/order/domains/register', registerForm('incomplete.com', { contacts: { Registrant: { 'First Name': 'Ada', Country: 'XX' } } }));
+      const res = await post(
+        '/order/domains/register',
+        registerForm('incomplete.com', { contacts: { Registrant: { 'First Name': 'Ada', Country: 'XX' } } }),
+      );
       expect(res.status).toBe(400);
-      expect(res.body.error).toBe('contacts.registrant is missing firstname and lastname (or fullname), email, address1, city, postcode, phonenumber');
+      expect(res.body.error).toBe(
+        'contacts.registrant is missing firstname and lastname (or fullname), email, address1, city, postcode, phonenumber',
+      );
     });
 
     it('decodes domainfields and keeps originalvars and idnLanguage as received', async () => {
       const domainfields = phpFields('a:2:{s:10:"Legal Type";s:10:"Individual";i:0;a:1:{s:4:"für";b:1;}}');
       const originalvars = { sld: 'fields', tld: 'com', userid: '7', extra: { note: 'kept' } };
-      const res = await post('/order/domains/register', registerForm('fields.com', { domainfields, originalvars, idnLanguage: 'de' }));
+      const res = await post(
+        '/order/domains/register',
+        registerForm('fields.com', { domainfields, originalvars, idnLanguage: 'de' }),
+      );
       expect(res.status).toBe(200);
       const order = await orderOf('fields.com');
       expect(order.request.fields).toEqual({ 'Legal Type': 'Individual', 0: { für: true } });
@@ -120,7 +176,10 @@ describe('order endpoints', () => {
     });
 
     it('refuses originalvars over 16 KiB with 400', async () => {
-      const res = await post('/order/domains/register', registerForm('bigvars.com', { originalvars: { blob: 'x'.repeat(17 * 1024) } }));
+      const res = await post(
+        '/order/domains/register',
+        registerForm('bigvars.com', { originalvars: { blob: 'x'.repeat(17 * 1024) } }),
+      );
       expect(res.status).toBe(400);
       expect(res.body.error).toMatch(/originalvars is larger than 16 KiB/);
     });
@@ -138,10 +197,26 @@ describe('order endpoints', () => {
 
     it.each([
       ['one nameserver', { nameservers: { ns1: 'ns1.example.net' } }, 'nameservers: ns1 and ns2 are required'],
-      ['a bad host name', { nameservers: { ns1: 'ns1.example.net', ns2: 'bad_host' } }, 'nameservers: ns2 "bad_host" is not a valid host name'],
-      ['an unknown nameserver key', { nameservers: { ns1: 'a.example.net', ns9: 'b.example.net' } }, 'nameservers: "ns9" is not a nameserver key; use ns1 to ns5'],
-      ['an unknown contact type', { contacts: { Owner: CONTACT_LOWER } }, 'contacts: "Owner" is not a contact type; use Registrant, Admin, Tech or Billing'],
-      ['an unknown addon', { addons: { parking: '1' } }, 'addons: unknown addon "parking"; addons are dnsmanagement, emailforwarding, idprotection'],
+      [
+        'a bad host name',
+        { nameservers: { ns1: 'ns1.example.net', ns2: 'bad_host' } },
+        'nameservers: ns2 "bad_host" is not a valid host name',
+      ],
+      [
+        'an unknown nameserver key',
+        { nameservers: { ns1: 'a.example.net', ns9: 'b.example.net' } },
+        'nameservers: "ns9" is not a nameserver key; use ns1 to ns5',
+      ],
+      [
+        'an unknown contact type',
+        { contacts: { Owner: CONTACT_LOWER } },
+        'contacts: "Owner" is not a contact type; use Registrant, Admin, Tech or Billing',
+      ],
+      [
+        'an unknown addon',
+        { addons: { parking: '1' } },
+        'addons: unknown addon "parking"; addons are dnsmanagement, emailforwarding, idprotection',
+      ],
       ['a bad addon flag', { addons: { idprotection: 'maybe' } }, 'addons.idprotection must be true or false'],
       ['a bad idnLanguage', { idnLanguage: '<script>' }, 'idnLanguage must be a language code like de or zh-Hans'],
     ])('refuses %s with 400', async (_label, extra, message) => {
@@ -153,7 +228,13 @@ describe('order endpoints', () => {
     it('charges priced addons per year (set by the operator), accepting 1/0 and on/off flags', async () => {
       await h.module.services.catalogue.setAddonPrices('default', 'idprotection=2.00,emailforwarding=1.00');
       try {
-        const res = await post('/order/domains/register', registerForm('addons.com', { regperiod: '2', addons: { idprotection: '1', emailforwarding: 'off', dnsmanagement: 'on' } }));
+        const res = await post(
+          '/order/domains/register',
+          registerForm('addons.com', {
+            regperiod: '2',
+            addons: { idprotection: '1', emailforwarding: 'off', dnsmanagement: 'on' },
+          }),
+        );
         expect(res.status).toBe(200);
         expect(await credits()).toBe('76.50');
       } finally {
@@ -167,7 +248,9 @@ describe('order endpoints', () => {
       expect(taken.body.error).toBe('taken-name.com is not available: taken-name.com is already registered');
       const refused = await post('/order/domains/register', registerForm('refuse-name.com'));
       expect(refused.status).toBe(502);
-      expect(refused.body.error).toBe('The registrar refused the registration of refuse-name.com: registry policy: name refused');
+      expect(refused.body.error).toBe(
+        'The registrar refused the registration of refuse-name.com: registry policy: name refused',
+      );
       expect(await credits()).toBe('100.00');
     });
 
@@ -201,7 +284,9 @@ describe('order endpoints', () => {
       await topUpTo(5_00);
       const res = await post('/order/domains/register', registerForm('tooexpensive.com'));
       expect(res.status).toBe(400);
-      expect(res.body.error).toBe('Insufficient credit: the registration of tooexpensive.com costs 10.00 and the balance is 5.00');
+      expect(res.body.error).toBe(
+        'Insufficient credit: the registration of tooexpensive.com costs 10.00 and the balance is 5.00',
+      );
     });
   });
 
@@ -248,8 +333,12 @@ describe('order endpoints', () => {
     });
 
     it('keeps an accepted transfer pending until the registry completes or fails it', async () => {
-      expect((await post('/order/domains/transfer', registerForm('xferok-a.com', { eppcode: 'code' }))).status).toBe(200);
-      expect((await post('/order/domains/transfer', registerForm('xferfail-b.com', { eppcode: 'code' }))).status).toBe(200);
+      expect((await post('/order/domains/transfer', registerForm('xferok-a.com', { eppcode: 'code' }))).status).toBe(
+        200,
+      );
+      expect((await post('/order/domains/transfer', registerForm('xferfail-b.com', { eppcode: 'code' }))).status).toBe(
+        200,
+      );
       expect(await domainOf('xferok-a.com')).toMatchObject({ status: 'Pending Transfer' });
       expect(await credits()).toBe('82.00');
       await reconcileLater();
@@ -267,21 +356,31 @@ describe('order endpoints', () => {
       const orderId = (await orderOf(domain))?.id;
       const seen: string[] = [];
       const off = [
-        h.module.on('order.completed', (e) => { if (e.domain === domain) seen.push('order.completed'); }),
-        h.module.on('order.failed', (e) => { if (e.domain === domain) seen.push('order.failed'); }),
-        h.module.on('domain.status_changed', (e) => { if (e.domain === domain) seen.push(`domain.status_changed ${e.from}->${e.to} (${e.cause})`); }),
-        h.module.on('credit.changed', (e) => { if (orderId !== undefined && e.orderId === orderId) seen.push(`credit.changed ${e.kind}`); }),
+        h.module.on('order.completed', (e) => {
+          if (e.domain === domain) seen.push('order.completed');
+        }),
+        h.module.on('order.failed', (e) => {
+          if (e.domain === domain) seen.push('order.failed');
+        }),
+        h.module.on('domain.status_changed', (e) => {
+          if (e.domain === domain) seen.push(`domain.status_changed ${e.from}->${e.to} (${e.cause})`);
+        }),
+        h.module.on('credit.changed', (e) => {
+          if (orderId !== undefined && e.orderId === orderId) seen.push(`credit.changed ${e.kind}`);
+        }),
       ];
       try {
         await during();
       } finally {
-        off.forEach((unsubscribe) => unsubscribe());
+        for (const unsubscribe of off) unsubscribe();
       }
       return seen;
     };
 
     it('completes the order when the registrar reports the transfer completed: charged once, domain Active with the expiry, events once', async () => {
-      expect((await post('/order/domains/transfer', registerForm('xferok-sync.com', { eppcode: 'code' }))).status).toBe(200);
+      expect((await post('/order/domains/transfer', registerForm('xferok-sync.com', { eppcode: 'code' }))).status).toBe(
+        200,
+      );
       expect(await orderOf('xferok-sync.com')).toMatchObject({ status: 'pending' });
       expect(await credits()).toBe('91.00');
       const events = await eventsDuring('xferok-sync.com', async () => {
@@ -290,7 +389,12 @@ describe('order endpoints', () => {
         expect(res.body).toEqual({ completed: true, failed: false, reason: '', expirydate: '2027-11-21' });
       });
       expect(events).toEqual(['order.completed', 'domain.status_changed Pending Transfer->Active (order)']);
-      expect(await orderOf('xferok-sync.com')).toMatchObject({ status: 'completed', expiryDate: '2027-11-21', note: 'transfer sync: the transfer completed', leaseOwner: null });
+      expect(await orderOf('xferok-sync.com')).toMatchObject({
+        status: 'completed',
+        expiryDate: '2027-11-21',
+        note: 'transfer sync: the transfer completed',
+        leaseOwner: null,
+      });
       expect(await domainOf('xferok-sync.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
       expect(await credits()).toBe('91.00');
       // Reconciliation and another transfer sync find nothing left to settle: no second charge, no second event.
@@ -304,12 +408,23 @@ describe('order endpoints', () => {
     });
 
     it('fails the order and refunds it exactly once when the registrar reports the transfer failed, once the request has let go of it', async () => {
-      expect((await post('/order/domains/transfer', registerForm('xferfail-sync.com', { eppcode: 'code' }))).status).toBe(200);
+      expect(
+        (await post('/order/domains/transfer', registerForm('xferfail-sync.com', { eppcode: 'code' }))).status,
+      ).toBe(200);
       expect(await credits()).toBe('91.00');
       // Within the request path's lease a failure is not refunded yet: the registrar call may still have been in flight.
       const early = await transferSync('xferfail-sync.com');
-      expect(early.body).toEqual({ completed: false, failed: true, reason: 'the losing registrar rejected the transfer' });
-      expect(await orderOf('xferfail-sync.com')).toMatchObject({ status: 'pending', note: expect.stringMatching(/transfer sync: the transfer failed: the losing registrar rejected the transfer; refunded once the order's lease runs out/) });
+      expect(early.body).toEqual({
+        completed: false,
+        failed: true,
+        reason: 'the losing registrar rejected the transfer',
+      });
+      expect(await orderOf('xferfail-sync.com')).toMatchObject({
+        status: 'pending',
+        note: expect.stringMatching(
+          /transfer sync: the transfer failed: the losing registrar rejected the transfer; refunded once the order's lease runs out/,
+        ),
+      });
       expect(await domainOf('xferfail-sync.com')).toMatchObject({ status: 'Pending Transfer' });
       expect(await credits()).toBe('91.00');
 
@@ -321,10 +436,15 @@ describe('order endpoints', () => {
       });
       // The row the order created is removed, as a refused transfer's is: no status to report.
       expect(events).toEqual(['order.failed', 'credit.changed order_refund']);
-      expect(await orderOf('xferfail-sync.com')).toMatchObject({ status: 'failed', note: 'transfer sync: the transfer failed: the losing registrar rejected the transfer' });
+      expect(await orderOf('xferfail-sync.com')).toMatchObject({
+        status: 'failed',
+        note: 'transfer sync: the transfer failed: the losing registrar rejected the transfer',
+      });
       expect(await domainOf('xferfail-sync.com')).toBeUndefined();
       expect(await credits()).toBe('100.00');
-      const refunds = await h.module.knex('credit_entries').where({ order_id: (await orderOf('xferfail-sync.com')).id, kind: 'order_refund' });
+      const refunds = await h.module
+        .knex('credit_entries')
+        .where({ order_id: (await orderOf('xferfail-sync.com')).id, kind: 'order_refund' });
       expect(refunds).toHaveLength(1);
       // Nothing left for reconciliation or another transfer sync (the domain is no longer in the account).
       const report = await reconcileLater();
@@ -334,21 +454,36 @@ describe('order endpoints', () => {
     });
 
     it('settles once when transfer sync and reconciliation run at the same moment', async () => {
-      expect((await post('/order/domains/transfer', registerForm('xferok-race.com', { eppcode: 'code' }))).status).toBe(200);
-      expect((await post('/order/domains/transfer', registerForm('xferfail-race.com', { eppcode: 'code' }))).status).toBe(200);
+      expect((await post('/order/domains/transfer', registerForm('xferok-race.com', { eppcode: 'code' }))).status).toBe(
+        200,
+      );
+      expect(
+        (await post('/order/domains/transfer', registerForm('xferfail-race.com', { eppcode: 'code' }))).status,
+      ).toBe(200);
       expect(await credits()).toBe('82.00');
       h.clock.advance(100 + 60_000 + 1);
       const settled: string[] = [];
-      const offCompleted = h.module.on('order.completed', (e) => { if (e.domain.endsWith('-race.com')) settled.push(`completed ${e.domain}`); });
-      const offFailed = h.module.on('order.failed', (e) => { if (e.domain.endsWith('-race.com')) settled.push(`failed ${e.domain}`); });
+      const offCompleted = h.module.on('order.completed', (e) => {
+        if (e.domain.endsWith('-race.com')) settled.push(`completed ${e.domain}`);
+      });
+      const offFailed = h.module.on('order.failed', (e) => {
+        if (e.domain.endsWith('-race.com')) settled.push(`failed ${e.domain}`);
+      });
       try {
         const [ok, fail, reports] = await Promise.all([
-          transferSync('xferok-race.com'), transferSync('xferfail-race.com'), Promise.all([h.module.reconcile(), h.module.reconcile()]),
+          transferSync('xferok-race.com'),
+          transferSync('xferfail-race.com'),
+          Promise.all([h.module.reconcile(), h.module.reconcile()]),
         ]);
         expect(ok.body).toMatchObject({ completed: true });
         // Reconciliation may have refunded it (and removed the row) before transfer sync looked the domain up.
-        expect(fail.status === 409 ? fail.body : fail.body.failed).toEqual(fail.status === 409 ? { error: 'The domain xferfail-race.com is not in your account' } : true);
-        const reconciled = reports.flatMap((r) => r.orders).filter((o) => o.domain.endsWith('-race.com')).map((o) => o.result);
+        expect(fail.status === 409 ? fail.body : fail.body.failed).toEqual(
+          fail.status === 409 ? { error: 'The domain xferfail-race.com is not in your account' } : true,
+        );
+        const reconciled = reports
+          .flatMap((r) => r.orders)
+          .filter((o) => o.domain.endsWith('-race.com'))
+          .map((o) => o.result);
         expect(reconciled.every((result) => result === 'completed' || result === 'refunded')).toBe(true);
       } finally {
         offCompleted();
@@ -366,10 +501,21 @@ describe('order endpoints', () => {
       const input = { period: 1, nameservers: [], contacts: {}, addons: {}, fields: {}, eppCode: 'code' };
       await scripted.transfer!.transfer({ ...input, domain: 'xferok-noorder.com' }, ctx);
       await scripted.transfer!.transfer({ ...input, domain: 'xferfail-noorder.com' }, ctx);
-      await givenDomain(h.module, 'xferok-noorder.com', { registrar: 'scripted', atRegistrar: false, status: 'Pending Transfer' });
-      await givenDomain(h.module, 'xferfail-noorder.com', { registrar: 'scripted', atRegistrar: false, status: 'Pending Transfer' });
+      await givenDomain(h.module, 'xferok-noorder.com', {
+        registrar: 'scripted',
+        atRegistrar: false,
+        status: 'Pending Transfer',
+      });
+      await givenDomain(h.module, 'xferfail-noorder.com', {
+        registrar: 'scripted',
+        atRegistrar: false,
+        status: 'Pending Transfer',
+      });
       const events = await eventsDuring('xferok-noorder.com', async () => {
-        expect((await transferSync('xferok-noorder.com')).body).toMatchObject({ completed: true, expirydate: '2027-11-21' });
+        expect((await transferSync('xferok-noorder.com')).body).toMatchObject({
+          completed: true,
+          expirydate: '2027-11-21',
+        });
       });
       expect(events).toEqual(['domain.status_changed Pending Transfer->Active (transfer_sync)']);
       expect(await domainOf('xferok-noorder.com')).toMatchObject({ status: 'Active', expiry_date: '2027-11-21' });
@@ -413,15 +559,21 @@ describe('order endpoints', () => {
   describe('under concurrency', () => {
     it('lets exactly 9 of 30 concurrent 10.00 registrations through on 90.00', async () => {
       await topUpTo(90_00);
-      const responses = await Promise.all(Array.from({ length: 30 }, (_, i) => post('/order/domains/register', registerForm(`crowd-${i}.com`))));
+      const responses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => post('/order/domains/register', registerForm(`crowd-${i}.com`))),
+      );
       expect(responses.filter((r) => r.status === 200)).toHaveLength(9);
-      expect(responses.filter((r) => r.status === 400).every((r) => /^Insufficient credit/.test(r.body.error))).toBe(true);
+      expect(responses.filter((r) => r.status === 400).every((r) => /^Insufficient credit/.test(r.body.error))).toBe(
+        true,
+      );
       expect(responses.filter((r) => r.status === 400)).toHaveLength(21);
       expect(await credits()).toBe('0.00');
     });
 
     it('places one order and one charge for 10 concurrent registrations of one name', async () => {
-      const responses = await Promise.all(Array.from({ length: 10 }, () => post('/order/domains/register', registerForm('one-name.com'))));
+      const responses = await Promise.all(
+        Array.from({ length: 10 }, () => post('/order/domains/register', registerForm('one-name.com'))),
+      );
       expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
       expect(responses.every((r) => [200, 400, 409].includes(r.status))).toBe(true);
       expect(await h.module.services.orders.list({ domain: 'one-name.com' })).toHaveLength(1);

@@ -7,8 +7,12 @@ import { startHarness, type Harness } from '../support/harness';
  */
 describe('route matching', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ settings: { basePath: '/api/v1' } }); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness({ settings: { basePath: '/api/v1' } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it.each([
     ['the exact path', '/billing/credits'],

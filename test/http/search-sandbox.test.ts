@@ -2,11 +2,19 @@ import { startHarness, type Harness } from '../support/harness';
 
 describe('domain search end to end against the sandbox registrar', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it('lists the exact name on every offered TLD first, .com first, then available suggestions', async () => {
-    const res = await h.http.post('/domains/lookup/suggestions').set(h.headers()).type('form').send('searchTerm=coffeeshop');
+    const res = await h.http
+      .post('/domains/lookup/suggestions')
+      .set(h.headers())
+      .type('form')
+      .send('searchTerm=coffeeshop');
     expect(res.status).toBe(200);
     const names = res.body.map((r: { domainName: string }) => r.domainName);
     expect(names.slice(0, 3)).toEqual(['coffeeshop.com', 'coffeeshop.net', 'coffeeshop.org']);
@@ -20,15 +28,27 @@ describe('domain search end to end against the sandbox registrar', () => {
   });
 
   it('reports a sandbox taken- name as registered', async () => {
-    const res = await h.http.post('/domains/lookup/suggestions').set(h.headers()).type('form').send('searchTerm=taken-bakery&tldsToInclude=.com');
+    const res = await h.http
+      .post('/domains/lookup/suggestions')
+      .set(h.headers())
+      .type('form')
+      .send('searchTerm=taken-bakery&tldsToInclude=.com');
     expect(res.status).toBe(200);
     expect(res.body[0]).toMatchObject({
-      domainName: 'taken-bakery.com', status: 'registered', legacyStatus: 'unavailable', isRegistered: true, isAvailable: false,
+      domainName: 'taken-bakery.com',
+      status: 'registered',
+      legacyStatus: 'unavailable',
+      isRegistered: true,
+      isAvailable: false,
     });
   });
 
   it('looks up the exact names only', async () => {
-    const res = await h.http.post('/domains/lookup').set(h.headers()).type('form').send('searchTerm=bakery&tldsToInclude[]=.com&tldsToInclude[]=.net');
+    const res = await h.http
+      .post('/domains/lookup')
+      .set(h.headers())
+      .type('form')
+      .send('searchTerm=bakery&tldsToInclude[]=.com&tldsToInclude[]=.net');
     expect(res.status).toBe(200);
     expect(res.body.map((r: { domainName: string; status: string }) => [r.domainName, r.status])).toEqual([
       ['bakery.com', 'available for registration'],
@@ -39,11 +59,19 @@ describe('domain search end to end against the sandbox registrar', () => {
 
 describe('domain search against the sandbox with its suggestions switched off', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ settings: { plugins: { sandbox: { disabledCapabilities: ['suggestions'] } } } }); });
-  afterAll(async () => { await h.close(); });
+  beforeAll(async () => {
+    h = await startHarness({ settings: { plugins: { sandbox: { disabledCapabilities: ['suggestions'] } } } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
 
   it("falls back to the platform's own generator", async () => {
-    const res = await h.http.post('/domains/lookup/suggestions').set(h.headers()).type('form').send('searchTerm=coffeeshop');
+    const res = await h.http
+      .post('/domains/lookup/suggestions')
+      .set(h.headers())
+      .type('form')
+      .send('searchTerm=coffeeshop');
     expect(res.status).toBe(200);
     const names = res.body.map((r: { domainName: string }) => r.domainName);
     expect(names).toContain('coffee-shop.com');

@@ -21,10 +21,26 @@ interface Element {
 
 /** Spec 2.5: every field, always present, with its type. */
 const SPEC_TYPES: Record<string, string> = {
-  domainName: 'string', idnDomainName: 'string', tld: 'string', tldNoDots: 'string', sld: 'string', idnSld: 'string',
-  status: 'string', legacyStatus: 'string', score: 'integer', isRegistered: 'boolean', isAvailable: 'boolean',
-  isValidDomain: 'boolean', domainErrorMessage: 'string', pricing: 'object', shortestPeriod: 'object', group: 'string',
-  minLength: 'integer', maxLength: 'integer', isPremium: 'boolean', premiumCostPricing: 'array-or-object',
+  domainName: 'string',
+  idnDomainName: 'string',
+  tld: 'string',
+  tldNoDots: 'string',
+  sld: 'string',
+  idnSld: 'string',
+  status: 'string',
+  legacyStatus: 'string',
+  score: 'integer',
+  isRegistered: 'boolean',
+  isAvailable: 'boolean',
+  isValidDomain: 'boolean',
+  domainErrorMessage: 'string',
+  pricing: 'object',
+  shortestPeriod: 'object',
+  group: 'string',
+  minLength: 'integer',
+  maxLength: 'integer',
+  isPremium: 'boolean',
+  premiumCostPricing: 'array-or-object',
 };
 
 function expectSpecShape(element: Record<string, unknown>): void {
@@ -33,10 +49,13 @@ function expectSpecShape(element: Record<string, unknown>): void {
     const value = element[field];
     if (type === 'integer') expect(Number.isInteger(value)).toBe(true);
     else if (type === 'object') expect(value !== null && typeof value === 'object' && !Array.isArray(value)).toBe(true);
-    else if (type === 'array-or-object') expect(Array.isArray(value) || (value !== null && typeof value === 'object')).toBe(true);
+    else if (type === 'array-or-object')
+      expect(Array.isArray(value) || (value !== null && typeof value === 'object')).toBe(true);
     else expect(typeof value).toBe(type);
   }
-  expect(['available for registration', 'registered', 'reserved', 'unknown', 'tld not supported']).toContain(element.status);
+  expect(['available for registration', 'registered', 'reserved', 'unknown', 'tld not supported']).toContain(
+    element.status,
+  );
   expect(element.legacyStatus).toBe(element.status === 'available for registration' ? 'available' : 'unavailable');
 }
 
@@ -55,31 +74,58 @@ describe('domain search', () => {
     const { catalogue, resellers } = h.module.services;
     const prices = { register: '1=20.00,3=55.00', renew: '1=21.00' };
     await catalogue.setTld({ tld: '.shop', group: 'default', registrar: 'suggesting', prices });
-    await catalogue.setTld({ tld: '.dev', group: 'default', registrar: 'premium', prices: { register: '1=15.00', renew: '1=15.00', transfer: '1=15.00' } });
+    await catalogue.setTld({
+      tld: '.dev',
+      group: 'default',
+      registrar: 'premium',
+      prices: { register: '1=15.00', renew: '1=15.00', transfer: '1=15.00' },
+    });
     await catalogue.setTld({ tld: '.slow', group: 'default', registrar: 'stalling', prices });
     await catalogue.setTld({ tld: '.fail', group: 'default', registrar: 'failing', prices });
-    await catalogue.setTld({ tld: '.рф', group: 'default', registrar: 'plain', prices: { register: '1=8.00' }, minLength: 2 });
+    await catalogue.setTld({
+      tld: '.рф',
+      group: 'default',
+      registrar: 'plain',
+      prices: { register: '1=8.00' },
+      minLength: 2,
+    });
     await catalogue.setTld({ tld: '.io', group: 'default', registrar: 'plain', prices, minLength: 3 });
     await resellers.createGroup('vip');
     await catalogue.setTld({ tld: '.vip', group: 'vip', registrar: 'plain', prices: { register: '1=99.00' } });
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   describe('POST /domains/lookup/suggestions', () => {
     it('answers every field of spec 2.5 with its type, priced from the group catalogue', async () => {
       const res = await post(SUGGESTIONS, 'searchTerm=example&tldsToInclude=.com');
       expect(res.status).toBe(200);
       expect(res.body[0]).toEqual({
-        domainName: 'example.com', idnDomainName: 'example.com', tld: '.com', tldNoDots: 'com', sld: 'example', idnSld: 'example',
-        status: 'available for registration', legacyStatus: 'available', score: 100,
-        isRegistered: false, isAvailable: true, isValidDomain: true, domainErrorMessage: '',
+        domainName: 'example.com',
+        idnDomainName: 'example.com',
+        tld: '.com',
+        tldNoDots: 'com',
+        sld: 'example',
+        idnSld: 'example',
+        status: 'available for registration',
+        legacyStatus: 'available',
+        score: 100,
+        isRegistered: false,
+        isAvailable: true,
+        isValidDomain: true,
+        domainErrorMessage: '',
         pricing: {
           1: { register: '10.00', renew: '12.00', transfer: '9.00' },
           2: { register: '19.50', renew: '23.00' },
           5: { register: '45.00' },
         },
         shortestPeriod: { period: 1, register: '10.00', renew: '12.00', transfer: '9.00' },
-        group: '', minLength: 1, maxLength: 63, isPremium: false, premiumCostPricing: [],
+        group: '',
+        minLength: 1,
+        maxLength: 63,
+        isPremium: false,
+        premiumCostPricing: [],
       });
       expect(res.body.length).toBeGreaterThan(1);
       for (const element of res.body) expectSpecShape(element);
@@ -105,9 +151,19 @@ describe('domain search', () => {
 
     it('reports registered and reserved exact names and offers no unavailable suggestion', async () => {
       const taken = await post(SUGGESTIONS, 'searchTerm=taken-bakery&tldsToInclude=.com');
-      expect(taken.body[0]).toMatchObject({ status: 'registered', legacyStatus: 'unavailable', isRegistered: true, isAvailable: false });
+      expect(taken.body[0]).toMatchObject({
+        status: 'registered',
+        legacyStatus: 'unavailable',
+        isRegistered: true,
+        isAvailable: false,
+      });
       const reserved = await post(SUGGESTIONS, 'searchTerm=reserved-bakery&tldsToInclude=.com');
-      expect(reserved.body[0]).toMatchObject({ status: 'reserved', legacyStatus: 'unavailable', isRegistered: false, isAvailable: false });
+      expect(reserved.body[0]).toMatchObject({
+        status: 'reserved',
+        legacyStatus: 'unavailable',
+        isRegistered: false,
+        isAvailable: false,
+      });
       for (const s of reserved.body.slice(1)) expect(s.status).toBe('available for registration');
     });
 
@@ -117,14 +173,18 @@ describe('domain search', () => {
         const res = await post(SUGGESTIONS, 'searchTerm=bestcoffee&tldsToInclude=.com');
         expect(res.status).toBe(200);
         expect(names(res)[0]).toBe('bestcoffee.com');
-        expect(names(res)).toEqual(expect.arrayContaining(['best-coffee.com', 'getbestcoffee.com', 'bestcoffeehq.com']));
+        expect(names(res)).toEqual(
+          expect.arrayContaining(['best-coffee.com', 'getbestcoffee.com', 'bestcoffeehq.com']),
+        );
       });
 
       it('merges and de-duplicates the suggestions of a registrar that has the capability, on its own TLDs only', async () => {
         const before = plugin('suggesting').suggestCalls.length;
         const res = await post(SUGGESTIONS, 'searchTerm=florist&tldsToInclude=.shop');
         expect(res.status).toBe(200);
-        expect(plugin('suggesting').suggestCalls.slice(before)).toEqual([{ term: 'florist', tlds: ['.shop'], limit: expect.any(Number) }]);
+        expect(plugin('suggesting').suggestCalls.slice(before)).toEqual([
+          { term: 'florist', tlds: ['.shop'], limit: expect.any(Number) },
+        ]);
         // The fixture also suggests the exact name, a case-duplicate, a taken name, an .xyz name, a
         // www. name and garbage: none of them may appear, nor a generated name.
         expect(names(res)).toEqual(['florist.shop', 'florist-online.shop', 'bestflorist.shop']);
@@ -139,7 +199,10 @@ describe('domain search', () => {
       });
 
       it('honours suggestionSettings maxResults and accepts settings it does not know', async () => {
-        const res = await post(SUGGESTIONS, 'searchTerm=harbour&tldsToInclude=.com&tldsToInclude=.net&suggestionSettings[maxResults]=3&suggestionSettings[includeCCTlds]=on');
+        const res = await post(
+          SUGGESTIONS,
+          'searchTerm=harbour&tldsToInclude=.com&tldsToInclude=.net&suggestionSettings[maxResults]=3&suggestionSettings[includeCCTlds]=on',
+        );
         expect(res.status).toBe(200);
         expect(res.body).toHaveLength(2 + 3);
       });
@@ -156,7 +219,13 @@ describe('domain search', () => {
     });
 
     describe('terms', () => {
-      const bucher = { domainName: 'xn--bcher-kva.com', idnDomainName: 'bücher.com', sld: 'xn--bcher-kva', idnSld: 'bücher', tld: '.com' };
+      const bucher = {
+        domainName: 'xn--bcher-kva.com',
+        idnDomainName: 'bücher.com',
+        sld: 'xn--bcher-kva',
+        idnSld: 'bücher',
+        tld: '.com',
+      };
 
       it('normalises a Unicode term with UTS-46', async () => {
         const res = await post(SUGGESTIONS, 'searchTerm=B%C3%BCcher&tldsToInclude=.com&isIdnDomain=true');
@@ -170,16 +239,29 @@ describe('domain search', () => {
       });
 
       it('prefers punyCodeSearchTerm when both terms come', async () => {
-        const res = await post(SUGGESTIONS, { searchTerm: 'books', punyCodeSearchTerm: 'xn--bcher-kva', tldsToInclude: ['.com'] });
+        const res = await post(SUGGESTIONS, {
+          searchTerm: 'books',
+          punyCodeSearchTerm: 'xn--bcher-kva',
+          tldsToInclude: ['.com'],
+        });
         expect(res.body[0]).toMatchObject(bucher);
         expect(names(res)).not.toContain('books.com');
       });
 
       it('searches an IDN TLD named in Unicode and puts no Latin affix on a non-Latin label', async () => {
-        const res = await post(SUGGESTIONS, 'searchTerm=%D0%9F%D1%80%D0%B8%D0%BC%D0%B5%D1%80&tldsToInclude=.%D1%80%D1%84');
+        const res = await post(
+          SUGGESTIONS,
+          'searchTerm=%D0%9F%D1%80%D0%B8%D0%BC%D0%B5%D1%80&tldsToInclude=.%D1%80%D1%84',
+        );
         expect(res.status).toBe(200);
         expect(res.body[0]).toMatchObject({
-          domainName: 'xn--e1afmkfd.xn--p1ai', idnDomainName: 'пример.рф', tld: '.xn--p1ai', tldNoDots: 'xn--p1ai', sld: 'xn--e1afmkfd', idnSld: 'пример', minLength: 2,
+          domainName: 'xn--e1afmkfd.xn--p1ai',
+          idnDomainName: 'пример.рф',
+          tld: '.xn--p1ai',
+          tldNoDots: 'xn--p1ai',
+          sld: 'xn--e1afmkfd',
+          idnSld: 'пример',
+          minLength: 2,
         });
         for (const s of res.body.slice(1) as Element[]) expect(s.idnSld).not.toMatch(/[a-z]/);
       });
@@ -224,15 +306,27 @@ describe('domain search', () => {
       });
 
       it('reports a TLD outside the group as tld not supported, never prices it and never asks its registrar', async () => {
-        const res = await post(SUGGESTIONS, 'searchTerm=orchard&tldsToInclude=.com&tldsToInclude=.vip&tldsToInclude=.nope');
+        const res = await post(
+          SUGGESTIONS,
+          'searchTerm=orchard&tldsToInclude=.com&tldsToInclude=.vip&tldsToInclude=.nope',
+        );
         expect(res.status).toBe(200);
         const unsupported = (res.body as Element[]).filter((r) => r.tld !== '.com');
         expect(unsupported).toHaveLength(2);
         for (const r of unsupported) {
           expectSpecShape(r);
           expect(r).toMatchObject({
-            status: 'tld not supported', legacyStatus: 'unavailable', isAvailable: false, isRegistered: false,
-            pricing: {}, shortestPeriod: {}, premiumCostPricing: [], isPremium: false, score: 100, minLength: 1, maxLength: 63,
+            status: 'tld not supported',
+            legacyStatus: 'unavailable',
+            isAvailable: false,
+            isRegistered: false,
+            pricing: {},
+            shortestPeriod: {},
+            premiumCostPricing: [],
+            isPremium: false,
+            score: 100,
+            minLength: 1,
+            maxLength: 63,
           });
         }
         expect(names(res).slice(0, 3)).toEqual(['orchard.com', 'orchard.vip', 'orchard.nope']);
@@ -243,12 +337,20 @@ describe('domain search', () => {
         const res = await post(SUGGESTIONS, 'searchTerm=pebble');
         const exact = (res.body as Element[]).filter((r) => r.score === 100).map((r) => r.tld);
         expect(exact.slice(0, 3)).toEqual(['.com', '.net', '.org']);
-        expect(new Set(exact)).toEqual(new Set(['.com', '.net', '.org', '.shop', '.dev', '.slow', '.fail', '.xn--p1ai', '.io']));
+        expect(new Set(exact)).toEqual(
+          new Set(['.com', '.net', '.org', '.shop', '.dev', '.slow', '.fail', '.xn--p1ai', '.io']),
+        );
       });
 
       it('marks a name that breaks the TLD length rule invalid without asking the registrar', async () => {
         const res = await post(SUGGESTIONS, 'searchTerm=qz&tldsToInclude=.io&tldsToInclude=.com');
-        expect(res.body[0]).toMatchObject({ domainName: 'qz.io', isValidDomain: false, isAvailable: false, status: 'unknown', minLength: 3 });
+        expect(res.body[0]).toMatchObject({
+          domainName: 'qz.io',
+          isValidDomain: false,
+          isAvailable: false,
+          status: 'unknown',
+          minLength: 3,
+        });
         expect(res.body[0].domainErrorMessage).toMatch(/3 to 63 characters/);
         expect(res.body[1]).toMatchObject({ domainName: 'qz.com', isValidDomain: true, isAvailable: true });
         expect(checked('plain')).not.toContain('qz.io');
@@ -256,22 +358,34 @@ describe('domain search', () => {
     });
 
     describe('premium names', () => {
-      it.each(['', '&premiumEnabled=false', '&premiumEnabled=0'])('does not offer a premium name as available without premiumEnabled (%s)', async (flag) => {
-        const res = await post(SUGGESTIONS, `searchTerm=premium-cars&tldsToInclude=.dev${flag}`);
-        expect(res.body[0]).toMatchObject({
-          domainName: 'premium-cars.dev', status: 'reserved', legacyStatus: 'unavailable', isAvailable: false, isPremium: false, premiumCostPricing: [],
-        });
-        expect(res.body[0].domainErrorMessage).toMatch(/premium/);
-        for (const s of res.body.slice(1) as Element[]) {
-          expect(s.isPremium).toBe(false);
-          expect(s.domainName.startsWith('premium-')).toBe(false);
-        }
-      });
+      it.each(['', '&premiumEnabled=false', '&premiumEnabled=0'])(
+        'does not offer a premium name as available without premiumEnabled (%s)',
+        async (flag) => {
+          const res = await post(SUGGESTIONS, `searchTerm=premium-cars&tldsToInclude=.dev${flag}`);
+          expect(res.body[0]).toMatchObject({
+            domainName: 'premium-cars.dev',
+            status: 'reserved',
+            legacyStatus: 'unavailable',
+            isAvailable: false,
+            isPremium: false,
+            premiumCostPricing: [],
+          });
+          expect(res.body[0].domainErrorMessage).toMatch(/premium/);
+          for (const s of res.body.slice(1) as Element[]) {
+            expect(s.isPremium).toBe(false);
+            expect(s.domainName.startsWith('premium-')).toBe(false);
+          }
+        },
+      );
 
       it('offers a premium name with its premium cost when premiumEnabled is true', async () => {
         const res = await post(SUGGESTIONS, 'searchTerm=premium-cars&tldsToInclude=.dev&premiumEnabled=true');
         expect(res.body[0]).toMatchObject({
-          domainName: 'premium-cars.dev', status: 'available for registration', legacyStatus: 'available', isAvailable: true, isPremium: true,
+          domainName: 'premium-cars.dev',
+          status: 'available for registration',
+          legacyStatus: 'available',
+          isAvailable: true,
+          isPremium: true,
           premiumCostPricing: { register: '500.00', renew: '450.00', CurrencyCode: 'USD' },
           pricing: { 1: { register: '15.00', renew: '15.00', transfer: '15.00' } },
         });
@@ -281,7 +395,12 @@ describe('domain search', () => {
 
       it('reports a premium name the registry gives no price for as reserved even with premiumEnabled', async () => {
         const res = await post(SUGGESTIONS, 'searchTerm=premiumnoprice-cars&tldsToInclude=.dev&premiumEnabled=yes');
-        expect(res.body[0]).toMatchObject({ status: 'reserved', isAvailable: false, isPremium: true, premiumCostPricing: [] });
+        expect(res.body[0]).toMatchObject({
+          status: 'reserved',
+          isAvailable: false,
+          isPremium: true,
+          premiumCostPricing: [],
+        });
       });
     });
 
@@ -290,7 +409,12 @@ describe('domain search', () => {
         const res = await post(SUGGESTIONS, 'searchTerm=lighthouse&tldsToInclude=.slow&tldsToInclude=.com');
         expect(res.status).toBe(200);
         expect(res.body[0]).toMatchObject({
-          domainName: 'lighthouse.slow', status: 'unknown', legacyStatus: 'unavailable', isAvailable: false, isRegistered: false, isValidDomain: true,
+          domainName: 'lighthouse.slow',
+          status: 'unknown',
+          legacyStatus: 'unavailable',
+          isAvailable: false,
+          isRegistered: false,
+          isValidDomain: true,
         });
         expect(res.body[0].domainErrorMessage).toMatch(/did not answer in time/);
         expect(res.body[1]).toMatchObject({ domainName: 'lighthouse.com', status: 'available for registration' });
@@ -300,7 +424,10 @@ describe('domain search', () => {
       it('marks the names of a registrar that fails unknown', async () => {
         const res = await post(LOOKUP, 'searchTerm=lighthouse&tldsToInclude=.fail&tldsToInclude=.com');
         expect(res.status).toBe(200);
-        expect(res.body.map((r: Element) => [r.domainName, r.status])).toEqual([['lighthouse.fail', 'unknown'], ['lighthouse.com', 'available for registration']]);
+        expect(res.body.map((r: Element) => [r.domainName, r.status])).toEqual([
+          ['lighthouse.fail', 'unknown'],
+          ['lighthouse.com', 'available for registration'],
+        ]);
         expect(res.body[0].domainErrorMessage).toMatch(/could not check/);
       });
 
@@ -315,7 +442,10 @@ describe('domain search', () => {
     describe('registrar calls', () => {
       it('asks each registrar once per search with all its names in one batch', async () => {
         const before = plugin('plain').checks.length;
-        const res = await post(SUGGESTIONS, 'searchTerm=quarry&tldsToInclude=.com&tldsToInclude=.net&tldsToInclude=.org&suggestionSettings[maxResults]=5');
+        const res = await post(
+          SUGGESTIONS,
+          'searchTerm=quarry&tldsToInclude=.com&tldsToInclude=.net&tldsToInclude=.org&suggestionSettings[maxResults]=5',
+        );
         const calls = plugin('plain').checks.slice(before);
         expect(calls).toHaveLength(1);
         expect(calls[0]).toEqual(expect.arrayContaining(['quarry.com', 'quarry.net', 'quarry.org', ...names(res)]));
@@ -356,7 +486,11 @@ describe('domain search', () => {
         ['a term ending in something that cannot be a TLD', 'searchTerm=shop.c0m', /cannot be a TLD/],
         ['a malformed TLD', 'searchTerm=shop&tldsToInclude=.c_m', /not a valid TLD/],
         ['a nested tldsToInclude', 'searchTerm=shop&tldsToInclude[a][b]=.com', /tldsToInclude must be a list/],
-        ['too many TLDs in a form', `searchTerm=shop&${Array.from({ length: 101 }, (_, i) => `tldsToInclude=.t${i}`).join('&')}`, /limit|at most/],
+        [
+          'too many TLDs in a form',
+          `searchTerm=shop&${Array.from({ length: 101 }, (_, i) => `tldsToInclude=.t${i}`).join('&')}`,
+          /limit|at most/,
+        ],
         ['suggestionSettings as text', 'searchTerm=shop&suggestionSettings=abc', /suggestionSettings must be an array/],
         ['maxResults 0', 'searchTerm=shop&suggestionSettings[maxResults]=0', /maxResults/],
         ['maxResults 500', 'searchTerm=shop&suggestionSettings[maxResults]=500', /maxResults/],
@@ -370,7 +504,10 @@ describe('domain search', () => {
       });
 
       it('refuses more than 100 TLDs in a JSON array with 400', async () => {
-        const res = await post(SUGGESTIONS, { searchTerm: 'shop', tldsToInclude: Array.from({ length: 101 }, (_, i) => `.t${i}`) });
+        const res = await post(SUGGESTIONS, {
+          searchTerm: 'shop',
+          tldsToInclude: Array.from({ length: 101 }, (_, i) => `.t${i}`),
+        });
         expect(res.status).toBe(400);
         expect(res.body.error).toMatch(/at most 100/);
       });
@@ -384,7 +521,10 @@ describe('domain search', () => {
 
   describe('POST /domains/lookup', () => {
     it('answers the exact name on each TLD asked, in the suggestion element shape, and nothing else', async () => {
-      const res = await post(LOOKUP, 'searchTerm=meadow&tldsToInclude=.com&tldsToInclude=.vip&tldsToInclude=.net&suggestionSettings[maxResults]=5');
+      const res = await post(
+        LOOKUP,
+        'searchTerm=meadow&tldsToInclude=.com&tldsToInclude=.vip&tldsToInclude=.net&suggestionSettings[maxResults]=5',
+      );
       expect(res.status).toBe(200);
       expect((res.body as Element[]).map((r) => [r.domainName, r.status])).toEqual([
         ['meadow.com', 'available for registration'],
@@ -408,11 +548,17 @@ describe('domain search', () => {
 
     it('handles IDN terms and premium names like the suggestions do', async () => {
       const idn = await post(LOOKUP, 'punyCodeSearchTerm=xn--bcher-kva&searchTerm=ignored&tldsToInclude=.com');
-      expect(idn.body).toEqual([expect.objectContaining({ domainName: 'xn--bcher-kva.com', idnDomainName: 'bücher.com' })]);
+      expect(idn.body).toEqual([
+        expect.objectContaining({ domainName: 'xn--bcher-kva.com', idnDomainName: 'bücher.com' }),
+      ]);
       const off = await post(LOOKUP, 'searchTerm=premium-boats.dev');
       expect(off.body[0]).toMatchObject({ status: 'reserved', isPremium: false });
       const on = await post(LOOKUP, 'searchTerm=premium-boats.dev&premiumEnabled=on');
-      expect(on.body[0]).toMatchObject({ status: 'available for registration', isPremium: true, premiumCostPricing: { register: '500.00', CurrencyCode: 'USD' } });
+      expect(on.body[0]).toMatchObject({
+        status: 'available for registration',
+        isPremium: true,
+        premiumCostPricing: { register: '500.00', CurrencyCode: 'USD' },
+      });
     });
 
     it('refuses a missing term with 400', async () => {

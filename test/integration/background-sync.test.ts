@@ -22,11 +22,14 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
   let a: ResellerModule;
   let b: ResellerModule;
   const clock = fixedClock('2026-11-21T10:30:00Z');
-  const open = () => createResellerModule({
-    database: db.url, clock, pluginsDir: PLUGINS,
-    // Small batches and a few calls at once, so that the two workers take turns many times.
-    settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', jobBatchSize: 4, jobConcurrencyPerRegistrar: 3 },
-  });
+  const open = () =>
+    createResellerModule({
+      database: db.url,
+      clock,
+      pluginsDir: PLUGINS,
+      // Small batches and a few calls at once, so that the two workers take turns many times.
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', jobBatchSize: 4, jobConcurrencyPerRegistrar: 3 },
+    });
 
   beforeAll(async () => {
     db = await createTestDatabase();
@@ -34,13 +37,27 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     await a.migrate();
     b = await open();
     await a.services.resellers.createGroup('default');
-    await a.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'counting', prices: { register: '1=10.00' } });
+    await a.services.catalogue.setTld({
+      tld: '.com',
+      group: 'default',
+      registrar: 'counting',
+      prices: { register: '1=10.00' },
+    });
     await a.services.resellers.create('reseller@example.com', 'default', 0);
     for (let i = 0; i < DOMAINS; i++) {
-      await givenDomain(a, `bg-${String(i).padStart(3, '0')}.com`, { registrar: 'counting', atRegistrar: false, expiryDate: '2027-01-01' });
+      await givenDomain(a, `bg-${String(i).padStart(3, '0')}.com`, {
+        registrar: 'counting',
+        atRegistrar: false,
+        expiryDate: '2027-01-01',
+      });
     }
     for (let i = 0; i < TRANSFERS; i++) {
-      await givenDomain(a, `bg-transfer-${i}.com`, { registrar: 'counting', atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
+      await givenDomain(a, `bg-transfer-${i}.com`, {
+        registrar: 'counting',
+        atRegistrar: false,
+        status: 'Pending Transfer',
+        expiryDate: null,
+      });
     }
   });
   afterAll(async () => {
@@ -55,7 +72,10 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
 
   it('syncs every due domain exactly once in a round, whichever of two concurrent workers claims it', async () => {
     const round = clock.now();
-    const [fromA, fromB] = await Promise.all([a.runSync('domain', { syncedBefore: round }), b.runSync('domain', { syncedBefore: round })]);
+    const [fromA, fromB] = await Promise.all([
+      a.runSync('domain', { syncedBefore: round }),
+      b.runSync('domain', { syncedBefore: round }),
+    ]);
     expect(fromA.synced + fromB.synced).toBe(DOMAINS);
     expect(fromA.failed).toEqual([]);
     expect(fromB.failed).toEqual([]);
@@ -64,7 +84,10 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     expect(await platformRecord(a, 'bg-007.com')).toMatchObject({ status: 'Active', expiryDate: '2030-01-01' });
 
     // The same round again finds nothing due: every domain was stamped synced.
-    const again = await Promise.all([a.runSync('domain', { syncedBefore: round }), b.runSync('domain', { syncedBefore: round })]);
+    const again = await Promise.all([
+      a.runSync('domain', { syncedBefore: round }),
+      b.runSync('domain', { syncedBefore: round }),
+    ]);
     expect(again.map((r) => r.synced)).toEqual([0, 0]);
     expect([...syncCalls.values()].every((n) => n === 1)).toBe(true);
   });
@@ -78,19 +101,46 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
   });
 
   it("leaves a domain with an order in progress to that order's reconciliation", async () => {
-    const domain = await givenDomain(a, 'bg-ordered.com', { registrar: 'counting', atRegistrar: false, status: 'Pending Transfer', expiryDate: null });
+    const domain = await givenDomain(a, 'bg-ordered.com', {
+      registrar: 'counting',
+      atRegistrar: false,
+      status: 'Pending Transfer',
+      expiryDate: null,
+    });
     const reseller = await a.services.resellers.byEmail('reseller@example.com');
     const now = clock.now();
-    await a.container.get(TOKENS.unitOfWork).run((repos) => repos.orders.insert({
-      id: '01JORDERINPROGRESS00000000', resellerId: reseller.id, action: 'transfer', domainId: domain.id, domain: domain.name, registrar: 'counting',
-      period: 1, price: 0, status: 'pending', priorDomain: null, request: { addons: [] }, originalVars: null, idempotencyKey: null, expiryDate: null,
-      note: null, leaseOwner: null, leaseUntil: null, reconcileAttempts: 0, createdAt: now, updatedAt: now, settledAt: null,
-    }));
+    await a.container.get(TOKENS.unitOfWork).run((repos) =>
+      repos.orders.insert({
+        id: '01JORDERINPROGRESS00000000',
+        resellerId: reseller.id,
+        action: 'transfer',
+        domainId: domain.id,
+        domain: domain.name,
+        registrar: 'counting',
+        period: 1,
+        price: 0,
+        status: 'pending',
+        priorDomain: null,
+        request: { addons: [] },
+        originalVars: null,
+        idempotencyKey: null,
+        expiryDate: null,
+        note: null,
+        leaseOwner: null,
+        leaseUntil: null,
+        reconcileAttempts: 0,
+        createdAt: now,
+        updatedAt: now,
+        settledAt: null,
+      }),
+    );
     await a.runSync('transfer', { syncedBefore: now });
     expect(transferSyncCalls.has('bg-ordered.com')).toBe(false);
     expect(await platformRecord(a, 'bg-ordered.com')).toMatchObject({ status: 'Pending Transfer' });
     // Settled, the order lets go of the domain.
-    await a.container.get(TOKENS.unitOfWork).run((repos) => repos.orders.settle('01JORDERINPROGRESS00000000', 'failed', { note: 'test', at: now }));
+    await a.container
+      .get(TOKENS.unitOfWork)
+      .run((repos) => repos.orders.settle('01JORDERINPROGRESS00000000', 'failed', { note: 'test', at: now }));
     transferSyncCalls.clear();
     await a.runSync('transfer', { syncedBefore: now });
     expect(transferSyncCalls.get('bg-ordered.com')).toBe(1);
@@ -108,7 +158,14 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     const domains = a.container.get(TOKENS.unitOfWork).read.domains;
     clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
     const now = clock.now();
-    const claimed = await domains.claimForSync({ statuses: ['Active'], syncedBefore: now, now, leaseUntil: new Date(now.getTime() + 60_000), owner: 'dead-worker', limit: 5 });
+    const claimed = await domains.claimForSync({
+      statuses: ['Active'],
+      syncedBefore: now,
+      now,
+      leaseUntil: new Date(now.getTime() + 60_000),
+      owner: 'dead-worker',
+      limit: 5,
+    });
     expect(claimed).toHaveLength(5);
     const report = await b.runSync('domain', { syncedBefore: now });
     expect(report.synced).toBe(ACTIVE - 5);
@@ -121,7 +178,12 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
     const stop = new AbortController();
     let seen = 0;
-    const report = await a.runSync('domain', { onProgress: () => { if (++seen === 2) stop.abort(); }, signal: stop.signal });
+    const report = await a.runSync('domain', {
+      onProgress: () => {
+        if (++seen === 2) stop.abort();
+      },
+      signal: stop.signal,
+    });
     expect(report.synced).toBeLessThan(DOMAINS);
     // Nothing stays leased: another process takes the rest at once.
     const rest = await b.runSync('domain');

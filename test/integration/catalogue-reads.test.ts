@@ -13,11 +13,24 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     // Two processes on one database: a running server and the operator's CLI.
-    server = await createResellerModule({ database: db.url, clock, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
-    admin = await createResellerModule({ database: db.url, clock, settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+    server = await createResellerModule({
+      database: db.url,
+      clock,
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
+    admin = await createResellerModule({
+      database: db.url,
+      clock,
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
     await server.migrate();
     groupId = (await server.services.resellers.createGroup('default')).id;
-    await server.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=10.00' } });
+    await server.services.catalogue.setTld({
+      tld: '.com',
+      group: 'default',
+      registrar: 'sandbox',
+      prices: { register: '1=10.00' },
+    });
   });
   afterAll(async () => {
     await server.close();
@@ -27,13 +40,20 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
 
   it('applies a price change made in the same process at once', async () => {
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '10.00' });
-    await server.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=11.00' } });
+    await server.services.catalogue.setTld({
+      tld: '.com',
+      group: 'default',
+      registrar: 'sandbox',
+      prices: { register: '1=11.00' },
+    });
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '11.00' });
   });
 
   it('reads the catalogue once for repeated orders within CATALOGUE_CACHE_MS (the module is wired with it)', async () => {
     const queries: string[] = [];
-    const count = (q: { sql: string }) => { queries.push(q.sql); };
+    const count = (q: { sql: string }) => {
+      queries.push(q.sql);
+    };
     await server.services.catalogue.pricing(groupId, 'a.com', 'register');
     server.knex.on('query', count);
     try {
@@ -47,7 +67,12 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
 
   it('applies a price change made by another process within CATALOGUE_CACHE_MS', async () => {
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '11.00' });
-    await admin.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=12.00' } });
+    await admin.services.catalogue.setTld({
+      tld: '.com',
+      group: 'default',
+      registrar: 'sandbox',
+      prices: { register: '1=12.00' },
+    });
     clock.advance(server.settings.catalogueCacheMs);
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '12.00' });
   });

@@ -14,12 +14,16 @@ import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/t
 describe(`hot-path reads (${TEST_ENGINE})`, () => {
   let database: TestDatabase;
   let db: Knex;
-  const status = async (on: Knex | Knex.Transaction = db) => (await readFirst<{ status: string }>(on, 'SELECT status FROM accounts WHERE id = ?', ['a']))?.status;
+  const status = async (on: Knex | Knex.Transaction = db) =>
+    (await readFirst<{ status: string }>(on, 'SELECT status FROM accounts WHERE id = ?', ['a']))?.status;
 
   beforeEach(async () => {
     database = await createTestDatabase();
     db = connectDatabase(parseDatabaseUrl(database.url));
-    await db.schema.createTable('accounts', (t) => { t.string('id').primary(); t.string('status'); });
+    await db.schema.createTable('accounts', (t) => {
+      t.string('id').primary();
+      t.string('status');
+    });
     await db('accounts').insert({ id: 'a', status: 'active' });
   });
   afterEach(async () => {
@@ -35,9 +39,13 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
 
   it('do not see the uncommitted writes of a transaction in progress, and see them once it commits', async () => {
     let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     let written!: () => void;
-    const wrote = new Promise<void>((resolve) => { written = resolve; });
+    const wrote = new Promise<void>((resolve) => {
+      written = resolve;
+    });
     const transaction = db.transaction(async (trx) => {
       await trx('accounts').where({ id: 'a' }).update({ status: 'suspended' });
       written();
@@ -51,24 +59,32 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
   });
 
   it('never see a rolled-back write; inside the transaction the read is made on it and sees its own write', async () => {
-    await expect(db.transaction(async (trx) => {
-      await trx('accounts').where({ id: 'a' }).update({ status: 'gone' });
-      expect(await status(trx)).toBe('gone');
-      expect(await status()).toBe('active');
-      throw new Error('roll back');
-    })).rejects.toThrow('roll back');
+    await expect(
+      db.transaction(async (trx) => {
+        await trx('accounts').where({ id: 'a' }).update({ status: 'gone' });
+        expect(await status(trx)).toBe('gone');
+        expect(await status()).toBe('active');
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
     expect(await status()).toBe('active');
   });
 
   it('answer undefined for no row and pass a database error on', async () => {
     expect(await readFirst(db, 'SELECT status FROM accounts WHERE id = ?', ['nobody'])).toBeUndefined();
     // Matched by message: better-sqlite3's error class comes from another realm under jest's workers.
-    await expect(readFirst(db, 'SELECT status FROM no_such_table WHERE id = ?', ['a'])).rejects.toMatchObject({ message: expect.stringMatching(/no_such_table/) });
+    await expect(readFirst(db, 'SELECT status FROM no_such_table WHERE id = ?', ['a'])).rejects.toMatchObject({
+      message: expect.stringMatching(/no_such_table/),
+    });
     expect(await status()).toBe('active');
   });
 
   it('keep answering under many concurrent reads and writes', async () => {
-    const writes = Array.from({ length: 20 }, (_, i) => db('accounts').where({ id: 'a' }).update({ status: `s${i}` }));
+    const writes = Array.from({ length: 20 }, (_, i) =>
+      db('accounts')
+        .where({ id: 'a' })
+        .update({ status: `s${i}` }),
+    );
     const reads = Array.from({ length: 100 }, () => status());
     const seen = await Promise.all(reads);
     await Promise.all(writes);
@@ -82,7 +98,10 @@ describe('the SQLite query-only connection', () => {
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'direct-reads-'));
     db = connectDatabase({ kind: 'sqlite', location: path.join(dir, 'db.sqlite') });
-    await db.schema.createTable('accounts', (t) => { t.string('id').primary(); t.string('status'); });
+    await db.schema.createTable('accounts', (t) => {
+      t.string('id').primary();
+      t.string('status');
+    });
   });
   afterEach(async () => {
     await db.destroy();
@@ -90,11 +109,15 @@ describe('the SQLite query-only connection', () => {
   });
 
   it('cannot write', () => {
-    expect(() => directReaderOf(db)!.first("INSERT INTO accounts (id, status) VALUES ('b', 'x') RETURNING id", [])).toThrow(/readonly|read-only|query_only/i);
+    expect(() =>
+      directReaderOf(db)!.first("INSERT INTO accounts (id, status) VALUES ('b', 'x') RETURNING id", []),
+    ).toThrow(/readonly|read-only|query_only/i);
   });
 
   it('is offered for the root connection only', async () => {
-    await db.transaction(async (trx) => { expect(directReaderOf(trx)).toBeUndefined(); });
+    await db.transaction(async (trx) => {
+      expect(directReaderOf(trx)).toBeUndefined();
+    });
     expect(directReaderOf(db)).toBeDefined();
   });
 

@@ -6,13 +6,19 @@ import { startHarness, type Harness } from '../support/harness';
 
 describe('migrations', () => {
   let db: TestDatabase;
-  beforeAll(async () => { db = await createTestDatabase(); });
-  afterAll(async () => { await db.drop(); });
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
 
   it('are safe to run from several processes at once and on every start', async () => {
     const connections = [0, 1, 2].map(() => connectDatabase(parseDatabaseUrl(db.url)));
     try {
-      const applied = await Promise.all(connections.map((knex) => migrateLatest(knex, { waitMs: 50, timeoutMs: 120_000 })));
+      const applied = await Promise.all(
+        connections.map((knex) => migrateLatest(knex, { waitMs: 50, timeoutMs: 120_000 })),
+      );
       expect(applied.flat().filter((name) => name.includes('create_resellers'))).toHaveLength(1);
       expect(await migrateLatest(connections[0])).toEqual([]);
     } finally {
@@ -42,7 +48,9 @@ describe('the credit ledger', () => {
     h = await startHarness();
     resellerId = (await h.module.services.resellers.byEmail(h.reseller.email)).id;
   });
-  afterAll(async () => { await h.close(); });
+  afterAll(async () => {
+    await h.close();
+  });
 
   afterEach(async () => {
     const check = await h.module.services.credit.verify(resellerId);
@@ -59,16 +67,24 @@ describe('the credit ledger', () => {
 
   it('refuses an adjustment that would go below zero, writing nothing', async () => {
     const before = await h.module.services.credit.entries(resellerId);
-    await expect(h.module.services.credit.adjust(resellerId, -1_000_000, null)).rejects.toMatchObject({ code: 'insufficient_credit' });
+    await expect(h.module.services.credit.adjust(resellerId, -1_000_000, null)).rejects.toMatchObject({
+      code: 'insufficient_credit',
+    });
     expect(await h.module.services.credit.entries(resellerId)).toHaveLength(before.length);
   });
 
   it('never overdraws under concurrent debits: 30 debits of 10.00 against 90.00 leave exactly 9 posted', async () => {
     const { resellers, credit } = h.module.services;
     const { reseller } = await resellers.create(`race-${ulid().toLowerCase()}@example.com`, 'default', 9_000);
-    const results = await Promise.allSettled(Array.from({ length: 30 }, () => credit.adjust(reseller.id, -1_000, 'race')));
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, () => credit.adjust(reseller.id, -1_000, 'race')),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(9);
-    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'insufficient_credit')).toBe(true);
+    expect(
+      results
+        .filter((r) => r.status === 'rejected')
+        .every((r) => (r as PromiseRejectedResult).reason.code === 'insufficient_credit'),
+    ).toBe(true);
     expect(await credit.verify(reseller.id)).toEqual({ balance: 0, sumOfEntries: 0, consistent: true });
   });
 });

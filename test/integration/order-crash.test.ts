@@ -27,14 +27,19 @@ const CHILD = path.join(__dirname, '..', 'fixtures', 'crash', 'order-child.ts');
 function runChildAndKill(args: string[], marker: string): Promise<void> {
   return new Promise((resolve, reject) => {
     // One node process with the tsx loader (not the tsx wrapper, whose own child would outlive SIGKILL).
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => {
       out += chunk.toString();
       if (out.includes(marker)) child.kill('SIGKILL');
     });
-    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
     child.on('error', reject);
     child.on('exit', (_code, signal) => {
       if (signal === 'SIGKILL') resolve();
@@ -59,7 +64,15 @@ describe('a crash between the phases of an order', () => {
     const logger = createLogger('silent');
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
     await catalogue.setTld({ tld: '.org', group: 'default', registrar: 'file', prices: { register: '1=10.00' } });
-    orders = new OrderService(b.uow, new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger), catalogue, b.clock, logger, SETTINGS, new InProcessEventBus(logger));
+    orders = new OrderService(
+      b.uow,
+      new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger),
+      catalogue,
+      b.clock,
+      logger,
+      SETTINGS,
+      new InProcessEventBus(logger),
+    );
     reseller = await b.newReseller(10_000);
   });
   afterAll(async () => {
@@ -70,7 +83,10 @@ describe('a crash between the phases of an order', () => {
   const orderFor = async (domain: string) => (await b.orders.list({ domain }))[0];
 
   it('refunds, through reconciliation, an order whose process died before the registrar acted', async () => {
-    await runChildAndKill([b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-before.org', 'hang'], 'CALLED');
+    await runChildAndKill(
+      [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-before.org', 'hang'],
+      'CALLED',
+    );
     expect(await orderFor('crash-before.org')).toMatchObject({ status: 'pending' });
     expect(await b.balance(reseller)).toBe(9_000);
     b.clock.advance(AFTER_LEASE_MS);
@@ -81,12 +97,18 @@ describe('a crash between the phases of an order', () => {
   });
 
   it('completes, through reconciliation, an order whose process died after the registrar registered it', async () => {
-    await runChildAndKill([b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-after.org', 'register-then-hang'], 'REGISTERED');
+    await runChildAndKill(
+      [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-after.org', 'register-then-hang'],
+      'REGISTERED',
+    );
     expect(await orderFor('crash-after.org')).toMatchObject({ status: 'pending' });
     b.clock.advance(AFTER_LEASE_MS);
     const report = await orders.reconcile();
     expect(report.orders.filter((o) => o.domain === 'crash-after.org').map((o) => o.result)).toEqual(['completed']);
-    expect(await b.uow.read.domains.findByName('crash-after.org')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+    expect(await b.uow.read.domains.findByName('crash-after.org')).toMatchObject({
+      status: 'Active',
+      expiryDate: '2027-11-21',
+    });
     expect(await b.balance(reseller)).toBe(9_000);
   });
 
@@ -94,8 +116,14 @@ describe('a crash between the phases of an order', () => {
 
   mariadbOnly('when MariaDB kills the connection inside a transaction', () => {
     let admin: Knex;
-    beforeAll(() => { admin = knex({ client: 'mysql2', connection: process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306' }); });
-    afterAll(async () => { await admin.destroy(); });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: mariadbOnly is a describe block; the linter cannot see through the alias
+    beforeAll(() => {
+      admin = knex({ client: 'mysql2', connection: process.env.TEST_MARIADB_URL ?? 'mysql://root@127.0.0.1:3306' });
+    });
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: as above
+    afterAll(async () => {
+      await admin.destroy();
+    });
 
     /** Transactions numbered in `doomed` have their connection KILLed just before COMMIT. */
     class KillingUnitOfWork implements UnitOfWork {
@@ -141,7 +169,9 @@ describe('a crash between the phases of an order', () => {
       const r = await b.newReseller(10_000);
       b.fake.script('killedrefusal.com', 'refuse');
       const dying = b.ordersWith(new KillingUnitOfWork(new Set([1])));
-      await expect(dying.register(r, registration('killedrefusal.com'))).rejects.toMatchObject({ code: 'registrar_failed' });
+      await expect(dying.register(r, registration('killedrefusal.com'))).rejects.toMatchObject({
+        code: 'registrar_failed',
+      });
       expect(await b.balance(r)).toBe(9_000);
       b.clock.advance(AFTER_LEASE_MS);
       await b.orders.reconcile();

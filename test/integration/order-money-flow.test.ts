@@ -20,8 +20,12 @@ async function refusal(promise: Promise<unknown>): Promise<DomainError> {
 
 describe('the order money flow', () => {
   let b: OrderBench;
-  beforeAll(async () => { b = await startOrderBench(); });
-  afterAll(async () => { await b.close(); });
+  beforeAll(async () => {
+    b = await startOrderBench();
+  });
+  afterAll(async () => {
+    await b.close();
+  });
 
   const domainOf = (name: string) => b.uow.read.domains.findByName(name);
   const ordersFor = (name: string) => b.orders.list({ domain: name });
@@ -32,8 +36,19 @@ describe('the order money flow', () => {
       await expect(b.orders.register(r, registration('alpha.com', { period: 2 }))).resolves.toBe('success');
       expect(await b.balance(r)).toBe(10_000 - 1_950);
       const [order] = await ordersFor('alpha.com');
-      expect(order).toMatchObject({ status: 'completed', price: 1_950, period: 2, action: 'register', expiryDate: '2028-11-21' });
-      expect(await domainOf('alpha.com')).toMatchObject({ status: 'Active', expiryDate: '2028-11-21', resellerId: r.id, registrar: 'fake' });
+      expect(order).toMatchObject({
+        status: 'completed',
+        price: 1_950,
+        period: 2,
+        action: 'register',
+        expiryDate: '2028-11-21',
+      });
+      expect(await domainOf('alpha.com')).toMatchObject({
+        status: 'Active',
+        expiryDate: '2028-11-21',
+        resellerId: r.id,
+        registrar: 'fake',
+      });
       expect(b.fake.calls.find((c) => c.domain === 'alpha.com')?.transactionId).toBe(order.id);
     });
 
@@ -76,7 +91,9 @@ describe('the order money flow', () => {
       await b.orders.register(r, registration('busy.com'));
       expect((await refusal(b.orders.register(other, registration('busy.com')))).code).toBe('conflict');
       await b.orders.register(r, registration('done.com'));
-      expect((await refusal(b.orders.register(r, registration('done.com')))).message).toMatch(/already in your account/);
+      expect((await refusal(b.orders.register(r, registration('done.com')))).message).toMatch(
+        /already in your account/,
+      );
       expect((await refusal(b.orders.register(other, registration('done.com')))).code).toBe('unavailable');
       expect(await b.balance(other)).toBe(5_000);
     });
@@ -97,8 +114,17 @@ describe('the order money flow', () => {
     it('charges enabled addons per year at the group price, and addons without a price are free', async () => {
       const r = await b.newReseller(10_000);
       await b.catalogue.setAddonPrices('default', 'idprotection=1.50');
-      await b.orders.register(r, registration('addons.com', { period: 2, addons: { idprotection: true, dnsmanagement: true, emailforwarding: false } }));
-      expect((await ordersFor('addons.com'))[0]).toMatchObject({ price: 1_950 + 2 * 150, request: expect.objectContaining({ addons: ['dnsmanagement', 'idprotection'] }) });
+      await b.orders.register(
+        r,
+        registration('addons.com', {
+          period: 2,
+          addons: { idprotection: true, dnsmanagement: true, emailforwarding: false },
+        }),
+      );
+      expect((await ordersFor('addons.com'))[0]).toMatchObject({
+        price: 1_950 + 2 * 150,
+        request: expect.objectContaining({ addons: ['dnsmanagement', 'idprotection'] }),
+      });
       expect(await b.balance(r)).toBe(10_000 - 2_250);
       await b.catalogue.setAddonPrices('default', 'idprotection=0');
     });
@@ -106,7 +132,10 @@ describe('the order money flow', () => {
     it('refuses an unpriced period with the allowed ones, and an action the TLD does not offer', async () => {
       const r = await b.newReseller(10_000);
       const error = await refusal(b.orders.register(r, registration('period.com', { period: 3 })));
-      expect(error).toMatchObject({ code: 'validation_failed', message: 'regperiod must be one of 1, 2 for register of .com' });
+      expect(error).toMatchObject({
+        code: 'validation_failed',
+        message: 'regperiod must be one of 1, 2 for register of .com',
+      });
       const transfer = await refusal(b.orders.transfer(r, { ...registration('moving.net'), eppCode: 'x' }));
       expect(transfer).toMatchObject({ code: 'not_offered', message: 'transfer is not offered for .net' });
     });
@@ -114,21 +143,48 @@ describe('the order money flow', () => {
     it('refuses, without charging, a TLD whose registrar plugin is no longer installed', async () => {
       const r = await b.newReseller(10_000);
       const group = await b.resellers.group('default');
-      await b.knex('tlds').insert({ tld: '.gone', registrar: 'removed-plugin', min_length: 1, max_length: 63, grace_days: 0, redemption_days: 0 });
-      await b.knex('tld_prices').insert({ group_id: group.id, tld: '.gone', action: 'register', period: 1, price_minor: 500 });
+      await b.knex('tlds').insert({
+        tld: '.gone',
+        registrar: 'removed-plugin',
+        min_length: 1,
+        max_length: 63,
+        grace_days: 0,
+        redemption_days: 0,
+      });
+      await b
+        .knex('tld_prices')
+        .insert({ group_id: group.id, tld: '.gone', action: 'register', period: 1, price_minor: 500 });
       const error = await refusal(b.orders.register(r, registration('orphan.gone')));
-      expect(error).toMatchObject({ code: 'registrar_failed', message: 'The registrar for orphan.gone is not available at the moment; nothing was charged' });
+      expect(error).toMatchObject({
+        code: 'registrar_failed',
+        message: 'The registrar for orphan.gone is not available at the moment; nothing was charged',
+      });
       expect(await b.balance(r)).toBe(10_000);
       expect(await ordersFor('orphan.gone')).toEqual([]);
     });
 
     it('uses the group default registrant when the order carries none, and refuses without one', async () => {
       const r = await b.newReseller(10_000);
-      expect((await refusal(b.orders.register(r, registration('nocontact.com', { contacts: {} })))).message).toMatch(/registrant is required/);
-      await b.resellers.setDefaultContact('default', { 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'g@example.com', 'Address 1': '1 Navy Way', City: 'Arlington', Country: 'us', Postcode: '22201', 'Phone Number': '+1.5550100' });
+      expect((await refusal(b.orders.register(r, registration('nocontact.com', { contacts: {} })))).message).toMatch(
+        /registrant is required/,
+      );
+      await b.resellers.setDefaultContact('default', {
+        'First Name': 'Grace',
+        'Last Name': 'Hopper',
+        'Email Address': 'g@example.com',
+        'Address 1': '1 Navy Way',
+        City: 'Arlington',
+        Country: 'us',
+        Postcode: '22201',
+        'Phone Number': '+1.5550100',
+      });
       await b.orders.register(r, registration('defaultcontact.com', { contacts: {} }));
       const [order] = await ordersFor('defaultcontact.com');
-      expect(order.request.contacts?.registrant).toMatchObject({ firstname: 'Grace', country: 'US', email: 'g@example.com' });
+      expect(order.request.contacts?.registrant).toMatchObject({
+        firstname: 'Grace',
+        country: 'US',
+        email: 'g@example.com',
+      });
       await b.resellers.setDefaultContact('default', null);
     });
   });
@@ -139,7 +195,10 @@ describe('the order money flow', () => {
       b.fake.script('timeout.com', 'timeout');
       await expect(b.orders.register(r, registration('timeout.com'))).resolves.toBe('success');
       expect(await b.balance(r)).toBe(4_000);
-      expect((await ordersFor('timeout.com'))[0]).toMatchObject({ status: 'pending', note: expect.stringMatching(/did not answer within/) });
+      expect((await ordersFor('timeout.com'))[0]).toMatchObject({
+        status: 'pending',
+        note: expect.stringMatching(/did not answer within/),
+      });
       expect(await domainOf('timeout.com')).toMatchObject({ status: 'Pending Registration' });
 
       // Within the request's lease reconciliation keeps its hands off.
@@ -158,7 +217,11 @@ describe('the order money flow', () => {
       b.fake.script('lost.com', 'lost');
       await b.orders.register(r, registration('lost.com'));
       b.clock.advance(AFTER_LEASE_MS);
-      const reports = await Promise.all([b.orders.reconcile({ owner: 'a' }), b.orders.reconcile({ owner: 'b' }), b.orders.reconcile({ owner: 'c' })]);
+      const reports = await Promise.all([
+        b.orders.reconcile({ owner: 'a' }),
+        b.orders.reconcile({ owner: 'b' }),
+        b.orders.reconcile({ owner: 'c' }),
+      ]);
       expect(reports.flatMap((rep) => outcomeFor(rep, 'lost.com'))).toEqual(['refunded']);
       expect(await b.balance(r)).toBe(5_000);
     });
@@ -179,7 +242,10 @@ describe('the order money flow', () => {
       const r = await b.newReseller(5_000);
       b.fake.script('fault.com', 'fault');
       await expect(b.orders.register(r, registration('fault.com'))).resolves.toBe('success');
-      expect((await ordersFor('fault.com'))[0]).toMatchObject({ status: 'pending', note: expect.stringMatching(/ECONNRESET/) });
+      expect((await ordersFor('fault.com'))[0]).toMatchObject({
+        status: 'pending',
+        note: expect.stringMatching(/ECONNRESET/),
+      });
       b.clock.advance(AFTER_LEASE_MS);
       await b.orders.reconcile();
       expect((await ordersFor('fault.com'))[0].status).toBe('failed');
@@ -226,11 +292,18 @@ describe('the order money flow', () => {
       const owner = await b.newReseller(10_000);
       const other = await b.newReseller(10_000);
       await b.orders.register(owner, registration('mine.com'));
-      expect((await refusal(b.orders.renew(other, { domain: 'mine.com', period: 1, addons: {} }))).code).toBe('not_owned');
-      expect((await refusal(b.orders.renew(other, { domain: 'nobodys.com', period: 1, addons: {} }))).code).toBe('not_owned');
+      expect((await refusal(b.orders.renew(other, { domain: 'mine.com', period: 1, addons: {} }))).code).toBe(
+        'not_owned',
+      );
+      expect((await refusal(b.orders.renew(other, { domain: 'nobodys.com', period: 1, addons: {} }))).code).toBe(
+        'not_owned',
+      );
       await b.knex('domains').where({ name: 'mine.com' }).update({ status: 'Redemption' });
       const error = await refusal(b.orders.renew(owner, { domain: 'mine.com', period: 1, addons: {} }));
-      expect(error).toMatchObject({ code: 'validation_failed', message: 'mine.com is Redemption; only Active, Expired or Grace domains can be renewed' });
+      expect(error).toMatchObject({
+        code: 'validation_failed',
+        message: 'mine.com is Redemption; only Active, Expired or Grace domains can be renewed',
+      });
       expect(await b.balance(other)).toBe(10_000);
     });
 
@@ -238,7 +311,9 @@ describe('the order money flow', () => {
       const r = await b.newReseller(10_000);
       await b.orders.register(r, registration('norenew.com'));
       b.fake.script('norenew.com', 'refuse');
-      expect((await refusal(b.orders.renew(r, { domain: 'norenew.com', period: 1, addons: {} }))).code).toBe('registrar_failed');
+      expect((await refusal(b.orders.renew(r, { domain: 'norenew.com', period: 1, addons: {} }))).code).toBe(
+        'registrar_failed',
+      );
       expect(await domainOf('norenew.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
       expect(await b.balance(r)).toBe(9_000);
     });
@@ -251,7 +326,9 @@ describe('the order money flow', () => {
       b.fake.script('lostrenew.com', 'lost');
       await b.orders.renew(r, { domain: 'slowrenew.com', period: 1, addons: {} });
       await b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} });
-      expect((await refusal(b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} }))).code).toBe('conflict');
+      expect((await refusal(b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} }))).code).toBe(
+        'conflict',
+      );
       b.clock.advance(AFTER_LEASE_MS);
       const report = await b.orders.reconcile();
       expect(outcomeFor(report, 'slowrenew.com')).toEqual(['completed']);
@@ -274,7 +351,9 @@ describe('the order money flow', () => {
     it('refunds a refused transfer and removes the pending domain', async () => {
       const r = await b.newReseller(10_000);
       b.fake.script('badcode.com', 'refuse');
-      expect((await refusal(b.orders.transfer(r, { ...registration('badcode.com'), eppCode: 'wrong' }))).code).toBe('registrar_failed');
+      expect((await refusal(b.orders.transfer(r, { ...registration('badcode.com'), eppCode: 'wrong' }))).code).toBe(
+        'registrar_failed',
+      );
       expect(await domainOf('badcode.com')).toBeUndefined();
       expect(await b.balance(r)).toBe(10_000);
     });
@@ -304,9 +383,19 @@ describe('the order money flow', () => {
       const r = await b.newReseller(10_000);
       const other = await b.newReseller(10_000);
       await b.orders.register(r, registration('idemone.com'), { idempotencyKey: 'shared' });
-      expect((await refusal(b.orders.register(r, registration('idemtwo.com'), { idempotencyKey: 'shared' }))).code).toBe('idempotency_mismatch');
-      expect((await refusal(b.orders.renew(r, { domain: 'idemone.com', period: 1, addons: {} }, { idempotencyKey: 'shared' }))).code).toBe('idempotency_mismatch');
-      await expect(b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' })).resolves.toBe('success');
+      expect(
+        (await refusal(b.orders.register(r, registration('idemtwo.com'), { idempotencyKey: 'shared' }))).code,
+      ).toBe('idempotency_mismatch');
+      expect(
+        (
+          await refusal(
+            b.orders.renew(r, { domain: 'idemone.com', period: 1, addons: {} }, { idempotencyKey: 'shared' }),
+          )
+        ).code,
+      ).toBe('idempotency_mismatch');
+      await expect(b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' })).resolves.toBe(
+        'success',
+      );
     });
 
     it('answers 409 while the first request with the key is in flight', async () => {
@@ -315,16 +404,27 @@ describe('the order money flow', () => {
       const first = b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' });
       while (b.fake.callsFor('inflight.com') === 0) await new Promise((resolve) => setImmediate(resolve));
       const second = await refusal(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' }));
-      expect(second).toMatchObject({ code: 'conflict', message: expect.stringMatching(/Idempotency-Key is still in progress/) });
+      expect(second).toMatchObject({
+        code: 'conflict',
+        message: expect.stringMatching(/Idempotency-Key is still in progress/),
+      });
       await expect(first).resolves.toBe('success');
-      await expect(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' })).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' })).resolves.toBe(
+        'success',
+      );
       expect(b.fake.callsFor('inflight.com')).toBe(1);
     });
 
     it('lets concurrent requests with one key place one order', async () => {
       const r = await b.newReseller(10_000);
-      const results = await Promise.allSettled(Array.from({ length: 6 }, () => b.orders.register(r, registration('idemrace.com'), { idempotencyKey: 'k-race' })));
-      const refusals = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as DomainError).code);
+      const results = await Promise.allSettled(
+        Array.from({ length: 6 }, () =>
+          b.orders.register(r, registration('idemrace.com'), { idempotencyKey: 'k-race' }),
+        ),
+      );
+      const refusals = results
+        .filter((x): x is PromiseRejectedResult => x.status === 'rejected')
+        .map((x) => (x.reason as DomainError).code);
       expect(refusals.every((code) => code === 'conflict')).toBe(true);
       expect(await ordersFor('idemrace.com')).toHaveLength(1);
       expect(b.fake.callsFor('idemrace.com')).toBe(1);
@@ -338,12 +438,16 @@ describe('the order money flow', () => {
       await b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' });
       expect(b.fake.callsFor('keyttl.com')).toBe(1);
       b.clock.advance(2);
-      expect((await refusal(b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' }))).message).toMatch(/already in your account/);
+      expect(
+        (await refusal(b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' }))).message,
+      ).toMatch(/already in your account/);
     });
 
     it('refuses a malformed key with 400', async () => {
       const r = await b.newReseller(10_000);
-      expect((await refusal(b.orders.register(r, registration('badkey.com'), { idempotencyKey: 'has space' }))).code).toBe('validation_failed');
+      expect(
+        (await refusal(b.orders.register(r, registration('badkey.com'), { idempotencyKey: 'has space' }))).code,
+      ).toBe('validation_failed');
     });
   });
 
@@ -353,7 +457,9 @@ describe('the order money flow', () => {
       failFrom = Infinity;
       private count = 0;
       constructor(private readonly inner: UnitOfWork) {}
-      get read(): Repositories { return this.inner.read; }
+      get read(): Repositories {
+        return this.inner.read;
+      }
       run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
         const doomed = this.count++ >= this.failFrom;
         return this.inner.run(async (repos) => {
@@ -368,14 +474,20 @@ describe('the order money flow', () => {
       const r = await b.newReseller(10_000);
       const dying = new DyingUnitOfWork(b.uow);
       dying.failFrom = 1; // phase 1 commits, phase 3 does not
-      await expect(b.ordersWith(dying).register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toBe('success');
+      await expect(
+        b.ordersWith(dying).register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' }),
+      ).resolves.toBe('success');
       expect((await ordersFor('crash3.com'))[0].status).toBe('pending');
-      expect((await refusal(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' }))).code).toBe('conflict');
+      expect(
+        (await refusal(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' }))).code,
+      ).toBe('conflict');
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'crash3.com')).toEqual(['completed']);
       expect(await domainOf('crash3.com')).toMatchObject({ status: 'Active' });
       expect(await b.balance(r)).toBe(9_000);
-      await expect(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toBe(
+        'success',
+      );
       expect(b.fake.callsFor('crash3.com')).toBe(1);
     });
 
@@ -384,12 +496,20 @@ describe('the order money flow', () => {
       const dying = new DyingUnitOfWork(b.uow);
       dying.failFrom = 1;
       b.fake.script('crashrefused.com', 'refuse');
-      expect((await refusal(b.ordersWith(dying).register(r, registration('crashrefused.com'), { idempotencyKey: 'k-crash2' }))).code).toBe('registrar_failed');
+      expect(
+        (
+          await refusal(
+            b.ordersWith(dying).register(r, registration('crashrefused.com'), { idempotencyKey: 'k-crash2' }),
+          )
+        ).code,
+      ).toBe('registrar_failed');
       expect(await b.balance(r)).toBe(9_000);
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'crashrefused.com')).toEqual(['refunded']);
       expect(await b.balance(r)).toBe(10_000);
-      expect((await refusal(b.orders.register(r, registration('crashrefused.com'), { idempotencyKey: 'k-crash2' }))).code).toBe('registrar_failed');
+      expect(
+        (await refusal(b.orders.register(r, registration('crashrefused.com'), { idempotencyKey: 'k-crash2' }))).code,
+      ).toBe('registrar_failed');
     });
 
     it('writes nothing when phase 1 itself fails', async () => {
@@ -416,11 +536,15 @@ describe('the order money flow', () => {
           await new Promise((resolve) => setImmediate(resolve));
         }
       })();
-      const results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => b.orders.register(r, registration(`rush-${i}.com`))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, i) => b.orders.register(r, registration(`rush-${i}.com`))),
+      );
       sampling = false;
       await sampler;
       expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(9);
-      const codes = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as DomainError).code);
+      const codes = results
+        .filter((x): x is PromiseRejectedResult => x.status === 'rejected')
+        .map((x) => (x.reason as DomainError).code);
       expect(new Set(codes)).toEqual(new Set(['insufficient_credit']));
       expect(await b.balance(r)).toBe(0);
       expect(lowest).toBeGreaterThanOrEqual(0);
@@ -429,9 +553,13 @@ describe('the order money flow', () => {
 
     it('places one order and one charge for 10 concurrent registrations of one name', async () => {
       const r = await b.newReseller(10_000);
-      const results = await Promise.allSettled(Array.from({ length: 10 }, () => b.orders.register(r, registration('contended.com'))));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, () => b.orders.register(r, registration('contended.com'))),
+      );
       expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(1);
-      const codes = results.filter((x): x is PromiseRejectedResult => x.status === 'rejected').map((x) => (x.reason as DomainError).code);
+      const codes = results
+        .filter((x): x is PromiseRejectedResult => x.status === 'rejected')
+        .map((x) => (x.reason as DomainError).code);
       expect(codes.every((c) => c === 'conflict' || c === 'unavailable')).toBe(true);
       expect(await ordersFor('contended.com')).toHaveLength(1);
       expect(b.fake.callsFor('contended.com')).toBe(1);
@@ -441,7 +569,9 @@ describe('the order money flow', () => {
     it('places one renewal for 10 concurrent renewals of one domain', async () => {
       const r = await b.newReseller(20_000);
       await b.orders.register(r, registration('renewrace.com'));
-      const results = await Promise.allSettled(Array.from({ length: 10 }, () => b.orders.renew(r, { domain: 'renewrace.com', period: 1, addons: {} })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 10 }, () => b.orders.renew(r, { domain: 'renewrace.com', period: 1, addons: {} })),
+      );
       expect(results.filter((x) => x.status === 'fulfilled').length).toBeGreaterThanOrEqual(1);
       // Renewals that ran one after another are all legitimate; overlapping ones are refused.
       const placed = (await ordersFor('renewrace.com')).filter((o) => o.action === 'renew');

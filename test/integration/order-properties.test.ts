@@ -71,7 +71,12 @@ class TopUp implements fc.AsyncCommand<Model, Real> {
 }
 
 class Order implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly action: Action, readonly name: number, readonly behaviour: FakeBehaviour, readonly key: number | null) {}
+  constructor(
+    readonly action: Action,
+    readonly name: number,
+    readonly behaviour: FakeBehaviour,
+    readonly key: number | null,
+  ) {}
   check = () => true;
 
   /** The answer the model expects, and its effect on the model. */
@@ -121,9 +126,11 @@ class Order implements fc.AsyncCommand<Model, Real> {
     const domain = nameOf(real, this.name);
     const options = this.key === null ? {} : { idempotencyKey: `key-${this.key}` };
     real.b.fake.script(domain, this.behaviour);
-    const actual = await answerOf(this.action === 'register'
-      ? real.b.orders.register(real.reseller, registration(domain), options)
-      : real.b.orders.renew(real.reseller, { domain, period: 1, addons: {} }, options));
+    const actual = await answerOf(
+      this.action === 'register'
+        ? real.b.orders.register(real.reseller, registration(domain), options)
+        : real.b.orders.renew(real.reseller, { domain, period: 1, addons: {} }, options),
+    );
     real.b.fake.unscript(domain);
     expect(actual).toBe(this.expected(model));
     await expectConsistent(model, real);
@@ -147,8 +154,9 @@ class Reconcile implements fc.AsyncCommand<Model, Real> {
     await expectConsistent(model, real);
     for (let n = 0; n < NAMES; n++) {
       const domain = await real.b.uow.read.domains.findByName(nameOf(real, n));
-      expect(domain ? { status: domain.status, expiry: domain.expiryDate } : undefined)
-        .toEqual(model.active.has(n) ? { status: 'Active', expiry: `${model.active.get(n)}-11-21` } : undefined);
+      expect(domain ? { status: domain.status, expiry: domain.expiryDate } : undefined).toEqual(
+        model.active.has(n) ? { status: 'Active', expiry: `${model.active.get(n)}-11-21` } : undefined,
+      );
     }
   }
   toString = () => 'reconcile()';
@@ -157,28 +165,45 @@ class Reconcile implements fc.AsyncCommand<Model, Real> {
 describe('order properties against a ledger model', () => {
   let b: OrderBench;
   let run = 0;
-  beforeAll(async () => { b = await startOrderBench(); });
-  afterAll(async () => { await b.close(); });
+  beforeAll(async () => {
+    b = await startOrderBench();
+  });
+  afterAll(async () => {
+    await b.close();
+  });
 
-  it('never loses or double-charges money, whatever the sequence', async () => {
-    const commands = fc.commands([
-      fc.integer({ min: 1, max: 30_00 }).map((amount) => new TopUp(amount)),
-      fc.tuple(fc.constantFrom<Action>('register', 'register', 'renew'), fc.nat(NAMES - 1), fc.constantFrom(...BEHAVIOURS), fc.option(fc.nat(KEYS - 1), { nil: null }))
-        .map(([action, name, behaviour, key]) => new Order(action, name, behaviour, key)),
-      fc.constant(new Reconcile()),
-    ], { maxCommands: 25 });
+  it(
+    'never loses or double-charges money, whatever the sequence',
+    async () => {
+      const commands = fc.commands(
+        [
+          fc.integer({ min: 1, max: 30_00 }).map((amount) => new TopUp(amount)),
+          fc
+            .tuple(
+              fc.constantFrom<Action>('register', 'register', 'renew'),
+              fc.nat(NAMES - 1),
+              fc.constantFrom(...BEHAVIOURS),
+              fc.option(fc.nat(KEYS - 1), { nil: null }),
+            )
+            .map(([action, name, behaviour, key]) => new Order(action, name, behaviour, key)),
+          fc.constant(new Reconcile()),
+        ],
+        { maxCommands: 25 },
+      );
 
-    await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 40_00 }), commands, async (opening, cmds) => {
-        const reseller = await b.newReseller(opening);
-        const real: Real = { b, reseller, prefix: `p${++run}` };
-        const model: Model = { balance: opening, active: new Map(), open: new Map(), keys: new Map() };
-        await fc.asyncModelRun(() => ({ model, real }), cmds);
-        // Whatever was left pending settles, and the books still balance.
-        await new Reconcile().run(model, real);
-        expect(await b.orders.list({ resellerId: reseller.id, status: 'pending' })).toEqual([]);
-      }),
-      { numRuns: RUNS },
-    );
-  }, 60_000 + RUNS * 2_000);
+      await fc.assert(
+        fc.asyncProperty(fc.integer({ min: 0, max: 40_00 }), commands, async (opening, cmds) => {
+          const reseller = await b.newReseller(opening);
+          const real: Real = { b, reseller, prefix: `p${++run}` };
+          const model: Model = { balance: opening, active: new Map(), open: new Map(), keys: new Map() };
+          await fc.asyncModelRun(() => ({ model, real }), cmds);
+          // Whatever was left pending settles, and the books still balance.
+          await new Reconcile().run(model, real);
+          expect(await b.orders.list({ resellerId: reseller.id, status: 'pending' })).toEqual([]);
+        }),
+        { numRuns: RUNS },
+      );
+    },
+    60_000 + RUNS * 2_000,
+  );
 });

@@ -22,8 +22,16 @@ describe('an order in few round trips', () => {
   beforeAll(async () => {
     b = await startOrderBench();
     const events = new InProcessEventBus(createLogger('silent'));
-    for (const name of ['order.placed', 'order.completed', 'order.failed', 'domain.status_changed', 'credit.changed'] as const) {
-      events.on(name, (event) => { published.push({ name, event }); });
+    for (const name of [
+      'order.placed',
+      'order.completed',
+      'order.failed',
+      'domain.status_changed',
+      'credit.changed',
+    ] as const) {
+      events.on(name, (event) => {
+        published.push({ name, event });
+      });
     }
     orders = new OrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'), SETTINGS, events);
     b.knex.on('query', record);
@@ -45,8 +53,20 @@ describe('an order in few round trips', () => {
     const r = await b.newReseller(10_000);
     await expect(orders.register(r, registration('events-rt.com'))).resolves.toBe('success');
     const order = await orderFor('events-rt.com');
-    expect(published.map((p) => p.name)).toEqual(['domain.status_changed', 'credit.changed', 'order.placed', 'order.completed', 'domain.status_changed']);
-    expect(published[1].event).toMatchObject({ resellerId: r.id, amount: -1_000, kind: 'order_debit', orderId: order.id, balance: 9_000 });
+    expect(published.map((p) => p.name)).toEqual([
+      'domain.status_changed',
+      'credit.changed',
+      'order.placed',
+      'order.completed',
+      'domain.status_changed',
+    ]);
+    expect(published[1].event).toMatchObject({
+      resellerId: r.id,
+      amount: -1_000,
+      kind: 'order_debit',
+      orderId: order.id,
+      balance: 9_000,
+    });
     expect(published[0].event).toMatchObject({ domain: 'events-rt.com', from: null, to: 'Pending Registration' });
     expect(published[4].event).toMatchObject({ domain: 'events-rt.com', from: 'Pending Registration', to: 'Active' });
     expect(order).toMatchObject({ status: 'completed', expiryDate: '2027-11-21' });
@@ -64,8 +84,14 @@ describe('an order in few round trips', () => {
   it('still refuses a name held elsewhere, in progress, or in the account, writing nothing', async () => {
     const [owner, other] = [await b.newReseller(10_000), await b.newReseller(10_000)];
     await orders.register(owner, registration('held-rt.com'));
-    await expect(orders.register(other, registration('held-rt.com'))).rejects.toMatchObject({ code: 'unavailable', message: 'held-rt.com is not available' });
-    await expect(orders.register(owner, registration('held-rt.com'))).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/already in your account \(Active\)/) });
+    await expect(orders.register(other, registration('held-rt.com'))).rejects.toMatchObject({
+      code: 'unavailable',
+      message: 'held-rt.com is not available',
+    });
+    await expect(orders.register(owner, registration('held-rt.com'))).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/already in your account \(Active\)/),
+    });
     b.fake.script('busy-rt.com', 'timeout');
     await orders.register(owner, registration('busy-rt.com'));
     await expect(orders.register(other, registration('busy-rt.com'))).rejects.toMatchObject({ code: 'conflict' });
@@ -79,7 +105,9 @@ describe('an order in few round trips', () => {
     await b.knex('domains').where({ name: 'again-rt.com' }).update({ status: 'Cancelled' });
     b.fake.registered.delete('again-rt.com');
     b.fake.script('again-rt.com', 'refuse');
-    await expect(orders.register(second, registration('again-rt.com'))).rejects.toMatchObject({ code: 'registrar_failed' });
+    await expect(orders.register(second, registration('again-rt.com'))).rejects.toMatchObject({
+      code: 'registrar_failed',
+    });
     expect(await domainOf('again-rt.com')).toMatchObject({ status: 'Cancelled', resellerId: first.id });
     expect(await b.balance(second)).toBe(10_000);
     await expect(orders.register(second, registration('again-rt.com'))).resolves.toBe('success');
@@ -98,7 +126,9 @@ describe('an order in few round trips', () => {
     expect(report.orders.filter((o) => o.domain === 'moved-rt.com').map((o) => o.result)).toEqual(['completed']);
     expect(await orderFor('moved-rt.com')).toMatchObject({ status: 'completed' });
     expect(await domainOf('moved-rt.com')).toMatchObject({ status: 'Fraud' });
-    expect(published.filter((p) => (p.event as { domain?: string }).domain === 'moved-rt.com').map((p) => p.name)).toEqual(['order.completed']);
+    expect(
+      published.filter((p) => (p.event as { domain?: string }).domain === 'moved-rt.com').map((p) => p.name),
+    ).toEqual(['order.completed']);
     expect(await b.balance(r)).toBe(9_000);
   });
 
@@ -115,7 +145,15 @@ describe('an order in few round trips', () => {
   describe('the ledger answering its balance', () => {
     it('answers the balance after the entry, and null with nothing written when it would go below zero', async () => {
       const r = await b.newReseller(1_000);
-      const entry = (amount: number) => ({ id: ulid(), resellerId: r.id, amount, kind: 'adjustment' as const, orderId: null, note: null, createdAt: new Date() });
+      const entry = (amount: number) => ({
+        id: ulid(),
+        resellerId: r.id,
+        amount,
+        kind: 'adjustment' as const,
+        orderId: null,
+        note: null,
+        createdAt: new Date(),
+      });
       await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry(-400)))).resolves.toBe(600);
       await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry(-700)))).resolves.toBeNull();
       await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry(250)))).resolves.toBe(850);
@@ -145,34 +183,57 @@ describe('an order in few round trips', () => {
     }
     const change = { expiryDate: '2027-11-21', note: 'done', at: new Date('2026-11-21T12:00:00Z') };
 
-    it(TEST_ENGINE === 'mariadb' ? 'moves both in a single statement without a transaction on MariaDB' : 'is left to the transaction on SQLite: no statement is sent', async () => {
-      const { order } = await pendingOrder('one-rt.com');
-      statements = [];
-      const done = await new KnexOrderRepository(b.knex).completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'] });
-      if (TEST_ENGINE === 'mariadb') {
-        expect(done).toBe(true);
-        expect(statements).toHaveLength(1);
-        expect(await orderFor('one-rt.com')).toMatchObject({ status: 'completed', expiryDate: '2027-11-21', leaseOwner: null, settledAt: change.at });
-        expect(await domainOf('one-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
-        // The open-order index is free again: the name can be ordered by nobody else, renewed by its owner.
-        expect((await b.knex('orders').where({ id: order.id }).first()).open_domain).toBeNull();
-      } else {
-        expect(done).toBe(false);
-        expect(statements).toEqual([]);
-        expect(await orderFor('one-rt.com')).toMatchObject({ status: 'pending' });
-      }
-    });
+    it(
+      TEST_ENGINE === 'mariadb'
+        ? 'moves both in a single statement without a transaction on MariaDB'
+        : 'is left to the transaction on SQLite: no statement is sent',
+      async () => {
+        const { order } = await pendingOrder('one-rt.com');
+        statements = [];
+        const done = await new KnexOrderRepository(b.knex).completeWithDomain(order.id, change, {
+          id: order.domainId,
+          from: ['Pending Registration'],
+        });
+        if (TEST_ENGINE === 'mariadb') {
+          expect(done).toBe(true);
+          expect(statements).toHaveLength(1);
+          expect(await orderFor('one-rt.com')).toMatchObject({
+            status: 'completed',
+            expiryDate: '2027-11-21',
+            leaseOwner: null,
+            settledAt: change.at,
+          });
+          expect(await domainOf('one-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+          // The open-order index is free again: the name can be ordered by nobody else, renewed by its owner.
+          expect((await b.knex('orders').where({ id: order.id }).first()).open_domain).toBeNull();
+        } else {
+          expect(done).toBe(false);
+          expect(statements).toEqual([]);
+          expect(await orderFor('one-rt.com')).toMatchObject({ status: 'pending' });
+        }
+      },
+    );
 
     it('changes nothing when the order is settled already or its domain is not as expected', async () => {
       const repo = new KnexOrderRepository(b.knex);
       const { order } = await pendingOrder('two-rt.com');
-      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Active'] })).resolves.toBe(false);
-      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'], resellerId: 'someone-else' })).resolves.toBe(false);
+      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Active'] })).resolves.toBe(
+        false,
+      );
+      await expect(
+        repo.completeWithDomain(order.id, change, {
+          id: order.domainId,
+          from: ['Pending Registration'],
+          resellerId: 'someone-else',
+        }),
+      ).resolves.toBe(false);
       expect(await orderFor('two-rt.com')).toMatchObject({ status: 'pending' });
       expect(await domainOf('two-rt.com')).toMatchObject({ status: 'Pending Registration' });
       // Settled by someone else meanwhile (the domain, in this made-up case, left behind).
       await b.knex('orders').where({ id: order.id }).update({ status: 'completed', open_domain: null });
-      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'] })).resolves.toBe(false);
+      await expect(
+        repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'] }),
+      ).resolves.toBe(false);
       expect(await domainOf('two-rt.com')).toMatchObject({ status: 'Pending Registration' });
     });
 

@@ -30,7 +30,9 @@ describe('plugin discovery', () => {
   });
 
   it('refuses options for a plugin that is not installed', async () => {
-    await expect(loadPlugins(BUNDLED_PLUGINS_DIR, { nosuch: {} }, host)).rejects.toThrow(/nosuch: options are configured but no such plugin/);
+    await expect(loadPlugins(BUNDLED_PLUGINS_DIR, { nosuch: {} }, host)).rejects.toThrow(
+      /nosuch: options are configured but no such plugin/,
+    );
   });
 
   it('refuses a plugins directory that does not exist', async () => {

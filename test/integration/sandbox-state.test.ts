@@ -8,31 +8,51 @@ const ctx = () => ({ signal: new AbortController().signal, transactionId: 't' })
 
 describe('sandbox registry state', () => {
   let db: TestDatabase;
-  const open = () => createResellerModule({ database: db.url, clock: fixedClock('2026-11-21T10:00:00Z'), settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' } });
+  const open = () =>
+    createResellerModule({
+      database: db.url,
+      clock: fixedClock('2026-11-21T10:00:00Z'),
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
   beforeAll(async () => {
     db = await createTestDatabase();
     const first = await open();
     await first.migrate();
     await first.close();
   });
-  afterAll(async () => { await db.drop(); });
+  afterAll(async () => {
+    await db.drop();
+  });
 
   it('is shared by two processes on the same database and survives a restart', async () => {
     const server: ResellerModule = await open();
     const cli: ResellerModule = await open();
     try {
-      const registered = await server.registrars.get('sandbox').register({
-        domain: 'shared.com', period: 1, nameservers: ['ns1.example.net', 'ns2.example.net'], contacts: {}, addons: {}, fields: {},
-      }, ctx());
+      const registered = await server.registrars.get('sandbox').register(
+        {
+          domain: 'shared.com',
+          period: 1,
+          nameservers: ['ns1.example.net', 'ns2.example.net'],
+          contacts: {},
+          addons: {},
+          fields: {},
+        },
+        ctx(),
+      );
       expect(registered).toEqual({ ok: true, expiryDate: '2027-11-21' });
-      expect(await cli.registrars.get('sandbox').checkAvailability(['shared.com'], ctx())).toEqual([{ domain: 'shared.com', status: 'registered' }]);
+      expect(await cli.registrars.get('sandbox').checkAvailability(['shared.com'], ctx())).toEqual([
+        { domain: 'shared.com', status: 'registered' },
+      ]);
     } finally {
       await server.close();
       await cli.close();
     }
     const restarted = await open();
     try {
-      expect(await restarted.registrars.get('sandbox').nameservers!.get({ domain: 'shared.com' }, ctx())).toEqual({ ok: true, nameservers: ['ns1.example.net', 'ns2.example.net'] });
+      expect(await restarted.registrars.get('sandbox').nameservers!.get({ domain: 'shared.com' }, ctx())).toEqual({
+        ok: true,
+        nameservers: ['ns1.example.net', 'ns2.example.net'],
+      });
     } finally {
       await restarted.close();
     }

@@ -20,7 +20,10 @@ class TransferringRegistrar extends FakeRegistrar {
   hold = false;
 
   override readonly transfer = {
-    transfer: async (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate?: string }>> => {
+    transfer: async (
+      input: { domain: string },
+      ctx: CallContext,
+    ): Promise<RegistrarOutcome<{ expiryDate?: string }>> => {
       this.calls.push({ op: 'transfer', domain: input.domain, transactionId: ctx.transactionId });
       return { ok: true };
     },
@@ -44,7 +47,7 @@ class TransferringRegistrar extends FakeRegistrar {
       await new Promise((resolve) => setTimeout(resolve, 1));
     }
     this.hold = false;
-    this.held.splice(0).forEach((release) => release());
+    for (const release of this.held.splice(0)) release();
   }
 }
 
@@ -69,25 +72,30 @@ describe('transfer sync settles an open transfer order', () => {
     };
     processes = [process(), process()];
   });
-  afterAll(async () => { await b.close(); });
+  afterAll(async () => {
+    await b.close();
+  });
 
   const domainOf = (name: string) => b.uow.read.domains.findByName(name);
   const orderOf = async (name: string) => (await b.orders.list({ domain: name }))[0]!;
-  const refundsOf = async (orderId: string) => (await b.knex('credit_entries').where({ order_id: orderId, kind: 'order_refund' })).length;
+  const refundsOf = async (orderId: string) =>
+    (await b.knex('credit_entries').where({ order_id: orderId, kind: 'order_refund' })).length;
   /** Counts the events about `domain` published while `during` runs. */
   const countEvents = async (domain: string, during: () => Promise<unknown>) => {
     const counts: Partial<Record<EventName | string, number>> = {};
     const names: EventName[] = ['order.completed', 'order.failed', 'domain.status_changed'];
-    const off = names.map((name) => b.events.on(name, (e) => {
-      const event = e as { domain: string; cause?: string };
-      if (event.domain !== domain) return;
-      const key = event.cause ? `${name} (${event.cause})` : name;
-      counts[key] = (counts[key] ?? 0) + 1;
-    }));
+    const off = names.map((name) =>
+      b.events.on(name, (e) => {
+        const event = e as { domain: string; cause?: string };
+        if (event.domain !== domain) return;
+        const key = event.cause ? `${name} (${event.cause})` : name;
+        counts[key] = (counts[key] ?? 0) + 1;
+      }),
+    );
     try {
       await during();
     } finally {
-      off.forEach((unsubscribe) => unsubscribe());
+      for (const unsubscribe of off) unsubscribe();
     }
     return counts;
   };
@@ -107,37 +115,55 @@ describe('transfer sync settles an open transfer order', () => {
     fake.hold = true;
     const events = await countEvents('race-completed.com', async () => {
       const [reports] = await Promise.all([
-        Promise.all([processes[0]!.orders.reconcile({ owner: 'reconciler-a' }), processes[1]!.orders.reconcile({ owner: 'reconciler-b' })]),
+        Promise.all([
+          processes[0]!.orders.reconcile({ owner: 'reconciler-a' }),
+          processes[1]!.orders.reconcile({ owner: 'reconciler-b' }),
+        ]),
         processes[0]!.syncer.transferSync(domain),
         processes[1]!.syncer.transferSync(domain),
         // Two syncs and the one reconciler that claimed the order (the other finds it busy).
         fake.releaseWhenHeld(3),
       ]);
       // Whoever settled, reconciliation reports it only when it was the one.
-      const results = reports.flatMap((report) => report.orders.filter((o) => o.domain === 'race-completed.com').map((o) => o.result));
+      const results = reports.flatMap((report) =>
+        report.orders.filter((o) => o.domain === 'race-completed.com').map((o) => o.result),
+      );
       expect(results.filter((result) => result !== 'completed')).toEqual([]);
     });
     expect(events).toEqual({ 'order.completed': 1, 'domain.status_changed (order)': 1 });
-    expect(await orderOf('race-completed.com')).toMatchObject({ status: 'completed', expiryDate: '2027-11-21', leaseOwner: null });
+    expect(await orderOf('race-completed.com')).toMatchObject({
+      status: 'completed',
+      expiryDate: '2027-11-21',
+      leaseOwner: null,
+    });
     expect(await domainOf('race-completed.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
     expect(await b.balance(r)).toBe(10_000 - 900);
   });
 
   it('refunds the order once when two transfer syncs and reconciliation learn the failure at the same moment', async () => {
     const r = await transferIn('race-failed.com');
-    fake.outcomes.set('race-failed.com', { completed: false, failed: true, reason: 'the losing registrar rejected the transfer' });
+    fake.outcomes.set('race-failed.com', {
+      completed: false,
+      failed: true,
+      reason: 'the losing registrar rejected the transfer',
+    });
     b.clock.advance(AFTER_LEASE_MS);
     const domain = (await domainOf('race-failed.com'))!;
     fake.hold = true;
-    const events = await countEvents('race-failed.com', () => Promise.all([
-      processes[0]!.orders.reconcile({ owner: 'reconciler-c' }),
-      processes[0]!.syncer.transferSync(domain),
-      processes[1]!.syncer.transferSync(domain),
-      fake.releaseWhenHeld(3),
-    ]));
+    const events = await countEvents('race-failed.com', () =>
+      Promise.all([
+        processes[0]!.orders.reconcile({ owner: 'reconciler-c' }),
+        processes[0]!.syncer.transferSync(domain),
+        processes[1]!.syncer.transferSync(domain),
+        fake.releaseWhenHeld(3),
+      ]),
+    );
     expect(events).toEqual({ 'order.failed': 1 });
     const order = await orderOf('race-failed.com');
-    expect(order).toMatchObject({ status: 'failed', note: expect.stringMatching(/the transfer failed: the losing registrar rejected the transfer$/) });
+    expect(order).toMatchObject({
+      status: 'failed',
+      note: expect.stringMatching(/the transfer failed: the losing registrar rejected the transfer$/),
+    });
     expect(await refundsOf(order.id)).toBe(1);
     expect(await domainOf('race-failed.com')).toBeUndefined();
     expect(await b.balance(r)).toBe(10_000);
@@ -149,12 +175,14 @@ describe('transfer sync settles an open transfer order', () => {
     b.clock.advance(AFTER_LEASE_MS);
     const domain = (await domainOf('syncs-failed.com'))!;
     fake.hold = true;
-    const events = await countEvents('syncs-failed.com', () => Promise.all([
-      processes[0]!.syncer.transferSync(domain),
-      processes[1]!.syncer.transferSync(domain),
-      processes[1]!.syncer.transferSync(domain),
-      fake.releaseWhenHeld(3),
-    ]));
+    const events = await countEvents('syncs-failed.com', () =>
+      Promise.all([
+        processes[0]!.syncer.transferSync(domain),
+        processes[1]!.syncer.transferSync(domain),
+        processes[1]!.syncer.transferSync(domain),
+        fake.releaseWhenHeld(3),
+      ]),
+    );
     expect(events).toEqual({ 'order.failed': 1 });
     const order = await orderOf('syncs-failed.com');
     expect(order).toMatchObject({ status: 'failed', note: 'transfer sync: the transfer failed: rejected' });
@@ -165,17 +193,30 @@ describe('transfer sync settles an open transfer order', () => {
   it('puts back the row a failed transfer took over, as a refused transfer does', async () => {
     const previous = await b.newReseller(0);
     const now = b.clock.now();
-    await b.uow.run((repos) => repos.domains.insert({
-      id: ulid(), name: 'came-back.com', unicodeName: 'came-back.com', tld: '.com', resellerId: previous.id, registrar: 'fake',
-      status: 'Transferred Away', expiryDate: '2026-05-01', createdAt: now,
-    }));
+    await b.uow.run((repos) =>
+      repos.domains.insert({
+        id: ulid(),
+        name: 'came-back.com',
+        unicodeName: 'came-back.com',
+        tld: '.com',
+        resellerId: previous.id,
+        registrar: 'fake',
+        status: 'Transferred Away',
+        expiryDate: '2026-05-01',
+        createdAt: now,
+      }),
+    );
     const r = await transferIn('came-back.com');
     fake.outcomes.set('came-back.com', { completed: false, failed: true, reason: 'rejected' });
     b.clock.advance(AFTER_LEASE_MS);
     const domain = (await domainOf('came-back.com'))!;
     const events = await countEvents('came-back.com', () => processes[0]!.syncer.transferSync(domain));
     expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
-    expect(await domainOf('came-back.com')).toMatchObject({ status: 'Transferred Away', resellerId: previous.id, expiryDate: '2026-05-01' });
+    expect(await domainOf('came-back.com')).toMatchObject({
+      status: 'Transferred Away',
+      resellerId: previous.id,
+      expiryDate: '2026-05-01',
+    });
     expect(await b.balance(r)).toBe(10_000);
   });
 
@@ -190,6 +231,8 @@ describe('transfer sync settles an open transfer order', () => {
     expect(await b.balance(r)).toBe(10_000 - 900);
     // Settled by reconciliation later, so the ledger invariant sees no order left open.
     fake.outcomes.set('still-moving.com', { completed: true, failed: false, expiryDate: '2027-11-21' });
-    expect((await b.orders.reconcile()).orders.filter((o) => o.domain === 'still-moving.com').map((o) => o.result)).toEqual(['completed']);
+    expect(
+      (await b.orders.reconcile()).orders.filter((o) => o.domain === 'still-moving.com').map((o) => o.result),
+    ).toEqual(['completed']);
   });
 });

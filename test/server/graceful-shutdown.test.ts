@@ -7,14 +7,25 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database'
 
 const ROOT = path.resolve(__dirname, '../..');
 
-interface Reply { status: number; body: string }
+interface Reply {
+  status: number;
+  body: string;
+}
 
 /** One request on a fresh connection (no keep-alive), so a refused connection shows as an error. */
-function send(port: number, method: string, urlPath: string, headers: Record<string, string> = {}, body?: string): Promise<Reply> {
+function send(
+  port: number,
+  method: string,
+  urlPath: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: false }, (res) => {
       let text = '';
-      res.on('data', (chunk) => { text += String(chunk); });
+      res.on('data', (chunk) => {
+        text += String(chunk);
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
     });
     req.on('error', reject);
@@ -35,7 +46,9 @@ const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>): Pr
 describe('the stand-alone server on SIGTERM', () => {
   let db: TestDatabase;
   let child: ChildProcess | undefined;
-  beforeAll(async () => { db = await createTestDatabase(); });
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
   afterAll(async () => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
     await db.drop();
@@ -45,53 +58,83 @@ describe('the stand-alone server on SIGTERM', () => {
     const server = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), ['src/main.ts'], {
       cwd: ROOT,
       env: {
-        ...process.env, DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
-        SEED_DEMO: 'true', SANDBOX_LATENCY_MS: '5000', CONFIG_FILE: '',
+        ...process.env,
+        DATABASE_URL: db.url,
+        MASTER_KEY: TEST_MASTER_KEY,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'info',
+        SEED_DEMO: 'true',
+        SANDBOX_LATENCY_MS: '5000',
+        CONFIG_FILE: '',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child = server;
     let stdout = '';
     let stderr = '';
-    server.stdout!.on('data', (chunk) => { stdout += String(chunk); });
-    server.stderr!.on('data', (chunk) => { stderr += String(chunk); });
+    server.stdout!.on('data', (chunk) => {
+      stdout += String(chunk);
+    });
+    server.stderr!.on('data', (chunk) => {
+      stderr += String(chunk);
+    });
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
-    const logLines = () => stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logLines = () =>
+      stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
     try {
       await scenario();
     } catch (error) {
       // What the server said, to tell a slow machine from a bug.
-      throw new Error(`${(error as Error).message}\n--- server stdout:\n${stdout.slice(-4000)}\n--- server stderr:\n${stderr.slice(-2000)}`);
+      throw new Error(
+        `${(error as Error).message}\n--- server stdout:\n${stdout.slice(-4000)}\n--- server stderr:\n${stderr.slice(-2000)}`,
+      );
     }
 
     async function scenario(): Promise<void> {
+      const port = await waitFor(
+        'the listening line',
+        async () => logLines().find((l) => l.msg === 'domain reseller API listening')?.port as number | undefined,
+      );
+      const apiKey = await waitFor('the demo key', async () => /API key:\s+(\S+)/.exec(stderr)?.[1]);
+      const email = 'demo@reseller.test';
+      const headers = {
+        username: email,
+        token: computeToken(email, apiKey, new Date()),
+        'content-type': 'application/x-www-form-urlencoded',
+      };
 
-    const port = await waitFor('the listening line', async () => logLines().find((l) => l.msg === 'domain reseller API listening')?.port as number | undefined);
-    const apiKey = await waitFor('the demo key', async () => /API key:\s+(\S+)/.exec(stderr)?.[1]);
-    const email = 'demo@reseller.test';
-    const headers = { username: email, token: computeToken(email, apiKey, new Date()), 'content-type': 'application/x-www-form-urlencoded' };
+      // A search whose registrar call takes a while (SANDBOX_LATENCY_MS) is in flight when the signal comes.
+      const inFlight = send(port, 'POST', '/domains/lookup', headers, 'searchTerm=shutdown-test&tldsToInclude=.com');
+      await waitFor('the search to be in flight', async () => {
+        const metrics = await send(port, 'GET', '/metrics');
+        const gauge = Number(/^reseller_http_requests_in_flight (\d+)/m.exec(metrics.body)?.[1] ?? 0);
+        return gauge >= 2 ? true : undefined; // the search and this scrape
+      });
+      server.kill('SIGTERM');
 
-    // A search whose registrar call takes a while (SANDBOX_LATENCY_MS) is in flight when the signal comes.
-    const inFlight = send(port, 'POST', '/domains/lookup', headers, 'searchTerm=shutdown-test&tldsToInclude=.com');
-    await waitFor('the search to be in flight', async () => {
-      const metrics = await send(port, 'GET', '/metrics');
-      const gauge = Number(/^reseller_http_requests_in_flight (\d+)/m.exec(metrics.body)?.[1] ?? 0);
-      return gauge >= 2 ? true : undefined; // the search and this scrape
-    });
-    server.kill('SIGTERM');
+      // New connections are refused while the search is still being answered.
+      // A connection that reached the backlog just as the listener closed is reset rather than refused: try again.
+      const refused = await waitFor('a refused connection', () =>
+        send(port, 'GET', '/healthz').then(
+          () => undefined,
+          (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : error.code),
+        ),
+      );
+      expect(refused).toBe('ECONNREFUSED');
+      const reply = await inFlight;
+      expect(reply.status).toBe(200);
+      expect(JSON.parse(reply.body)).toEqual([expect.objectContaining({ domainName: 'shutdown-test.com' })]);
 
-    // New connections are refused while the search is still being answered.
-    // A connection that reached the backlog just as the listener closed is reset rather than refused: try again.
-    const refused = await waitFor('a refused connection', () => send(port, 'GET', '/healthz').then(() => undefined, (error: NodeJS.ErrnoException) => (error.code === 'ECONNRESET' ? undefined : error.code)));
-    expect(refused).toBe('ECONNREFUSED');
-    const reply = await inFlight;
-    expect(reply.status).toBe(200);
-    expect(JSON.parse(reply.body)).toEqual([expect.objectContaining({ domainName: 'shutdown-test.com' })]);
-
-    expect(await exited).toBe(0);
-    const messages = logLines().map((l) => l.msg);
-    expect(messages).toEqual(expect.arrayContaining(['shutting down: /readyz now answers 503', 'stopped']));
-    expect(logLines().find((l) => l.msg === 'request' && l.route === '/domains/lookup')).toMatchObject({ status: 200 });
+      expect(await exited).toBe(0);
+      const messages = logLines().map((l) => l.msg);
+      expect(messages).toEqual(expect.arrayContaining(['shutting down: /readyz now answers 503', 'stopped']));
+      expect(logLines().find((l) => l.msg === 'request' && l.route === '/domains/lookup')).toMatchObject({
+        status: 200,
+      });
     }
   }, 120_000);
 });

@@ -9,7 +9,17 @@ const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
 
 /** Settings a developer's shell or the CI run may carry; `npm start` on a fresh clone has none of them. */
-const CONFIGURATION = ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'PLUGINS_DIR', 'BASE_PATH', 'LOG_LEVEL', 'SEED_DEMO', 'BACKGROUND_JOBS', 'TEST_DB'];
+const CONFIGURATION = [
+  'DATABASE_URL',
+  'MASTER_KEY',
+  'MASTER_KEY_FILE',
+  'PLUGINS_DIR',
+  'BASE_PATH',
+  'LOG_LEVEL',
+  'SEED_DEMO',
+  'BACKGROUND_JOBS',
+  'TEST_DB',
+];
 
 /**
  * The README's first line: `npm start` on a fresh clone starts a working server on embedded
@@ -20,7 +30,9 @@ const CONFIGURATION = ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'PLUGINS
 describe('npm start on a fresh clone', () => {
   let cwd: string;
   let child: ChildProcess | undefined;
-  beforeAll(() => { cwd = mkdtempSync(path.join(os.tmpdir(), 'quick-start-')); });
+  beforeAll(() => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'quick-start-'));
+  });
   afterAll(async () => {
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child!.once('exit', resolve));
@@ -34,7 +46,11 @@ describe('npm start on a fresh clone', () => {
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
     for (const name of CONFIGURATION) delete env[name];
-    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts')], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts')], {
+      cwd,
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     const printed = new Promise<string>((resolve, reject) => {
       child!.stderr!.on('data', (chunk) => {
@@ -42,7 +58,9 @@ describe('npm start on a fresh clone', () => {
         const line = stderr.split('\n').find((l) => l.includes('curl '));
         if (line) resolve(line.trim());
       });
-      child!.once('exit', (code) => reject(new Error(`the server exited with ${code} before printing how to call it:\n${stderr}`)));
+      child!.once('exit', (code) =>
+        reject(new Error(`the server exited with ${code} before printing how to call it:\n${stderr}`)),
+      );
     });
     const tryIt = await printed;
 

@@ -6,12 +6,17 @@ export interface CliResult {
   readonly stdout: string;
   readonly stderr: string;
   /** stdout parsed as JSON (every command prints JSON). */
-  json<T = any>(): T; // eslint-disable-line @typescript-eslint/no-explicit-any
+  json<T = any>(): T;
 }
 
 const sink = () => {
   const chunks: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { chunks.push(String(chunk)); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      chunks.push(String(chunk));
+      done();
+    },
+  });
   return { stream, text: () => chunks.join('') };
 };
 

@@ -23,7 +23,11 @@ export interface GivenDomain {
  * A domain the platform holds, as a completed order leaves it: registered at the registrar, then
  * inserted through `DomainRepository.insert`. Orders do not create domains yet (another issue).
  */
-export async function givenDomain(module: ResellerModule, input: string, given: GivenDomain = {}): Promise<DomainRecord> {
+export async function givenDomain(
+  module: ResellerModule,
+  input: string,
+  given: GivenDomain = {},
+): Promise<DomainRecord> {
   const name = parseDomainName(input);
   const registrar = given.registrar ?? 'sandbox';
   const owner = await module.services.resellers.byEmail(given.owner ?? 'reseller@example.com');
@@ -31,7 +35,12 @@ export async function givenDomain(module: ResellerModule, input: string, given: 
   let expiryDate = given.expiryDate ?? null;
   if (given.atRegistrar !== false) {
     const outcome = await module.container.get(TOKENS.registrarGateway).register(registrar, {
-      domain: name.ascii, period: given.period ?? 1, nameservers, contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } }, addons: {}, fields: {},
+      domain: name.ascii,
+      period: given.period ?? 1,
+      nameservers,
+      contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } },
+      addons: {},
+      fields: {},
     });
     if (!outcome.ok) throw new Error(`fixture: ${registrar} would not register ${name.ascii}: ${outcome.message}`);
     expiryDate = given.expiryDate === undefined ? outcome.expiryDate : given.expiryDate;

@@ -8,14 +8,34 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
  * by name. Tests replace one answer (`plugin.registrarLock = {...}`) or remove capabilities
  * (`without`), which is how the gateway's fallbacks are exercised.
  */
-export function fakeRegistrar(options: { id?: string; without?: readonly CapabilityName[] } = {}): Writable<RegistrarPlugin> & { calls: string[] } {
+export function fakeRegistrar(
+  options: { id?: string; without?: readonly CapabilityName[] } = {},
+): Writable<RegistrarPlugin> & { calls: string[] } {
   const calls: string[] = [];
-  const ok = <T extends object>(name: string, value: T) => async () => { calls.push(name); return { ok: true as const, ...value }; };
+  const ok =
+    <T extends object>(name: string, value: T) =>
+    async () => {
+      calls.push(name);
+      return { ok: true as const, ...value };
+    };
   const capabilities: Writable<RegistrarCapabilities> = {
     transfer: { transfer: ok('transfer.transfer', {}) },
-    domainInformation: { get: ok('domainInformation.get', { nameservers: ['ns1.registrar.net', 'ns2.registrar.net'], transferLock: true, expiryDate: '2030-01-31' }) },
-    nameservers: { get: ok('nameservers.get', { nameservers: ['ns1.registrar.net', 'ns2.registrar.net'] }), save: ok('nameservers.save', {}) },
-    childHosts: { register: ok('childHosts.register', {}), modify: ok('childHosts.modify', {}), delete: ok('childHosts.delete', {}) },
+    domainInformation: {
+      get: ok('domainInformation.get', {
+        nameservers: ['ns1.registrar.net', 'ns2.registrar.net'],
+        transferLock: true,
+        expiryDate: '2030-01-31',
+      }),
+    },
+    nameservers: {
+      get: ok('nameservers.get', { nameservers: ['ns1.registrar.net', 'ns2.registrar.net'] }),
+      save: ok('nameservers.save', {}),
+    },
+    childHosts: {
+      register: ok('childHosts.register', {}),
+      modify: ok('childHosts.modify', {}),
+      delete: ok('childHosts.delete', {}),
+    },
     dnsRecords: { get: ok('dnsRecords.get', { records: [] }), save: ok('dnsRecords.save', {}) },
     registrarLock: { get: ok('registrarLock.get', { locked: true }), save: ok('registrarLock.save', {}) },
     idProtection: { save: ok('idProtection.save', {}) },
@@ -24,16 +44,31 @@ export function fakeRegistrar(options: { id?: string; without?: readonly Capabil
     emailForwarding: { get: ok('emailForwarding.get', { forwards: [] }), save: ok('emailForwarding.save', {}) },
     delete: { delete: ok('delete.delete', {}) },
     release: { release: ok('release.release', {}) },
-    domainSync: { sync: ok('domainSync.sync', { active: true, expired: false, transferredAway: false, expiryDate: '2030-01-31' }) },
+    domainSync: {
+      sync: ok('domainSync.sync', { active: true, expired: false, transferredAway: false, expiryDate: '2030-01-31' }),
+    },
     transferSync: { sync: ok('transferSync.sync', { completed: false, failed: false }) },
-    suggestions: { suggest: async () => { calls.push('suggestions.suggest'); return []; } },
-    tldPricing: { prices: async () => { calls.push('tldPricing.prices'); return []; } },
+    suggestions: {
+      suggest: async () => {
+        calls.push('suggestions.suggest');
+        return [];
+      },
+    },
+    tldPricing: {
+      prices: async () => {
+        calls.push('tldPricing.prices');
+        return [];
+      },
+    },
   };
   for (const name of options.without ?? []) delete capabilities[name];
   return {
     id: options.id ?? 'fake',
     calls,
-    checkAvailability: async (domains) => { calls.push('checkAvailability'); return domains.map((domain) => ({ domain, status: 'available' as const })); },
+    checkAvailability: async (domains) => {
+      calls.push('checkAvailability');
+      return domains.map((domain) => ({ domain, status: 'available' as const }));
+    },
     register: ok('register', { expiryDate: '2027-11-21' }),
     renew: ok('renew', { expiryDate: '2028-11-21' }),
     ...capabilities,

@@ -21,7 +21,9 @@ export function fakeDirectory(...plugins: RegistrarPlugin[]): RegistrarDirectory
 /** A registrar whose availability answer is a function of the batch; records every batch. */
 export function fakeRegistrar(
   id: string,
-  check: (domains: readonly string[], ctx: CallContext) => Promise<AvailabilityResult[]> | AvailabilityResult[] = (domains) => domains.map((domain) => ({ domain, status: 'available' })),
+  check: (domains: readonly string[], ctx: CallContext) => Promise<AvailabilityResult[]> | AvailabilityResult[] = (
+    domains,
+  ) => domains.map((domain) => ({ domain, status: 'available' })),
   extra: Partial<RegistrarPlugin> = {},
 ): RegistrarPlugin & { readonly batches: string[][] } {
   const batches: string[][] = [];
@@ -40,7 +42,9 @@ export function fakeRegistrar(
 
 export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void } {
   let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => { resolve = r; });
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
@@ -51,16 +55,26 @@ export function recordingLogger(): Logger & {
   readonly warnings: Array<{ obj: object; msg?: string }>;
 } {
   const entries: Array<{ level: string; obj: object; msg?: string }> = [];
-  const at = (level: string) => (obj: object, msg?: string) => { entries.push({ level, obj, msg }); };
+  const at = (level: string) => (obj: object, msg?: string) => {
+    entries.push({ level, obj, msg });
+  };
   const logger = {
     entries,
-    get warnings() { return entries.filter((e) => e.level === 'warn').map(({ obj, msg }) => ({ obj, msg })); },
-    info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug'), child: () => logger,
+    get warnings() {
+      return entries.filter((e) => e.level === 'warn').map(({ obj, msg }) => ({ obj, msg }));
+    },
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    debug: at('debug'),
+    child: () => logger,
   };
   return logger;
 }
 
 /** The host a plugin gets, on an in-memory store and a fixed clock. */
-export function testPluginHost(at = '2026-11-21T10:30:00Z'): PluginHost & { clock: ReturnType<typeof fixedClock>; store: MemoryPluginStore } {
+export function testPluginHost(
+  at = '2026-11-21T10:30:00Z',
+): PluginHost & { clock: ReturnType<typeof fixedClock>; store: MemoryPluginStore } {
   return { logger: recordingLogger(), clock: fixedClock(at), store: new MemoryPluginStore() };
 }

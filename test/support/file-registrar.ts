@@ -22,12 +22,19 @@ export class FileRegistrar implements RegistrarPlugin {
 
   async checkAvailability(domains: readonly string[]) {
     const registry = this.read();
-    return domains.map((domain) => ({ domain, status: registry[domain] ? 'registered' as const : 'available' as const }));
+    return domains.map((domain) => ({
+      domain,
+      status: registry[domain] ? ('registered' as const) : ('available' as const),
+    }));
   }
 
-  async register(input: { domain: string; period: number }, _ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate: string }>> {
+  async register(
+    input: { domain: string; period: number },
+    _ctx: CallContext,
+  ): Promise<RegistrarOutcome<{ expiryDate: string }>> {
     const expiryDate = `${2026 + input.period}-11-21`;
-    if (this.onRegister !== 'hang') writeFileSync(this.file, JSON.stringify({ ...this.read(), [input.domain]: expiryDate }));
+    if (this.onRegister !== 'hang')
+      writeFileSync(this.file, JSON.stringify({ ...this.read(), [input.domain]: expiryDate }));
     if (this.onRegister === 'succeed') return { ok: true, expiryDate };
     this.announce(this.onRegister === 'hang' ? 'CALLED' : 'REGISTERED');
     return new Promise(() => undefined);

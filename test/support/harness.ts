@@ -52,7 +52,12 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const { resellers, catalogue } = module.services;
   await resellers.createGroup('default');
   for (const tld of ['.com', '.net', '.org']) {
-    await catalogue.setTld({ tld, group: 'default', registrar: options.registrar ?? 'sandbox', prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
+    await catalogue.setTld({
+      tld,
+      group: 'default',
+      registrar: options.registrar ?? 'sandbox',
+      prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00', transfer: '1=9.00' },
+    });
   }
   const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);
   const app = new Koa();

@@ -20,7 +20,10 @@ async function problemsIn(db: Knex.Transaction): Promise<string[]> {
   const problems: string[] = [];
   const accounts = await db('credit_accounts').select('reseller_id', 'balance_minor');
   for (const account of accounts) {
-    const row = await db('credit_entries').where({ reseller_id: account.reseller_id }).sum({ total: 'amount_minor' }).first();
+    const row = await db('credit_entries')
+      .where({ reseller_id: account.reseller_id })
+      .sum({ total: 'amount_minor' })
+      .first();
     const sum = Number(row?.total ?? 0);
     const balance = Number(account.balance_minor);
     if (balance !== sum) problems.push(`reseller ${account.reseller_id}: balance ${balance} but entries sum to ${sum}`);
@@ -29,7 +32,8 @@ async function problemsIn(db: Knex.Transaction): Promise<string[]> {
   const orders = await db('orders').select('id', 'price_minor', 'status', 'open_domain', 'domain_name');
   const entries = await db('credit_entries').whereNotNull('order_id').select('order_id', 'kind', 'amount_minor');
   const byOrder = new Map<string, Array<{ kind: string; amount: number }>>();
-  for (const e of entries) byOrder.set(e.order_id, [...(byOrder.get(e.order_id) ?? []), { kind: e.kind, amount: Number(e.amount_minor) }]);
+  for (const e of entries)
+    byOrder.set(e.order_id, [...(byOrder.get(e.order_id) ?? []), { kind: e.kind, amount: Number(e.amount_minor) }]);
   const known = new Set<string>();
   for (const order of orders) {
     known.add(order.id);
@@ -38,14 +42,19 @@ async function problemsIn(db: Knex.Transaction): Promise<string[]> {
     const debits = list.filter((e) => e.kind === 'order_debit');
     const refunds = list.filter((e) => e.kind === 'order_refund');
     const net = list.reduce((s, e) => s + e.amount, 0);
-    if (debits.length !== 1 || debits[0].amount !== -price) problems.push(`order ${order.id}: expected one debit of ${-price}, got ${JSON.stringify(debits)}`);
+    if (debits.length !== 1 || debits[0].amount !== -price)
+      problems.push(`order ${order.id}: expected one debit of ${-price}, got ${JSON.stringify(debits)}`);
     const expectedRefunds = order.status === 'failed' ? 1 : 0;
-    if (refunds.length !== expectedRefunds) problems.push(`order ${order.id} (${order.status}): ${refunds.length} refunds`);
+    if (refunds.length !== expectedRefunds)
+      problems.push(`order ${order.id} (${order.status}): ${refunds.length} refunds`);
     const expectedNet = order.status === 'failed' ? 0 : -price;
-    if (net !== expectedNet) problems.push(`order ${order.id} (${order.status}): entries net ${net}, expected ${expectedNet}`);
-    if ((order.status === 'pending') !== (order.open_domain === order.domain_name)) problems.push(`order ${order.id} (${order.status}): open_domain ${order.open_domain}`);
+    if (net !== expectedNet)
+      problems.push(`order ${order.id} (${order.status}): entries net ${net}, expected ${expectedNet}`);
+    if ((order.status === 'pending') !== (order.open_domain === order.domain_name))
+      problems.push(`order ${order.id} (${order.status}): open_domain ${order.open_domain}`);
   }
-  for (const orderId of byOrder.keys()) if (!known.has(orderId)) problems.push(`entries for order ${orderId}, which does not exist`);
+  for (const orderId of byOrder.keys())
+    if (!known.has(orderId)) problems.push(`entries for order ${orderId}, which does not exist`);
   return problems;
 }
 

@@ -33,15 +33,26 @@ export const SETTINGS: OrderSettings = {
 export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;
 
 export const REGISTRANT = {
-  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Row', city: 'London',
-  country: 'GB', postcode: 'N1 1AA', phonenumber: '+44.2070000000',
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Row',
+  city: 'London',
+  country: 'GB',
+  postcode: 'N1 1AA',
+  phonenumber: '+44.2070000000',
 };
 
 /** A register command for `domain` with valid defaults. */
 export function registration(domain: string, overrides: Partial<RegisterCommand> = {}): RegisterCommand {
   return {
-    domain, period: 1, nameservers: ['ns1.example.net', 'ns2.example.net'], contacts: { registrant: REGISTRANT },
-    addons: {}, fields: {}, ...overrides,
+    domain,
+    period: 1,
+    nameservers: ['ns1.example.net', 'ns2.example.net'],
+    contacts: { registrant: REGISTRANT },
+    addons: {},
+    fields: {},
+    ...overrides,
   };
 }
 
@@ -82,16 +93,36 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
   const directory = directoryOf(fake);
   const logger = createLogger('silent');
   const events = new InProcessEventBus(logger);
-  const registrar = new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: REGISTRAR_DEADLINE_MS }, logger), logger);
+  const registrar = new GatewayOrderRegistrar(
+    directory,
+    new RegistrarGateway(directory, { timeoutMs: REGISTRAR_DEADLINE_MS }, logger),
+    logger,
+  );
   const catalogue = new CatalogueService(uow, directory, 'USD');
   const credit = new CreditService(uow, clock, events);
   const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock, events);
-  const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) => new OrderService(other, otherRegistrar, catalogue, clock, logger, SETTINGS, events);
+  const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) =>
+    new OrderService(other, otherRegistrar, catalogue, clock, logger, SETTINGS, events);
   await resellers.createGroup('default');
-  await catalogue.setTld({ tld: '.com', group: 'default', registrar: 'fake', prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' } });
+  await catalogue.setTld({
+    tld: '.com',
+    group: 'default',
+    registrar: 'fake',
+    prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' },
+  });
   await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: '1=10.00' } });
   return {
-    knex, uow, clock, fake, registrar, catalogue, credit, resellers, databaseUrl: db.url, events, logger,
+    knex,
+    uow,
+    clock,
+    fake,
+    registrar,
+    catalogue,
+    credit,
+    resellers,
+    databaseUrl: db.url,
+    events,
+    logger,
     orders: ordersWith(uow),
     ordersWith,
     async newReseller(amount) {

@@ -40,10 +40,16 @@ export class FakeRegistrar implements RegistrarPlugin {
   }
 
   async checkAvailability(domains: readonly string[]) {
-    return domains.map((domain) => ({ domain, status: this.registered.has(domain) ? 'registered' as const : 'available' as const }));
+    return domains.map((domain) => ({
+      domain,
+      status: this.registered.has(domain) ? ('registered' as const) : ('available' as const),
+    }));
   }
 
-  register(input: { domain: string; period: number }, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate: string }>> {
+  register(
+    input: { domain: string; period: number },
+    ctx: CallContext,
+  ): Promise<RegistrarOutcome<{ expiryDate: string }>> {
     this.calls.push({ op: 'register', domain: input.domain, transactionId: ctx.transactionId });
     return this.act<{ expiryDate: string }>(input.domain, ctx, () => {
       if (this.registered.has(input.domain)) return { ok: false, reason: 'unavailable', message: 'already registered' };
@@ -53,7 +59,10 @@ export class FakeRegistrar implements RegistrarPlugin {
     });
   }
 
-  renew(input: { domain: string; period: number }, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate: string }>> {
+  renew(
+    input: { domain: string; period: number },
+    ctx: CallContext,
+  ): Promise<RegistrarOutcome<{ expiryDate: string }>> {
     this.calls.push({ op: 'renew', domain: input.domain, transactionId: ctx.transactionId });
     return this.act<{ expiryDate: string }>(input.domain, ctx, () => {
       const current = this.registered.get(input.domain);
@@ -65,7 +74,10 @@ export class FakeRegistrar implements RegistrarPlugin {
   }
 
   readonly transfer = {
-    transfer: (input: { domain: string; period: number }, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate?: string }>> => {
+    transfer: (
+      input: { domain: string; period: number },
+      ctx: CallContext,
+    ): Promise<RegistrarOutcome<{ expiryDate?: string }>> => {
       this.calls.push({ op: 'transfer', domain: input.domain, transactionId: ctx.transactionId });
       return this.act<{ expiryDate: string }>(input.domain, ctx, () => {
         const expiryDate = addYears(this.today, 1);
@@ -76,7 +88,13 @@ export class FakeRegistrar implements RegistrarPlugin {
   };
 
   readonly domainSync = {
-    sync: async ({ domain }: { domain: string }): Promise<RegistrarOutcome<{ active: boolean; expired: boolean; transferredAway: boolean; expiryDate?: string }>> => {
+    sync: async ({
+      domain,
+    }: {
+      domain: string;
+    }): Promise<
+      RegistrarOutcome<{ active: boolean; expired: boolean; transferredAway: boolean; expiryDate?: string }>
+    > => {
       if (this.lookupsFail) throw new Error('registrar API down');
       const expiryDate = this.registered.get(domain);
       if (!expiryDate) return { ok: false, reason: 'refused', message: 'not in our account' };
@@ -84,20 +102,33 @@ export class FakeRegistrar implements RegistrarPlugin {
     },
   };
 
-  private async act<T extends object>(domain: string, ctx: CallContext, perform: () => RegistrarOutcome<T>): Promise<RegistrarOutcome<T>> {
+  private async act<T extends object>(
+    domain: string,
+    ctx: CallContext,
+    perform: () => RegistrarOutcome<T>,
+  ): Promise<RegistrarOutcome<T>> {
     const queue = this.scripts.get(domain);
     const behaviour = queue?.shift() ?? this.defaultBehaviour;
     // Answers come asynchronously, as from a network.
     await Promise.resolve();
     switch (behaviour) {
-      case 'succeed': return perform();
-      case 'unavailable': return { ok: false, reason: 'unavailable', message: 'taken at the registry' };
-      case 'refuse': return { ok: false, reason: 'refused', message: 'registry policy refuses this name' };
-      case 'fault': throw new Error('ECONNRESET');
+      case 'succeed':
+        return perform();
+      case 'unavailable':
+        return { ok: false, reason: 'unavailable', message: 'taken at the registry' };
+      case 'refuse':
+        return { ok: false, reason: 'refused', message: 'registry policy refuses this name' };
+      case 'fault':
+        throw new Error('ECONNRESET');
       case 'timeout':
-      case 'lost': return untilAborted(ctx);
-      case 'late': perform(); return untilAborted(ctx);
-      case 'pending': perform(); return { ok: false, reason: 'pending', message: 'queued at the registry' };
+      case 'lost':
+        return untilAborted(ctx);
+      case 'late':
+        perform();
+        return untilAborted(ctx);
+      case 'pending':
+        perform();
+        return { ok: false, reason: 'pending', message: 'queued at the registry' };
     }
   }
 }

@@ -35,14 +35,24 @@ export async function startServer(entry: string, env: Record<string, string>): P
   const pin = process.env.BENCH_SERVER_CPU;
   const command = pin ? 'taskset' : process.execPath;
   // BENCH_PROFILE_DIR: every server writes a V8 CPU profile there when it stops (for finding hot paths).
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  const args = [...(pin ? ['-c', pin, process.execPath] : []), ...profile, '--import', 'tsx', path.resolve(ROOT, entry)];
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
+  const args = [
+    ...(pin ? ['-c', pin, process.execPath] : []),
+    ...profile,
+    '--import',
+    'tsx',
+    path.resolve(ROOT, entry),
+  ];
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
-  child.stderr!.on('data', (chunk) => { stderr = (stderr + String(chunk)).slice(-4000); });
+  child.stderr!.on('data', (chunk) => {
+    stderr = (stderr + String(chunk)).slice(-4000);
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const deadline = Date.now() + 60_000;
   for (;;) {
@@ -84,7 +94,10 @@ export function cpuSecondsOf(pid: number | undefined): number {
 function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => { socket.destroy(); resolve(true); });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.once('error', () => resolve(false));
   });
 }

@@ -36,15 +36,35 @@ export async function startStubHttpServer(options: { basePath?: string } = {}): 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const [path, query = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
-      requests.push({ method: req.method ?? 'GET', path, query, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      requests.push({
+        method: req.method ?? 'GET',
+        path,
+        query,
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       const routed = basePath && path.startsWith(basePath) ? path.slice(basePath.length) : path;
       const key = `${req.method} ${decodeURIComponent(routed)}`;
       const script = scripts.get(key);
-      const answer: StubAnswer = script ? (script.length > 1 ? script.shift()! : script[0]!) : { status: 404, json: { error: `stub has no answer for ${key}` } };
-      if ('hang' in answer) { hanging.add(res); return; }
-      if ('drop' in answer) { req.socket.destroy(); return; }
+      const answer: StubAnswer = script
+        ? script.length > 1
+          ? script.shift()!
+          : script[0]!
+        : { status: 404, json: { error: `stub has no answer for ${key}` } };
+      if ('hang' in answer) {
+        hanging.add(res);
+        return;
+      }
+      if ('drop' in answer) {
+        req.socket.destroy();
+        return;
+      }
       const body = 'json' in answer ? JSON.stringify(answer.json) : answer.text;
-      res.writeHead(answer.status ?? 200, { 'content-type': 'json' in answer ? 'application/json' : 'text/plain', 'x-request-id': 'req-1', ...answer.headers });
+      res.writeHead(answer.status ?? 200, {
+        'content-type': 'json' in answer ? 'application/json' : 'text/plain',
+        'x-request-id': 'req-1',
+        ...answer.headers,
+      });
       res.end(body);
     });
   });
@@ -53,7 +73,9 @@ export async function startStubHttpServer(options: { basePath?: string } = {}): 
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    on: (route, ...answers) => { scripts.set(route, answers); },
+    on: (route, ...answers) => {
+      scripts.set(route, answers);
+    },
     async close() {
       for (const res of hanging) res.destroy();
       server.closeAllConnections();

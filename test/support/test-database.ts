@@ -33,7 +33,11 @@ export function createSqliteDatabase(prefix: string, file: string): TestDatabase
  * A new, empty MariaDB database on `server`, named `prefix` and a random suffix; `drop` drops it.
  * `unreachable` rewords a failure to create it. Shared with bench/support/databases.ts.
  */
-export async function createMariaDbDatabase(server: string, prefix: string, unreachable?: (error: Error) => Error): Promise<TestDatabase> {
+export async function createMariaDbDatabase(
+  server: string,
+  prefix: string,
+  unreachable?: (error: Error) => Error,
+): Promise<TestDatabase> {
   const name = `${prefix}_${randomBytes(4).toString('hex')}`;
   const admin = knex({ client: 'mysql2', connection: server });
   try {

@@ -15,8 +15,12 @@ export function realTimeClock(): { now(): Date; set(at: Date | string): void; ad
   let offsetMs = 0;
   return {
     now: () => new Date(Date.now() + offsetMs),
-    set: (at) => { offsetMs = new Date(at).getTime() - Date.now(); },
-    advance: (ms) => { offsetMs += ms; },
+    set: (at) => {
+      offsetMs = new Date(at).getTime() - Date.now();
+    },
+    advance: (ms) => {
+      offsetMs += ms;
+    },
   };
 }
 
@@ -55,12 +59,24 @@ export interface UpstreamPairOptions {
  * A's reseller pays A's catalogue prices (10.00, 12.00, 9.00).
  */
 export async function startUpstreamPair(options: UpstreamPairOptions): Promise<UpstreamPair> {
-  const b = await startHarness({ clock: realTimeClock(), settings: { registrarTimeoutMs: options.bTimeoutMs, reconcileAfterMs: 0 } });
+  const b = await startHarness({
+    clock: realTimeClock(),
+    settings: { registrarTimeoutMs: options.bTimeoutMs, reconcileAfterMs: 0 },
+  });
   let a: Harness | undefined;
   try {
     if (!b.server.listening) await once(b.server, 'listening');
-    await b.module.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'sandbox', prices: { register: '1=8.00,2=15.00', renew: '1=9.00,2=18.00', transfer: '1=7.00' } });
-    const created = await b.module.services.resellers.create('operator-a@example.net', 'default', options.operatorCredit ?? 100_000);
+    await b.module.services.catalogue.setTld({
+      tld: '.com',
+      group: 'default',
+      registrar: 'sandbox',
+      prices: { register: '1=8.00,2=15.00', renew: '1=9.00,2=18.00', transfer: '1=7.00' },
+    });
+    const created = await b.module.services.resellers.create(
+      'operator-a@example.net',
+      'default',
+      options.operatorCredit ?? 100_000,
+    );
     const operatorId = created.reseller.id;
     // The key reaches the plugin through the environment, as docs/plugins.md recommends.
     const keyEnv = `UPSTREAM_TEST_KEY_${randomBytes(4).toString('hex').toUpperCase()}`;
@@ -70,17 +86,38 @@ export async function startUpstreamPair(options: UpstreamPairOptions): Promise<U
       settings: {
         registrarTimeoutMs: options.aTimeoutMs,
         reconcileAfterMs: 0,
-        plugins: { upstream: { baseUrl: urlOf(b), email: 'operator-a@example.net', apiKeyEnv: keyEnv, timeoutMs: 10_000 } },
+        plugins: {
+          upstream: { baseUrl: urlOf(b), email: 'operator-a@example.net', apiKeyEnv: keyEnv, timeoutMs: 10_000 },
+        },
       },
     });
     const aHarness = a;
     if (!a.server.listening) await once(a.server, 'listening');
     // Enough for a whole test file of orders.
-    await a.module.services.credit.adjust((await a.module.services.resellers.byEmail(a.reseller.email)).id, 90_000, 'test top-up');
-    const reseller = new ResellerClient({ baseUrl: urlOf(a), email: a.reseller.email, apiKey: a.reseller.apiKey, now: () => aHarness.clock.now(), retries: 0 });
-    const operator = new ResellerClient({ baseUrl: urlOf(b), email: 'operator-a@example.net', apiKey: created.apiKey, retries: 0 });
+    await a.module.services.credit.adjust(
+      (await a.module.services.resellers.byEmail(a.reseller.email)).id,
+      90_000,
+      'test top-up',
+    );
+    const reseller = new ResellerClient({
+      baseUrl: urlOf(a),
+      email: a.reseller.email,
+      apiKey: a.reseller.apiKey,
+      now: () => aHarness.clock.now(),
+      retries: 0,
+    });
+    const operator = new ResellerClient({
+      baseUrl: urlOf(b),
+      email: 'operator-a@example.net',
+      apiKey: created.apiKey,
+      retries: 0,
+    });
     return {
-      a, b, reseller, operator, operatorId,
+      a,
+      b,
+      reseller,
+      operator,
+      operatorId,
       operatorBalance: async () => parseAmount(await operator.credits()),
       resellerBalance: async () => parseAmount(await reseller.credits()),
       async close() {

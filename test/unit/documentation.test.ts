@@ -12,11 +12,19 @@ describe('the README', () => {
     expect(top).toContain('npm ci && npm test');
   });
 
-  it.each([...Object.keys(ENVIRONMENT_VARIABLES), 'CONFIG_FILE', 'SANDBOX_LATENCY_MS', 'SANDBOX_DISABLED_CAPABILITIES'])('documents the setting %s in its configuration table', (name) => {
+  it.each([
+    ...Object.keys(ENVIRONMENT_VARIABLES),
+    'CONFIG_FILE',
+    'SANDBOX_LATENCY_MS',
+    'SANDBOX_DISABLED_CAPABILITIES',
+  ])('documents the setting %s in its configuration table', (name) => {
     expect(README).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
   });
 
-  it.each(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path.replace(':domain', '{domain}')}`))('lists the endpoint %s', (endpoint) => {
-    expect(README).toContain(`\`${endpoint}\``);
-  });
+  it.each(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path.replace(':domain', '{domain}')}`))(
+    'lists the endpoint %s',
+    (endpoint) => {
+      expect(README).toContain(`\`${endpoint}\``);
+    },
+  );
 });

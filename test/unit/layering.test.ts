@@ -4,8 +4,10 @@ import path from 'node:path';
 const CORE = path.join(__dirname, '../../src/core');
 const PLUGINS = path.join(__dirname, '../../plugins');
 /** A plugin sees the platform only through the contract and the client SDK (docs/plugins.md). */
-const PLUGIN_FORBIDDEN = /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino)['"]|from ['"](\.\.\/)+src\/(?!core\/registrar\/plugin['"]|client['"])/;
-const FORBIDDEN = /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino|prom-client|node:fs|fs)['"]|from ['"](\.\.\/)+(infra|http|cli|config)\//;
+const PLUGIN_FORBIDDEN =
+  /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino)['"]|from ['"](\.\.\/)+src\/(?!core\/registrar\/plugin['"]|client['"])/;
+const FORBIDDEN =
+  /from ['"](koa|@koa\/[a-z-]+|knex|mysql2|better-sqlite3|pino|prom-client|node:fs|fs)['"]|from ['"](\.\.\/)+(infra|http|cli|config)\//;
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

@@ -36,7 +36,8 @@ export default defineRegistrarPlugin<Options>({
   // "www,mail" from an environment variable into a list). This has the last word.
   parseOptions(raw) {
     const reservedNames = (raw.reservedNames as string[] | undefined) ?? [];
-    if (reservedNames.some((n) => !/^[a-z0-9-]{1,63}$/.test(n))) throw new Error('reservedNames must be lower-case labels');
+    if (reservedNames.some((n) => !/^[a-z0-9-]{1,63}$/.test(n)))
+      throw new Error('reservedNames must be lower-case labels');
     return { reservedNames };
   },
 
@@ -50,18 +51,25 @@ export default defineRegistrarPlugin<Options>({
 
       async checkAvailability(domains, ctx) {
         stopIfCancelled(ctx);
-        return Promise.all(domains.map(async (domain) => ({
-          domain,
-          status: isReserved(domain) ? 'reserved' : (await store.get(domain)) ? 'registered' : 'available',
-        } as const)));
+        return Promise.all(
+          domains.map(
+            async (domain) =>
+              ({
+                domain,
+                status: isReserved(domain) ? 'reserved' : (await store.get(domain)) ? 'registered' : 'available',
+              }) as const,
+          ),
+        );
       },
 
       async register(input, ctx) {
         stopIfCancelled(ctx);
         // An expected "no" is an outcome, returned; only faults (the registry is down, garbage) are thrown.
-        if (isReserved(input.domain)) return { ok: false, reason: 'unavailable', message: `${input.domain} is reserved` };
+        if (isReserved(input.domain))
+          return { ok: false, reason: 'unavailable', message: `${input.domain} is reserved` };
         const entry: Entry = { expiryDate: addYears(today(), input.period), nameservers: [...input.nameservers] };
-        if (!(await store.setIfAbsent(input.domain, entry))) return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
+        if (!(await store.setIfAbsent(input.domain, entry)))
+          return { ok: false, reason: 'unavailable', message: `${input.domain} is already registered` };
         return { ok: true, expiryDate: entry.expiryDate };
       },
 
@@ -80,7 +88,9 @@ export default defineRegistrarPlugin<Options>({
         async get({ domain }, ctx) {
           stopIfCancelled(ctx);
           const entry = await store.get<Entry>(domain);
-          return entry ? { ok: true, nameservers: entry.nameservers } : { ok: false, reason: 'refused', message: `${domain} is not registered here` };
+          return entry
+            ? { ok: true, nameservers: entry.nameservers }
+            : { ok: false, reason: 'refused', message: `${domain} is not registered here` };
         },
         async save({ domain, nameservers }, ctx) {
           stopIfCancelled(ctx);

@@ -24,7 +24,11 @@ export interface TlsSettings {
  * decides whether a command that changes something can be retried: only when it surely did not.
  */
 export class EppConnectionError extends Error {
-  constructor(message: string, readonly requestSent: boolean, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    readonly requestSent: boolean,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = 'EppConnectionError';
   }
@@ -50,7 +54,10 @@ export class EppConnection {
   private closedError: Error | undefined;
   private readonly closeListeners: Array<(error: Error) => void> = [];
 
-  private constructor(private readonly socket: tls.TLSSocket, maxFrameBytes: number | undefined) {
+  private constructor(
+    private readonly socket: tls.TLSSocket,
+    maxFrameBytes: number | undefined,
+  ) {
     const reader = new FrameReader(maxFrameBytes);
     socket.on('data', (chunk: Buffer) => {
       let frames: string[];
@@ -62,7 +69,9 @@ export class EppConnection {
       }
       for (const xml of frames) this.receive(xml);
     });
-    socket.on('error', (error) => this.closed(new EppConnectionError(`connection error: ${error.message}`, true, { cause: error })));
+    socket.on('error', (error) =>
+      this.closed(new EppConnectionError(`connection error: ${error.message}`, true, { cause: error })),
+    );
     socket.on('close', () => this.closed(new EppConnectionError('the server closed the connection', true)));
   }
 
@@ -87,10 +96,26 @@ export class EppConnection {
         socket.destroy();
         reject(error);
       };
-      const timer = setTimeout(() => fail(new EppTimeoutError(`no greeting from ${settings.host}:${settings.port} within ${settings.connectTimeoutMs} ms`)), settings.connectTimeoutMs);
+      const timer = setTimeout(
+        () =>
+          fail(
+            new EppTimeoutError(
+              `no greeting from ${settings.host}:${settings.port} within ${settings.connectTimeoutMs} ms`,
+            ),
+          ),
+        settings.connectTimeoutMs,
+      );
       const onAbort = () => fail(new EppTimeoutError('gave up while connecting', { cause: signal.reason }));
-      const onEarlyError = (error: Error) => fail(new EppConnectionError(`cannot connect to ${settings.host}:${settings.port}: ${error.message}`, false, { cause: error }));
-      const onEarlyClose = () => fail(new EppConnectionError(`${settings.host}:${settings.port} closed the connection before its greeting`, false));
+      const onEarlyError = (error: Error) =>
+        fail(
+          new EppConnectionError(`cannot connect to ${settings.host}:${settings.port}: ${error.message}`, false, {
+            cause: error,
+          }),
+        );
+      const onEarlyClose = () =>
+        fail(
+          new EppConnectionError(`${settings.host}:${settings.port} closed the connection before its greeting`, false),
+        );
       const cleanup = () => {
         clearTimeout(timer);
         signal.removeEventListener('abort', onAbort);
@@ -106,7 +131,8 @@ export class EppConnection {
           sent: false,
           resolve: (frame) => {
             cleanup();
-            if (frame.kind !== 'greeting') return fail(new EppProtocolError('the server did not start with a greeting'));
+            if (frame.kind !== 'greeting')
+              return fail(new EppProtocolError('the server did not start with a greeting'));
             resolve({ connection: connection!, greeting: frame.greeting });
           },
           reject: (error) => fail(error),
@@ -123,23 +149,36 @@ export class EppConnection {
   request(xml: string, signal: AbortSignal): Promise<ParsedFrame> {
     if (this.closedError) return Promise.reject(new EppConnectionError(this.closedError.message, false));
     if (this.pending) return Promise.reject(new Error('EPP connection is busy: one command at a time'));
-    if (signal.aborted) return Promise.reject(new EppTimeoutError('no time left to send the command', { cause: signal.reason }));
+    if (signal.aborted)
+      return Promise.reject(new EppTimeoutError('no time left to send the command', { cause: signal.reason }));
     return new Promise<ParsedFrame>((resolve, reject) => {
       const onAbort = () => {
         // A late answer would be read as the next command's: the connection cannot be used again.
         const sent = this.pending?.sent ?? true;
         this.pending = undefined;
         this.destroy(new EppConnectionError('abandoned after a command deadline', sent));
-        reject(new EppTimeoutError(sent ? 'no answer before the deadline' : 'the command could not be sent before the deadline', { cause: signal.reason }));
+        reject(
+          new EppTimeoutError(
+            sent ? 'no answer before the deadline' : 'the command could not be sent before the deadline',
+            { cause: signal.reason },
+          ),
+        );
       };
       signal.addEventListener('abort', onAbort, { once: true });
       const done = () => signal.removeEventListener('abort', onAbort);
       const pending: Pending = {
         sent: false,
-        resolve: (frame) => { done(); resolve(frame); },
+        resolve: (frame) => {
+          done();
+          resolve(frame);
+        },
         reject: (error) => {
           done();
-          reject(error instanceof EppConnectionError ? new EppConnectionError(error.message, pending.sent, { cause: error.cause }) : error);
+          reject(
+            error instanceof EppConnectionError
+              ? new EppConnectionError(error.message, pending.sent, { cause: error.cause })
+              : error,
+          );
         },
       };
       this.pending = pending;

@@ -7,7 +7,52 @@ import { child, childText, children, NS, type XmlElement } from './xml';
 export class ContactInputError extends Error {}
 
 // ITU country calling codes are prefix-free: 1 and 7 are one digit, these are two, all others three.
-const TWO_DIGIT_CODES = new Set(['20', '27', '30', '31', '32', '33', '34', '36', '39', '40', '41', '43', '44', '45', '46', '47', '48', '49', '51', '52', '53', '54', '55', '56', '57', '58', '60', '61', '62', '63', '64', '65', '66', '81', '82', '84', '86', '90', '91', '92', '93', '94', '95', '98']);
+const TWO_DIGIT_CODES = new Set([
+  '20',
+  '27',
+  '30',
+  '31',
+  '32',
+  '33',
+  '34',
+  '36',
+  '39',
+  '40',
+  '41',
+  '43',
+  '44',
+  '45',
+  '46',
+  '47',
+  '48',
+  '49',
+  '51',
+  '52',
+  '53',
+  '54',
+  '55',
+  '56',
+  '57',
+  '58',
+  '60',
+  '61',
+  '62',
+  '63',
+  '64',
+  '65',
+  '66',
+  '81',
+  '82',
+  '84',
+  '86',
+  '90',
+  '91',
+  '92',
+  '93',
+  '94',
+  '95',
+  '98',
+]);
 
 /**
  * RFC 5733 wants phone numbers as `+CC.NUMBER`. Accepts that form, `+CC NUMBER` with any
@@ -18,7 +63,7 @@ export function toE164(raw: string | undefined, callingCode: string | undefined,
   const text = (raw ?? '').trim();
   if (text === '') return undefined;
   if (/^\+\d{1,3}\.\d{1,14}$/.test(text)) return text;
-  const digits = text.replace(/[\s\-().\/]/g, '');
+  const digits = text.replace(/[\s\-()./]/g, '');
   let international: string | undefined;
   if (/^\+\d+$/.test(digits)) international = digits.slice(1);
   else if (/^00\d+$/.test(digits)) international = digits.slice(2);
@@ -28,10 +73,16 @@ export function toE164(raw: string | undefined, callingCode: string | undefined,
     return `+${cc}.${digits}`;
   }
   if (!international) throw new ContactInputError(`${field} must be an international number like +44.2071234567`);
-  const ccLength = international.startsWith('1') || international.startsWith('7') ? 1 : TWO_DIGIT_CODES.has(international.slice(0, 2)) ? 2 : 3;
+  const ccLength =
+    international.startsWith('1') || international.startsWith('7')
+      ? 1
+      : TWO_DIGIT_CODES.has(international.slice(0, 2))
+        ? 2
+        : 3;
   const cc = international.slice(0, ccLength);
   const number = international.slice(ccLength);
-  if (number.length < 1 || number.length > 14) throw new ContactInputError(`${field} must be an international number like +44.2071234567`);
+  if (number.length < 1 || number.length > 14)
+    throw new ContactInputError(`${field} must be an international number like +44.2071234567`);
   return `+${cc}.${number}`;
 }
 
@@ -55,10 +106,13 @@ export function toContactData(c: Contact, role: string, postalInfoType: 'auto' |
   const city = field(c, 'city');
   if (!city) throw new ContactInputError(`${role} contact needs a city`);
   const countryCode = field(c, 'country').toUpperCase();
-  if (!/^[A-Z]{2}$/.test(countryCode)) throw new ContactInputError(`${role} country must be a two-letter ISO 3166 code`);
+  if (!/^[A-Z]{2}$/.test(countryCode))
+    throw new ContactInputError(`${role} country must be a two-letter ISO 3166 code`);
   const email = field(c, 'email');
   if (!/^[^\s@]+@[^\s@]+$/.test(email)) throw new ContactInputError(`${role} contact needs a valid email address`);
-  const street = [field(c, 'address1'), field(c, 'address2'), field(c, 'address3')].filter(Boolean).map((s) => limit(s, 255, 'address line', role));
+  const street = [field(c, 'address1'), field(c, 'address2'), field(c, 'address3')]
+    .filter(Boolean)
+    .map((s) => limit(s, 255, 'address line', role));
   const data = {
     name: limit(name, 255, 'name', role),
     org: limit(field(c, 'companyname', 'organization'), 255, 'company name', role) || undefined,
@@ -72,9 +126,16 @@ export function toContactData(c: Contact, role: string, postalInfoType: 'auto' |
     email: limit(email, 255, 'email', role),
   };
   // RFC 5733 section 2.3: the "int" form is limited to 7-bit ASCII; anything else needs "loc".
-  const isAscii = Object.values(data).every((v) => v === undefined || (Array.isArray(v) ? v.every((s) => /^[\x20-\x7e]*$/.test(s)) : /^[\x20-\x7e]*$/.test(String(v))));
+  const isAscii = Object.values(data).every(
+    (v) =>
+      v === undefined ||
+      (Array.isArray(v) ? v.every((s) => /^[\x20-\x7e]*$/.test(s)) : /^[\x20-\x7e]*$/.test(String(v))),
+  );
   const postalType = postalInfoType === 'auto' ? (isAscii ? 'int' : 'loc') : postalInfoType;
-  if (postalType === 'int' && !isAscii) throw new ContactInputError(`${role} contact has non-ASCII characters, which the registry's "int" postal form cannot hold`);
+  if (postalType === 'int' && !isAscii)
+    throw new ContactInputError(
+      `${role} contact has non-ASCII characters, which the registry's "int" postal form cannot hold`,
+    );
   return { postalType, ...data };
 }
 
@@ -123,7 +184,13 @@ const AUTH_SYMBOL = '!#$%*+-=?@^_~';
 export function newAuthCode(): string {
   const pick = (set: string) => set[randomInt(set.length)]!;
   const all = AUTH_LOWER + AUTH_UPPER + AUTH_DIGIT + AUTH_SYMBOL;
-  const chars = [pick(AUTH_LOWER), pick(AUTH_UPPER), pick(AUTH_DIGIT), pick(AUTH_SYMBOL), ...Array.from({ length: 12 }, () => pick(all))];
+  const chars = [
+    pick(AUTH_LOWER),
+    pick(AUTH_UPPER),
+    pick(AUTH_DIGIT),
+    pick(AUTH_SYMBOL),
+    ...Array.from({ length: 12 }, () => pick(all)),
+  ];
   for (let i = chars.length - 1; i > 0; i--) {
     const j = randomInt(i + 1);
     [chars[i], chars[j]] = [chars[j]!, chars[i]!];

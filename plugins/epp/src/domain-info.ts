@@ -32,13 +32,17 @@ export function readDomainInfo(response: EppResponse): DomainInfo | undefined {
   return {
     name: (childText(inf, NS.domain, 'name') ?? '').toLowerCase(),
     roid: childText(inf, NS.domain, 'roid') ?? '',
-    statuses: children(inf, NS.domain, 'status').map((s) => s.attrs.s ?? '').filter(Boolean),
+    statuses: children(inf, NS.domain, 'status')
+      .map((s) => s.attrs.s ?? '')
+      .filter(Boolean),
     registrant: childText(inf, NS.domain, 'registrant') || undefined,
     contacts: children(inf, NS.domain, 'contact')
       .map((c) => ({ type: c.attrs.type as DomainContactRef['type'], id: c.text.trim() }))
       .filter((c) => c.type === 'admin' || c.type === 'tech' || c.type === 'billing'),
     hostObjects: children(ns, NS.domain, 'hostObj').map((h) => h.text.trim().toLowerCase()),
-    hostAttributes: children(ns, NS.domain, 'hostAttr').map((h) => (childText(h, NS.domain, 'hostName') ?? '').toLowerCase()),
+    hostAttributes: children(ns, NS.domain, 'hostAttr').map((h) =>
+      (childText(h, NS.domain, 'hostName') ?? '').toLowerCase(),
+    ),
     subordinateHosts: children(inf, NS.domain, 'host').map((h) => h.text.trim().toLowerCase()),
     sponsor: childText(inf, NS.domain, 'clID') ?? '',
     createdAt: childText(inf, NS.domain, 'crDate'),
@@ -46,7 +50,9 @@ export function readDomainInfo(response: EppResponse): DomainInfo | undefined {
     expiresAt: childText(inf, NS.domain, 'exDate'),
     transferredAt: childText(inf, NS.domain, 'trDate'),
     authInfo: childText(child(inf, NS.domain, 'authInfo'), NS.domain, 'pw') || undefined,
-    rgpStatuses: children(rgp, NS.rgp, 'rgpStatus').map((s) => s.attrs.s ?? '').filter(Boolean),
+    rgpStatuses: children(rgp, NS.rgp, 'rgpStatus')
+      .map((s) => s.attrs.s ?? '')
+      .filter(Boolean),
     dsRecords: children(sec, NS.secDNS, 'dsData').map(readDs),
   };
 }

@@ -1,8 +1,20 @@
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import type {
-  AvailabilityResult, CallContext, Contact, ContactRole, Contacts, DomainInformation, DomainSyncResult, PluginHost,
-  RegisterInput, RegistrarOutcome, RegistrarPlugin, RenewInput, TransferInput, TransferSyncResult,
+  AvailabilityResult,
+  CallContext,
+  Contact,
+  ContactRole,
+  Contacts,
+  DomainInformation,
+  DomainSyncResult,
+  PluginHost,
+  RegisterInput,
+  RegistrarOutcome,
+  RegistrarPlugin,
+  RenewInput,
+  TransferInput,
+  TransferSyncResult,
 } from '../../../src/core/registrar/plugin';
 import { ContactInputError, fromContactInfo, newAuthCode, newContactId, toContactData } from './contacts';
 import { datePart, readDomainInfo, readTransferData, type DomainInfo } from './domain-info';
@@ -36,14 +48,19 @@ const ROLE_TYPES = ['admin', 'tech', 'billing'] as const;
 export function refusalOf(response: EppResponse, subject: string): Failure {
   const why = describeResult(response);
   switch (response.code) {
-    case 2302: return { ok: false, reason: 'unavailable', message: `${subject} already exists at the registry: ${why}` };
-    case 2303: return { ok: false, reason: 'refused', message: `${subject} does not exist at the registry: ${why}` };
+    case 2302:
+      return { ok: false, reason: 'unavailable', message: `${subject} already exists at the registry: ${why}` };
+    case 2303:
+      return { ok: false, reason: 'refused', message: `${subject} does not exist at the registry: ${why}` };
     case 2201:
-    case 2202: return { ok: false, reason: 'refused', message: `the registry refused authorisation for ${subject}: ${why}` };
+    case 2202:
+      return { ok: false, reason: 'refused', message: `the registry refused authorisation for ${subject}: ${why}` };
     case 2304:
     case 2305:
-    case 2306: return { ok: false, reason: 'refused', message: `registry policy refused ${subject}: ${why}` };
-    default: return { ok: false, reason: 'refused', message: `the registry refused ${subject}: ${why}` };
+    case 2306:
+      return { ok: false, reason: 'refused', message: `registry policy refused ${subject}: ${why}` };
+    default:
+      return { ok: false, reason: 'refused', message: `the registry refused ${subject}: ${why}` };
   }
 }
 
@@ -61,7 +78,8 @@ class CommandIds {
 
   constructor(transactionId: string) {
     let id = transactionId.replace(/[^A-Za-z0-9._:@-]/g, '-');
-    if (id.length > 56) id = `${id.slice(0, 40)}-${createHash('sha256').update(transactionId).digest('hex').slice(0, 12)}`;
+    if (id.length > 56)
+      id = `${id.slice(0, 40)}-${createHash('sha256').update(transactionId).digest('hex').slice(0, 12)}`;
     this.base = id.length >= 3 ? id : `epp-${id}`;
   }
 
@@ -93,7 +111,11 @@ export class EppRegistrar implements RegistrarPlugin {
   private readonly pollEvents = new PollEvents();
   private draining: Promise<PollMessage[]> | undefined;
 
-  constructor(private readonly pool: CommandPort, private readonly options: EppOptions, private readonly host: PluginHost) {}
+  constructor(
+    private readonly pool: CommandPort,
+    private readonly options: EppOptions,
+    private readonly host: PluginHost,
+  ) {}
 
   // ---- required part ----
 
@@ -101,19 +123,29 @@ export class EppRegistrar implements RegistrarPlugin {
     const ids = new CommandIds(ctx.transactionId);
     const names = domains.map((d) => d.toLowerCase());
     const batches: string[][] = [];
-    for (let i = 0; i < names.length; i += this.options.checkBatchSize) batches.push(names.slice(i, i + this.options.checkBatchSize));
+    for (let i = 0; i < names.length; i += this.options.checkBatchSize)
+      batches.push(names.slice(i, i + this.options.checkBatchSize));
     const answers = new Map<string, AvailabilityResult>();
-    const settled = await Promise.allSettled(batches.map(async (batch) => {
-      const response = await this.run(ids.aux(), (t) => frames.domainCheckFrame(batch, t), ctx, true);
-      if (response.code !== 1000) return;
-      for (const cd of children(child(response.resData, NS.domain, 'chkData'), NS.domain, 'cd')) {
-        const nameEl = child(cd, NS.domain, 'name');
-        const name = nameEl?.text.trim().toLowerCase() ?? '';
-        const isAvailable = ['1', 'true'].includes(nameEl?.attrs.avail ?? '');
-        const reason = childText(cd, NS.domain, 'reason') ?? '';
-        answers.set(name, { domain: name, status: isAvailable ? 'available' : /reserv|restrict|block|prohibit|not avail/i.test(reason) ? 'reserved' : 'registered' });
-      }
-    }));
+    const settled = await Promise.allSettled(
+      batches.map(async (batch) => {
+        const response = await this.run(ids.aux(), (t) => frames.domainCheckFrame(batch, t), ctx, true);
+        if (response.code !== 1000) return;
+        for (const cd of children(child(response.resData, NS.domain, 'chkData'), NS.domain, 'cd')) {
+          const nameEl = child(cd, NS.domain, 'name');
+          const name = nameEl?.text.trim().toLowerCase() ?? '';
+          const isAvailable = ['1', 'true'].includes(nameEl?.attrs.avail ?? '');
+          const reason = childText(cd, NS.domain, 'reason') ?? '';
+          answers.set(name, {
+            domain: name,
+            status: isAvailable
+              ? 'available'
+              : /reserv|restrict|block|prohibit|not avail/i.test(reason)
+                ? 'reserved'
+                : 'registered',
+          });
+        }
+      }),
+    );
     const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failures.length > 0 && failures.length === settled.length) throw failures[0]!.reason;
     return domains.map((d) => ({ ...(answers.get(d.toLowerCase()) ?? { status: 'unknown' as const }), domain: d }));
@@ -126,7 +158,8 @@ export class EppRegistrar implements RegistrarPlugin {
       const years = period(input.period);
       const services = await this.pool.services(ctx.signal);
       const dsRecords = dsRecordsFrom(input.fields);
-      if (dsRecords.length && !services.extensionUris.includes(NS.secDNS)) return refused('the registry does not offer DNSSEC (secDNS-1.1); leave out the DS records');
+      if (dsRecords.length && !services.extensionUris.includes(NS.secDNS))
+        return refused('the registry does not offer DNSSEC (secDNS-1.1); leave out the DS records');
 
       // Everything that can be refused without asking the registry is checked before the first command.
       const plan = this.contactPlan(services, input.contacts);
@@ -137,25 +170,44 @@ export class EppRegistrar implements RegistrarPlugin {
       }
       const created: string[] = [];
       const cleanUp = async () => {
-        for (const id of created) await this.run(ids.aux(), (t) => frames.contactDeleteFrame(id, t), ctx, false).catch(() => undefined);
+        for (const id of created)
+          await this.run(ids.aux(), (t) => frames.contactDeleteFrame(id, t), ctx, false).catch(() => undefined);
       };
       for (const entry of plan.create) {
         const result = await this.createContact(entry.data, ctx, ids);
-        if (!result.ok) { await cleanUp(); return result; }
+        if (!result.ok) {
+          await cleanUp();
+          return result;
+        }
         entry.id = result.id;
         created.push(result.id);
       }
       const idOf = (role: ContactRole) => plan.create.find((c) => c.roles.includes(role))?.id;
-      const response = await this.run(ids.primary(), (t) => frames.domainCreateFrame({
-        name,
-        years,
-        nameservers: 'hostObjects' in nameservers ? { hostObjects: nameservers.hostObjects! } : { hostAttributes: nameservers.hostAttributes! },
-        registrant: idOf('registrant'),
-        contacts: ROLE_TYPES.flatMap((type) => (idOf(type) ? [{ type, id: idOf(type)! }] : [])),
-        authInfo: newAuthCode(),
-        dsRecords,
-      }, t), ctx, false);
-      if (response.code === 1001) return pending(`the registry accepted ${name} and will complete it later (clTRID ${response.clientTransactionId ?? ''})`);
+      const response = await this.run(
+        ids.primary(),
+        (t) =>
+          frames.domainCreateFrame(
+            {
+              name,
+              years,
+              nameservers:
+                'hostObjects' in nameservers
+                  ? { hostObjects: nameservers.hostObjects! }
+                  : { hostAttributes: nameservers.hostAttributes! },
+              registrant: idOf('registrant'),
+              contacts: ROLE_TYPES.flatMap((type) => (idOf(type) ? [{ type, id: idOf(type)! }] : [])),
+              authInfo: newAuthCode(),
+              dsRecords,
+            },
+            t,
+          ),
+        ctx,
+        false,
+      );
+      if (response.code === 1001)
+        return pending(
+          `the registry accepted ${name} and will complete it later (clTRID ${response.clientTransactionId ?? ''})`,
+        );
       if (response.code !== 1000) {
         await cleanUp();
         return refusalOf(response, name);
@@ -182,9 +234,17 @@ export class EppRegistrar implements RegistrarPlugin {
       const current = datePart(info.info.expiresAt);
       if (!current) return refused(`the registry did not tell the expiry date of ${name}`);
       if (input.currentExpiryDate && input.currentExpiryDate !== current) {
-        this.host.logger.info({ domain: name, platform: input.currentExpiryDate, registry: current }, 'renewing from the registry expiry date');
+        this.host.logger.info(
+          { domain: name, platform: input.currentExpiryDate, registry: current },
+          'renewing from the registry expiry date',
+        );
       }
-      const response = await this.run(ids.primary(), (t) => frames.domainRenewFrame(name, current, years, t), ctx, false);
+      const response = await this.run(
+        ids.primary(),
+        (t) => frames.domainRenewFrame(name, current, years, t),
+        ctx,
+        false,
+      );
       if (response.code === 1001) return pending(`the registry will complete the renewal of ${name} later`);
       if (response.code !== 1000) return refusalOf(response, name);
       const exDate = datePart(childText(child(response.resData, NS.domain, 'renData'), NS.domain, 'exDate'));
@@ -195,250 +255,379 @@ export class EppRegistrar implements RegistrarPlugin {
   // ---- capabilities ----
 
   readonly transfer = {
-    transfer: (input: TransferInput, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate?: string }>> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      if (!input.eppCode) return refused('an EPP code is required to transfer a domain');
-      const response = await this.run(ids.primary(), (t) => frames.domainTransferFrame('request', name, t, { years: period(input.period), authInfo: input.eppCode }), ctx, false);
-      if (response.code === 1001) return pending(`transfer of ${name} requested; the registry completes it after the losing registrar's window`);
-      if (response.code !== 1000) return refusalOf(response, name);
-      return { ok: true, expiryDate: datePart(readTransferData(response.resData)?.expiresAt) };
-    }),
+    transfer: (input: TransferInput, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate?: string }>> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        if (!input.eppCode) return refused('an EPP code is required to transfer a domain');
+        const response = await this.run(
+          ids.primary(),
+          (t) =>
+            frames.domainTransferFrame('request', name, t, { years: period(input.period), authInfo: input.eppCode }),
+          ctx,
+          false,
+        );
+        if (response.code === 1001)
+          return pending(
+            `transfer of ${name} requested; the registry completes it after the losing registrar's window`,
+          );
+        if (response.code !== 1000) return refusalOf(response, name);
+        return { ok: true, expiryDate: datePart(readTransferData(response.resData)?.expiresAt) };
+      }),
   };
 
   readonly domainInformation = {
-    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<DomainInformation>> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const found = await this.ownInfo(domainName(input.domain), ctx, ids);
-      if (!found.ok) return found;
-      const info = found.info;
-      let registrantEmail: string | undefined;
-      const registrant = info.registrant;
-      if (registrant) {
-        const contact = await this.run(ids.aux(), (t) => frames.contactInfoFrame(registrant, t), ctx, true).catch(() => undefined);
-        registrantEmail = contact?.code === 1000 ? childText(child(contact.resData, NS.contact, 'infData'), NS.contact, 'email') : undefined;
-      }
-      return {
-        ok: true,
-        nameservers: info.hostObjects.length ? info.hostObjects : info.hostAttributes,
-        transferLock: this.isLocked(info),
-        expiryDate: datePart(info.expiresAt),
-        registrationStatus: this.statusOf(info),
-        restorable: info.rgpStatuses.includes('redemptionPeriod'),
-        registrantEmail,
-        extra: {
-          eppStatuses: info.statuses,
-          rgpStatuses: info.rgpStatuses,
-          dsRecords: info.dsRecords,
-          childNameservers: info.subordinateHosts,
-          createdDate: info.createdAt,
-          updatedDate: info.updatedAt,
-          transferredDate: info.transferredAt,
-          roid: info.roid,
-        },
-      };
-    }),
+    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<DomainInformation>> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const found = await this.ownInfo(domainName(input.domain), ctx, ids);
+        if (!found.ok) return found;
+        const info = found.info;
+        let registrantEmail: string | undefined;
+        const registrant = info.registrant;
+        if (registrant) {
+          const contact = await this.run(ids.aux(), (t) => frames.contactInfoFrame(registrant, t), ctx, true).catch(
+            () => undefined,
+          );
+          registrantEmail =
+            contact?.code === 1000
+              ? childText(child(contact.resData, NS.contact, 'infData'), NS.contact, 'email')
+              : undefined;
+        }
+        return {
+          ok: true,
+          nameservers: info.hostObjects.length ? info.hostObjects : info.hostAttributes,
+          transferLock: this.isLocked(info),
+          expiryDate: datePart(info.expiresAt),
+          registrationStatus: this.statusOf(info),
+          restorable: info.rgpStatuses.includes('redemptionPeriod'),
+          registrantEmail,
+          extra: {
+            eppStatuses: info.statuses,
+            rgpStatuses: info.rgpStatuses,
+            dsRecords: info.dsRecords,
+            childNameservers: info.subordinateHosts,
+            createdDate: info.createdAt,
+            updatedDate: info.updatedAt,
+            transferredDate: info.transferredAt,
+            roid: info.roid,
+          },
+        };
+      }),
   };
 
   readonly nameservers = {
-    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ nameservers: readonly string[] }>> => this.guard(async () => {
-      const found = await this.ownInfo(domainName(input.domain), ctx, new CommandIds(ctx.transactionId));
-      if (!found.ok) return found;
-      return { ok: true, nameservers: found.info.hostObjects.length ? found.info.hostObjects : found.info.hostAttributes };
-    }),
-    save: (input: { domain: string; nameservers: readonly string[] }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      const services = await this.pool.services(ctx.signal);
-      const found = await this.ownInfo(name, ctx, ids);
-      if (!found.ok) return found;
-      const isObjects = this.usesHostObjects(services);
-      const current = isObjects ? found.info.hostObjects : found.info.hostAttributes;
-      const wanted = [...new Set(input.nameservers.map(hostName))];
-      const add = wanted.filter((h) => !current.includes(h));
-      const rem = current.filter((h) => !wanted.includes(h));
-      if (add.length === 0 && rem.length === 0) return { ok: true };
-      if (isObjects) {
-        const missing = await this.ensureHosts(name, add, ctx, ids);
-        if (missing) return missing;
-      }
-      const ns = (list: string[]): Nameservers | undefined => (list.length ? (isObjects ? { hostObjects: list } : { hostAttributes: list }) : undefined);
-      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, add: { nameservers: ns(add) }, rem: { nameservers: ns(rem) } }, t), ctx, false);
-      return this.settled(response, name);
-    }),
+    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ nameservers: readonly string[] }>> =>
+      this.guard(async () => {
+        const found = await this.ownInfo(domainName(input.domain), ctx, new CommandIds(ctx.transactionId));
+        if (!found.ok) return found;
+        return {
+          ok: true,
+          nameservers: found.info.hostObjects.length ? found.info.hostObjects : found.info.hostAttributes,
+        };
+      }),
+    save: (input: { domain: string; nameservers: readonly string[] }, ctx: CallContext): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        const services = await this.pool.services(ctx.signal);
+        const found = await this.ownInfo(name, ctx, ids);
+        if (!found.ok) return found;
+        const isObjects = this.usesHostObjects(services);
+        const current = isObjects ? found.info.hostObjects : found.info.hostAttributes;
+        const wanted = [...new Set(input.nameservers.map(hostName))];
+        const add = wanted.filter((h) => !current.includes(h));
+        const rem = current.filter((h) => !wanted.includes(h));
+        if (add.length === 0 && rem.length === 0) return { ok: true };
+        if (isObjects) {
+          const missing = await this.ensureHosts(name, add, ctx, ids);
+          if (missing) return missing;
+        }
+        const ns = (list: string[]): Nameservers | undefined =>
+          list.length ? (isObjects ? { hostObjects: list } : { hostAttributes: list }) : undefined;
+        const response = await this.run(
+          ids.primary(),
+          (t) => frames.domainUpdateFrame({ name, add: { nameservers: ns(add) }, rem: { nameservers: ns(rem) } }, t),
+          ctx,
+          false,
+        );
+        return this.settled(response, name);
+      }),
   };
 
   readonly childHosts = {
-    register: (input: { domain: string; host: string; ipAddress: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const { host } = await this.childHost(input, ctx);
-      const response = await this.run(ids.primary(), (t) => frames.hostCreateFrame(host, [address(input.ipAddress)], t), ctx, false);
-      return this.settled(response, host);
-    }),
-    modify: (input: { domain: string; host: string; currentIpAddress: string; newIpAddress: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const { host } = await this.childHost(input, ctx);
-      const response = await this.run(ids.primary(), (t) => frames.hostUpdateFrame(host, { add: [address(input.newIpAddress)], rem: [address(input.currentIpAddress)] }, t), ctx, false);
-      return this.settled(response, host);
-    }),
-    delete: (input: { domain: string; host: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const { host } = await this.childHost(input, ctx);
-      const response = await this.run(ids.primary(), (t) => frames.hostDeleteFrame(host, t), ctx, false);
-      return this.settled(response, host);
-    }),
+    register: (
+      input: { domain: string; host: string; ipAddress: string },
+      ctx: CallContext,
+    ): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const { host } = await this.childHost(input, ctx);
+        const response = await this.run(
+          ids.primary(),
+          (t) => frames.hostCreateFrame(host, [address(input.ipAddress)], t),
+          ctx,
+          false,
+        );
+        return this.settled(response, host);
+      }),
+    modify: (
+      input: { domain: string; host: string; currentIpAddress: string; newIpAddress: string },
+      ctx: CallContext,
+    ): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const { host } = await this.childHost(input, ctx);
+        const response = await this.run(
+          ids.primary(),
+          (t) =>
+            frames.hostUpdateFrame(
+              host,
+              { add: [address(input.newIpAddress)], rem: [address(input.currentIpAddress)] },
+              t,
+            ),
+          ctx,
+          false,
+        );
+        return this.settled(response, host);
+      }),
+    delete: (input: { domain: string; host: string }, ctx: CallContext): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const { host } = await this.childHost(input, ctx);
+        const response = await this.run(ids.primary(), (t) => frames.hostDeleteFrame(host, t), ctx, false);
+        return this.settled(response, host);
+      }),
   };
 
   readonly registrarLock = {
-    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ locked: boolean }>> => this.guard(async () => {
-      const found = await this.ownInfo(domainName(input.domain), ctx, new CommandIds(ctx.transactionId));
-      return found.ok ? { ok: true, locked: this.isLocked(found.info) } : found;
-    }),
-    save: (input: { domain: string; locked: boolean }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      const found = await this.ownInfo(name, ctx, ids);
-      if (!found.ok) return found;
-      const has = new Set(found.info.statuses);
-      const change = input.locked ? this.options.lockStatuses.filter((s) => !has.has(s)) : this.options.lockStatuses.filter((s) => has.has(s));
-      if (change.length === 0) return { ok: true };
-      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame(input.locked ? { name, add: { statuses: change } } : { name, rem: { statuses: change } }, t), ctx, false);
-      return this.settled(response, name);
-    }),
+    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ locked: boolean }>> =>
+      this.guard(async () => {
+        const found = await this.ownInfo(domainName(input.domain), ctx, new CommandIds(ctx.transactionId));
+        return found.ok ? { ok: true, locked: this.isLocked(found.info) } : found;
+      }),
+    save: (input: { domain: string; locked: boolean }, ctx: CallContext): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        const found = await this.ownInfo(name, ctx, ids);
+        if (!found.ok) return found;
+        const has = new Set(found.info.statuses);
+        const change = input.locked
+          ? this.options.lockStatuses.filter((s) => !has.has(s))
+          : this.options.lockStatuses.filter((s) => has.has(s));
+        if (change.length === 0) return { ok: true };
+        const response = await this.run(
+          ids.primary(),
+          (t) =>
+            frames.domainUpdateFrame(
+              input.locked ? { name, add: { statuses: change } } : { name, rem: { statuses: change } },
+              t,
+            ),
+          ctx,
+          false,
+        );
+        return this.settled(response, name);
+      }),
   };
 
   readonly eppCode = {
-    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ eppCode: string }>> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      const found = await this.ownInfo(name, ctx, ids);
-      if (!found.ok) return found;
-      if (found.info.authInfo) return { ok: true, eppCode: found.info.authInfo };
-      // Registries that do not show the code set a fresh one, as they expect registrars to do.
-      const code = newAuthCode();
-      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, chg: { authInfo: code } }, t), ctx, false);
-      const outcome = this.settled(response, name);
-      return outcome.ok ? { ok: true, eppCode: code } : outcome;
-    }),
+    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ eppCode: string }>> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        const found = await this.ownInfo(name, ctx, ids);
+        if (!found.ok) return found;
+        if (found.info.authInfo) return { ok: true, eppCode: found.info.authInfo };
+        // Registries that do not show the code set a fresh one, as they expect registrars to do.
+        const code = newAuthCode();
+        const response = await this.run(
+          ids.primary(),
+          (t) => frames.domainUpdateFrame({ name, chg: { authInfo: code } }, t),
+          ctx,
+          false,
+        );
+        const outcome = this.settled(response, name);
+        return outcome.ok ? { ok: true, eppCode: code } : outcome;
+      }),
   };
 
   readonly contacts = {
-    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ contacts: Contacts }>> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const found = await this.ownInfo(domainName(input.domain), ctx, ids);
-      if (!found.ok) return found;
-      const roleIds = this.roleIds(found.info);
-      const byId = new Map<string, Contact>();
-      for (const id of new Set(Object.values(roleIds))) {
-        const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
-        const inf = child(response.resData, NS.contact, 'infData');
-        if (response.code === 1000 && inf) byId.set(id, fromContactInfo(inf));
-      }
-      const contacts: Partial<Record<ContactRole, Contact>> = {};
-      for (const [role, id] of Object.entries(roleIds) as Array<[ContactRole, string]>) if (byId.has(id)) contacts[role] = byId.get(id)!;
-      return { ok: true, contacts };
-    }),
-    save: (input: { domain: string; contacts: Contacts }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      const services = await this.pool.services(ctx.signal);
-      if (!services.objectUris.includes(NS.contact) || this.options.contactMode === 'none') return refused('this registry takes no contact objects');
-      const found = await this.ownInfo(name, ctx, ids);
-      if (!found.ok) return found;
-      const roleIds = this.roleIds(found.info);
-      const usage = new Map<string, number>();
-      for (const id of Object.values(roleIds)) usage.set(id, (usage.get(id) ?? 0) + 1);
-      const add: DomainContactRef[] = [];
-      const rem: DomainContactRef[] = [];
-      let newRegistrant: string | undefined;
-      for (const [role, contact] of Object.entries(input.contacts) as Array<[ContactRole, Contact | undefined]>) {
-        if (!contact) continue;
-        if (this.options.contactMode === 'registrant' && role !== 'registrant') continue;
-        const data = toContactData(contact, role, this.options.postalInfoType);
-        const currentId = roleIds[role];
-        if (currentId && usage.get(currentId) === 1 && (await this.isOurContact(currentId, ctx, ids))) {
-          const response = await this.run(ids.aux(), (t) => frames.contactUpdateFrame(currentId, data, t), ctx, false);
-          const outcome = this.settled(response, `the ${role} contact`);
-          if (!outcome.ok) return outcome;
-          continue;
+    get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ contacts: Contacts }>> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const found = await this.ownInfo(domainName(input.domain), ctx, ids);
+        if (!found.ok) return found;
+        const roleIds = this.roleIds(found.info);
+        const byId = new Map<string, Contact>();
+        for (const id of new Set(Object.values(roleIds))) {
+          const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
+          const inf = child(response.resData, NS.contact, 'infData');
+          if (response.code === 1000 && inf) byId.set(id, fromContactInfo(inf));
         }
-        const createdContact = await this.createContact(data, ctx, ids);
-        if (!createdContact.ok) return createdContact;
-        if (role === 'registrant') newRegistrant = createdContact.id;
-        else {
-          add.push({ type: role, id: createdContact.id });
-          if (currentId) rem.push({ type: role, id: currentId });
+        const contacts: Partial<Record<ContactRole, Contact>> = {};
+        for (const [role, id] of Object.entries(roleIds) as Array<[ContactRole, string]>)
+          if (byId.has(id)) contacts[role] = byId.get(id)!;
+        return { ok: true, contacts };
+      }),
+    save: (input: { domain: string; contacts: Contacts }, ctx: CallContext): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        const services = await this.pool.services(ctx.signal);
+        if (!services.objectUris.includes(NS.contact) || this.options.contactMode === 'none')
+          return refused('this registry takes no contact objects');
+        const found = await this.ownInfo(name, ctx, ids);
+        if (!found.ok) return found;
+        const roleIds = this.roleIds(found.info);
+        const usage = new Map<string, number>();
+        for (const id of Object.values(roleIds)) usage.set(id, (usage.get(id) ?? 0) + 1);
+        const add: DomainContactRef[] = [];
+        const rem: DomainContactRef[] = [];
+        let newRegistrant: string | undefined;
+        for (const [role, contact] of Object.entries(input.contacts) as Array<[ContactRole, Contact | undefined]>) {
+          if (!contact) continue;
+          if (this.options.contactMode === 'registrant' && role !== 'registrant') continue;
+          const data = toContactData(contact, role, this.options.postalInfoType);
+          const currentId = roleIds[role];
+          if (currentId && usage.get(currentId) === 1 && (await this.isOurContact(currentId, ctx, ids))) {
+            const response = await this.run(
+              ids.aux(),
+              (t) => frames.contactUpdateFrame(currentId, data, t),
+              ctx,
+              false,
+            );
+            const outcome = this.settled(response, `the ${role} contact`);
+            if (!outcome.ok) return outcome;
+            continue;
+          }
+          const createdContact = await this.createContact(data, ctx, ids);
+          if (!createdContact.ok) return createdContact;
+          if (role === 'registrant') newRegistrant = createdContact.id;
+          else {
+            add.push({ type: role, id: createdContact.id });
+            if (currentId) rem.push({ type: role, id: currentId });
+          }
         }
-      }
-      if (!newRegistrant && add.length === 0) return { ok: true };
-      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, add: { contacts: add }, rem: { contacts: rem }, chg: { registrant: newRegistrant } }, t), ctx, false);
-      return this.settled(response, name);
-    }),
+        if (!newRegistrant && add.length === 0) return { ok: true };
+        const response = await this.run(
+          ids.primary(),
+          (t) =>
+            frames.domainUpdateFrame(
+              { name, add: { contacts: add }, rem: { contacts: rem }, chg: { registrant: newRegistrant } },
+              t,
+            ),
+          ctx,
+          false,
+        );
+        return this.settled(response, name);
+      }),
   };
 
   readonly delete = {
-    delete: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome> => this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      const response = await this.run(ids.primary(), (t) => frames.domainDeleteFrame(name, t), ctx, false);
-      // 1000 and 1001 alike: the registry took the deletion (RGP holds the name in redemption either way).
-      return this.settled(response, name);
-    }),
+    delete: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome> =>
+      this.guard(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        const response = await this.run(ids.primary(), (t) => frames.domainDeleteFrame(name, t), ctx, false);
+        // 1000 and 1001 alike: the registry took the deletion (RGP holds the name in redemption either way).
+        return this.settled(response, name);
+      }),
   };
 
   readonly domainSync = {
-    sync: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<DomainSyncResult>> => this.guard<DomainSyncResult>(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      await this.drainPoll(ctx);
-      const response = await this.run(ids.primary(), (t) => frames.domainInfoFrame(name, t), ctx, true);
-      const news = this.pollEvents.latestTransfer(name);
-      const isTransferredAway = news !== undefined && news.requestedBy !== this.options.clientId && ['clientApproved', 'serverApproved'].includes(news.status);
-      // Registries answer info on another registrar's domain with an authorisation error.
-      if (response.code === 2201 || response.code === 2202 || (isTransferredAway && response.code !== 1000)) {
-        // Not ours yet is not the same as gone: a transfer we asked for may still be running.
-        const query = await this.run(ids.aux(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
-        const trn = query.code === 1000 ? readTransferData(query.resData) : undefined;
-        if (trn?.requestedBy === this.options.clientId && trn.status === 'pending') return pending(`the transfer of ${name} to us is still pending`);
-        return { ok: true, active: false, expired: false, transferredAway: true };
-      }
-      // Not at the registry at all: deleted and purged, or never created (a pending order that failed).
-      if (response.code === 2303) return { ok: true, active: false, expired: false, transferredAway: false, cancelled: true };
-      if (response.code !== 1000) return refusalOf(response, name);
-      const info = readDomainInfo(response);
-      if (!info) throw new Error(`the registry answered info for ${name} without domain data`);
-      if (info.sponsor !== this.options.clientId) {
-        return { ok: true, active: false, expired: false, transferredAway: true, expiryDate: datePart(info.expiresAt) };
-      }
-      if (info.statuses.includes('pendingCreate')) return pending(`${name} is still being created at the registry`);
-      const expiryDate = datePart(info.expiresAt);
-      const isDeleted = info.statuses.includes('pendingDelete') || info.rgpStatuses.includes('redemptionPeriod') || info.rgpStatuses.includes('pendingDelete');
-      const isExpired = expiryDate !== undefined && expiryDate < this.host.clock.now().toISOString().slice(0, 10);
-      return { ok: true, active: !isDeleted && !isExpired, expired: !isDeleted && isExpired, transferredAway: false, cancelled: isDeleted, expiryDate };
-    }),
+    sync: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<DomainSyncResult>> =>
+      this.guard<DomainSyncResult>(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        await this.drainPoll(ctx);
+        const response = await this.run(ids.primary(), (t) => frames.domainInfoFrame(name, t), ctx, true);
+        const news = this.pollEvents.latestTransfer(name);
+        const isTransferredAway =
+          news !== undefined &&
+          news.requestedBy !== this.options.clientId &&
+          ['clientApproved', 'serverApproved'].includes(news.status);
+        // Registries answer info on another registrar's domain with an authorisation error.
+        if (response.code === 2201 || response.code === 2202 || (isTransferredAway && response.code !== 1000)) {
+          // Not ours yet is not the same as gone: a transfer we asked for may still be running.
+          const query = await this.run(ids.aux(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
+          const trn = query.code === 1000 ? readTransferData(query.resData) : undefined;
+          if (trn?.requestedBy === this.options.clientId && trn.status === 'pending')
+            return pending(`the transfer of ${name} to us is still pending`);
+          return { ok: true, active: false, expired: false, transferredAway: true };
+        }
+        // Not at the registry at all: deleted and purged, or never created (a pending order that failed).
+        if (response.code === 2303)
+          return { ok: true, active: false, expired: false, transferredAway: false, cancelled: true };
+        if (response.code !== 1000) return refusalOf(response, name);
+        const info = readDomainInfo(response);
+        if (!info) throw new Error(`the registry answered info for ${name} without domain data`);
+        if (info.sponsor !== this.options.clientId) {
+          return {
+            ok: true,
+            active: false,
+            expired: false,
+            transferredAway: true,
+            expiryDate: datePart(info.expiresAt),
+          };
+        }
+        if (info.statuses.includes('pendingCreate')) return pending(`${name} is still being created at the registry`);
+        const expiryDate = datePart(info.expiresAt);
+        const isDeleted =
+          info.statuses.includes('pendingDelete') ||
+          info.rgpStatuses.includes('redemptionPeriod') ||
+          info.rgpStatuses.includes('pendingDelete');
+        const isExpired = expiryDate !== undefined && expiryDate < this.host.clock.now().toISOString().slice(0, 10);
+        return {
+          ok: true,
+          active: !isDeleted && !isExpired,
+          expired: !isDeleted && isExpired,
+          transferredAway: false,
+          cancelled: isDeleted,
+          expiryDate,
+        };
+      }),
   };
 
   readonly transferSync = {
-    sync: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<TransferSyncResult>> => this.guard<TransferSyncResult>(async () => {
-      const ids = new CommandIds(ctx.transactionId);
-      const name = domainName(input.domain);
-      await this.drainPoll(ctx);
-      const response = await this.run(ids.primary(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
-      const trn = response.code === 1000 ? readTransferData(response.resData) : this.pollEvents.latestTransfer(name);
-      if (trn && trn.requestedBy === this.options.clientId) {
-        if (trn.status === 'pending') return { ok: true, completed: false, failed: false };
-        if (trn.status === 'clientApproved' || trn.status === 'serverApproved') {
-          return { ok: true, completed: true, failed: false, expiryDate: datePart(trn.expiresAt) ?? (await this.expiryOf(name, ctx, ids)) };
+    sync: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<TransferSyncResult>> =>
+      this.guard<TransferSyncResult>(async () => {
+        const ids = new CommandIds(ctx.transactionId);
+        const name = domainName(input.domain);
+        await this.drainPoll(ctx);
+        const response = await this.run(ids.primary(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
+        const trn = response.code === 1000 ? readTransferData(response.resData) : this.pollEvents.latestTransfer(name);
+        if (trn && trn.requestedBy === this.options.clientId) {
+          if (trn.status === 'pending') return { ok: true, completed: false, failed: false };
+          if (trn.status === 'clientApproved' || trn.status === 'serverApproved') {
+            return {
+              ok: true,
+              completed: true,
+              failed: false,
+              expiryDate: datePart(trn.expiresAt) ?? (await this.expiryOf(name, ctx, ids)),
+            };
+          }
+          return {
+            ok: true,
+            completed: false,
+            failed: true,
+            reason: `the transfer was ${trn.status.replace(/^(client|server)/, '').toLowerCase()} by the ${trn.status.startsWith('client') ? 'losing registrar' : 'registry'}`,
+          };
         }
-        return { ok: true, completed: false, failed: true, reason: `the transfer was ${trn.status.replace(/^(client|server)/, '').toLowerCase()} by the ${trn.status.startsWith('client') ? 'losing registrar' : 'registry'}` };
-      }
-      if (response.code === 2303) return { ok: true, completed: false, failed: true, reason: `${name} does not exist at the registry` };
-      // No transfer to report (2301 "not pending", or someone else's): settle by who sponsors the domain now.
-      const info = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
-      const data = info.code === 1000 ? readDomainInfo(info) : undefined;
-      if (data?.sponsor === this.options.clientId) return { ok: true, completed: true, failed: false, expiryDate: datePart(data.expiresAt) };
-      return { ok: true, completed: false, failed: true, reason: `no transfer of ${name} is pending and another registrar sponsors it` };
-    }),
+        if (response.code === 2303)
+          return { ok: true, completed: false, failed: true, reason: `${name} does not exist at the registry` };
+        // No transfer to report (2301 "not pending", or someone else's): settle by who sponsors the domain now.
+        const info = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
+        const data = info.code === 1000 ? readDomainInfo(info) : undefined;
+        if (data?.sponsor === this.options.clientId)
+          return { ok: true, completed: true, failed: false, expiryDate: datePart(data.expiresAt) };
+        return {
+          ok: true,
+          completed: false,
+          failed: true,
+          reason: `no transfer of ${name} is pending and another registrar sponsors it`,
+        };
+      }),
   };
 
   // ---- beyond the contract: operations an operator may call on the plugin directly ----
@@ -460,9 +649,15 @@ export class EppRegistrar implements RegistrarPlugin {
       const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       const services = await this.pool.services(ctx.signal);
-      if (!services.extensionUris.includes(NS.secDNS)) return refused('the registry does not offer DNSSEC (secDNS-1.1)');
+      if (!services.extensionUris.includes(NS.secDNS))
+        return refused('the registry does not offer DNSSEC (secDNS-1.1)');
       const records = dsRecordsFrom({ dsRecords: input.records });
-      const response = await this.run(ids.primary(), (t) => frames.domainUpdateFrame({ name, dsRecords: records }, t), ctx, false);
+      const response = await this.run(
+        ids.primary(),
+        (t) => frames.domainUpdateFrame({ name, dsRecords: records }, t),
+        ctx,
+        false,
+      );
       return this.settled(response, name);
     });
   }
@@ -482,13 +677,19 @@ export class EppRegistrar implements RegistrarPlugin {
     try {
       return await work();
     } catch (error) {
-      if (error instanceof InputError || error instanceof ContactInputError || error instanceof XmlValueError) return refused(error.message);
+      if (error instanceof InputError || error instanceof ContactInputError || error instanceof XmlValueError)
+        return refused(error.message);
       throw error;
     }
   }
 
   /** Sends one command built for its clTRID. */
-  private run(clTRID: string, build: (clTRID: string) => string, ctx: CallContext, isReadOnly: boolean): Promise<EppResponse> {
+  private run(
+    clTRID: string,
+    build: (clTRID: string) => string,
+    ctx: CallContext,
+    isReadOnly: boolean,
+  ): Promise<EppResponse> {
     return this.pool.command(build(clTRID), { clTRID, signal: ctx.signal, isReadOnly });
   }
 
@@ -496,7 +697,11 @@ export class EppRegistrar implements RegistrarPlugin {
     return SUCCESS.has(response.code) ? { ok: true } : refusalOf(response, subject);
   }
 
-  private async info(name: string, ctx: CallContext, ids: CommandIds): Promise<{ ok: true; info: DomainInfo } | Failure> {
+  private async info(
+    name: string,
+    ctx: CallContext,
+    ids: CommandIds,
+  ): Promise<{ ok: true; info: DomainInfo } | Failure> {
     const response = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
     if (response.code !== 1000) return refusalOf(response, name);
     const info = readDomainInfo(response);
@@ -505,9 +710,14 @@ export class EppRegistrar implements RegistrarPlugin {
   }
 
   /** Info of a domain we sponsor; someone else's is a refusal (its data is not ours to show or change). */
-  private async ownInfo(name: string, ctx: CallContext, ids: CommandIds): Promise<{ ok: true; info: DomainInfo } | Failure> {
+  private async ownInfo(
+    name: string,
+    ctx: CallContext,
+    ids: CommandIds,
+  ): Promise<{ ok: true; info: DomainInfo } | Failure> {
     const found = await this.info(name, ctx, ids);
-    if (found.ok && found.info.sponsor !== this.options.clientId) return refused(`${name} is sponsored by another registrar`);
+    if (found.ok && found.info.sponsor !== this.options.clientId)
+      return refused(`${name} is sponsored by another registrar`);
     return found;
   }
 
@@ -517,29 +727,51 @@ export class EppRegistrar implements RegistrarPlugin {
   }
 
   /** `requestId` gives the restore request its clTRID: the call's own when restoring is the point, a helper id inside a renewal. */
-  private async restoreDomain(name: string, info: DomainInfo, input: RestoreInput | undefined, ctx: CallContext, requestId: () => string, ids: CommandIds): Promise<RegistrarOutcome> {
-    if (!info.rgpStatuses.includes('redemptionPeriod')) return refused(`${name} is not in its redemption period, so it cannot be restored`);
-    const request = await this.run(requestId(), (t) => frames.domainUpdateFrame({ name, restore: { op: 'request' } }, t), ctx, false);
+  private async restoreDomain(
+    name: string,
+    info: DomainInfo,
+    input: RestoreInput | undefined,
+    ctx: CallContext,
+    requestId: () => string,
+    ids: CommandIds,
+  ): Promise<RegistrarOutcome> {
+    if (!info.rgpStatuses.includes('redemptionPeriod'))
+      return refused(`${name} is not in its redemption period, so it cannot be restored`);
+    const request = await this.run(
+      requestId(),
+      (t) => frames.domainUpdateFrame({ name, restore: { op: 'request' } }, t),
+      ctx,
+      false,
+    );
     if (!SUCCESS.has(request.code)) return refusalOf(request, name);
     if (!(input?.sendReport ?? this.options.restoreReport)) return { ok: true };
     const now = this.host.clock.now().toISOString();
-    const report = await this.run(ids.aux(), (t) => frames.domainUpdateFrame({
-      name,
-      restore: {
-        op: 'report',
-        report: {
-          preData: `${name} registered by ${this.options.clientId}, expiring ${info.expiresAt ?? 'unknown'}`,
-          postData: `${name} restored with the same registration data`,
-          deletedAt: info.updatedAt ?? now,
-          restoredAt: now,
-          reason: input?.reason ?? 'Registrant error.',
-          statements: [
-            'This registrar has not restored the Registered Name in order to assume the rights to use or sell the Registered Name for itself or for any third party.',
-            'The information in this report is true to best of this registrar\'s knowledge, and this registrar acknowledges that intentionally supplying false information in this report shall constitute an incurable material breach of the Registry-Registrar Agreement.',
-          ],
-        },
-      },
-    }, t), ctx, false);
+    const report = await this.run(
+      ids.aux(),
+      (t) =>
+        frames.domainUpdateFrame(
+          {
+            name,
+            restore: {
+              op: 'report',
+              report: {
+                preData: `${name} registered by ${this.options.clientId}, expiring ${info.expiresAt ?? 'unknown'}`,
+                postData: `${name} restored with the same registration data`,
+                deletedAt: info.updatedAt ?? now,
+                restoredAt: now,
+                reason: input?.reason ?? 'Registrant error.',
+                statements: [
+                  'This registrar has not restored the Registered Name in order to assume the rights to use or sell the Registered Name for itself or for any third party.',
+                  "The information in this report is true to best of this registrar's knowledge, and this registrar acknowledges that intentionally supplying false information in this report shall constitute an incurable material breach of the Registry-Registrar Agreement.",
+                ],
+              },
+            },
+          },
+          t,
+        ),
+      ctx,
+      false,
+    );
     return this.settled(report, name);
   }
 
@@ -563,7 +795,9 @@ export class EppRegistrar implements RegistrarPlugin {
         this.host.logger.warn({ err: (error as Error).message }, 'epp poll failed; continuing without it');
       }
       return taken;
-    })().finally(() => { this.draining = undefined; });
+    })().finally(() => {
+      this.draining = undefined;
+    });
     return this.draining;
   }
 
@@ -571,14 +805,23 @@ export class EppRegistrar implements RegistrarPlugin {
     return this.options.hostMode !== 'attributes' && services.objectUris.includes(NS.host);
   }
 
-  private nameserversFor(services: NegotiatedServices, hosts: string[]): { hostObjects?: string[]; hostAttributes?: string[] } {
+  private nameserversFor(
+    services: NegotiatedServices,
+    hosts: string[],
+  ): { hostObjects?: string[]; hostAttributes?: string[] } {
     const unique = [...new Set(hosts)];
-    if (this.options.hostMode === 'objects' && !services.objectUris.includes(NS.host)) throw new InputError('hostMode is "objects" but the registry does not offer host objects');
+    if (this.options.hostMode === 'objects' && !services.objectUris.includes(NS.host))
+      throw new InputError('hostMode is "objects" but the registry does not offer host objects');
     return this.usesHostObjects(services) ? { hostObjects: unique } : { hostAttributes: unique };
   }
 
   /** Host objects must exist before a domain names them: creates the external ones that do not. */
-  private async ensureHosts(domain: string, hosts: readonly string[], ctx: CallContext, ids: CommandIds): Promise<Failure | undefined> {
+  private async ensureHosts(
+    domain: string,
+    hosts: readonly string[],
+    ctx: CallContext,
+    ids: CommandIds,
+  ): Promise<Failure | undefined> {
     if (hosts.length === 0) return undefined;
     const check = await this.run(ids.aux(), (t) => frames.hostCheckFrame(hosts, t), ctx, true);
     if (check.code !== 1000) return refusalOf(check, 'the nameservers');
@@ -588,7 +831,9 @@ export class EppRegistrar implements RegistrarPlugin {
       .map((n) => n!.text.trim().toLowerCase());
     for (const host of missing) {
       if (host === domain || host.endsWith(`.${domain}`)) {
-        return refused(`${host} is under ${domain} and does not exist yet: register it as a child nameserver (with its IP address) first`);
+        return refused(
+          `${host} is under ${domain} and does not exist yet: register it as a child nameserver (with its IP address) first`,
+        );
       }
       const created = await this.run(ids.aux(), (t) => frames.hostCreateFrame(host, [], t), ctx, false);
       // 2302: created meanwhile by someone else, which is what we wanted.
@@ -602,11 +847,17 @@ export class EppRegistrar implements RegistrarPlugin {
     const host = hostName(input.host);
     if (!host.endsWith(`.${name}`)) throw new InputError(`${host} is not under ${name}; a child nameserver must be`);
     const services = await this.pool.services(ctx.signal);
-    if (!this.usesHostObjects(services)) throw new InputError('this registry uses host attributes: give child nameserver addresses with the nameservers instead');
+    if (!this.usesHostObjects(services))
+      throw new InputError(
+        'this registry uses host attributes: give child nameserver addresses with the nameservers instead',
+      );
     return { host };
   }
 
-  private contactPlan(services: NegotiatedServices, contacts: Contacts): { create: Array<{ roles: ContactRole[]; data: ReturnType<typeof toContactData>; id?: string }> } {
+  private contactPlan(
+    services: NegotiatedServices,
+    contacts: Contacts,
+  ): { create: Array<{ roles: ContactRole[]; data: ReturnType<typeof toContactData>; id?: string }> } {
     const mode = services.objectUris.includes(NS.contact) ? this.options.contactMode : 'none';
     if (mode === 'none') return { create: [] };
     const registrant = contacts.registrant;
@@ -625,10 +876,19 @@ export class EppRegistrar implements RegistrarPlugin {
     return { create: entries };
   }
 
-  private async createContact(data: ReturnType<typeof toContactData>, ctx: CallContext, ids: CommandIds): Promise<{ ok: true; id: string } | Failure> {
+  private async createContact(
+    data: ReturnType<typeof toContactData>,
+    ctx: CallContext,
+    ids: CommandIds,
+  ): Promise<{ ok: true; id: string } | Failure> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const id = newContactId(this.options.contactIdPrefix);
-      const response = await this.run(ids.aux(), (t) => frames.contactCreateFrame(id, data, newAuthCode(), t), ctx, false);
+      const response = await this.run(
+        ids.aux(),
+        (t) => frames.contactCreateFrame(id, data, newAuthCode(), t),
+        ctx,
+        false,
+      );
       if (SUCCESS.has(response.code)) return { ok: true, id };
       if (response.code !== 2302) return refusalOf(response, 'the contact');
     }
@@ -637,7 +897,10 @@ export class EppRegistrar implements RegistrarPlugin {
 
   private async isOurContact(id: string, ctx: CallContext, ids: CommandIds): Promise<boolean> {
     const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
-    return response.code === 1000 && childText(child(response.resData, NS.contact, 'infData'), NS.contact, 'clID') === this.options.clientId;
+    return (
+      response.code === 1000 &&
+      childText(child(response.resData, NS.contact, 'infData'), NS.contact, 'clID') === this.options.clientId
+    );
   }
 
   private roleIds(info: DomainInfo): Partial<Record<ContactRole, string>> {
@@ -655,10 +918,12 @@ export class EppRegistrar implements RegistrarPlugin {
   private statusOf(info: DomainInfo): string {
     if (info.statuses.includes('pendingCreate')) return 'Pending Registration';
     if (info.statuses.includes('pendingTransfer')) return 'Pending Transfer';
-    if (info.rgpStatuses.includes('redemptionPeriod') || info.rgpStatuses.includes('pendingRestore')) return 'Redemption';
+    if (info.rgpStatuses.includes('redemptionPeriod') || info.rgpStatuses.includes('pendingRestore'))
+      return 'Redemption';
     if (info.statuses.includes('pendingDelete')) return 'Cancelled';
     const expiry = datePart(info.expiresAt);
-    if (expiry && expiry < this.host.clock.now().toISOString().slice(0, 10)) return info.rgpStatuses.includes('autoRenewPeriod') ? 'Grace' : 'Expired';
+    if (expiry && expiry < this.host.clock.now().toISOString().slice(0, 10))
+      return info.rgpStatuses.includes('autoRenewPeriod') ? 'Grace' : 'Expired';
     return 'Active';
   }
 
@@ -673,7 +938,8 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 function domainName(raw: string): string {
   const name = String(raw).trim().toLowerCase().replace(/\.$/, '');
-  if (name.length > 253 || name.split('.').length < 2 || !name.split('.').every((l) => LABEL.test(l))) throw new InputError(`"${raw}" is not a domain name in ASCII (punycode) form`);
+  if (name.length > 253 || name.split('.').length < 2 || !name.split('.').every((l) => LABEL.test(l)))
+    throw new InputError(`"${raw}" is not a domain name in ASCII (punycode) form`);
   return name;
 }
 
@@ -712,11 +978,17 @@ function dsRecordsFrom(fields: Readonly<Record<string, unknown>>): DsRecord[] {
     const o = (r ?? {}) as Record<string, unknown>;
     const num = (k: string, max: number) => {
       const n = Number(o[k]);
-      if (!Number.isInteger(n) || n < 0 || n > max) throw new InputError(`dsRecords[${i}].${k} must be a whole number from 0 to ${max}`);
+      if (!Number.isInteger(n) || n < 0 || n > max)
+        throw new InputError(`dsRecords[${i}].${k} must be a whole number from 0 to ${max}`);
       return n;
     };
     const digest = String(o.digest ?? '').trim();
     if (!/^([0-9a-fA-F]{2})+$/.test(digest)) throw new InputError(`dsRecords[${i}].digest must be hexadecimal`);
-    return { keyTag: num('keyTag', 65535), algorithm: num('algorithm', 255), digestType: num('digestType', 255), digest: digest.toUpperCase() };
+    return {
+      keyTag: num('keyTag', 65535),
+      algorithm: num('algorithm', 255),
+      digestType: num('digestType', 255),
+      digest: digest.toUpperCase(),
+    };
   });
 }

@@ -32,20 +32,31 @@ export interface LoginParams {
 
 export function loginFrame(p: LoginParams, clTRID: string): string {
   return command(
-    el('login',
+    el(
+      'login',
       el('clID', p.clientId),
       el('pw', p.password),
       p.newPassword ? el('newPW', p.newPassword) : null,
       el('options', el('version', '1.0'), el('lang', p.language)),
-      el('svcs',
+      el(
+        'svcs',
         p.objectUris.map((uri) => el('objURI', uri)),
-        p.extensionUris.length > 0 ? el('svcExtension', p.extensionUris.map((uri) => el('extURI', uri))) : null)),
-    clTRID);
+        p.extensionUris.length > 0
+          ? el(
+              'svcExtension',
+              p.extensionUris.map((uri) => el('extURI', uri)),
+            )
+          : null,
+      ),
+    ),
+    clTRID,
+  );
 }
 
 export const logoutFrame = (clTRID: string): string => command(el('logout'), clTRID);
 export const pollRequestFrame = (clTRID: string): string => command(el('poll', { op: 'req' }), clTRID);
-export const pollAckFrame = (messageId: string, clTRID: string): string => command(el('poll', { op: 'ack', msgID: messageId }), clTRID);
+export const pollAckFrame = (messageId: string, clTRID: string): string =>
+  command(el('poll', { op: 'ack', msgID: messageId }), clTRID);
 
 // ---- domain (RFC 5731) ----
 
@@ -61,8 +72,19 @@ export type Nameservers = { readonly hostObjects: readonly string[] } | { readon
 
 const nsElement = (ns: Nameservers | undefined): XmlNode | null => {
   if (!ns) return null;
-  if ('hostObjects' in ns) return ns.hostObjects.length ? el('domain:ns', ns.hostObjects.map((h) => el('domain:hostObj', h))) : null;
-  return ns.hostAttributes.length ? el('domain:ns', ns.hostAttributes.map((h) => el('domain:hostAttr', el('domain:hostName', h)))) : null;
+  if ('hostObjects' in ns)
+    return ns.hostObjects.length
+      ? el(
+          'domain:ns',
+          ns.hostObjects.map((h) => el('domain:hostObj', h)),
+        )
+      : null;
+  return ns.hostAttributes.length
+    ? el(
+        'domain:ns',
+        ns.hostAttributes.map((h) => el('domain:hostAttr', el('domain:hostName', h))),
+      )
+    : null;
 };
 
 export interface DomainContactRef {
@@ -71,7 +93,14 @@ export interface DomainContactRef {
 }
 
 export const domainCheckFrame = (names: readonly string[], clTRID: string): string =>
-  objectCommand('check', el('domain:check', names.map((n) => el('domain:name', n))), clTRID);
+  objectCommand(
+    'check',
+    el(
+      'domain:check',
+      names.map((n) => el('domain:name', n)),
+    ),
+    clTRID,
+  );
 
 export interface DomainCreateParams {
   readonly name: string;
@@ -84,35 +113,76 @@ export interface DomainCreateParams {
 }
 
 const dsData = (r: DsRecord): XmlNode =>
-  el('secDNS:dsData', el('secDNS:keyTag', r.keyTag), el('secDNS:alg', r.algorithm), el('secDNS:digestType', r.digestType), el('secDNS:digest', r.digest));
+  el(
+    'secDNS:dsData',
+    el('secDNS:keyTag', r.keyTag),
+    el('secDNS:alg', r.algorithm),
+    el('secDNS:digestType', r.digestType),
+    el('secDNS:digest', r.digest),
+  );
 
 export function domainCreateFrame(p: DomainCreateParams, clTRID: string): string {
-  return objectCommand('create',
-    el('domain:create',
+  return objectCommand(
+    'create',
+    el(
+      'domain:create',
       el('domain:name', p.name),
       el('domain:period', { unit: 'y' }, p.years),
       nsElement(p.nameservers),
       p.registrant ? el('domain:registrant', p.registrant) : null,
       p.contacts.map((c) => el('domain:contact', { type: c.type }, c.id)),
-      el('domain:authInfo', el('domain:pw', p.authInfo))),
+      el('domain:authInfo', el('domain:pw', p.authInfo)),
+    ),
     clTRID,
-    p.dsRecords?.length ? el('secDNS:create', p.dsRecords.map(dsData)) : undefined);
+    p.dsRecords?.length ? el('secDNS:create', p.dsRecords.map(dsData)) : undefined,
+  );
 }
 
 export const domainInfoFrame = (name: string, clTRID: string, authInfo?: string): string =>
-  objectCommand('info', el('domain:info', el('domain:name', { hosts: 'all' }, name), authInfo ? el('domain:authInfo', el('domain:pw', authInfo)) : null), clTRID);
+  objectCommand(
+    'info',
+    el(
+      'domain:info',
+      el('domain:name', { hosts: 'all' }, name),
+      authInfo ? el('domain:authInfo', el('domain:pw', authInfo)) : null,
+    ),
+    clTRID,
+  );
 
 export const domainRenewFrame = (name: string, currentExpiryDate: string, years: number, clTRID: string): string =>
-  objectCommand('renew', el('domain:renew', el('domain:name', name), el('domain:curExpDate', currentExpiryDate), el('domain:period', { unit: 'y' }, years)), clTRID);
+  objectCommand(
+    'renew',
+    el(
+      'domain:renew',
+      el('domain:name', name),
+      el('domain:curExpDate', currentExpiryDate),
+      el('domain:period', { unit: 'y' }, years),
+    ),
+    clTRID,
+  );
 
-export function domainTransferFrame(op: 'request' | 'query', name: string, clTRID: string, opts: { years?: number; authInfo?: string } = {}): string {
-  return renderEpp(el('command',
-    el('transfer', { op },
-      el('domain:transfer',
-        el('domain:name', name),
-        opts.years ? el('domain:period', { unit: 'y' }, opts.years) : null,
-        opts.authInfo ? el('domain:authInfo', el('domain:pw', opts.authInfo)) : null)),
-    el('clTRID', clTRID)));
+export function domainTransferFrame(
+  op: 'request' | 'query',
+  name: string,
+  clTRID: string,
+  opts: { years?: number; authInfo?: string } = {},
+): string {
+  return renderEpp(
+    el(
+      'command',
+      el(
+        'transfer',
+        { op },
+        el(
+          'domain:transfer',
+          el('domain:name', name),
+          opts.years ? el('domain:period', { unit: 'y' }, opts.years) : null,
+          opts.authInfo ? el('domain:authInfo', el('domain:pw', opts.authInfo)) : null,
+        ),
+      ),
+      el('clTRID', clTRID),
+    ),
+  );
 }
 
 export interface DomainAddRem {
@@ -144,34 +214,66 @@ export interface RestoreReport {
 
 const addRem = (tag: 'add' | 'rem', v: DomainAddRem | undefined): XmlNode | null => {
   if (!v) return null;
-  const parts = [nsElement(v.nameservers), ...(v.contacts ?? []).map((c) => el('domain:contact', { type: c.type }, c.id)), ...(v.statuses ?? []).map((s) => el('domain:status', { s }))].filter(Boolean);
+  const parts = [
+    nsElement(v.nameservers),
+    ...(v.contacts ?? []).map((c) => el('domain:contact', { type: c.type }, c.id)),
+    ...(v.statuses ?? []).map((s) => el('domain:status', { s })),
+  ].filter(Boolean);
   return parts.length ? el(`domain:${tag}`, parts) : null;
 };
 
 export function domainUpdateFrame(p: DomainUpdateParams, clTRID: string): string {
-  const chgParts = p.chg ? [p.chg.registrant ? el('domain:registrant', p.chg.registrant) : null, p.chg.authInfo ? el('domain:authInfo', el('domain:pw', p.chg.authInfo)) : null].filter(Boolean) : [];
+  const chgParts = p.chg
+    ? [
+        p.chg.registrant ? el('domain:registrant', p.chg.registrant) : null,
+        p.chg.authInfo ? el('domain:authInfo', el('domain:pw', p.chg.authInfo)) : null,
+      ].filter(Boolean)
+    : [];
   const chg = chgParts.length || p.restore ? el('domain:chg', chgParts) : null;
   const extensions: XmlNode[] = [];
   if (p.restore) {
     const r = p.restore;
-    extensions.push(el('rgp:update', el('rgp:restore', { op: r.op }, r.op === 'report'
-      ? el('rgp:report',
-        el('rgp:preData', r.report.preData),
-        el('rgp:postData', r.report.postData),
-        el('rgp:delTime', r.report.deletedAt),
-        el('rgp:resTime', r.report.restoredAt),
-        el('rgp:resReason', r.report.reason),
-        r.report.statements.map((s) => el('rgp:statement', s)),
-        r.report.other ? el('rgp:other', r.report.other) : null)
-      : null)));
+    extensions.push(
+      el(
+        'rgp:update',
+        el(
+          'rgp:restore',
+          { op: r.op },
+          r.op === 'report'
+            ? el(
+                'rgp:report',
+                el('rgp:preData', r.report.preData),
+                el('rgp:postData', r.report.postData),
+                el('rgp:delTime', r.report.deletedAt),
+                el('rgp:resTime', r.report.restoredAt),
+                el('rgp:resReason', r.report.reason),
+                r.report.statements.map((s) => el('rgp:statement', s)),
+                r.report.other ? el('rgp:other', r.report.other) : null,
+              )
+            : null,
+        ),
+      ),
+    );
   }
   if (p.dsRecords) {
-    extensions.push(el('secDNS:update', el('secDNS:rem', el('secDNS:all', 'true')), p.dsRecords.length ? el('secDNS:add', p.dsRecords.map(dsData)) : null));
+    extensions.push(
+      el(
+        'secDNS:update',
+        el('secDNS:rem', el('secDNS:all', 'true')),
+        p.dsRecords.length ? el('secDNS:add', p.dsRecords.map(dsData)) : null,
+      ),
+    );
   }
-  return objectCommand('update', el('domain:update', el('domain:name', p.name), addRem('add', p.add), addRem('rem', p.rem), chg), clTRID, extensions.length ? extensions : undefined);
+  return objectCommand(
+    'update',
+    el('domain:update', el('domain:name', p.name), addRem('add', p.add), addRem('rem', p.rem), chg),
+    clTRID,
+    extensions.length ? extensions : undefined,
+  );
 }
 
-export const domainDeleteFrame = (name: string, clTRID: string): string => objectCommand('delete', el('domain:delete', el('domain:name', name)), clTRID);
+export const domainDeleteFrame = (name: string, clTRID: string): string =>
+  objectCommand('delete', el('domain:delete', el('domain:name', name)), clTRID);
 
 // ---- host (RFC 5732) ----
 
@@ -180,18 +282,40 @@ export interface HostAddress {
   readonly address: string;
 }
 
-const addrs = (list: readonly HostAddress[] | undefined) => (list ?? []).map((a) => el('host:addr', { ip: a.ip }, a.address));
+const addrs = (list: readonly HostAddress[] | undefined) =>
+  (list ?? []).map((a) => el('host:addr', { ip: a.ip }, a.address));
 
-export const hostCheckFrame = (names: readonly string[], clTRID: string): string => objectCommand('check', el('host:check', names.map((n) => el('host:name', n))), clTRID);
-export const hostCreateFrame = (name: string, addresses: readonly HostAddress[], clTRID: string): string => objectCommand('create', el('host:create', el('host:name', name), addrs(addresses)), clTRID);
-export const hostInfoFrame = (name: string, clTRID: string): string => objectCommand('info', el('host:info', el('host:name', name)), clTRID);
-export const hostDeleteFrame = (name: string, clTRID: string): string => objectCommand('delete', el('host:delete', el('host:name', name)), clTRID);
+export const hostCheckFrame = (names: readonly string[], clTRID: string): string =>
+  objectCommand(
+    'check',
+    el(
+      'host:check',
+      names.map((n) => el('host:name', n)),
+    ),
+    clTRID,
+  );
+export const hostCreateFrame = (name: string, addresses: readonly HostAddress[], clTRID: string): string =>
+  objectCommand('create', el('host:create', el('host:name', name), addrs(addresses)), clTRID);
+export const hostInfoFrame = (name: string, clTRID: string): string =>
+  objectCommand('info', el('host:info', el('host:name', name)), clTRID);
+export const hostDeleteFrame = (name: string, clTRID: string): string =>
+  objectCommand('delete', el('host:delete', el('host:name', name)), clTRID);
 
-export function hostUpdateFrame(name: string, change: { add?: readonly HostAddress[]; rem?: readonly HostAddress[] }, clTRID: string): string {
-  return objectCommand('update', el('host:update',
-    el('host:name', name),
-    change.add?.length ? el('host:add', addrs(change.add)) : null,
-    change.rem?.length ? el('host:rem', addrs(change.rem)) : null), clTRID);
+export function hostUpdateFrame(
+  name: string,
+  change: { add?: readonly HostAddress[]; rem?: readonly HostAddress[] },
+  clTRID: string,
+): string {
+  return objectCommand(
+    'update',
+    el(
+      'host:update',
+      el('host:name', name),
+      change.add?.length ? el('host:add', addrs(change.add)) : null,
+      change.rem?.length ? el('host:rem', addrs(change.rem)) : null,
+    ),
+    clTRID,
+  );
 }
 
 // ---- contact (RFC 5733) ----
@@ -211,38 +335,67 @@ export interface ContactData {
 }
 
 const postalInfo = (c: ContactData): XmlNode =>
-  el('contact:postalInfo', { type: c.postalType },
+  el(
+    'contact:postalInfo',
+    { type: c.postalType },
     el('contact:name', c.name),
     c.org ? el('contact:org', c.org) : null,
-    el('contact:addr',
+    el(
+      'contact:addr',
       c.street.map((s) => el('contact:street', s)),
       el('contact:city', c.city),
       c.state ? el('contact:sp', c.state) : null,
       c.postcode ? el('contact:pc', c.postcode) : null,
-      el('contact:cc', c.countryCode)));
+      el('contact:cc', c.countryCode),
+    ),
+  );
 
-export const contactCheckFrame = (ids: readonly string[], clTRID: string): string => objectCommand('check', el('contact:check', ids.map((id) => el('contact:id', id))), clTRID);
+export const contactCheckFrame = (ids: readonly string[], clTRID: string): string =>
+  objectCommand(
+    'check',
+    el(
+      'contact:check',
+      ids.map((id) => el('contact:id', id)),
+    ),
+    clTRID,
+  );
 
 export function contactCreateFrame(id: string, c: ContactData, authInfo: string, clTRID: string): string {
-  return objectCommand('create', el('contact:create',
-    el('contact:id', id),
-    postalInfo(c),
-    c.voice ? el('contact:voice', c.voice) : null,
-    c.fax ? el('contact:fax', c.fax) : null,
-    el('contact:email', c.email),
-    el('contact:authInfo', el('contact:pw', authInfo))), clTRID);
+  return objectCommand(
+    'create',
+    el(
+      'contact:create',
+      el('contact:id', id),
+      postalInfo(c),
+      c.voice ? el('contact:voice', c.voice) : null,
+      c.fax ? el('contact:fax', c.fax) : null,
+      el('contact:email', c.email),
+      el('contact:authInfo', el('contact:pw', authInfo)),
+    ),
+    clTRID,
+  );
 }
 
-export const contactInfoFrame = (id: string, clTRID: string): string => objectCommand('info', el('contact:info', el('contact:id', id)), clTRID);
-export const contactDeleteFrame = (id: string, clTRID: string): string => objectCommand('delete', el('contact:delete', el('contact:id', id)), clTRID);
+export const contactInfoFrame = (id: string, clTRID: string): string =>
+  objectCommand('info', el('contact:info', el('contact:id', id)), clTRID);
+export const contactDeleteFrame = (id: string, clTRID: string): string =>
+  objectCommand('delete', el('contact:delete', el('contact:id', id)), clTRID);
 
 /** Replaces the postal info, voice and email of a contact (fax too when given). */
 export function contactUpdateFrame(id: string, c: ContactData, clTRID: string): string {
-  return objectCommand('update', el('contact:update',
-    el('contact:id', id),
-    el('contact:chg',
-      postalInfo(c),
-      el('contact:voice', c.voice ?? ''),
-      c.fax ? el('contact:fax', c.fax) : null,
-      el('contact:email', c.email))), clTRID);
+  return objectCommand(
+    'update',
+    el(
+      'contact:update',
+      el('contact:id', id),
+      el(
+        'contact:chg',
+        postalInfo(c),
+        el('contact:voice', c.voice ?? ''),
+        c.fax ? el('contact:fax', c.fax) : null,
+        el('contact:email', c.email),
+      ),
+    ),
+    clTRID,
+  );
 }

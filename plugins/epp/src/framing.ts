@@ -28,7 +28,9 @@ export class FrameReader {
     while (this.buffered.length >= HEADER_BYTES) {
       const total = this.buffered.readUInt32BE(0);
       if (total <= HEADER_BYTES || total > this.maxFrameBytes) {
-        throw new FrameError(`invalid EPP frame length ${total} (allowed ${HEADER_BYTES + 1} to ${this.maxFrameBytes})`);
+        throw new FrameError(
+          `invalid EPP frame length ${total} (allowed ${HEADER_BYTES + 1} to ${this.maxFrameBytes})`,
+        );
       }
       if (this.buffered.length < total) break;
       frames.push(this.buffered.subarray(HEADER_BYTES, total).toString('utf8'));

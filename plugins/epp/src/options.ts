@@ -1,7 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { EXTENSION_URIS } from './frames';
 
-export const LOCK_STATUSES = ['clientTransferProhibited', 'clientDeleteProhibited', 'clientUpdateProhibited', 'clientRenewProhibited'] as const;
+export const LOCK_STATUSES = [
+  'clientTransferProhibited',
+  'clientDeleteProhibited',
+  'clientUpdateProhibited',
+  'clientRenewProhibited',
+] as const;
 export type LockStatus = (typeof LOCK_STATUSES)[number];
 
 export interface EppOptions {
@@ -36,7 +41,9 @@ export interface EppOptions {
 }
 
 /** `{}` (the plugin installed but not set up): every call fails with a message saying so. */
-export type ParsedOptions = { readonly isConfigured: true; readonly options: EppOptions } | { readonly isConfigured: false };
+export type ParsedOptions =
+  | { readonly isConfigured: true; readonly options: EppOptions }
+  | { readonly isConfigured: false };
 
 type Raw = Record<string, unknown>;
 
@@ -52,14 +59,20 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
   const str = (key: string, fallback?: string): string | undefined => {
     const v = raw[key];
     if (v === undefined || v === '') return fallback;
-    if (typeof v !== 'string') { problems.push(`${key} must be text`); return fallback; }
+    if (typeof v !== 'string') {
+      problems.push(`${key} must be text`);
+      return fallback;
+    }
     return v;
   };
   const int = (key: string, fallback: number, min: number, max: number): number => {
     const v = raw[key];
     if (v === undefined || v === '') return fallback;
     const n = typeof v === 'string' ? Number(v) : v;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) { problems.push(`${key} must be a whole number from ${min} to ${max}`); return fallback; }
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${key} must be a whole number from ${min} to ${max}`);
+      return fallback;
+    }
     return n;
   };
   const bool = (key: string, fallback: boolean): boolean => {
@@ -74,7 +87,10 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
   const oneOf = <T extends string>(key: string, allowed: readonly T[], fallback: T): T => {
     const v = str(key);
     if (v === undefined) return fallback;
-    if (!allowed.includes(v as T)) { problems.push(`${key} must be one of ${allowed.join(', ')}`); return fallback; }
+    if (!allowed.includes(v as T)) {
+      problems.push(`${key} must be one of ${allowed.join(', ')}`);
+      return fallback;
+    }
     return v as T;
   };
   const pem = (key: string, required: boolean): string | undefined => {
@@ -86,24 +102,35 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
       try {
         return readFileSync(file, 'utf8');
       } catch (error) {
-        problems.push(`${key}File ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+        problems.push(
+          `${key}File ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+        );
         return undefined;
       }
     }
-    if (required) problems.push(`${key} (or ${key}File) is required: the registry authenticates the client by its TLS certificate`);
+    if (required)
+      problems.push(`${key} (or ${key}File) is required: the registry authenticates the client by its TLS certificate`);
     return undefined;
   };
 
   const host = str('host');
   if (!host) problems.push('host is required');
   const clientId = str('clientId');
-  if (!clientId || clientId.length < 3 || clientId.length > 16) problems.push('clientId is required (3 to 16 characters)');
+  if (!clientId || clientId.length < 3 || clientId.length > 16)
+    problems.push('clientId is required (3 to 16 characters)');
   const passwordEnv = str('passwordEnv');
   const password = str('password') ?? (passwordEnv ? env[passwordEnv] : undefined);
-  if (!password) problems.push(passwordEnv ? `the environment variable ${passwordEnv} (passwordEnv) is empty` : 'password (or passwordEnv) is required');
-  else if (password.length < 8 || password.length > 64) problems.push('the password must be 8 to 64 characters (RFC 5730)');
+  if (!password)
+    problems.push(
+      passwordEnv
+        ? `the environment variable ${passwordEnv} (passwordEnv) is empty`
+        : 'password (or passwordEnv) is required',
+    );
+  else if (password.length < 8 || password.length > 64)
+    problems.push('the password must be 8 to 64 characters (RFC 5730)');
   const newPassword = str('newPassword');
-  if (newPassword && (newPassword.length < 8 || newPassword.length > 64)) problems.push('newPassword must be 8 to 64 characters');
+  if (newPassword && (newPassword.length < 8 || newPassword.length > 64))
+    problems.push('newPassword must be 8 to 64 characters');
   const cert = pem('cert', true);
   const key = pem('key', true);
   const ca = pem('ca', false);
@@ -112,13 +139,23 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
   if (!/^[A-Za-z0-9]{0,6}$/.test(contactIdPrefix)) problems.push('contactIdPrefix must be up to 6 letters or digits');
   let lockStatuses: LockStatus[] = ['clientTransferProhibited'];
   if (raw.lockStatuses !== undefined) {
-    const list = Array.isArray(raw.lockStatuses) ? raw.lockStatuses : String(raw.lockStatuses).split(',').map((s) => s.trim());
-    if (list.length === 0 || list.some((s) => !LOCK_STATUSES.includes(s as LockStatus))) problems.push(`lockStatuses must be a non-empty list of ${LOCK_STATUSES.join(', ')}`);
+    const list = Array.isArray(raw.lockStatuses)
+      ? raw.lockStatuses
+      : String(raw.lockStatuses)
+          .split(',')
+          .map((s) => s.trim());
+    if (list.length === 0 || list.some((s) => !LOCK_STATUSES.includes(s as LockStatus)))
+      problems.push(`lockStatuses must be a non-empty list of ${LOCK_STATUSES.join(', ')}`);
     else lockStatuses = list as LockStatus[];
   }
   let extensions: string[] = [EXTENSION_URIS.secDNS, EXTENSION_URIS.rgp];
   if (raw.extensions !== undefined) {
-    const list = Array.isArray(raw.extensions) ? raw.extensions : String(raw.extensions).split(',').map((s) => s.trim()).filter(Boolean);
+    const list = Array.isArray(raw.extensions)
+      ? raw.extensions
+      : String(raw.extensions)
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
     const known: Record<string, string> = { secDNS: EXTENSION_URIS.secDNS, rgp: EXTENSION_URIS.rgp };
     if (list.some((e) => typeof e !== 'string' || !known[e])) problems.push('extensions must list only secDNS and rgp');
     else extensions = list.map((e) => known[e as string]!);
@@ -156,7 +193,8 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
   };
   const known = new Set([...Object.keys(options), 'certFile', 'keyFile', 'caFile', 'passwordEnv']);
   for (const k of Object.keys(raw)) if (!known.has(k)) problems.push(`unknown option ${k}`);
-  if (options.reconnectMaxMs < options.reconnectInitialMs) problems.push('reconnectMaxMs must not be below reconnectInitialMs');
+  if (options.reconnectMaxMs < options.reconnectInitialMs)
+    problems.push('reconnectMaxMs must not be below reconnectInitialMs');
   if (problems.length > 0) throw new Error(problems.join('; '));
   return { isConfigured: true, options };
 }

@@ -11,7 +11,11 @@ export interface PollMessage {
   readonly domain?: string;
   readonly transfer?: TransferData;
   /** `<domain:panData>`: the outcome of an action the registry had left pending (create, renew, delete …). */
-  readonly pendingAction?: { readonly isApproved: boolean; readonly clientTransactionId?: string; readonly date?: string };
+  readonly pendingAction?: {
+    readonly isApproved: boolean;
+    readonly clientTransactionId?: string;
+    readonly date?: string;
+  };
 }
 
 export function readPollMessage(response: EppResponse): PollMessage {
@@ -26,10 +30,10 @@ export function readPollMessage(response: EppResponse): PollMessage {
     transfer,
     pendingAction: pan
       ? {
-        isApproved: ['1', 'true'].includes(panName?.attrs.paResult ?? ''),
-        clientTransactionId: childText(child(pan, NS.domain, 'paTRID'), NS.epp, 'clTRID'),
-        date: childText(pan, NS.domain, 'paDate'),
-      }
+          isApproved: ['1', 'true'].includes(panName?.attrs.paResult ?? ''),
+          clientTransactionId: childText(child(pan, NS.domain, 'paTRID'), NS.epp, 'clTRID'),
+          date: childText(pan, NS.domain, 'paDate'),
+        }
       : undefined,
   };
 }

@@ -36,7 +36,9 @@ export interface EppResponse {
   readonly serverTransactionId?: string;
 }
 
-export type ParsedFrame = { readonly kind: 'greeting'; readonly greeting: Greeting } | { readonly kind: 'response'; readonly response: EppResponse };
+export type ParsedFrame =
+  | { readonly kind: 'greeting'; readonly greeting: Greeting }
+  | { readonly kind: 'response'; readonly response: EppResponse };
 
 /** Thrown for a frame that is not a greeting or response we can read: a protocol fault, never an outcome. */
 export class EppProtocolError extends Error {}
@@ -46,9 +48,12 @@ export function parseServerFrame(xml: string): ParsedFrame {
   try {
     root = parseXml(xml);
   } catch (error) {
-    throw new EppProtocolError(`the server sent malformed XML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new EppProtocolError(
+      `the server sent malformed XML: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
-  if (root.ns !== NS.epp || root.name !== 'epp') throw new EppProtocolError('the server sent a frame whose root is not <epp>');
+  if (root.ns !== NS.epp || root.name !== 'epp')
+    throw new EppProtocolError('the server sent a frame whose root is not <epp>');
   const greeting = child(root, NS.epp, 'greeting');
   if (greeting) return { kind: 'greeting', greeting: readGreeting(greeting) };
   const response = child(root, NS.epp, 'response');
@@ -58,7 +63,10 @@ export function parseServerFrame(xml: string): ParsedFrame {
 
 function readGreeting(g: XmlElement): Greeting {
   const menu = child(g, NS.epp, 'svcMenu');
-  const texts = (parent: XmlElement | undefined, name: string) => children(parent, NS.epp, name).map((e) => e.text.trim()).filter(Boolean);
+  const texts = (parent: XmlElement | undefined, name: string) =>
+    children(parent, NS.epp, name)
+      .map((e) => e.text.trim())
+      .filter(Boolean);
   return {
     serverId: childText(g, NS.epp, 'svID') ?? '',
     serverDate: childText(g, NS.epp, 'svDate') ?? '',
@@ -72,7 +80,8 @@ function readGreeting(g: XmlElement): Greeting {
 function readResponse(r: XmlElement): EppResponse {
   const results = children(r, NS.epp, 'result').map((res): EppResult => {
     const code = Number(res.attrs.code);
-    if (!Number.isInteger(code) || code < 1000 || code > 2999) throw new EppProtocolError(`the server sent the result code "${res.attrs.code}"`);
+    if (!Number.isInteger(code) || code < 1000 || code > 2999)
+      throw new EppProtocolError(`the server sent the result code "${res.attrs.code}"`);
     const reasons = [
       ...children(res, NS.epp, 'value').map(deepText),
       ...children(res, NS.epp, 'extValue').map((v) => childText(v, NS.epp, 'reason') ?? ''),
@@ -86,7 +95,14 @@ function readResponse(r: XmlElement): EppResponse {
     code: results[0]!.code,
     message: results[0]!.message,
     results,
-    queue: q ? { count: Number(q.attrs.count ?? 0), id: q.attrs.id ?? '', date: childText(q, NS.epp, 'qDate'), message: child(q, NS.epp, 'msg') ? deepText(child(q, NS.epp, 'msg')!) : undefined } : undefined,
+    queue: q
+      ? {
+          count: Number(q.attrs.count ?? 0),
+          id: q.attrs.id ?? '',
+          date: childText(q, NS.epp, 'qDate'),
+          message: child(q, NS.epp, 'msg') ? deepText(child(q, NS.epp, 'msg')!) : undefined,
+        }
+      : undefined,
     resData: child(r, NS.epp, 'resData'),
     extension: child(r, NS.epp, 'extension'),
     clientTransactionId: childText(trId, NS.epp, 'clTRID'),

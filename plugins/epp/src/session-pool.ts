@@ -8,7 +8,11 @@ export const TEMPORARY_FAILURE_CODES: ReadonlySet<number> = new Set([2400, 2500,
 
 /** The registry failed in a way that may pass (2400, 2500–2502, connection trouble); the session was dropped. */
 export class EppTemporaryError extends Error {
-  constructor(message: string, readonly code?: number, options?: ErrorOptions) {
+  constructor(
+    message: string,
+    readonly code?: number,
+    options?: ErrorOptions,
+  ) {
     super(message, options);
     this.name = 'EppTemporaryError';
   }
@@ -95,7 +99,11 @@ export class SessionPool {
   private readonly counters = { connects: 0, connectFailures: 0, commands: 0, keepAlives: 0, dropped: 0 };
 
   // Real time, not the platform clock: backoff and grace periods are about the network.
-  constructor(private readonly settings: PoolSettings, private readonly logger: PoolLogger, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly settings: PoolSettings,
+    private readonly logger: PoolLogger,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Services agreed at the last login; opens a session first when none has been made. */
   async services(signal: AbortSignal): Promise<NegotiatedServices> {
@@ -110,7 +118,9 @@ export class SessionPool {
   async command(frame: string, options: CommandOptions): Promise<EppResponse> {
     const deadline = AbortSignal.any([options.signal, AbortSignal.timeout(this.settings.commandTimeoutMs)]);
     for (let attempt = 1; ; attempt++) {
-      const session = await this.acquire(deadline).catch((error: unknown) => { throw this.deadlineError(error, deadline, options); });
+      const session = await this.acquire(deadline).catch((error: unknown) => {
+        throw this.deadlineError(error, deadline, options);
+      });
       let response: EppResponse;
       try {
         this.counters.commands++;
@@ -119,10 +129,18 @@ export class SessionPool {
         response = answer.response;
       } catch (error) {
         this.drop(session, error as Error);
-        const mayRetry = error instanceof EppConnectionError && (options.isReadOnly || !error.requestSent) && !deadline.aborted && attempt === 1;
+        const mayRetry =
+          error instanceof EppConnectionError &&
+          (options.isReadOnly || !error.requestSent) &&
+          !deadline.aborted &&
+          attempt === 1;
         if (mayRetry) continue;
         if (error instanceof EppConnectionError) {
-          throw new EppTemporaryError(`${error.message}${error.requestSent && !options.isReadOnly ? '; the command may or may not have been carried out' : ''}`, undefined, { cause: error });
+          throw new EppTemporaryError(
+            `${error.message}${error.requestSent && !options.isReadOnly ? '; the command may or may not have been carried out' : ''}`,
+            undefined,
+            { cause: error },
+          );
         }
         throw this.deadlineError(error, deadline, options);
       }
@@ -132,7 +150,10 @@ export class SessionPool {
         throw new EppTemporaryError(`the registry failed: ${describeResult(response)}`, response.code);
       }
       this.release(session);
-      this.logger.debug({ clTRID: options.clTRID, svTRID: response.serverTransactionId, code: response.code }, 'epp command');
+      this.logger.debug(
+        { clTRID: options.clTRID, svTRID: response.serverTransactionId, code: response.code },
+        'epp command',
+      );
       return response;
     }
   }
@@ -154,27 +175,35 @@ export class SessionPool {
     for (const waiter of this.waiters.splice(0)) waiter(false);
     const graceUntil = this.now() + this.settings.logoutTimeoutMs;
     while (this.sessions.some((s) => s.isBusy) && this.now() < graceUntil) await new Promise((r) => setTimeout(r, 20));
-    await Promise.allSettled(this.sessions.splice(0).map(async (session) => {
-      clearTimeout(session.keepAlive);
-      if (session.isBusy || !session.connection.isOpen) {
-        session.connection.destroy();
-        return;
-      }
-      try {
-        await session.connection.request(logoutFrame(internalTrid('logout')), AbortSignal.timeout(this.settings.logoutTimeoutMs));
-      } catch {
-        // Logging out is a courtesy; the connection goes either way.
-      }
-      session.connection.end();
-    }));
+    await Promise.allSettled(
+      this.sessions.splice(0).map(async (session) => {
+        clearTimeout(session.keepAlive);
+        if (session.isBusy || !session.connection.isOpen) {
+          session.connection.destroy();
+          return;
+        }
+        try {
+          await session.connection.request(
+            logoutFrame(internalTrid('logout')),
+            AbortSignal.timeout(this.settings.logoutTimeoutMs),
+          );
+        } catch {
+          // Logging out is a courtesy; the connection goes either way.
+        }
+        session.connection.end();
+      }),
+    );
   }
 
   private deadlineError(error: unknown, deadline: AbortSignal, options: CommandOptions): Error {
     if (error instanceof EppTimeoutError || (deadline.aborted && !(error instanceof EppUnavailableError))) {
       const byCaller = options.signal.aborted;
-      return new EppTimeoutError(byCaller
-        ? `the registrar call was cut off before the registry answered (clTRID ${options.clTRID})`
-        : `the registry did not answer within ${this.settings.commandTimeoutMs} ms (clTRID ${options.clTRID})`, { cause: error });
+      return new EppTimeoutError(
+        byCaller
+          ? `the registrar call was cut off before the registry answered (clTRID ${options.clTRID})`
+          : `the registry did not answer within ${this.settings.commandTimeoutMs} ms (clTRID ${options.clTRID})`,
+        { cause: error },
+      );
     }
     return error as Error;
   }
@@ -182,7 +211,8 @@ export class SessionPool {
   private async acquire(signal: AbortSignal): Promise<Session> {
     for (;;) {
       if (this.isClosed) throw new EppUnavailableError('the EPP plugin is shut down');
-      if (signal.aborted) throw new EppTimeoutError('no session became free before the deadline', { cause: signal.reason });
+      if (signal.aborted)
+        throw new EppTimeoutError('no session became free before the deadline', { cause: signal.reason });
       const idle = this.sessions.find((s) => !s.isBusy && s.connection.isOpen);
       if (idle) {
         idle.isBusy = true;
@@ -206,7 +236,10 @@ export class SessionPool {
           if (i >= 0) this.waiters.splice(i, 1);
           reject(new EppTimeoutError('no session became free before the deadline', { cause: signal.reason }));
         };
-        const waiter: Waiter = (again) => { signal.removeEventListener('abort', onAbort); resolve(again); };
+        const waiter: Waiter = (again) => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(again);
+        };
         signal.addEventListener('abort', onAbort, { once: true });
         this.waiters.push(waiter);
       });
@@ -217,7 +250,9 @@ export class SessionPool {
   private async open(signal: AbortSignal): Promise<Session> {
     const wait = this.nextAttemptAt - this.now();
     if (wait > 0) {
-      throw new EppUnavailableError(`the registry is unreachable (${this.lastFailure}); next connection attempt in ${Math.ceil(wait)} ms`);
+      throw new EppUnavailableError(
+        `the registry is unreachable (${this.lastFailure}); next connection attempt in ${Math.ceil(wait)} ms`,
+      );
     }
     const { tls, login } = this.settings;
     let connection: EppConnection | undefined;
@@ -226,29 +261,50 @@ export class SessionPool {
       const opened = await EppConnection.open(tls, signal);
       connection = opened.connection;
       const { greeting } = opened;
-      if (!greeting.objectUris.includes(OBJECT_URIS.domain)) throw new EppProtocolError('the server does not offer the domain object service');
+      if (!greeting.objectUris.includes(OBJECT_URIS.domain))
+        throw new EppProtocolError('the server does not offer the domain object service');
       const objectUris = [
         OBJECT_URIS.domain,
         ...(login.useHostObjects && greeting.objectUris.includes(OBJECT_URIS.host) ? [OBJECT_URIS.host] : []),
         ...(login.useContacts && greeting.objectUris.includes(OBJECT_URIS.contact) ? [OBJECT_URIS.contact] : []),
       ];
       const extensionUris = login.extensions.filter((uri) => greeting.extensionUris.includes(uri));
-      const frame = loginFrame({ clientId: login.clientId, password: login.password, newPassword: login.newPassword, language: login.language, objectUris, extensionUris }, internalTrid('login'));
-      const answer = await connection.request(frame, AbortSignal.any([signal, AbortSignal.timeout(tls.connectTimeoutMs)]));
+      const frame = loginFrame(
+        {
+          clientId: login.clientId,
+          password: login.password,
+          newPassword: login.newPassword,
+          language: login.language,
+          objectUris,
+          extensionUris,
+        },
+        internalTrid('login'),
+      );
+      const answer = await connection.request(
+        frame,
+        AbortSignal.any([signal, AbortSignal.timeout(tls.connectTimeoutMs)]),
+      );
       if (answer.kind !== 'response') throw new EppProtocolError('the server answered the login with a greeting');
-      if (answer.response.code !== 1000) throw new EppUnavailableError(`login refused: ${describeResult(answer.response)}`);
+      if (answer.response.code !== 1000)
+        throw new EppUnavailableError(`login refused: ${describeResult(answer.response)}`);
       this.negotiated = { greeting, objectUris, extensionUris };
       this.failures = 0;
       this.nextAttemptAt = 0;
       const session: Session = { id: this.nextId++, connection, isBusy: false };
       connection.onClose(() => this.forget(session));
-      this.logger.info({ session: session.id, server: greeting.serverId, objects: objectUris, extensions: extensionUris }, 'epp session logged in');
+      this.logger.info(
+        { session: session.id, server: greeting.serverId, objects: objectUris, extensions: extensionUris },
+        'epp session logged in',
+      );
       return session;
     } catch (error) {
       connection?.destroy();
       this.counters.connectFailures++;
       this.failures++;
-      const backoff = Math.min(this.settings.reconnectMaxMs, this.settings.reconnectInitialMs * 2 ** (this.failures - 1));
+      const backoff = Math.min(
+        this.settings.reconnectMaxMs,
+        this.settings.reconnectInitialMs * 2 ** (this.failures - 1),
+      );
       this.nextAttemptAt = this.now() + backoff;
       this.lastFailure = (error as Error).message;
       this.logger.warn({ err: this.lastFailure, failures: this.failures, backoffMs: backoff }, 'epp connection failed');
@@ -279,7 +335,10 @@ export class SessionPool {
     session.isBusy = true;
     try {
       this.counters.keepAlives++;
-      const answer = await session.connection.request(helloFrame(), AbortSignal.timeout(this.settings.commandTimeoutMs));
+      const answer = await session.connection.request(
+        helloFrame(),
+        AbortSignal.timeout(this.settings.commandTimeoutMs),
+      );
       if (answer.kind !== 'greeting') throw new EppProtocolError('the server did not answer <hello> with a greeting');
       this.release(session);
     } catch (error) {
@@ -308,4 +367,3 @@ export class SessionPool {
 export function internalTrid(kind: string): string {
   return `epp-${kind}-${randomBytes(6).toString('hex')}`;
 }
-

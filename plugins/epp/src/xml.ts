@@ -1,4 +1,10 @@
-import { DOMImplementation, DOMParser, XMLSerializer, type Element as DomElement, type Node as DomNode } from '@xmldom/xmldom';
+import {
+  DOMImplementation,
+  DOMParser,
+  XMLSerializer,
+  type Element as DomElement,
+  type Node as DomNode,
+} from '@xmldom/xmldom';
 
 /** The namespaces the plugin speaks, by the prefix it writes them with. */
 export const NS = {
@@ -28,7 +34,8 @@ export class XmlValueError extends Error {}
 const isNode = (v: unknown): v is XmlNode => typeof v === 'object' && v !== null && 'qname' in v && 'children' in v;
 
 export function el(qname: string, attrsOrChild?: Attrs | XmlChild, ...children: XmlChild[]): XmlNode {
-  const hasAttrs = typeof attrsOrChild === 'object' && attrsOrChild !== null && !Array.isArray(attrsOrChild) && !isNode(attrsOrChild);
+  const hasAttrs =
+    typeof attrsOrChild === 'object' && attrsOrChild !== null && !Array.isArray(attrsOrChild) && !isNode(attrsOrChild);
   const attrs: Record<string, string> = {};
   if (hasAttrs) {
     for (const [k, v] of Object.entries(attrsOrChild as Attrs)) if (v !== undefined) attrs[k] = String(v);
@@ -37,7 +44,10 @@ export function el(qname: string, attrsOrChild?: Attrs | XmlChild, ...children: 
   const flat: (XmlNode | string)[] = [];
   const add = (c: XmlChild): void => {
     if (c === null || c === undefined || c === false) return;
-    if (Array.isArray(c)) { (c as readonly XmlChild[]).forEach(add); return; }
+    if (Array.isArray(c)) {
+      (c as readonly XmlChild[]).forEach(add);
+      return;
+    }
     flat.push(typeof c === 'number' ? String(c) : (c as XmlNode | string));
   };
   all.forEach(add);
@@ -68,7 +78,8 @@ export function renderEpp(child: XmlNode): string {
   const doc = new DOMImplementation().createDocument(NS.epp, 'epp', null);
   const build = (node: XmlNode): DomElement => {
     const element = doc.createElementNS(nsOf(node.qname), node.qname);
-    for (const [name, value] of Object.entries(node.attrs)) element.setAttribute(name, checkText(value, `attribute ${name}`));
+    for (const [name, value] of Object.entries(node.attrs))
+      element.setAttribute(name, checkText(value, `attribute ${name}`));
     for (const c of node.children) {
       element.appendChild(typeof c === 'string' ? doc.createTextNode(checkText(c, node.qname)) : build(c));
     }
@@ -106,7 +117,9 @@ export function parseXml(text: string): XmlElement {
     }).parseFromString(text, 'text/xml');
     root = doc.documentElement;
   } catch (error) {
-    throw error instanceof XmlParseError ? error : new XmlParseError(error instanceof Error ? error.message : String(error));
+    throw error instanceof XmlParseError
+      ? error
+      : new XmlParseError(error instanceof Error ? error.message : String(error));
   }
   if (!root) throw new XmlParseError('no root element');
   return convert(root);

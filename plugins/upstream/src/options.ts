@@ -8,7 +8,9 @@ export interface UpstreamOptions {
 }
 
 /** `{}` (installed but not set up): every call fails with a message saying so. */
-export type ParsedOptions = { readonly isConfigured: true; readonly options: UpstreamOptions } | { readonly isConfigured: false };
+export type ParsedOptions =
+  | { readonly isConfigured: true; readonly options: UpstreamOptions }
+  | { readonly isConfigured: false };
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
@@ -32,7 +34,8 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   };
 
   const baseUrl = text('baseUrl');
-  if (baseUrl === undefined) problems.push('baseUrl is required (the upstream API address, like https://api.provider.example)');
+  if (baseUrl === undefined)
+    problems.push('baseUrl is required (the upstream API address, like https://api.provider.example)');
   else {
     let url: URL | undefined;
     try {
@@ -40,9 +43,11 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
     } catch {
       problems.push(`baseUrl "${baseUrl.slice(0, 100)}" is not an absolute URL`);
     }
-    if (url && url.protocol !== 'https:' && url.protocol !== 'http:') problems.push('baseUrl must be an http or https URL');
+    if (url && url.protocol !== 'https:' && url.protocol !== 'http:')
+      problems.push('baseUrl must be an http or https URL');
     if (url && (url.search || url.hash)) problems.push('baseUrl must not carry a query string or fragment');
-    if (url && (url.username || url.password)) problems.push('baseUrl must not carry credentials; use email and apiKey');
+    if (url && (url.username || url.password))
+      problems.push('baseUrl must not carry credentials; use email and apiKey');
   }
 
   const email = text('email');
@@ -54,7 +59,8 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   let apiKey: string | undefined;
   if (inlineKey !== undefined && keyEnv !== undefined) problems.push('give apiKey or apiKeyEnv, not both');
   else if (keyEnv !== undefined) {
-    if (!ENV_NAME.test(keyEnv)) problems.push('apiKeyEnv must be the name of an environment variable, like UPSTREAM_API_KEY');
+    if (!ENV_NAME.test(keyEnv))
+      problems.push('apiKeyEnv must be the name of an environment variable, like UPSTREAM_API_KEY');
     else if (!env[keyEnv]) problems.push(`apiKeyEnv names ${keyEnv}, which is not set`);
     else apiKey = env[keyEnv]!.trim();
   } else if (inlineKey !== undefined) apiKey = inlineKey;
@@ -64,10 +70,14 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   const rawTimeout = raw.timeoutMs;
   if (rawTimeout !== undefined && rawTimeout !== '') {
     const n = typeof rawTimeout === 'string' ? Number(rawTimeout) : rawTimeout;
-    if (typeof n !== 'number' || !Number.isInteger(n) || n < 100 || n > 600_000) problems.push('timeoutMs must be a whole number of milliseconds from 100 to 600000');
+    if (typeof n !== 'number' || !Number.isInteger(n) || n < 100 || n > 600_000)
+      problems.push('timeoutMs must be a whole number of milliseconds from 100 to 600000');
     else timeoutMs = n;
   }
 
   if (problems.length > 0) throw new Error(problems.join('; '));
-  return { isConfigured: true, options: { baseUrl: baseUrl!.replace(/\/+$/, ''), email: email!, apiKey: apiKey!, timeoutMs } };
+  return {
+    isConfigured: true,
+    options: { baseUrl: baseUrl!.replace(/\/+$/, ''), email: email!, apiKey: apiKey!, timeoutMs },
+  };
 }

@@ -17,17 +17,25 @@ import type { RegistrarOutcome } from '../../../src/core/registrar/plugin';
  */
 export type Policy = 'order' | 'settle' | 'manage';
 
-export type Failure = { readonly ok: false; readonly reason: 'unavailable' | 'refused' | 'pending'; readonly message: string };
+export type Failure = {
+  readonly ok: false;
+  readonly reason: 'unavailable' | 'refused' | 'pending';
+  readonly message: string;
+};
 
 /** The upstream's words for a name that cannot be had (our platform: "x.com is not available…", "already in your account"). */
-const NOT_AVAILABLE = /\bnot available\b|\bunavailable\b|\balready (?:registered|taken|in your account)\b|\bis taken\b/i;
+const NOT_AVAILABLE =
+  /\bnot available\b|\bunavailable\b|\balready (?:registered|taken|in your account)\b|\bis taken\b/i;
 
 export const refused = (message: string): Failure => ({ ok: false, reason: 'refused', message });
 export const pending = (message: string): Failure => ({ ok: false, reason: 'pending', message });
 
 /** The refusal an upstream error amounts to under a policy, or undefined when the outcome is unknown (a fault). */
 export function refusalOf(error: unknown, policy: Policy): Failure | undefined {
-  if (policy === 'settle') return isNotOurs(error) ? refused((error as ResellerApiError).serverMessage ?? (error as Error).message) : undefined;
+  if (policy === 'settle')
+    return isNotOurs(error)
+      ? refused((error as ResellerApiError).serverMessage ?? (error as Error).message)
+      : undefined;
   // The SDK checks its input before sending anything: nothing reached the upstream.
   if (error instanceof TypeError) return refused(error.message);
   if (!isResellerApiError(error) || error.kind !== 'http') return undefined;
@@ -49,7 +57,12 @@ export function refusalOf(error: unknown, policy: Policy): Failure | undefined {
  * the domain afterwards tells what happened.
  */
 export function isFinishedError(error: unknown): error is ResellerApiError {
-  return isResellerApiError(error) && error.kind === 'http' && error.serverMessage !== undefined && (error.status >= 500 || error.status === 200);
+  return (
+    isResellerApiError(error) &&
+    error.kind === 'http' &&
+    error.serverMessage !== undefined &&
+    (error.status >= 500 || error.status === 200)
+  );
 }
 
 /** Whether the upstream said the domain is not in our account. */
@@ -61,13 +74,19 @@ export function isNotOurs(error: unknown): boolean {
 export function faultOf(error: unknown, operation: string): Error {
   if (isResellerApiError(error)) {
     const where = error.kind === 'http' ? `HTTP ${error.status}` : error.kind.replace('_', ' ');
-    return new Error(`upstream ${operation} failed (${where}): ${error.serverMessage ?? error.message}`, { cause: error });
+    return new Error(`upstream ${operation} failed (${where}): ${error.serverMessage ?? error.message}`, {
+      cause: error,
+    });
   }
   return error instanceof Error ? error : new Error(`upstream ${operation} failed: ${String(error)}`);
 }
 
 /** Runs one upstream call: the answer, a refusal under the policy, or a thrown fault. */
-export async function attempt<T extends object>(operation: string, policy: Policy, call: () => Promise<T>): Promise<RegistrarOutcome<T>> {
+export async function attempt<T extends object>(
+  operation: string,
+  policy: Policy,
+  call: () => Promise<T>,
+): Promise<RegistrarOutcome<T>> {
   try {
     return { ok: true, ...(await call()) };
   } catch (error) {

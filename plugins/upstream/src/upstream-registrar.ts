@@ -1,12 +1,34 @@
 import { ResellerClient, type Addons, type CallOptions, type PhpValue } from '../../../src/client';
 import type {
-  AvailabilityResult, CallContext, DomainSyncResult, PluginHost, RegisterInput, RegistrarOutcome, RegistrarPlugin, Registered,
+  AvailabilityResult,
+  CallContext,
+  DomainSyncResult,
+  PluginHost,
+  RegisterInput,
+  RegistrarOutcome,
+  RegistrarPlugin,
+  Registered,
   TransferSyncResult,
 } from '../../../src/core/registrar/plugin';
 import type { UpstreamOptions } from './options';
-import { attempt, faultOf, isFinishedError, isNotOurs, pending, refusalOf, refused, type Failure } from './upstream-errors';
 import {
-  availabilityFrom, contactsFrom, dateOf, dnsRecordsFrom, informationFrom, isPendingStatus, pricesFrom,
+  attempt,
+  faultOf,
+  isFinishedError,
+  isNotOurs,
+  pending,
+  refusalOf,
+  refused,
+  type Failure,
+} from './upstream-errors';
+import {
+  availabilityFrom,
+  contactsFrom,
+  dateOf,
+  dnsRecordsFrom,
+  informationFrom,
+  isPendingStatus,
+  pricesFrom,
 } from './wire';
 
 /** Most lookups sent to the upstream at once for one availability batch. */
@@ -37,10 +59,20 @@ const addYears = (date: string, years: number) => {
  *   reconciliation then settles it through domain sync and transfer sync, which relay the
  *   upstream's pending states too.
  */
-export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHost, client?: ResellerClient): RegistrarPlugin {
-  const api = client ?? new ResellerClient({
-    baseUrl: options.baseUrl, email: options.email, apiKey: options.apiKey, timeoutMs: options.timeoutMs, userAgent: 'domain-reseller-upstream-plugin',
-  });
+export function createUpstreamRegistrar(
+  options: UpstreamOptions,
+  host: PluginHost,
+  client?: ResellerClient,
+): RegistrarPlugin {
+  const api =
+    client ??
+    new ResellerClient({
+      baseUrl: options.baseUrl,
+      email: options.email,
+      apiKey: options.apiKey,
+      timeoutMs: options.timeoutMs,
+      userAgent: 'domain-reseller-upstream-plugin',
+    });
   const logger = host.logger;
   const on = (ctx: CallContext): CallOptions => ({ signal: ctx.signal });
   const paid = (ctx: CallContext) => ({ signal: ctx.signal, idempotencyKey: ctx.transactionId });
@@ -71,14 +103,23 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
    * finished with the request, so its records tell) where the check is conclusive; anything
    * else is thrown (unknown outcome).
    */
-  async function orderFailure(operation: string, domain: string, error: unknown, didNothing?: () => Promise<boolean>): Promise<Failure> {
+  async function orderFailure(
+    operation: string,
+    domain: string,
+    error: unknown,
+    didNothing?: () => Promise<boolean>,
+  ): Promise<Failure> {
     const refusal = refusalOf(error, 'order');
     if (refusal) {
-      if (/credentials/.test(refusal.message)) logger.error({ operation, domain }, `upstream ${operation} refused: ${refusal.message}`);
+      if (/credentials/.test(refusal.message))
+        logger.error({ operation, domain }, `upstream ${operation} refused: ${refusal.message}`);
       return refusal;
     }
     if (isFinishedError(error) && didNothing && (await didNothing().catch(() => false))) {
-      logger.warn({ operation, domain, status: error.status }, `upstream ${operation} answered an error and holds nothing for it: refused`);
+      logger.warn(
+        { operation, domain, status: error.status },
+        `upstream ${operation} answered an error and holds nothing for it: refused`,
+      );
       return refused(error.serverMessage ?? error.message);
     }
     throw faultOf(error, operation);
@@ -87,17 +128,24 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
   /** After the upstream said "success" to a registration: done, or still pending there. */
   async function registration(domain: string, ctx: CallContext): Promise<RegistrarOutcome<Registered>> {
     const read = await readState(domain, ctx);
-    if (!('state' in read)) return pending(`the upstream accepted the registration of ${domain}; its state cannot be read yet`);
+    if (!('state' in read))
+      return pending(`the upstream accepted the registration of ${domain}; its state cannot be read yet`);
     const { registrationStatus, expiryDate } = read.state;
     if (isPendingStatus(registrationStatus)) return pending(`${domain} is ${registrationStatus} at the upstream`);
-    if (!expiryDate) return pending(`the upstream accepted the registration of ${domain} but reports no expiry date yet`);
+    if (!expiryDate)
+      return pending(`the upstream accepted the registration of ${domain} but reports no expiry date yet`);
     return { ok: true, expiryDate };
   }
 
   /** Changes answered `{"success": true, "pending": true}` complete later at the upstream. */
-  async function change(operation: string, domain: string, call: () => Promise<{ readonly [key: string]: unknown }>): Promise<RegistrarOutcome> {
+  async function change(
+    operation: string,
+    domain: string,
+    call: () => Promise<{ readonly [key: string]: unknown }>,
+  ): Promise<RegistrarOutcome> {
     const outcome = await attempt(operation, 'manage', call);
-    if (outcome.ok && (outcome as { pending?: unknown }).pending === true) return pending(`the upstream accepted the ${operation} of ${domain}; it completes later`);
+    if (outcome.ok && (outcome as { pending?: unknown }).pending === true)
+      return pending(`the upstream accepted the ${operation} of ${domain}; it completes later`);
     return outcome.ok ? { ok: true } : outcome;
   }
 
@@ -123,7 +171,9 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
         const label = domain.slice(0, dot);
         byLabel.set(label, [...(byLabel.get(label) ?? []), domain.slice(dot)]);
       }
-      const jobs = [...byLabel].flatMap(([label, tlds]) => chunks(tlds, LOOKUP_MAX_TLDS).map((chunk) => ({ label, tlds: chunk })));
+      const jobs = [...byLabel].flatMap(([label, tlds]) =>
+        chunks(tlds, LOOKUP_MAX_TLDS).map((chunk) => ({ label, tlds: chunk })),
+      );
       const results: AvailabilityResult[] = [];
       const failures: unknown[] = [];
       await eachLimited(jobs, LOOKUP_CONCURRENCY, async ({ label, tlds }) => {
@@ -140,7 +190,11 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
       });
       // Names of a failed lookup are left out, which the platform reads as unknown; all failing is a fault.
       if (failures.length > 0 && failures.length === jobs.length) throw faultOf(failures[0], 'availability lookup');
-      if (failures.length > 0) logger.warn({ failed: failures.length, lookups: jobs.length, err: faultOf(failures[0], 'availability lookup').message }, 'some upstream lookups failed; their names count as unknown');
+      if (failures.length > 0)
+        logger.warn(
+          { failed: failures.length, lookups: jobs.length, err: faultOf(failures[0], 'availability lookup').message },
+          'some upstream lookups failed; their names count as unknown',
+        );
       return results;
     },
 
@@ -158,7 +212,9 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
       const before = await readState(input.domain, ctx);
       if (!('state' in before)) {
         const refusal = refusalOf((before as { error: unknown }).error, 'manage');
-        return refused(`cannot read ${input.domain} at the upstream before renewing it, so nothing was renewed: ${refusal?.message ?? faultOf((before as { error: unknown }).error, 'information').message}`);
+        return refused(
+          `cannot read ${input.domain} at the upstream before renewing it, so nothing was renewed: ${refusal?.message ?? faultOf((before as { error: unknown }).error, 'information').message}`,
+        );
       }
       const from = before.state.expiryDate;
       if (!from) return refused(`the upstream reports no expiry date for ${input.domain}, so nothing was renewed`);
@@ -172,7 +228,9 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
       const after = await readState(input.domain, ctx);
       const expiryDate = 'state' in after ? after.state.expiryDate : undefined;
       if (expiryDate && expiryDate >= addYears(from, input.period)) return { ok: true, expiryDate };
-      return pending(`the upstream accepted the renewal of ${input.domain} but still reports ${expiryDate ?? 'no'} expiry date (was ${from})`);
+      return pending(
+        `the upstream accepted the renewal of ${input.domain} but still reports ${expiryDate ?? 'no'} expiry date (was ${from})`,
+      );
     },
 
     transfer: {
@@ -196,56 +254,81 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
 
     domainInformation: {
       async get({ domain }, ctx) {
-        const outcome = await attempt('information', 'settle', async () => informationFrom(await api.information(domain, on(ctx))));
+        const outcome = await attempt('information', 'settle', async () =>
+          informationFrom(await api.information(domain, on(ctx))),
+        );
         // Relayed as pending, so that nothing (reconciliation included) takes a registration that is not finished for done.
-        if (outcome.ok && isPendingStatus(outcome.registrationStatus)) return pending(`${domain} is ${outcome.registrationStatus} at the upstream`);
+        if (outcome.ok && isPendingStatus(outcome.registrationStatus))
+          return pending(`${domain} is ${outcome.registrationStatus} at the upstream`);
         return outcome;
       },
     },
 
     nameservers: {
-      get: ({ domain }, ctx) => attempt('nameservers', 'manage', async () => {
-        const set = await api.nameservers(domain, on(ctx));
-        return { nameservers: [set.ns1, set.ns2, set.ns3, set.ns4, set.ns5].filter((ns) => ns.trim() !== '') };
-      }),
-      save: ({ domain, nameservers }, ctx) => change('nameserver change', domain, () => api.saveNameservers(domain, nameservers, on(ctx))),
+      get: ({ domain }, ctx) =>
+        attempt('nameservers', 'manage', async () => {
+          const set = await api.nameservers(domain, on(ctx));
+          return { nameservers: [set.ns1, set.ns2, set.ns3, set.ns4, set.ns5].filter((ns) => ns.trim() !== '') };
+        }),
+      save: ({ domain, nameservers }, ctx) =>
+        change('nameserver change', domain, () => api.saveNameservers(domain, nameservers, on(ctx))),
     },
 
     childHosts: {
-      register: ({ domain, host: child, ipAddress }, ctx) => change('child nameserver registration', domain, () => api.registerNameserver(domain, child, ipAddress, on(ctx))),
+      register: ({ domain, host: child, ipAddress }, ctx) =>
+        change('child nameserver registration', domain, () =>
+          api.registerNameserver(domain, child, ipAddress, on(ctx)),
+        ),
       modify: ({ domain, host: child, currentIpAddress, newIpAddress }, ctx) =>
-        change('child nameserver change', domain, () => api.modifyNameserver(domain, child, currentIpAddress, newIpAddress, on(ctx))),
-      delete: ({ domain, host: child }, ctx) => change('child nameserver deletion', domain, () => api.deleteNameserver(domain, child, on(ctx))),
+        change('child nameserver change', domain, () =>
+          api.modifyNameserver(domain, child, currentIpAddress, newIpAddress, on(ctx)),
+        ),
+      delete: ({ domain, host: child }, ctx) =>
+        change('child nameserver deletion', domain, () => api.deleteNameserver(domain, child, on(ctx))),
     },
 
     dnsRecords: {
-      get: ({ domain }, ctx) => attempt('DNS records', 'manage', async () => ({ records: dnsRecordsFrom(await api.dnsRecords(domain, on(ctx))) })),
-      save: ({ domain, records }, ctx) => change('DNS change', domain, () => api.saveDnsRecords(domain, records, on(ctx))),
+      get: ({ domain }, ctx) =>
+        attempt('DNS records', 'manage', async () => ({
+          records: dnsRecordsFrom(await api.dnsRecords(domain, on(ctx))),
+        })),
+      save: ({ domain, records }, ctx) =>
+        change('DNS change', domain, () => api.saveDnsRecords(domain, records, on(ctx))),
     },
 
     registrarLock: {
-      get: ({ domain }, ctx) => attempt('lock', 'manage', async () => ({ locked: (await api.lock(domain, on(ctx))) === 'locked' })),
+      get: ({ domain }, ctx) =>
+        attempt('lock', 'manage', async () => ({ locked: (await api.lock(domain, on(ctx))) === 'locked' })),
       save: ({ domain, locked }, ctx) => change('lock change', domain, () => api.saveLock(domain, locked, on(ctx))),
     },
 
     idProtection: {
-      save: ({ domain, enabled }, ctx) => change('ID protection change', domain, () => api.saveIdProtection(domain, enabled, on(ctx))),
+      save: ({ domain, enabled }, ctx) =>
+        change('ID protection change', domain, () => api.saveIdProtection(domain, enabled, on(ctx))),
     },
 
     eppCode: {
-      get: ({ domain }, ctx) => attempt('EPP code', 'manage', async () => ({ eppCode: await api.eppCode(domain, on(ctx)) })),
+      get: ({ domain }, ctx) =>
+        attempt('EPP code', 'manage', async () => ({ eppCode: await api.eppCode(domain, on(ctx)) })),
     },
 
     contacts: {
-      get: ({ domain }, ctx) => attempt('contacts', 'manage', async () => ({ contacts: contactsFrom(await api.contacts(domain, on(ctx))) })),
-      save: ({ domain, contacts }, ctx) => change('contact change', domain, () => api.saveContacts(domain, contacts, on(ctx))),
+      get: ({ domain }, ctx) =>
+        attempt('contacts', 'manage', async () => ({ contacts: contactsFrom(await api.contacts(domain, on(ctx))) })),
+      save: ({ domain, contacts }, ctx) =>
+        change('contact change', domain, () => api.saveContacts(domain, contacts, on(ctx))),
     },
 
     emailForwarding: {
-      get: ({ domain }, ctx) => attempt('email forwarding', 'manage', async () => ({
-        forwards: (await api.emailForwarding(domain, on(ctx))).map((f) => ({ prefix: f.prefix, forwardTo: f.forwardto })),
-      })),
-      save: ({ domain, forwards }, ctx) => change('email forwarding change', domain, () => api.saveEmailForwarding(domain, forwards, on(ctx))),
+      get: ({ domain }, ctx) =>
+        attempt('email forwarding', 'manage', async () => ({
+          forwards: (await api.emailForwarding(domain, on(ctx))).map((f) => ({
+            prefix: f.prefix,
+            forwardTo: f.forwardto,
+          })),
+        })),
+      save: ({ domain, forwards }, ctx) =>
+        change('email forwarding change', domain, () => api.saveEmailForwarding(domain, forwards, on(ctx))),
     },
 
     delete: {
@@ -253,7 +336,8 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
     },
 
     release: {
-      release: ({ domain, transferTag }, ctx) => change('release', domain, () => api.release(domain, transferTag, on(ctx))),
+      release: ({ domain, transferTag }, ctx) =>
+        change('release', domain, () => api.release(domain, transferTag, on(ctx))),
     },
 
     domainSync: {
@@ -262,14 +346,21 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
         if (!outcome.ok) return outcome;
         const expiryDate = dateOf(outcome.expirydate);
         const result: DomainSyncResult = {
-          active: outcome.active, expired: outcome.expired, transferredAway: outcome.transferredAway, cancelled: outcome.cancelled === true,
+          active: outcome.active,
+          expired: outcome.expired,
+          transferredAway: outcome.transferredAway,
+          cancelled: outcome.cancelled === true,
           ...(expiryDate ? { expiryDate } : {}),
         };
         if (!result.active && !result.expired && !result.transferredAway && !result.cancelled) {
           // Neither active nor gone: an upstream whose order is still pending answers this way. Only its status tells.
           const read = await readState(domain, ctx);
-          if (!('state' in read)) throw new Error(`the upstream reports ${domain} neither active nor gone, and its status cannot be read: ${faultOf(read.error, 'information').message}`);
-          if (isPendingStatus(read.state.registrationStatus)) return pending(`${domain} is ${read.state.registrationStatus} at the upstream`);
+          if (!('state' in read))
+            throw new Error(
+              `the upstream reports ${domain} neither active nor gone, and its status cannot be read: ${faultOf(read.error, 'information').message}`,
+            );
+          if (isPendingStatus(read.state.registrationStatus))
+            return pending(`${domain} is ${read.state.registrationStatus} at the upstream`);
         }
         return { ok: true, ...result };
       },
@@ -282,18 +373,28 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
           reply = await api.transferSync(domain, on(ctx));
         } catch (error) {
           // Not in our account upstream: the transfer there failed (and was refunded) or never arrived.
-          if (isNotOurs(error)) return { ok: true, completed: false, failed: true, reason: `${domain} is not in our account at the upstream` };
+          if (isNotOurs(error))
+            return {
+              ok: true,
+              completed: false,
+              failed: true,
+              reason: `${domain} is not in our account at the upstream`,
+            };
           throw faultOf(error, 'transfer sync');
         }
         const expiryDate = dateOf(reply.expirydate);
         if (reply.completed && !expiryDate) {
           // Spec 4.6: an upstream whose registrar cannot tell answers "completed" with its own record; a pending one is not.
           const read = await readState(domain, ctx);
-          if ('state' in read && isPendingStatus(read.state.registrationStatus)) return { ok: true, completed: false, failed: false };
+          if ('state' in read && isPendingStatus(read.state.registrationStatus))
+            return { ok: true, completed: false, failed: false };
         }
         return {
-          ok: true, completed: reply.completed, failed: reply.failed,
-          ...(reply.reason ? { reason: reply.reason } : {}), ...(expiryDate ? { expiryDate } : {}),
+          ok: true,
+          completed: reply.completed,
+          failed: reply.failed,
+          ...(reply.reason ? { reason: reply.reason } : {}),
+          ...(expiryDate ? { expiryDate } : {}),
         };
       },
     },
@@ -303,7 +404,10 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
         if (limit <= 0 || tlds.length === 0) return [];
         let elements;
         try {
-          elements = await api.suggestions({ searchTerm: term, tldsToInclude: tlds, suggestionSettings: { maxResults: Math.min(100, limit) } }, on(ctx));
+          elements = await api.suggestions(
+            { searchTerm: term, tldsToInclude: tlds, suggestionSettings: { maxResults: Math.min(100, limit) } },
+            on(ctx),
+          );
         } catch (error) {
           throw faultOf(error, 'suggestions');
         }
@@ -311,7 +415,10 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
         return elements
           .filter((e) => e.isAvailable && !exact.has(e.domainName.toLowerCase()))
           .slice(0, limit)
-          .map((e) => ({ domain: e.domainName.toLowerCase(), ...(Number.isFinite(e.score) ? { score: Math.max(0, Math.min(100, e.score)) } : {}) }));
+          .map((e) => ({
+            domain: e.domainName.toLowerCase(),
+            ...(Number.isFinite(e.score) ? { score: Math.max(0, Math.min(100, e.score)) } : {}),
+          }));
       },
     },
 
@@ -328,7 +435,11 @@ export function createUpstreamRegistrar(options: UpstreamOptions, host: PluginHo
 }
 
 function addonsOf(addons: Readonly<Record<string, boolean>>): Addons {
-  return { dnsManagement: addons.dnsmanagement === true, emailForwarding: addons.emailforwarding === true, idProtection: addons.idprotection === true };
+  return {
+    dnsManagement: addons.dnsmanagement === true,
+    emailForwarding: addons.emailforwarding === true,
+    idProtection: addons.idprotection === true,
+  };
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {

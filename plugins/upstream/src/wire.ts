@@ -5,10 +5,20 @@
  * out what it cannot read (the platform checks every answer again).
  */
 import type {
-  ContactDetails, DnsRecordReply, DomainInformationReply, DomainSuggestion, ClientTldPricingRow,
+  ContactDetails,
+  DnsRecordReply,
+  DomainInformationReply,
+  DomainSuggestion,
+  ClientTldPricingRow,
 } from '../../../src/client';
 import type {
-  AvailabilityResult, Contact, ContactRole, Contacts, DnsRecord, DomainInformation, TldPriceOffer,
+  AvailabilityResult,
+  Contact,
+  ContactRole,
+  Contacts,
+  DnsRecord,
+  DomainInformation,
+  TldPriceOffer,
 } from '../../../src/core/registrar/plugin';
 
 /** `2027-11-21`, `2027-11-21T00:00:00Z` or `2027-11-21 00:00:00` → `2027-11-21`; anything else → undefined. */
@@ -31,8 +41,16 @@ export function minorUnits(value: unknown): number | undefined {
 }
 
 const EXTRA_KEYS = [
-  'transferLockExpiryDate', 'irtpOptOutStatus', 'irtpTransferLock', 'irtpTransferLockExpiryDate', 'domainContactChangePending',
-  'domainContactChangeExpiryDate', 'willDomainSuspend', 'isIrtpEnabled', 'irtpVerificationTriggerFields', 'renewBeforeExpiration',
+  'transferLockExpiryDate',
+  'irtpOptOutStatus',
+  'irtpTransferLock',
+  'irtpTransferLockExpiryDate',
+  'domainContactChangePending',
+  'domainContactChangeExpiryDate',
+  'willDomainSuspend',
+  'isIrtpEnabled',
+  'irtpVerificationTriggerFields',
+  'renewBeforeExpiration',
 ] as const;
 
 const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
@@ -40,8 +58,13 @@ const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean
 /** Spec 2.6 as the upstream wrote it → the contract's information (spec 2.6 extras kept in `extra`). */
 export function informationFrom(reply: DomainInformationReply): DomainInformation {
   const raw = reply as unknown as Record<string, unknown>;
-  const extra = Object.fromEntries(EXTRA_KEYS.filter((k) => raw[k] !== undefined && raw[k] !== null && raw[k] !== '').map((k) => [k, raw[k]]));
-  const status = typeof reply.registrationStatus === 'string' && reply.registrationStatus !== '' ? reply.registrationStatus : reply.status;
+  const extra = Object.fromEntries(
+    EXTRA_KEYS.filter((k) => raw[k] !== undefined && raw[k] !== null && raw[k] !== '').map((k) => [k, raw[k]]),
+  );
+  const status =
+    typeof reply.registrationStatus === 'string' && reply.registrationStatus !== ''
+      ? reply.registrationStatus
+      : reply.status;
   const info: Record<string, unknown> = {
     nameservers: reply.nameservers.filter((ns) => ns.trim() !== ''),
     transferLock: bool(reply.transferLock),
@@ -51,19 +74,43 @@ export function informationFrom(reply: DomainInformationReply): DomainInformatio
     dnsManagement: bool(reply.dnsManagementStatus),
     emailForwarding: bool(reply.emailForwardingStatus),
     restorable: bool(reply.restorable),
-    registrantEmail: typeof reply.registrantEmailAddress === 'string' && reply.registrantEmailAddress !== '' ? reply.registrantEmailAddress : undefined,
+    registrantEmail:
+      typeof reply.registrantEmailAddress === 'string' && reply.registrantEmailAddress !== ''
+        ? reply.registrantEmailAddress
+        : undefined,
     extra: Object.keys(extra).length > 0 ? extra : undefined,
   };
   return Object.fromEntries(Object.entries(info).filter(([, v]) => v !== undefined)) as unknown as DomainInformation;
 }
 
-const ROLES: Record<string, ContactRole> = { registrant: 'registrant', admin: 'admin', tech: 'tech', technical: 'tech', billing: 'billing' };
+const ROLES: Record<string, ContactRole> = {
+  registrant: 'registrant',
+  admin: 'admin',
+  tech: 'tech',
+  technical: 'tech',
+  billing: 'billing',
+};
 
 /** Field names as billing platforms display them, or ours, folded (lower case, no spaces, `_` or `-`). */
 const FIELDS: Record<string, string> = {
-  firstname: 'firstname', lastname: 'lastname', fullname: 'fullname', companyname: 'companyname', company: 'companyname',
-  email: 'email', emailaddress: 'email', address1: 'address1', address2: 'address2', city: 'city', state: 'state', region: 'state',
-  postcode: 'postcode', zipcode: 'postcode', country: 'country', phonenumber: 'phonenumber', phone: 'phonenumber', taxid: 'tax_id',
+  firstname: 'firstname',
+  lastname: 'lastname',
+  fullname: 'fullname',
+  companyname: 'companyname',
+  company: 'companyname',
+  email: 'email',
+  emailaddress: 'email',
+  address1: 'address1',
+  address2: 'address2',
+  city: 'city',
+  state: 'state',
+  region: 'state',
+  postcode: 'postcode',
+  zipcode: 'postcode',
+  country: 'country',
+  phonenumber: 'phonenumber',
+  phone: 'phonenumber',
+  taxid: 'tax_id',
 };
 
 /** Contact details by the upstream's role and field display names (`Registrant` → `First Name`) → the contract's. Unknown roles and fields are left out. */
@@ -87,7 +134,9 @@ export function dnsRecordsFrom(reply: readonly DnsRecordReply[]): DnsRecord[] {
   return reply.map((r) => {
     const priority = r.priority === undefined || r.priority === null ? '' : String(r.priority).trim();
     return {
-      hostname: r.hostname, type: r.type, address: r.address,
+      hostname: r.hostname,
+      type: r.type,
+      address: r.address,
       ...(priority !== '' && !/^n\/?a$/i.test(priority) ? { priority } : {}),
       ...(r.recid !== undefined && r.recid !== null && String(r.recid) !== '' ? { recid: String(r.recid) } : {}),
     };
@@ -106,15 +155,22 @@ export function availabilityFrom(element: DomainSuggestion): AvailabilityResult 
   const status = STATUSES[String(element.status).toLowerCase()] ?? 'unknown';
   if (status !== 'available' || element.isPremium !== true) return { domain, status };
   const cost = element.premiumCostPricing as unknown;
-  const prices = typeof cost === 'object' && cost !== null && !Array.isArray(cost) ? (cost as Record<string, unknown>) : {};
+  const prices =
+    typeof cost === 'object' && cost !== null && !Array.isArray(cost) ? (cost as Record<string, unknown>) : {};
   const register = minorUnits(prices.register);
   // A premium name without a price cannot be sold at a known price: not offered as available.
   if (register === undefined) return { domain, status: 'reserved' };
   const renew = minorUnits(prices.renew);
   const transfer = minorUnits(prices.transfer);
   return {
-    domain, status, isPremium: true,
-    premiumPrice: { register, ...(renew !== undefined ? { renew } : {}), ...(transfer !== undefined ? { transfer } : {}) },
+    domain,
+    status,
+    isPremium: true,
+    premiumPrice: {
+      register,
+      ...(renew !== undefined ? { renew } : {}),
+      ...(transfer !== undefined ? { transfer } : {}),
+    },
   };
 }
 

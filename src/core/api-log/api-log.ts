@@ -116,7 +116,11 @@ export class BufferedApiLog {
       try {
         await this.repository.insertMany(batch);
       } catch (error) {
-        if (!this.failing) this.logger.warn({ err: error, buffered: this.buffer.length }, 'API log: the database did not take the entries; kept for the next try');
+        if (!this.failing)
+          this.logger.warn(
+            { err: error, buffered: this.buffer.length },
+            'API log: the database did not take the entries; kept for the next try',
+          );
         this.failing = true;
         return;
       }
@@ -144,7 +148,12 @@ export class ApiLogService {
   ) {}
 
   find(resellerId: string, options: ApiLogReadOptions = {}): Promise<ApiLogEntry[]> {
-    return this.repository.find({ resellerId, since: options.since, domain: options.domain, limit: Math.min(Math.max(options.limit ?? 100, 1), 10_000) });
+    return this.repository.find({
+      resellerId,
+      since: options.since,
+      domain: options.domain,
+      limit: Math.min(Math.max(options.limit ?? 100, 1), 10_000),
+    });
   }
 
   /**
@@ -152,7 +161,9 @@ export class ApiLogService {
    * nothing is old), in chunks so that a large purge never holds a long lock.
    */
   async purge(before?: Date): Promise<{ deleted: number; before: string | null }> {
-    const cutoff = before ?? (this.retentionDays > 0 ? new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000) : undefined);
+    const cutoff =
+      before ??
+      (this.retentionDays > 0 ? new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000) : undefined);
     if (!cutoff) return { deleted: 0, before: null };
     let deleted = 0;
     for (;;) {

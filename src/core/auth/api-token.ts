@@ -14,7 +14,9 @@ export function tokenHour(at: Date): string {
 }
 
 export function computeToken(email: string, apiKey: string, at: Date): string {
-  const hex = createHmac('sha256', `${email}:${tokenHour(at)}`).update(apiKey).digest('hex');
+  const hex = createHmac('sha256', `${email}:${tokenHour(at)}`)
+    .update(apiKey)
+    .digest('hex');
   return Buffer.from(hex, 'utf8').toString('base64');
 }
 

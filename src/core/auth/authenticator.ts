@@ -49,12 +49,18 @@ export class Authenticator {
     const throttleKeys = [`ip:${credentials.clientAddress}`, ...(username ? [`user:${username.toLowerCase()}`] : [])];
     const wait = this.throttle.retryAfter(throttleKeys);
     if (wait > 0) {
-      throw new DomainError('too_many_attempts', 'Too many failed authentication attempts; try again later', { retryAfterSeconds: wait });
+      throw new DomainError('too_many_attempts', 'Too many failed authentication attempts; try again later', {
+        retryAfterSeconds: wait,
+      });
     }
-    if (!username || !token) throw new DomainError('authentication_failed', 'The username and token headers are required');
+    if (!username || !token)
+      throw new DomainError('authentication_failed', 'The username and token headers are required');
     const hours = this.hoursToCheck(credentials.timestamp);
 
-    const found = username.length <= MAX_HEADER_LENGTH ? await this.directory.findForAuthentication(username.toLowerCase()) : undefined;
+    const found =
+      username.length <= MAX_HEADER_LENGTH
+        ? await this.directory.findForAuthentication(username.toLowerCase())
+        : undefined;
     const apiKey = found?.apiKey ?? DECOY_KEY;
     let matched = false;
     for (const hour of hours) {
@@ -67,9 +73,14 @@ export class Authenticator {
     }
     this.throttle.recordSuccess(throttleKeys.slice(1));
     const { reseller } = found;
-    if (reseller.status !== 'active') throw new DomainError('authentication_failed', 'This reseller account is suspended');
+    if (reseller.status !== 'active')
+      throw new DomainError('authentication_failed', 'This reseller account is suspended');
     if (!addressAllowed(found.allowedNetworks, credentials.clientAddress)) {
-      throw new DomainError('forbidden', `Requests from ${credentials.clientAddress} are not allowed for this reseller; the operator keeps its IP allow-list`, { resellerId: reseller.id });
+      throw new DomainError(
+        'forbidden',
+        `Requests from ${credentials.clientAddress} are not allowed for this reseller; the operator keeps its IP allow-list`,
+        { resellerId: reseller.id },
+      );
     }
     return reseller;
   }
@@ -94,11 +105,15 @@ export class Authenticator {
     const now = this.clock.now().getTime();
     if (timestamp !== undefined && timestamp.trim() !== '') {
       const text = timestamp.trim();
-      if (!/^\d{1,13}$/.test(text)) throw new DomainError('authentication_failed', 'The timestamp header must be a Unix timestamp in seconds');
+      if (!/^\d{1,13}$/.test(text))
+        throw new DomainError('authentication_failed', 'The timestamp header must be a Unix timestamp in seconds');
       // Thirteen digits can only be milliseconds; accept them rather than fail a lenient client.
       const at = text.length === 13 ? Number(text) : Number(text) * 1000;
       if (Math.abs(at - now) > SKEW_MS) {
-        throw new DomainError('authentication_failed', 'The timestamp header is more than 60 seconds away from server time; check the client clock');
+        throw new DomainError(
+          'authentication_failed',
+          'The timestamp header is more than 60 seconds away from server time; check the client clock',
+        );
       }
       return [new Date(at)];
     }

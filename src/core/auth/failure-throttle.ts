@@ -7,7 +7,11 @@ export interface ThrottlePolicy {
   readonly blockSeconds: number;
 }
 
-interface Counter { failures: number; windowStart: number; blockedUntil: number }
+interface Counter {
+  failures: number;
+  windowStart: number;
+  blockedUntil: number;
+}
 
 /**
  * Counts failed authentications per key (client address, username) and blocks a key for a

@@ -89,11 +89,17 @@ function formatAddress(family: 4 | 6, value: bigint): string {
   // RFC 5952: the longest run of two or more zero groups becomes "::".
   let bestStart = -1;
   let bestLength = 1;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) { i++; continue; }
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
     let j = i;
     while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) { bestStart = i; bestLength = j - i; }
+    if (j - i > bestLength) {
+      bestStart = i;
+      bestLength = j - i;
+    }
     i = j;
   }
   const hex = groups.map((g) => g.toString(16));
@@ -110,16 +116,27 @@ export function parseIpNetwork(text: string): IpNetwork {
   const [addressText, prefixText, extra] = input.split('/');
   const address = addressText ? parseClientAddress(addressText) : undefined;
   if (!address || extra !== undefined) {
-    throw new DomainError('validation_failed', `"${input.slice(0, 60)}" is not an IP address or CIDR range like 203.0.113.0/24 or 2001:db8::/32`);
+    throw new DomainError(
+      'validation_failed',
+      `"${input.slice(0, 60)}" is not an IP address or CIDR range like 203.0.113.0/24 or 2001:db8::/32`,
+    );
   }
   const max = BITS[address.family];
   let prefix: number = max;
   if (prefixText !== undefined) {
-    if (!/^\d{1,3}$/.test(prefixText)) throw new DomainError('validation_failed', `the prefix length in "${input.slice(0, 60)}" must be a number from 0 to ${max}`);
+    if (!/^\d{1,3}$/.test(prefixText))
+      throw new DomainError(
+        'validation_failed',
+        `the prefix length in "${input.slice(0, 60)}" must be a number from 0 to ${max}`,
+      );
     prefix = Number(prefixText);
     // A mapped IPv4 range written in IPv6 (::ffff:10.0.0.0/104) counts its prefix over 128 bits.
     if (address.family === 4 && addressText!.includes(':')) prefix -= 96;
-    if (prefix < 0 || prefix > max) throw new DomainError('validation_failed', `the prefix length in "${input.slice(0, 60)}" must be a number from 0 to ${max}`);
+    if (prefix < 0 || prefix > max)
+      throw new DomainError(
+        'validation_failed',
+        `the prefix length in "${input.slice(0, 60)}" must be a number from 0 to ${max}`,
+      );
   }
   const hostBits = BigInt(max - prefix);
   const network = (address.value >> hostBits) << hostBits;

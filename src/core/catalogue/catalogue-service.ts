@@ -41,28 +41,51 @@ export interface PricedDomain {
 /** Parses "1=10.00,2=19.50" into period → minor units, refusing duplicate or out-of-range periods. */
 export function parsePriceList(text: string, action: OrderAction): Map<number, Minor> {
   const prices = new Map<number, Minor>();
-  for (const part of String(text).split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of String(text)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^(\d{1,2})\s*=\s*(\S+)$/.exec(part);
-    if (!match) throw new DomainError('validation_failed', `--${action} must look like "1=10.00,2=19.50" (years=price); got "${part}"`);
+    if (!match)
+      throw new DomainError(
+        'validation_failed',
+        `--${action} must look like "1=10.00,2=19.50" (years=price); got "${part}"`,
+      );
     const period = Number(match[1]);
-    if (period < MIN_PERIOD || period > MAX_PERIOD) throw new DomainError('validation_failed', `--${action}: periods are ${MIN_PERIOD} to ${MAX_PERIOD} years; got ${period}`);
+    if (period < MIN_PERIOD || period > MAX_PERIOD)
+      throw new DomainError(
+        'validation_failed',
+        `--${action}: periods are ${MIN_PERIOD} to ${MAX_PERIOD} years; got ${period}`,
+      );
     if (prices.has(period)) throw new DomainError('validation_failed', `--${action}: period ${period} is listed twice`);
     const price = parseAmount(match[2], `--${action} price for ${period} years`);
     if (price < 0) throw new DomainError('validation_failed', `--${action}: prices cannot be negative`);
     prices.set(period, price);
   }
-  if (prices.size === 0) throw new DomainError('validation_failed', `--${action} needs at least one "years=price" pair`);
+  if (prices.size === 0)
+    throw new DomainError('validation_failed', `--${action} needs at least one "years=price" pair`);
   return prices;
 }
 
 /** Parses "idprotection=2.00,dnsmanagement=0" into addon → yearly price in minor units. */
 export function parseAddonPriceList(text: string): Map<AddonName, Minor> {
   const prices = new Map<AddonName, Minor>();
-  for (const part of String(text).split(',').map((p) => p.trim()).filter(Boolean)) {
+  for (const part of String(text)
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const match = /^([a-z]+)\s*=\s*(\S+)$/i.exec(part);
-    if (!match) throw new DomainError('validation_failed', `--addons must look like "idprotection=2.00,dnsmanagement=0" (addon=yearly price); got "${part}"`);
+    if (!match)
+      throw new DomainError(
+        'validation_failed',
+        `--addons must look like "idprotection=2.00,dnsmanagement=0" (addon=yearly price); got "${part}"`,
+      );
     const addon = match[1].toLowerCase() as AddonName;
-    if (!ADDONS.includes(addon)) throw new DomainError('validation_failed', `--addons: unknown addon "${match[1]}"; addons are ${ADDONS.join(', ')}`);
+    if (!ADDONS.includes(addon))
+      throw new DomainError(
+        'validation_failed',
+        `--addons: unknown addon "${match[1]}"; addons are ${ADDONS.join(', ')}`,
+      );
     if (prices.has(addon)) throw new DomainError('validation_failed', `--addons: ${addon} is listed twice`);
     const price = parseAmount(match[2], `--addons price for ${addon}`);
     if (price < 0) throw new DomainError('validation_failed', '--addons: prices cannot be negative');
@@ -94,11 +117,16 @@ export class CatalogueService {
     this.recent = new RecentReads(options.cacheMs, options.clock);
   }
 
-  async setTld(input: SetTldInput): Promise<{ tld: Tld; group: string; prices: Record<string, Record<string, string>> }> {
+  async setTld(
+    input: SetTldInput,
+  ): Promise<{ tld: Tld; group: string; prices: Record<string, Record<string, string>> }> {
     const { ascii: tldName } = parseTld(input.tld);
     if (!this.registrars.has(input.registrar)) {
       const known = this.registrars.ids();
-      throw new DomainError('validation_failed', `registrar "${input.registrar}" is not an installed plugin; installed: ${known.length ? known.join(', ') : 'none'}`);
+      throw new DomainError(
+        'validation_failed',
+        `registrar "${input.registrar}" is not an installed plugin; installed: ${known.length ? known.join(', ') : 'none'}`,
+      );
     }
     const parsed = Object.entries(input.prices)
       .filter(([, text]) => text !== undefined)
@@ -111,7 +139,8 @@ export class CatalogueService {
       const group = await groups.findByName(input.group.trim());
       if (!group) throw new DomainError('not_found', `group "${input.group}" does not exist`);
       const existing = await catalogue.findTld(tldName);
-      if (!existing && !input.prices.register) throw new DomainError('validation_failed', `${tldName} is new: give its --register prices`);
+      if (!existing && !input.prices.register)
+        throw new DomainError('validation_failed', `${tldName} is new: give its --register prices`);
       const tld: Tld = {
         tld: tldName,
         registrar: input.registrar,
@@ -152,7 +181,10 @@ export class CatalogueService {
     const tld = await this.recent.read(`tld ${domain.tld}`, () => this.uow.read.catalogue.findTld(domain.tld));
     if (!tld) throw new DomainError('not_offered', `${domain.tld} is not offered to your account`);
     if (domain.sld.length < tld.minLength || domain.sld.length > tld.maxLength) {
-      throw new DomainError('validation_failed', `names under ${tld.tld} must be ${tld.minLength} to ${tld.maxLength} characters long`);
+      throw new DomainError(
+        'validation_failed',
+        `names under ${tld.tld} must be ${tld.minLength} to ${tld.maxLength} characters long`,
+      );
     }
     return { domain, tld };
   }
@@ -167,7 +199,12 @@ export class CatalogueService {
 
   async priceList(groupId: string, tld: string, action: OrderAction): Promise<Map<number, Minor>> {
     const rows = await this.recent.read(`prices ${groupId} ${tld}`, () => this.uow.read.catalogue.prices(groupId, tld));
-    return new Map(rows.filter((r) => r.action === action).sort((a, b) => a.period - b.period).map((r) => [r.period, r.price]));
+    return new Map(
+      rows
+        .filter((r) => r.action === action)
+        .sort((a, b) => a.period - b.period)
+        .map((r) => [r.period, r.price]),
+    );
   }
 
   /** Yearly addon prices of a group (decisions.md: default free). */
@@ -191,7 +228,10 @@ export class CatalogueService {
 
   /** Decisions.md `GET /tlds/pricing`: one row per offered TLD and period; an unpriced action is left out. */
   async tldPricing(groupId: string): Promise<TldPricingRow[]> {
-    const [rows, tlds] = await Promise.all([this.uow.read.catalogue.prices(groupId), this.uow.read.catalogue.listTlds()]);
+    const [rows, tlds] = await Promise.all([
+      this.uow.read.catalogue.prices(groupId),
+      this.uow.read.catalogue.listTlds(),
+    ]);
     const byTld = new Map(tlds.map((t) => [t.tld, t]));
     const cells = new Map<string, Map<number, Partial<Record<OrderAction, Minor>>>>();
     for (const row of rows) {
@@ -225,7 +265,7 @@ export class CatalogueService {
 function groupByAction(rows: TldPrice[]): Record<string, Record<string, string>> {
   const out: Record<string, Record<string, string>> = {};
   for (const row of [...rows].sort((a, b) => a.period - b.period)) {
-    (out[row.action] ??= {})[String(row.period)] = formatAmount(row.price);
+    out[row.action] = { ...out[row.action], [String(row.period)]: formatAmount(row.price) };
   }
   return out;
 }

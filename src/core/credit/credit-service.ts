@@ -21,17 +21,30 @@ export class CreditService {
    * A top-up (positive) or an adjustment (negative) by the operator. An adjustment that would take
    * the balance below zero is refused whole.
    */
-  async adjust(resellerId: string, amount: Minor, note: string | null): Promise<{ entry: LedgerEntry; balance: Minor }> {
-    if (!Number.isSafeInteger(amount) || amount === 0) throw new DomainError('validation_failed', 'amount must be a non-zero decimal like 25.00 or -5.00');
+  async adjust(
+    resellerId: string,
+    amount: Minor,
+    note: string | null,
+  ): Promise<{ entry: LedgerEntry; balance: Minor }> {
+    if (!Number.isSafeInteger(amount) || amount === 0)
+      throw new DomainError('validation_failed', 'amount must be a non-zero decimal like 25.00 or -5.00');
     const entry: LedgerEntry = {
-      id: ulid(), resellerId, amount, kind: amount > 0 ? 'top_up' : 'adjustment', orderId: null,
-      note: note?.slice(0, 255) ?? null, createdAt: this.clock.now(),
+      id: ulid(),
+      resellerId,
+      amount,
+      kind: amount > 0 ? 'top_up' : 'adjustment',
+      orderId: null,
+      note: note?.slice(0, 255) ?? null,
+      createdAt: this.clock.now(),
     };
     const result = await this.uow.run(async ({ ledger }) => {
       const after = await postWithBalance(ledger, entry);
       if (after === null) {
         const balance = await ledger.balance(resellerId);
-        throw new DomainError('insufficient_credit', `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`);
+        throw new DomainError(
+          'insufficient_credit',
+          `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`,
+        );
       }
       return { entry, balance: after };
     });
@@ -41,7 +54,10 @@ export class CreditService {
 
   /** The ledger invariant: the running balance equals the sum of the entries and is never negative. */
   async verify(resellerId: string): Promise<{ balance: Minor; sumOfEntries: Minor; consistent: boolean }> {
-    const [balance, sumOfEntries] = await Promise.all([this.uow.read.ledger.balance(resellerId), this.uow.read.ledger.sumOfEntries(resellerId)]);
+    const [balance, sumOfEntries] = await Promise.all([
+      this.uow.read.ledger.balance(resellerId),
+      this.uow.read.ledger.sumOfEntries(resellerId),
+    ]);
     return { balance, sumOfEntries, consistent: balance === sumOfEntries && balance >= 0 };
   }
 
@@ -52,5 +68,13 @@ export class CreditService {
 
 /** The event for a ledger entry that committed, with the balance read in its transaction. */
 export function creditChanged(entry: LedgerEntry, balance: Minor): CreditChanged {
-  return { resellerId: entry.resellerId, entryId: entry.id, amount: entry.amount, kind: entry.kind, orderId: entry.orderId, balance, at: entry.createdAt };
+  return {
+    resellerId: entry.resellerId,
+    entryId: entry.id,
+    amount: entry.amount,
+    kind: entry.kind,
+    orderId: entry.orderId,
+    balance,
+    at: entry.createdAt,
+  };
 }

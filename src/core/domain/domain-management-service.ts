@@ -1,5 +1,10 @@
 import type { ContactRole, Contacts, DnsRecord, EmailForward } from '../registrar/plugin';
-import type { Accepted, DomainInformationView, RegistrarGateway, TransferSyncView } from '../registrar/registrar-gateway';
+import type {
+  Accepted,
+  DomainInformationView,
+  RegistrarGateway,
+  TransferSyncView,
+} from '../registrar/registrar-gateway';
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
 import type { EventBus } from '../shared/events';
@@ -7,7 +12,13 @@ import type { UnitOfWork } from '../shared/unit-of-work';
 import type { DomainChanges, DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
 import { validateDnsRecords, type DnsRecordInput } from './dns-records';
-import { normaliseContacts, normaliseEmailForwards, normaliseNameservers, parseChildHost, parseTransferTag } from './domain-settings';
+import {
+  normaliseContacts,
+  normaliseEmailForwards,
+  normaliseNameservers,
+  parseChildHost,
+  parseTransferTag,
+} from './domain-settings';
 import { parseIpAddress } from './host-names';
 import type { DomainSyncService, SyncedDomain } from './domain-sync-service';
 
@@ -33,18 +44,30 @@ export class DomainManagementService {
   async owned(resellerId: string, input: string): Promise<DomainRecord> {
     const name = parseDomainName(input);
     const domain = await this.uow.read.domains.findByName(name.ascii);
-    if (!domain || domain.resellerId !== resellerId) throw new DomainError('not_owned', `The domain ${name.unicode} is not in your account`);
+    if (!domain || domain.resellerId !== resellerId)
+      throw new DomainError('not_owned', `The domain ${name.unicode} is not in your account`);
     return domain;
   }
 
-  async information(resellerId: string, input: string): Promise<{ domain: DomainRecord; information: DomainInformationView }> {
+  async information(
+    resellerId: string,
+    input: string,
+  ): Promise<{ domain: DomainRecord; information: DomainInformationView }> {
     const domain = await this.owned(resellerId, input);
     const information = await this.gateway.information(domain);
     await this.remember(domain, {
       nameservers: information.nameservers,
       ...(information.transferLock !== undefined ? { transferLock: information.transferLock } : {}),
       ...(!information.assembled && information.expiryDate !== undefined ? { expiryDate: information.expiryDate } : {}),
-      ...(!information.assembled ? { addons: { idProtection: information.idProtection, dnsManagement: information.dnsManagement, emailForwarding: information.emailForwarding } } : {}),
+      ...(!information.assembled
+        ? {
+            addons: {
+              idProtection: information.idProtection,
+              dnsManagement: information.dnsManagement,
+              emailForwarding: information.emailForwarding,
+            },
+          }
+        : {}),
     });
     return { domain, information };
   }
@@ -64,7 +87,11 @@ export class DomainManagementService {
     return nameservers;
   }
 
-  async saveNameservers(resellerId: string, input: string, nameservers: ReadonlyArray<string | undefined>): Promise<Accepted> {
+  async saveNameservers(
+    resellerId: string,
+    input: string,
+    nameservers: ReadonlyArray<string | undefined>,
+  ): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
     const list = normaliseNameservers(nameservers);
     const accepted = await this.gateway.saveNameservers(domain, list);
@@ -74,12 +101,27 @@ export class DomainManagementService {
 
   async registerChildHost(resellerId: string, input: string, host: string, ipAddress: string): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
-    return this.gateway.registerChildHost(domain, parseChildHost(host, domain.name), parseIpAddress(ipAddress, 'ipaddress'));
+    return this.gateway.registerChildHost(
+      domain,
+      parseChildHost(host, domain.name),
+      parseIpAddress(ipAddress, 'ipaddress'),
+    );
   }
 
-  async modifyChildHost(resellerId: string, input: string, host: string, currentIpAddress: string, newIpAddress: string): Promise<Accepted> {
+  async modifyChildHost(
+    resellerId: string,
+    input: string,
+    host: string,
+    currentIpAddress: string,
+    newIpAddress: string,
+  ): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
-    return this.gateway.modifyChildHost(domain, parseChildHost(host, domain.name), parseIpAddress(currentIpAddress, 'currentipaddress'), parseIpAddress(newIpAddress, 'newipaddress'));
+    return this.gateway.modifyChildHost(
+      domain,
+      parseChildHost(host, domain.name),
+      parseIpAddress(currentIpAddress, 'currentipaddress'),
+      parseIpAddress(newIpAddress, 'newipaddress'),
+    );
   }
 
   async deleteChildHost(resellerId: string, input: string, host: string): Promise<Accepted> {
@@ -125,7 +167,11 @@ export class DomainManagementService {
     return this.gateway.contacts(await this.owned(resellerId, input));
   }
 
-  async saveContacts(resellerId: string, input: string, contacts: Partial<Record<ContactRole, Record<string, string>>>): Promise<Accepted> {
+  async saveContacts(
+    resellerId: string,
+    input: string,
+    contacts: Partial<Record<ContactRole, Record<string, string>>>,
+  ): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
     return this.gateway.saveContacts(domain, normaliseContacts(contacts));
   }
@@ -134,7 +180,12 @@ export class DomainManagementService {
     return this.gateway.emailForwards(await this.owned(resellerId, input));
   }
 
-  async saveEmailForwards(resellerId: string, input: string, prefixes: readonly string[], targets: readonly string[]): Promise<Accepted> {
+  async saveEmailForwards(
+    resellerId: string,
+    input: string,
+    prefixes: readonly string[],
+    targets: readonly string[],
+  ): Promise<Accepted> {
     const domain = await this.owned(resellerId, input);
     return this.gateway.saveEmailForwards(domain, normaliseEmailForwards(prefixes, targets));
   }
@@ -162,12 +213,23 @@ export class DomainManagementService {
       (changes.expiryDate !== undefined && changes.expiryDate !== domain.expiryDate) ||
       (changes.transferLock !== undefined && changes.transferLock !== domain.transferLock) ||
       (changes.nameservers !== undefined && changes.nameservers.join(',') !== domain.nameservers.join(',')) ||
-      (changes.addons !== undefined && Object.entries(changes.addons).some(([k, v]) => v !== undefined && domain.addons[k as keyof typeof domain.addons] !== v));
+      (changes.addons !== undefined &&
+        Object.entries(changes.addons).some(
+          ([k, v]) => v !== undefined && domain.addons[k as keyof typeof domain.addons] !== v,
+        ));
     if (!differs) return;
     const at = this.clock.now();
     await this.uow.run((repos) => repos.domains.update(domain.id, changes, at));
     if (cause && changes.status !== undefined && changes.status !== domain.status) {
-      this.events.emit('domain.status_changed', { domainId: domain.id, domain: domain.name, resellerId: domain.resellerId, from: domain.status, to: changes.status, cause, at });
+      this.events.emit('domain.status_changed', {
+        domainId: domain.id,
+        domain: domain.name,
+        resellerId: domain.resellerId,
+        from: domain.status,
+        to: changes.status,
+        cause,
+        at,
+      });
     }
   }
 }

@@ -23,7 +23,8 @@ const invalid = (input: string, why: string) =>
  */
 export function parseDomainName(input: string, options: { minLabels?: number } = {}): DomainName {
   const minLabels = options.minLabels ?? 2;
-  if (typeof input !== 'string' || input.trim() === '') throw new DomainError('validation_failed', 'domain is required');
+  if (typeof input !== 'string' || input.trim() === '')
+    throw new DomainError('validation_failed', 'domain is required');
   if (input.length > MAX_INPUT_LENGTH) throw invalid(input, 'it is too long');
   const trimmed = input.trim().replace(/\.$/, '');
   const ascii = toASCII(trimmed, {
@@ -42,7 +43,13 @@ export function parseDomainName(input: string, options: { minLabels?: number } =
   }
   const tld = labels[labels.length - 1];
   if (!TLD_LABEL.test(tld)) throw invalid(input, `"${tld}" cannot be a top-level domain`);
-  const { domain: unicode, error } = toUnicode(ascii, { checkHyphens: true, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true, transitionalProcessing: false });
+  const { domain: unicode, error } = toUnicode(ascii, {
+    checkHyphens: true,
+    checkBidi: true,
+    checkJoiners: true,
+    useSTD3ASCIIRules: true,
+    transitionalProcessing: false,
+  });
   if (error) throw invalid(input, 'it breaks the IDNA (UTS-46) rules for host names');
   return { ascii, unicode, labels };
 }
@@ -56,7 +63,10 @@ export function parseTld(input: string): { ascii: string; unicode: string } {
     const name = parseDomainName(bare, { minLabels: 1 });
     return { ascii: `.${name.ascii}`, unicode: `.${name.unicode}` };
   } catch {
-    throw new DomainError('validation_failed', `${JSON.stringify(input.slice(0, 80))} is not a valid TLD; write it like .com`);
+    throw new DomainError(
+      'validation_failed',
+      `${JSON.stringify(input.slice(0, 80))} is not a valid TLD; write it like .com`,
+    );
   }
 }
 
@@ -75,7 +85,10 @@ export function splitRegistrable(name: DomainName, isKnownTld: (tld: string) => 
     const tld = `.${name.labels.slice(i).join('.')}`;
     if (!isKnownTld(tld)) continue;
     if (i !== 1) {
-      throw new DomainError('validation_failed', `${name.unicode} is not a registrable name: write it as one name in front of ${tld}, like example${tld}`);
+      throw new DomainError(
+        'validation_failed',
+        `${name.unicode} is not a registrable name: write it as one name in front of ${tld}, like example${tld}`,
+      );
     }
     return { ...name, sld: name.labels[0], tld };
   }

@@ -12,7 +12,8 @@ export const MAX_NAMESERVERS = 5;
 export function normaliseNameservers(inputs: ReadonlyArray<string | undefined>): string[] {
   const given = inputs.map((n) => String(n ?? '').trim());
   while (given.length > 0 && given[given.length - 1] === '') given.pop();
-  if (given.length > MAX_NAMESERVERS) throw new DomainError('validation_failed', `at most ${MAX_NAMESERVERS} nameservers (ns1 to ns5) can be set`);
+  if (given.length > MAX_NAMESERVERS)
+    throw new DomainError('validation_failed', `at most ${MAX_NAMESERVERS} nameservers (ns1 to ns5) can be set`);
   const names = given.map((n, i) => {
     if (n === '') throw new DomainError('validation_failed', `ns${i + 1} is required when a later nameserver is given`);
     return parseHostName(n, `ns${i + 1}`);
@@ -27,7 +28,10 @@ export function normaliseNameservers(inputs: ReadonlyArray<string | undefined>):
 export function parseChildHost(input: string, domainAscii: string): string {
   const host = parseHostName(input, 'nameserver');
   if (!host.endsWith(`.${domainAscii}`)) {
-    throw new DomainError('validation_failed', `nameserver must be a host under ${domainAscii}, like ns1.${domainAscii}; got ${quote(input)}`);
+    throw new DomainError(
+      'validation_failed',
+      `nameserver must be a host under ${domainAscii}, like ns1.${domainAscii}; got ${quote(input)}`,
+    );
   }
   return host;
 }
@@ -35,12 +39,28 @@ export function parseChildHost(input: string, domainAscii: string): string {
 /** .uk-style release tags: letters, digits, dots, dashes and underscores. */
 export function parseTransferTag(input: string): string {
   const tag = String(input ?? '').trim();
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(tag)) throw new DomainError('validation_failed', 'transfertag must be 1 to 64 letters, digits, dots, dashes or underscores');
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(tag))
+    throw new DomainError(
+      'validation_failed',
+      'transfertag must be 1 to 64 letters, digits, dots, dashes or underscores',
+    );
   return tag;
 }
 
 export const CONTACT_FIELDS = [
-  'firstname', 'lastname', 'fullname', 'companyname', 'email', 'address1', 'address2', 'city', 'state', 'postcode', 'country', 'phonenumber', 'tax_id',
+  'firstname',
+  'lastname',
+  'fullname',
+  'companyname',
+  'email',
+  'address1',
+  'address2',
+  'city',
+  'state',
+  'postcode',
+  'country',
+  'phonenumber',
+  'tax_id',
 ] as const;
 export type ContactField = (typeof CONTACT_FIELDS)[number];
 
@@ -51,24 +71,34 @@ export type ContactField = (typeof CONTACT_FIELDS)[number];
  */
 export function normaliseContacts(contacts: Partial<Record<ContactRole, Record<string, string>>>): Contacts {
   const roles = CONTACT_ROLES.filter((role) => contacts[role] !== undefined);
-  if (roles.length === 0) throw new DomainError('validation_failed', 'contactdetails must hold at least one contact (Registrant, Admin, Tech or Billing)');
+  if (roles.length === 0)
+    throw new DomainError(
+      'validation_failed',
+      'contactdetails must hold at least one contact (Registrant, Admin, Tech or Billing)',
+    );
   const out: Partial<Record<ContactRole, Contact>> = {};
   for (const role of roles) {
     const contact: Record<string, string> = {};
     for (const [field, raw] of Object.entries(contacts[role]!)) {
-      const value = String(raw ?? '').replace(/\s+/g, ' ').trim();
+      const value = String(raw ?? '')
+        .replace(/\s+/g, ' ')
+        .trim();
       if (value === '') continue;
-      if (value.length > 255 || /[\u0000-\u001f\u007f]/.test(value)) throw new DomainError('validation_failed', `${role} ${field} must be at most 255 printable characters`);
+      if (value.length > 255 || /[\u0000-\u001f\u007f]/.test(value))
+        throw new DomainError('validation_failed', `${role} ${field} must be at most 255 printable characters`);
       if (field === 'email') contact.email = normaliseEmail(value);
       else if (field === 'country') {
-        if (!/^[A-Za-z]{2}$/.test(value)) throw new DomainError('validation_failed', `${role} country must be a two-letter ISO 3166 code, like GB`);
+        if (!/^[A-Za-z]{2}$/.test(value))
+          throw new DomainError('validation_failed', `${role} country must be a two-letter ISO 3166 code, like GB`);
         contact.country = value.toUpperCase();
       } else contact[field] = value;
     }
     if (role === 'registrant') {
       const missing = ['email', 'address1', 'city', 'country', 'postcode', 'phonenumber'].filter((f) => !contact[f]);
-      if (!contact.fullname && !(contact.firstname && contact.lastname)) missing.unshift('firstname and lastname (or fullname)');
-      if (missing.length > 0) throw new DomainError('validation_failed', `the registrant contact needs ${missing.join(', ')}`);
+      if (!contact.fullname && !(contact.firstname && contact.lastname))
+        missing.unshift('firstname and lastname (or fullname)');
+      if (missing.length > 0)
+        throw new DomainError('validation_failed', `the registrant contact needs ${missing.join(', ')}`);
     }
     out[role] = contact;
   }
@@ -80,16 +110,24 @@ const LOCAL_PART = /^(?:\*|[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_
 
 /** Pairs `prefix[i]` with `forwardto[i]`; a pair with both empty is a blank form row and is left out. */
 export function normaliseEmailForwards(prefixes: readonly string[], targets: readonly string[]): EmailForward[] {
-  if (prefixes.length !== targets.length) throw new DomainError('validation_failed', 'prefix and forwardto must have the same number of entries');
+  if (prefixes.length !== targets.length)
+    throw new DomainError('validation_failed', 'prefix and forwardto must have the same number of entries');
   const forwards: EmailForward[] = [];
   prefixes.forEach((p, i) => {
-    const prefix = String(p ?? '').trim().toLowerCase();
+    const prefix = String(p ?? '')
+      .trim()
+      .toLowerCase();
     const to = String(targets[i] ?? '').trim();
     if (prefix === '' && to === '') return;
-    if (prefix.length > 64 || !LOCAL_PART.test(prefix)) throw new DomainError('validation_failed', `prefix[${i}] must be the part before the @ (or * for everything else); got ${quote(p)}`);
+    if (prefix.length > 64 || !LOCAL_PART.test(prefix))
+      throw new DomainError(
+        'validation_failed',
+        `prefix[${i}] must be the part before the @ (or * for everything else); got ${quote(p)}`,
+      );
     forwards.push({ prefix, forwardTo: normaliseEmail(to) });
   });
-  if (forwards.length > MAX_EMAIL_FORWARDS) throw new DomainError('validation_failed', `at most ${MAX_EMAIL_FORWARDS} email forwards can be set`);
+  if (forwards.length > MAX_EMAIL_FORWARDS)
+    throw new DomainError('validation_failed', `at most ${MAX_EMAIL_FORWARDS} email forwards can be set`);
   const twice = forwards.find((f, i) => forwards.findIndex((g) => g.prefix === f.prefix) !== i);
   if (twice) throw new DomainError('validation_failed', `the prefix ${twice.prefix} is forwarded twice`);
   return forwards;

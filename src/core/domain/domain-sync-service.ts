@@ -83,8 +83,15 @@ export interface SyncRoundOptions {
   readonly listLimit?: number;
 }
 
-export interface SyncedChange { domain: string; status?: { from: DomainStatus; to: DomainStatus }; expiryDate?: { from: string | null; to: string | null } }
-export interface SyncFailure { domain: string; error: string }
+export interface SyncedChange {
+  domain: string;
+  status?: { from: DomainStatus; to: DomainStatus };
+  expiryDate?: { from: string | null; to: string | null };
+}
+export interface SyncFailure {
+  domain: string;
+  error: string;
+}
 
 export interface SyncRoundReport {
   readonly total: number;
@@ -158,7 +165,9 @@ export class DomainSyncService {
     if (Object.keys(changes).length === 0) return { view, domain, changes };
     // Only while the status is still the one the registrar was asked about: a delete that landed meanwhile wins.
     const at = this.clock.now();
-    const applied = await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }));
+    const applied = await this.uow.run((repos) =>
+      repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }),
+    );
     if (!applied) return { view, domain, changes: {} };
     if (changes.status !== undefined) this.statusChanged(domain, changes.status, 'sync', at);
     return { view, domain: { ...domain, ...changes }, changes };
@@ -175,7 +184,9 @@ export class DomainSyncService {
     return (await this.applyTransferSync(domain)).view;
   }
 
-  private async applyTransferSync(domain: DomainRecord): Promise<{ view: TransferSyncView; status?: DomainStatus | null }> {
+  private async applyTransferSync(
+    domain: DomainRecord,
+  ): Promise<{ view: TransferSyncView; status?: DomainStatus | null }> {
     const view = await this.gateway.transferSync(domain);
     if (domain.status === 'Pending Transfer' && (view.completed || view.failed)) {
       const outcome: TransferOutcome = view.fromPlatform
@@ -188,14 +199,26 @@ export class DomainSyncService {
       if (handed.kind === 'left') return { view };
     }
     if (view.completed && domain.status === 'Pending Transfer') {
-      const changes: DomainChanges = { status: 'Active', ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}) };
+      const changes: DomainChanges = {
+        status: 'Active',
+        ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}),
+      };
       const at = this.clock.now();
-      if (await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: 'Pending Transfer' }))) {
+      if (
+        await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: 'Pending Transfer' }))
+      ) {
         this.statusChanged(domain, 'Active', 'transfer_sync', at);
         return { view, status: 'Active' };
       }
-    } else if (view.completed && view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate && SYNCED_STATUSES.includes(domain.status)) {
-      await this.uow.run((repos) => repos.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status }));
+    } else if (
+      view.completed &&
+      view.expiryDate !== undefined &&
+      view.expiryDate !== domain.expiryDate &&
+      SYNCED_STATUSES.includes(domain.status)
+    ) {
+      await this.uow.run((repos) =>
+        repos.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status }),
+      );
     }
     return { view };
   }
@@ -209,7 +232,11 @@ export class DomainSyncService {
    */
   async syncDue(options: SyncRoundOptions): Promise<SyncRoundReport> {
     const statuses = SYNC_STATUSES[options.kind];
-    const total = await this.uow.read.domains.countDueForSync({ statuses, syncedBefore: options.syncedBefore, now: this.clock.now() });
+    const total = await this.uow.read.domains.countDueForSync({
+      statuses,
+      syncedBefore: options.syncedBefore,
+      now: this.clock.now(),
+    });
     const changed = new FirstByName<SyncedChange>(options.listLimit ?? REPORT_LIST_LIMIT);
     const failed = new FirstByName<SyncFailure>(options.listLimit ?? REPORT_LIST_LIMIT);
     let synced = 0;
@@ -217,7 +244,12 @@ export class DomainSyncService {
     const claim = () => {
       const now = this.clock.now();
       const batch = this.uow.read.domains.claimForSync({
-        statuses, syncedBefore: options.syncedBefore, now, leaseUntil: new Date(now.getTime() + options.leaseMs), owner: options.owner, limit: options.batchSize,
+        statuses,
+        syncedBefore: options.syncedBefore,
+        now,
+        leaseUntil: new Date(now.getTime() + options.leaseMs),
+        owner: options.owner,
+        limit: options.batchSize,
       });
       // Claimed ahead: a failure is reported where the batch is awaited, not as an unhandled rejection meanwhile.
       batch.catch(() => undefined);
@@ -231,31 +263,54 @@ export class DomainSyncService {
       next = options.signal?.aborted ? undefined : claim();
       const finished: string[] = [];
       const untouched: string[] = [];
-      await forEachConcurrentlyPerKey(batch, (d) => d.registrar, options.concurrencyPerRegistrar, async (domain) => {
-        if (options.signal?.aborted) {
-          untouched.push(domain.id);
-          return;
-        }
-        try {
-          const change = await this.syncOne(options.kind, domain);
-          synced++;
-          if (change) changed.add(change);
-        } catch (error) {
-          failed.add({ domain: domain.unicodeName, error: isDomainError(error) || error instanceof Error ? error.message : String(error) });
-        }
-        // A failed domain counts as synced for this round too: it is asked again next round, not hammered.
-        finished.push(domain.id);
-        done++;
-        options.onProgress?.({ done, total: Math.max(total, done), failed: failed.count, domain: domain.unicodeName });
-      });
+      await forEachConcurrentlyPerKey(
+        batch,
+        (d) => d.registrar,
+        options.concurrencyPerRegistrar,
+        async (domain) => {
+          if (options.signal?.aborted) {
+            untouched.push(domain.id);
+            return;
+          }
+          try {
+            const change = await this.syncOne(options.kind, domain);
+            synced++;
+            if (change) changed.add(change);
+          } catch (error) {
+            failed.add({
+              domain: domain.unicodeName,
+              error: isDomainError(error) || error instanceof Error ? error.message : String(error),
+            });
+          }
+          // A failed domain counts as synced for this round too: it is asked again next round, not hammered.
+          finished.push(domain.id);
+          done++;
+          options.onProgress?.({
+            done,
+            total: Math.max(total, done),
+            failed: failed.count,
+            domain: domain.unicodeName,
+          });
+        },
+      );
       // One statement per batch rather than one write per domain (each a commit: on SQLite a WAL sync).
       await this.uow.read.domains.releaseSyncClaims(finished, options.owner, this.clock.now());
       await this.uow.read.domains.releaseSyncClaims(untouched, options.owner, null);
     }
     // A batch claimed ahead and then not worked on (the process is stopping) is given back unsynced.
-    if (next) await this.uow.read.domains.releaseSyncClaims((await next.catch(() => [])).map((d) => d.id), options.owner, null);
+    if (next)
+      await this.uow.read.domains.releaseSyncClaims(
+        (await next.catch(() => [])).map((d) => d.id),
+        options.owner,
+        null,
+      );
     return {
-      total: Math.max(total, done), synced, changedCount: changed.count, failedCount: failed.count, changed: changed.sorted(), failed: failed.sorted(),
+      total: Math.max(total, done),
+      synced,
+      changedCount: changed.count,
+      failedCount: failed.count,
+      changed: changed.sorted(),
+      failed: failed.sorted(),
     };
   }
 
@@ -275,6 +330,14 @@ export class DomainSyncService {
   }
 
   private statusChanged(domain: DomainRecord, to: DomainStatus, cause: 'sync' | 'transfer_sync', at: Date): void {
-    this.events.emit('domain.status_changed', { domainId: domain.id, domain: domain.name, resellerId: domain.resellerId, from: domain.status, to, cause, at });
+    this.events.emit('domain.status_changed', {
+      domainId: domain.id,
+      domain: domain.name,
+      resellerId: domain.resellerId,
+      from: domain.status,
+      to,
+      cause,
+      at,
+    });
   }
 }

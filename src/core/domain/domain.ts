@@ -1,7 +1,15 @@
 /** The billing platform's domain statuses (decisions.md); docs/orders.md has the state machine. */
 export const DOMAIN_STATUSES = [
-  'Pending', 'Pending Registration', 'Pending Transfer', 'Active', 'Grace', 'Redemption',
-  'Expired', 'Transferred Away', 'Cancelled', 'Fraud',
+  'Pending',
+  'Pending Registration',
+  'Pending Transfer',
+  'Active',
+  'Grace',
+  'Redemption',
+  'Expired',
+  'Transferred Away',
+  'Cancelled',
+  'Fraud',
 ] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
@@ -12,7 +20,11 @@ export interface DomainAddons {
   readonly idProtection: boolean;
 }
 
-export const NO_ADDONS: DomainAddons = Object.freeze({ dnsManagement: false, emailForwarding: false, idProtection: false });
+export const NO_ADDONS: DomainAddons = Object.freeze({
+  dnsManagement: false,
+  emailForwarding: false,
+  idProtection: false,
+});
 
 export interface DomainRecord {
   readonly id: string;
@@ -74,9 +86,17 @@ export interface DomainRepository {
    * status is still that one, so a concurrent change (a delete, a reconciliation) is not
    * overwritten by an older view. Answers whether the row changed.
    */
-  update(id: string, changes: DomainChanges, at: Date, options?: { readonly ifStatus?: DomainStatus }): Promise<boolean>;
+  update(
+    id: string,
+    changes: DomainChanges,
+    at: Date,
+    options?: { readonly ifStatus?: DomainStatus },
+  ): Promise<boolean>;
   /** Domains in the given statuses, by name, after `after` (keyset paging for batch work). */
-  listByStatus(statuses: readonly DomainStatus[], page: { readonly after?: string; readonly limit: number }): Promise<DomainRecord[]>;
+  listByStatus(
+    statuses: readonly DomainStatus[],
+    page: { readonly after?: string; readonly limit: number },
+  ): Promise<DomainRecord[]>;
   countByStatus(statuses: readonly DomainStatus[]): Promise<number>;
   /**
    * Orders: inserts the row of a domain being registered or transferred in. Returns false,
@@ -87,7 +107,12 @@ export interface DomainRepository {
    * Orders: one conditional update, applied only while the row's status is one of `from` (and,
    * when given, it belongs to `resellerId`). Returns whether it applied.
    */
-  transitionForOrder(id: string, from: readonly DomainStatus[], change: DomainOrderChange, resellerId?: string): Promise<boolean>;
+  transitionForOrder(
+    id: string,
+    from: readonly DomainStatus[],
+    change: DomainOrderChange,
+    resellerId?: string,
+  ): Promise<boolean>;
   /** Orders: removes the row a failed order created, only while it still has the order's pending status. */
   deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean>;
   /**

@@ -17,8 +17,11 @@ export type IpVersion = 4 | 6;
 
 /** An IPv4 or IPv6 address, in its canonical lower-case text. */
 export function parseIpAddress(input: string, what: string, versions: readonly IpVersion[] = [4, 6]): string {
-  const text = String(input ?? '').trim().toLowerCase();
+  const text = String(input ?? '')
+    .trim()
+    .toLowerCase();
   if ((versions.includes(4) && isIPv4(text)) || (versions.includes(6) && isIPv6(text))) return text;
-  const kind = versions.length === 2 ? 'an IPv4 or IPv6 address' : versions[0] === 4 ? 'an IPv4 address' : 'an IPv6 address';
+  const kind =
+    versions.length === 2 ? 'an IPv4 or IPv6 address' : versions[0] === 4 ? 'an IPv4 address' : 'an IPv6 address';
   throw new DomainError('validation_failed', `${what} must be ${kind}; got ${quote(input)}`);
 }

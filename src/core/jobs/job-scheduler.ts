@@ -117,7 +117,9 @@ export class JobScheduler {
     const running = Promise.all([...this.jobs.values()].map((s) => s.running)).then(() => true);
     if (waitMs === Infinity) return running;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), waitMs); });
+    const deadline = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), waitMs);
+    });
     try {
       return await Promise.race([running, deadline]);
     } finally {
@@ -142,10 +144,12 @@ export class JobScheduler {
     scheduled.timer = this.timers.set(() => {
       scheduled.timer = undefined;
       const signal = this.controller.signal;
-      scheduled.running = this.pass(scheduled.job, signal, false).then(() => undefined).finally(() => {
-        scheduled.running = undefined;
-        this.schedule(scheduled, scheduled.job.intervalMs);
-      });
+      scheduled.running = this.pass(scheduled.job, signal, false)
+        .then(() => undefined)
+        .finally(() => {
+          scheduled.running = undefined;
+          this.schedule(scheduled, scheduled.job.intervalMs);
+        });
     }, delayMs);
   }
 
@@ -156,10 +160,16 @@ export class JobScheduler {
       const counts = (await job.run(signal)) ?? {};
       const seconds = (performance.now() - started) / 1000;
       this.observer.jobPass({ job: job.name, outcome: 'ok', seconds, counts });
-      if (Object.values(counts).some((n) => n > 0)) log.info({ ...counts, ms: Math.round(seconds * 1000) }, 'background pass');
+      if (Object.values(counts).some((n) => n > 0))
+        log.info({ ...counts, ms: Math.round(seconds * 1000) }, 'background pass');
       return counts;
     } catch (error) {
-      this.observer.jobPass({ job: job.name, outcome: 'error', seconds: (performance.now() - started) / 1000, counts: {} });
+      this.observer.jobPass({
+        job: job.name,
+        outcome: 'error',
+        seconds: (performance.now() - started) / 1000,
+        counts: {},
+      });
       log.error({ err: error }, 'background pass failed');
       if (rethrow) throw error;
       return {};

@@ -1,10 +1,24 @@
-import { AvailabilityList, DomainSync, Information, Registered, TransferStarted, TransferSync, cleanMessage } from '../registrar/registrar-answers';
+import {
+  AvailabilityList,
+  DomainSync,
+  Information,
+  Registered,
+  TransferStarted,
+  TransferSync,
+  cleanMessage,
+} from '../registrar/registrar-answers';
 import type { RegistrarGateway } from '../registrar/registrar-gateway';
 import { supports, type CapabilityName } from '../registrar/plugin';
 import type { RegistrarDirectory } from '../registrar/registrar-directory';
 import type { Logger } from '../shared/logger';
 import type {
-  DomainLookup, OrderRegistrar, RegistrarAnswer, RegistrationRequest, RenewalRequest, TransferRequest, TransferStatus,
+  DomainLookup,
+  OrderRegistrar,
+  RegistrarAnswer,
+  RegistrationRequest,
+  RenewalRequest,
+  TransferRequest,
+  TransferStatus,
 } from './order-registrar';
 
 /** Registrar text goes back to resellers: bounded, one line, never starting with "curl" (decisions.md). */
@@ -37,26 +51,47 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
 
   register(registrarId: string, input: RegistrationRequest, transactionId: string): Promise<RegistrarAnswer> {
     return this.answer(registrarId, 'register', transactionId, () =>
-      this.gateway.invoke(registrarId, 'register', Registered, (plugin, ctx) => plugin.register(input, ctx), transactionId));
+      this.gateway.invoke(
+        registrarId,
+        'register',
+        Registered,
+        (plugin, ctx) => plugin.register(input, ctx),
+        transactionId,
+      ),
+    );
   }
 
   transfer(registrarId: string, input: TransferRequest, transactionId: string): Promise<RegistrarAnswer> {
     if (!this.supports(registrarId, 'transfer')) {
-      return Promise.resolve({ kind: 'refused', reason: 'refused', message: 'the registrar does not support transfers' });
+      return Promise.resolve({
+        kind: 'refused',
+        reason: 'refused',
+        message: 'the registrar does not support transfers',
+      });
     }
     return this.answer(registrarId, 'transfer', transactionId, () =>
-      this.gateway.invoke(registrarId, 'transfer.transfer', TransferStarted, (plugin, ctx) => plugin.transfer!.transfer(input, ctx), transactionId));
+      this.gateway.invoke(
+        registrarId,
+        'transfer.transfer',
+        TransferStarted,
+        (plugin, ctx) => plugin.transfer!.transfer(input, ctx),
+        transactionId,
+      ),
+    );
   }
 
   renew(registrarId: string, input: RenewalRequest, transactionId: string): Promise<RegistrarAnswer> {
     return this.answer(registrarId, 'renew', transactionId, () =>
-      this.gateway.invoke(registrarId, 'renew', Registered, (plugin, ctx) => plugin.renew(input, ctx), transactionId));
+      this.gateway.invoke(registrarId, 'renew', Registered, (plugin, ctx) => plugin.renew(input, ctx), transactionId),
+    );
   }
 
   async lookup(registrarId: string, domain: string): Promise<DomainLookup> {
     try {
       if (this.supports(registrarId, 'domainSync')) {
-        const result = await this.gateway.invoke(registrarId, 'domainSync.sync', DomainSync, (plugin, ctx) => plugin.domainSync!.sync({ domain }, ctx));
+        const result = await this.gateway.invoke(registrarId, 'domainSync.sync', DomainSync, (plugin, ctx) =>
+          plugin.domainSync!.sync({ domain }, ctx),
+        );
         if (result.ok) {
           if (result.transferredAway || result.cancelled) return { kind: 'not_ours' };
           return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate }) };
@@ -65,15 +100,27 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
         return { kind: 'unknown', message: registrarMessage(result.message) };
       }
       if (this.supports(registrarId, 'domainInformation')) {
-        const result = await this.gateway.invoke(registrarId, 'domainInformation.get', Information, (plugin, ctx) => plugin.domainInformation!.get({ domain }, ctx));
-        if (result.ok) return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate.slice(0, 10) }) };
+        const result = await this.gateway.invoke(registrarId, 'domainInformation.get', Information, (plugin, ctx) =>
+          plugin.domainInformation!.get({ domain }, ctx),
+        );
+        if (result.ok)
+          return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate.slice(0, 10) }) };
         if (result.reason !== 'pending') return { kind: 'not_ours' };
         return { kind: 'unknown', message: registrarMessage(result.message) };
       }
       // Availability alone cannot say whose a registered name is: only "available" is conclusive.
-      const [availability] = await this.gateway.invoke(registrarId, 'checkAvailability', AvailabilityList, (plugin, ctx) => plugin.checkAvailability([domain], ctx));
-      if (availability?.domain.toLowerCase() === domain && availability.status === 'available') return { kind: 'not_ours' };
-      return { kind: 'unknown', message: `the registrar reports ${domain} as ${availability?.status ?? 'unknown'} and cannot say whose it is` };
+      const [availability] = await this.gateway.invoke(
+        registrarId,
+        'checkAvailability',
+        AvailabilityList,
+        (plugin, ctx) => plugin.checkAvailability([domain], ctx),
+      );
+      if (availability?.domain.toLowerCase() === domain && availability.status === 'available')
+        return { kind: 'not_ours' };
+      return {
+        kind: 'unknown',
+        message: `the registrar reports ${domain} as ${availability?.status ?? 'unknown'} and cannot say whose it is`,
+      };
     } catch (error) {
       return { kind: 'unknown', message: this.fault(registrarId, 'lookup', error) };
     }
@@ -83,10 +130,19 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
     try {
       if (!this.supports(registrarId, 'transferSync')) {
         const found = await this.lookup(registrarId, domain);
-        if (found.kind === 'ours') return { kind: 'completed', ...(found.expiryDate && { expiryDate: found.expiryDate }) };
-        return { kind: 'unknown', message: found.kind === 'unknown' ? found.message : 'the registrar cannot report transfer progress and the domain is not in our account yet' };
+        if (found.kind === 'ours')
+          return { kind: 'completed', ...(found.expiryDate && { expiryDate: found.expiryDate }) };
+        return {
+          kind: 'unknown',
+          message:
+            found.kind === 'unknown'
+              ? found.message
+              : 'the registrar cannot report transfer progress and the domain is not in our account yet',
+        };
       }
-      const result = await this.gateway.invoke(registrarId, 'transferSync.sync', TransferSync, (plugin, ctx) => plugin.transferSync!.sync({ domain }, ctx));
+      const result = await this.gateway.invoke(registrarId, 'transferSync.sync', TransferSync, (plugin, ctx) =>
+        plugin.transferSync!.sync({ domain }, ctx),
+      );
       if (!result.ok) return { kind: 'unknown', message: registrarMessage(result.message) };
       if (result.completed) return { kind: 'completed', ...(result.expiryDate && { expiryDate: result.expiryDate }) };
       if (result.failed) return { kind: 'failed', reason: registrarMessage(result.reason) };
@@ -100,7 +156,9 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
     registrarId: string,
     operation: string,
     transactionId: string,
-    call: () => Promise<{ ok: true; expiryDate?: string } | { ok: false; reason: 'unavailable' | 'refused' | 'pending'; message: string }>,
+    call: () => Promise<
+      { ok: true; expiryDate?: string } | { ok: false; reason: 'unavailable' | 'refused' | 'pending'; message: string }
+    >,
   ): Promise<RegistrarAnswer> {
     try {
       const outcome = await call();
@@ -114,7 +172,10 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
 
   private fault(registrarId: string, operation: string, error: unknown, transactionId?: string): string {
     const message = registrarMessage(error instanceof Error ? error.message : error);
-    this.logger.warn({ registrar: registrarId, operation, transactionId, err: message }, 'registrar call ended without a definite answer');
+    this.logger.warn(
+      { registrar: registrarId, operation, transactionId, err: message },
+      'registrar call ended without a definite answer',
+    );
     return message;
   }
 }

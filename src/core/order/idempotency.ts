@@ -6,7 +6,11 @@ const KEY = /^[\x21-\x7e]{1,255}$/;
 /** An `Idempotency-Key` header value: 1 to 255 printable ASCII characters (a UUID fits). */
 export function parseIdempotencyKey(raw: string): string {
   const key = raw.trim();
-  if (!KEY.test(key)) throw new DomainError('validation_failed', 'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces, like a UUID');
+  if (!KEY.test(key))
+    throw new DomainError(
+      'validation_failed',
+      'Idempotency-Key must be 1 to 255 printable ASCII characters without spaces, like a UUID',
+    );
   return key;
 }
 
@@ -23,6 +27,8 @@ function canonicalJson(value: unknown): string {
   if (value === undefined) return 'null';
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }

@@ -141,7 +141,11 @@ export class OrderService implements TransferOrders {
   // ---- the three phases ----
 
   private async place(
-    reseller: OrderingReseller, action: OrderAction, command: object, options: OrderOptions, makePlan: () => Promise<Plan>,
+    reseller: OrderingReseller,
+    action: OrderAction,
+    command: object,
+    options: OrderOptions,
+    makePlan: () => Promise<Plan>,
   ): Promise<'success'> {
     const key = options.idempotencyKey === undefined ? undefined : parseIdempotencyKey(options.idempotencyKey);
     const fingerprint = key === undefined ? undefined : fingerprintOf(action, command);
@@ -159,7 +163,10 @@ export class OrderService implements TransferOrders {
       if (replayed) return replayed;
       throw keyInFlight();
     }
-    this.logger.info({ orderId: order.id, action, domain: order.domain, price: order.price }, 'order placed, price reserved');
+    this.logger.info(
+      { orderId: order.id, action, domain: order.domain, price: order.price },
+      'order placed, price reserved',
+    );
     return this.conclude(order, await this.callRegistrar(plan, order));
   }
 
@@ -169,7 +176,10 @@ export class OrderService implements TransferOrders {
       return await plan.call(order);
     } catch (error) {
       this.logger.warn({ orderId: order.id, err: error }, 'registrar port threw; outcome unknown');
-      return { kind: 'unknown', message: error instanceof Error ? error.message.slice(0, 300) : 'the registrar call failed' };
+      return {
+        kind: 'unknown',
+        message: error instanceof Error ? error.message.slice(0, 300) : 'the registrar call failed',
+      };
     }
   }
 
@@ -181,54 +191,107 @@ export class OrderService implements TransferOrders {
   private replay(record: IdempotencyRecord | undefined, fingerprint: string): 'success' | undefined {
     if (!record || record.expiresAt.getTime() <= this.clock.now().getTime()) return undefined;
     if (record.fingerprint !== fingerprint) {
-      throw new DomainError('idempotency_mismatch', `Idempotency-Key "${record.key}" was already used for a different request; send a new key for a new request`);
+      throw new DomainError(
+        'idempotency_mismatch',
+        `Idempotency-Key "${record.key}" was already used for a different request; send a new key for a new request`,
+      );
     }
     if (record.state === 'in_flight' || !record.answer) throw keyInFlight();
     return answerOf(record.answer);
   }
 
   /** Phase 1: one short transaction. Nothing is written unless everything is. */
-  private reserve(reseller: OrderingReseller, plan: Plan, key: string | undefined, fingerprint: string | undefined): Promise<Order> {
+  private reserve(
+    reseller: OrderingReseller,
+    plan: Plan,
+    key: string | undefined,
+    fingerprint: string | undefined,
+  ): Promise<Order> {
     return this.runAndPublish(async (repos, outbox) => {
       const now = this.clock.now();
       const orderId = ulid();
       if (key !== undefined) {
         await repos.idempotency.deleteExpired(reseller.id, key, now);
         const taken = !(await repos.idempotency.insert({
-          resellerId: reseller.id, key, fingerprint: fingerprint!, state: 'in_flight', orderId, answer: null,
-          createdAt: now, expiresAt: new Date(now.getTime() + this.settings.idempotencyTtlMs),
+          resellerId: reseller.id,
+          key,
+          fingerprint: fingerprint!,
+          state: 'in_flight',
+          orderId,
+          answer: null,
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + this.settings.idempotencyTtlMs),
         }));
         if (taken) throw new KeyTaken();
       }
-      const { domainId, prior } = plan.action === 'renew'
-        ? await this.claimForRenewal(repos, reseller, plan)
-        : await this.claimNewDomain(repos, reseller, plan, now, outbox);
+      const { domainId, prior } =
+        plan.action === 'renew'
+          ? await this.claimForRenewal(repos, reseller, plan)
+          : await this.claimNewDomain(repos, reseller, plan, now, outbox);
       const debit = {
-        id: ulid(), resellerId: reseller.id, amount: -plan.price, kind: 'order_debit' as const, orderId,
-        note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`, createdAt: now,
+        id: ulid(),
+        resellerId: reseller.id,
+        amount: -plan.price,
+        kind: 'order_debit' as const,
+        orderId,
+        note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`,
+        createdAt: now,
       };
       const debited = await this.postEntry(repos, debit);
       if (debited) this.creditChanged(outbox, debited);
       if (!debited) {
         const balance = await repos.ledger.balance(reseller.id);
-        throw new DomainError('insufficient_credit', `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`);
+        throw new DomainError(
+          'insufficient_credit',
+          `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`,
+        );
       }
       const order: Order = {
-        id: orderId, resellerId: reseller.id, action: plan.action, domainId, domain: plan.domain.ascii, registrar: plan.registrar,
-        period: plan.period, price: plan.price, status: 'pending', priorDomain: prior, request: plan.request, originalVars: plan.originalVars,
-        idempotencyKey: key ?? null, expiryDate: null, note: null,
+        id: orderId,
+        resellerId: reseller.id,
+        action: plan.action,
+        domainId,
+        domain: plan.domain.ascii,
+        registrar: plan.registrar,
+        period: plan.period,
+        price: plan.price,
+        status: 'pending',
+        priorDomain: prior,
+        request: plan.request,
+        originalVars: plan.originalVars,
+        idempotencyKey: key ?? null,
+        expiryDate: null,
+        note: null,
         // The request path owns the order through its registrar call; reconciliation waits beyond that.
-        leaseOwner: `request:${orderId}`, leaseUntil: new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs),
-        reconcileAttempts: 0, createdAt: now, updatedAt: now, settledAt: null,
+        leaseOwner: `request:${orderId}`,
+        leaseUntil: new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs),
+        reconcileAttempts: 0,
+        createdAt: now,
+        updatedAt: now,
+        settledAt: null,
       };
       if (!(await repos.orders.insert(order))) throw inProgress(plan.domain.unicode);
-      outbox.push({ name: 'order.placed', event: { orderId, resellerId: reseller.id, action: plan.action, domain: plan.domain.ascii, period: plan.period, price: plan.price, at: now } });
+      outbox.push({
+        name: 'order.placed',
+        event: {
+          orderId,
+          resellerId: reseller.id,
+          action: plan.action,
+          domain: plan.domain.ascii,
+          period: plan.period,
+          price: plan.price,
+          at: now,
+        },
+      });
       return order;
     });
   }
 
   /** One unit of work whose events are published once it has committed. */
-  private async runAndPublish<T>(work: (repos: Repositories, outbox: Outbox) => Promise<T>, options?: RunOptions): Promise<T> {
+  private async runAndPublish<T>(
+    work: (repos: Repositories, outbox: Outbox) => Promise<T>,
+    options?: RunOptions,
+  ): Promise<T> {
     const outbox: Outbox = [];
     const result = await this.uow.run((repos) => {
       outbox.length = 0; // a transaction the database retried starts over
@@ -243,8 +306,12 @@ export class OrderService implements TransferOrders {
    * balance after the entry (for `credit.changed`) is learnt in the entry's transaction, and only
    * when someone listens (`postWithBalance`: in the post's own round trips where the ledger can).
    */
-  private async postEntry(repos: Repositories, entry: LedgerEntry): Promise<{ credit: CreditChanged | undefined } | null> {
-    if (!this.events.hasListeners('credit.changed')) return (await repos.ledger.post(entry)) ? { credit: undefined } : null;
+  private async postEntry(
+    repos: Repositories,
+    entry: LedgerEntry,
+  ): Promise<{ credit: CreditChanged | undefined } | null> {
+    if (!this.events.hasListeners('credit.changed'))
+      return (await repos.ledger.post(entry)) ? { credit: undefined } : null;
     const balance = await postWithBalance(repos.ledger, entry);
     return balance === null ? null : { credit: creditChanged(entry, balance) };
   }
@@ -253,12 +320,35 @@ export class OrderService implements TransferOrders {
     if (posted.credit) outbox.push({ name: 'credit.changed', event: posted.credit });
   }
 
-  private statusChanged(outbox: Outbox, order: { domainId: string; domain: string; resellerId: string }, from: DomainStatus | null, to: DomainStatus, at: Date): void {
+  private statusChanged(
+    outbox: Outbox,
+    order: { domainId: string; domain: string; resellerId: string },
+    from: DomainStatus | null,
+    to: DomainStatus,
+    at: Date,
+  ): void {
     if (from === to) return;
-    outbox.push({ name: 'domain.status_changed', event: { domainId: order.domainId, domain: order.domain, resellerId: order.resellerId, from, to, cause: 'order', at } });
+    outbox.push({
+      name: 'domain.status_changed',
+      event: {
+        domainId: order.domainId,
+        domain: order.domain,
+        resellerId: order.resellerId,
+        from,
+        to,
+        cause: 'order',
+        at,
+      },
+    });
   }
 
-  private async claimNewDomain(repos: Repositories, reseller: OrderingReseller, plan: Plan, now: Date, outbox: Outbox): Promise<{ domainId: string; prior: PriorDomain | null }> {
+  private async claimNewDomain(
+    repos: Repositories,
+    reseller: OrderingReseller,
+    plan: Plan,
+    now: Date,
+    outbox: Outbox,
+  ): Promise<{ domainId: string; prior: PriorDomain | null }> {
     const status = PENDING_STATUS_OF[plan.action as 'register' | 'transfer'];
     // A new name is inserted straight away: the unique name decides, between concurrent orders
     // too, and a name the platform has never held (the common case) costs no read. Only when the
@@ -266,13 +356,30 @@ export class OrderService implements TransferOrders {
     // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
     const addons = new Set(plan.request.addons);
     const record: NewDomain = {
-      id: ulid(), name: plan.domain.ascii, unicodeName: plan.domain.unicode, tld: plan.domain.tld, resellerId: reseller.id,
-      registrar: plan.registrar, status, expiryDate: null, nameservers: plan.request.nameservers ?? [],
-      addons: { dnsManagement: addons.has('dnsmanagement'), emailForwarding: addons.has('emailforwarding'), idProtection: addons.has('idprotection') },
+      id: ulid(),
+      name: plan.domain.ascii,
+      unicodeName: plan.domain.unicode,
+      tld: plan.domain.tld,
+      resellerId: reseller.id,
+      registrar: plan.registrar,
+      status,
+      expiryDate: null,
+      nameservers: plan.request.nameservers ?? [],
+      addons: {
+        dnsManagement: addons.has('dnsmanagement'),
+        emailForwarding: addons.has('emailforwarding'),
+        idProtection: addons.has('idprotection'),
+      },
       createdAt: now,
     };
     if (await repos.domains.insertForOrder(record)) {
-      this.statusChanged(outbox, { domainId: record.id, domain: record.name, resellerId: reseller.id }, null, status, now);
+      this.statusChanged(
+        outbox,
+        { domainId: record.id, domain: record.name, resellerId: reseller.id },
+        null,
+        status,
+        now,
+      );
       return { domainId: record.id, prior: null };
     }
     const existing = await repos.domains.findByName(plan.domain.ascii);
@@ -280,10 +387,30 @@ export class OrderService implements TransferOrders {
     if (!existing) throw inProgress(plan.domain.unicode);
     if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
     if (REUSABLE_STATUSES.includes(existing.status)) {
-      const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], { status, resellerId: reseller.id, registrar: plan.registrar, expiryDate: null, at: now });
+      const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], {
+        status,
+        resellerId: reseller.id,
+        registrar: plan.registrar,
+        expiryDate: null,
+        at: now,
+      });
       if (!moved) throw inProgress(plan.domain.unicode);
-      this.statusChanged(outbox, { domainId: existing.id, domain: existing.name, resellerId: reseller.id }, existing.status, status, now);
-      return { domainId: existing.id, prior: { status: existing.status, resellerId: existing.resellerId, registrar: existing.registrar, expiryDate: existing.expiryDate } };
+      this.statusChanged(
+        outbox,
+        { domainId: existing.id, domain: existing.name, resellerId: reseller.id },
+        existing.status,
+        status,
+        now,
+      );
+      return {
+        domainId: existing.id,
+        prior: {
+          status: existing.status,
+          resellerId: existing.resellerId,
+          registrar: existing.registrar,
+          expiryDate: existing.expiryDate,
+        },
+      };
     }
     if (existing.resellerId === reseller.id) {
       throw new DomainError('unavailable', `${plan.domain.unicode} is already in your account (${existing.status})`);
@@ -291,13 +418,25 @@ export class OrderService implements TransferOrders {
     throw new DomainError('unavailable', `${plan.domain.unicode} is not available`);
   }
 
-  private async claimForRenewal(repos: Repositories, reseller: OrderingReseller, plan: Plan): Promise<{ domainId: string; prior: PriorDomain }> {
+  private async claimForRenewal(
+    repos: Repositories,
+    reseller: OrderingReseller,
+    plan: Plan,
+  ): Promise<{ domainId: string; prior: PriorDomain }> {
     const existing = await repos.domains.findByName(plan.domain.ascii);
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(plan.domain.unicode);
     if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
     if (!RENEWABLE_STATUSES.includes(existing.status)) throw notRenewable(plan.domain.unicode, existing.status);
     // A second renewal of the same domain is refused by the open-order index when the order is inserted.
-    return { domainId: existing.id, prior: { status: existing.status, resellerId: existing.resellerId, registrar: existing.registrar, expiryDate: existing.expiryDate } };
+    return {
+      domainId: existing.id,
+      prior: {
+        status: existing.status,
+        resellerId: existing.resellerId,
+        registrar: existing.registrar,
+        expiryDate: existing.expiryDate,
+      },
+    };
   }
 
   /** Phase 3: one short transaction per outcome, each a conditional update from `pending`. */
@@ -307,7 +446,11 @@ export class OrderService implements TransferOrders {
       if (answer.kind === 'done') {
         if (order.action === 'transfer' && !isIsoDate(answer.expiryDate)) {
           // Accepted by the registrar but finished by the registry later: reconciliation follows the transfer.
-          await this.leavePending(order, 'the registrar accepted the transfer; waiting for the registry to complete it', now);
+          await this.leavePending(
+            order,
+            'the registrar accepted the transfer; waiting for the registry to complete it',
+            now,
+          );
           return 'success';
         }
         const expiryDate = this.expiryAfter(order, answer.expiryDate);
@@ -316,37 +459,62 @@ export class OrderService implements TransferOrders {
       }
       if (answer.kind === 'refused') {
         const refusal = refusalError(order, answer.reason, answer.message);
-        const settled = await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, `refused by the registrar: ${answer.message}`, { ok: false, code: refusal.code, message: refusal.message }, now));
+        const settled = await this.runAndPublish((repos, outbox) =>
+          this.fail(
+            repos,
+            outbox,
+            order,
+            `refused by the registrar: ${answer.message}`,
+            { ok: false, code: refusal.code, message: refusal.message },
+            now,
+          ),
+        );
         if (!settled) return this.answerOfSettled(order.id);
-        this.logger.info({ orderId: order.id, reason: answer.reason }, 'order failed at the registrar; reservation refunded');
+        this.logger.info(
+          { orderId: order.id, reason: answer.reason },
+          'order failed at the registrar; reservation refunded',
+        );
         throw refusal;
       }
       await this.leavePending(order, `no definite answer from the registrar: ${answer.message}`, now);
-      this.logger.warn({ orderId: order.id, domain: order.domain }, 'registrar outcome unknown; order stays pending for reconciliation');
+      this.logger.warn(
+        { orderId: order.id, domain: order.domain },
+        'registrar outcome unknown; order stays pending for reconciliation',
+      );
       return 'success';
     } catch (error) {
       if (error instanceof DomainError) throw error;
       // The registrar has answered but the answer could not be recorded (database lost mid-way):
       // the order is still pending with its money reserved, and reconciliation will record what
       // the registrar did. Answer what the registrar said, which is what the order will become.
-      this.logger.error({ orderId: order.id, err: error }, 'could not record the registrar outcome; reconciliation will settle the order');
+      this.logger.error(
+        { orderId: order.id, err: error },
+        'could not record the registrar outcome; reconciliation will settle the order',
+      );
       if (answer.kind === 'refused') throw refusalError(order, answer.reason, answer.message);
       return 'success';
     }
   }
 
   private leavePending(order: Order, note: string, now: Date): Promise<void> {
-    return this.uow.run(async (repos) => {
-      await repos.orders.notePending(order.id, note, now, false);
-      // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
-      if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-    }, { oneStatement: order.idempotencyKey === null });
+    return this.uow.run(
+      async (repos) => {
+        await repos.orders.notePending(order.id, note, now, false);
+        // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
+        if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
+      },
+      { oneStatement: order.idempotencyKey === null },
+    );
   }
 
   /** Another party settled the order first: answer what it became. */
   private async answerOfSettled(orderId: string): Promise<'success'> {
     const order = await this.uow.read.orders.findById(orderId);
-    if (order?.status === 'failed') throw new DomainError('registrar_failed', `The order for ${order.domain} failed and was refunded: ${order.note ?? 'no reason recorded'}`);
+    if (order?.status === 'failed')
+      throw new DomainError(
+        'registrar_failed',
+        `The order for ${order.domain} failed and was refunded: ${order.note ?? 'no reason recorded'}`,
+      );
     return 'success';
   }
 
@@ -362,11 +530,14 @@ export class OrderService implements TransferOrders {
       const domain = renewal
         ? { id: order.domainId, from: RENEWABLE_STATUSES, resellerId: order.resellerId }
         : { id: order.domainId, from: [PENDING_STATUS_OF[order.action as 'register' | 'transfer']] };
-      const both = await this.runAndPublish(async (repos, outbox) => {
-        const moved = await repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain);
-        if (moved) this.completed(outbox, order, expiryDate, at, true);
-        return moved;
-      }, { oneStatement: true });
+      const both = await this.runAndPublish(
+        async (repos, outbox) => {
+          const moved = await repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain);
+          if (moved) this.completed(outbox, order, expiryDate, at, true);
+          return moved;
+        },
+        { oneStatement: true },
+      );
       if (both) return true;
     }
     return this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, note, at));
@@ -374,18 +545,49 @@ export class OrderService implements TransferOrders {
 
   /** The events of a completed order, in the order `complete` has always published them. */
   private completed(outbox: Outbox, order: Order, expiryDate: string | null, at: Date, domainMoved: boolean): void {
-    const from = order.action === 'renew' ? order.priorDomain?.status ?? null : PENDING_STATUS_OF[order.action];
-    outbox.push({ name: 'order.completed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, expiryDate, at } });
+    const from = order.action === 'renew' ? (order.priorDomain?.status ?? null) : PENDING_STATUS_OF[order.action];
+    outbox.push({
+      name: 'order.completed',
+      event: {
+        orderId: order.id,
+        resellerId: order.resellerId,
+        action: order.action,
+        domain: order.domain,
+        expiryDate,
+        at,
+      },
+    });
     if (domainMoved) this.statusChanged(outbox, order, from, 'Active', at);
   }
 
   /** pending → completed, and the domain with it. False when the order was settled already. */
-  private async complete(repos: Repositories, outbox: Outbox, order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
+  private async complete(
+    repos: Repositories,
+    outbox: Outbox,
+    order: Order,
+    expiryDate: string | null,
+    note: string,
+    at: Date,
+  ): Promise<boolean> {
     if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return false;
-    const moved = order.action === 'renew'
-      ? await repos.domains.transitionForOrder(order.domainId, RENEWABLE_STATUSES, { status: 'Active', expiryDate, at }, order.resellerId)
-      : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], { status: 'Active', expiryDate, at });
-    if (!moved) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order completed but the domain had left the expected state; domain left as it is');
+    const moved =
+      order.action === 'renew'
+        ? await repos.domains.transitionForOrder(
+            order.domainId,
+            RENEWABLE_STATUSES,
+            { status: 'Active', expiryDate, at },
+            order.resellerId,
+          )
+        : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], {
+            status: 'Active',
+            expiryDate,
+            at,
+          });
+    if (!moved)
+      this.logger.warn(
+        { orderId: order.id, domain: order.domain },
+        'order completed but the domain had left the expected state; domain left as it is',
+      );
     // Only an order placed with an Idempotency-Key has a key to finish: one statement less in the transaction otherwise.
     if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
     this.completed(outbox, order, expiryDate, at, moved);
@@ -393,25 +595,65 @@ export class OrderService implements TransferOrders {
   }
 
   /** pending → failed, the reservation refunded in full, the domain put back. False when settled already. */
-  private async fail(repos: Repositories, outbox: Outbox, order: Order, note: string, answer: IdempotentAnswer, at: Date): Promise<boolean> {
+  private async fail(
+    repos: Repositories,
+    outbox: Outbox,
+    order: Order,
+    note: string,
+    answer: IdempotentAnswer,
+    at: Date,
+  ): Promise<boolean> {
     if (!(await repos.orders.settle(order.id, 'failed', { note, at }))) return false;
     const refund = {
-      id: ulid(), resellerId: order.resellerId, amount: order.price, kind: 'order_refund' as const, orderId: order.id,
-      note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`, createdAt: at,
+      id: ulid(),
+      resellerId: order.resellerId,
+      amount: order.price,
+      kind: 'order_refund' as const,
+      orderId: order.id,
+      note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`,
+      createdAt: at,
     };
     const refunded = await this.postEntry(repos, refund);
     if (!refunded) throw new Error(`refund of order ${order.id} could not be posted`);
-    outbox.push({ name: 'order.failed', event: { orderId: order.id, resellerId: order.resellerId, action: order.action, domain: order.domain, reason: note, refunded: order.price, at } });
+    outbox.push({
+      name: 'order.failed',
+      event: {
+        orderId: order.id,
+        resellerId: order.resellerId,
+        action: order.action,
+        domain: order.domain,
+        reason: note,
+        refunded: order.price,
+        at,
+      },
+    });
     this.creditChanged(outbox, refunded);
     if (order.action !== 'renew') {
       const pending = PENDING_STATUS_OF[order.action];
       const prior = order.priorDomain;
       const restored = prior
-        ? await repos.domains.transitionForOrder(order.domainId, [pending], { status: prior.status, resellerId: prior.resellerId, registrar: prior.registrar, expiryDate: prior.expiryDate, at })
+        ? await repos.domains.transitionForOrder(order.domainId, [pending], {
+            status: prior.status,
+            resellerId: prior.resellerId,
+            registrar: prior.registrar,
+            expiryDate: prior.expiryDate,
+            at,
+          })
         : await repos.domains.deleteForFailedOrder(order.domainId, pending);
-      if (!restored) this.logger.warn({ orderId: order.id, domain: order.domain }, 'order failed but its domain had left the pending state; domain left as it is');
+      if (!restored)
+        this.logger.warn(
+          { orderId: order.id, domain: order.domain },
+          'order failed but its domain had left the pending state; domain left as it is',
+        );
       // A row the order created is deleted: the platform no longer holds the domain, and there is no status to report.
-      else if (prior) this.statusChanged(outbox, { domainId: order.domainId, domain: order.domain, resellerId: prior.resellerId }, pending, prior.status, at);
+      else if (prior)
+        this.statusChanged(
+          outbox,
+          { domainId: order.domainId, domain: order.domain, resellerId: prior.resellerId },
+          pending,
+          prior.status,
+          at,
+        );
     }
     if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, answer);
     return true;
@@ -420,7 +662,8 @@ export class OrderService implements TransferOrders {
   /** The registrar's expiry when it gave a real date; otherwise the period counted from what we know. */
   private expiryAfter(order: Order, reported: string | undefined): string | null {
     if (isIsoDate(reported)) return reported;
-    if (order.action === 'renew') return order.priorDomain?.expiryDate ? addYears(order.priorDomain.expiryDate, order.period) : null;
+    if (order.action === 'renew')
+      return order.priorDomain?.expiryDate ? addYears(order.priorDomain.expiryDate, order.period) : null;
     return addYears(isoDay(order.createdAt), order.period);
   }
 
@@ -433,8 +676,19 @@ export class OrderService implements TransferOrders {
    */
   async reconcile(options: { limit?: number; owner?: string; signal?: AbortSignal } = {}): Promise<ReconcileReport> {
     const owner = (options.owner ?? `reconciler:${ulid()}`).slice(0, 64);
-    const candidates = await this.uow.read.orders.listClaimable(this.clock.now(), options.limit ?? this.settings.reconcileBatch);
-    const report = { checked: 0, completed: 0, refunded: 0, unresolved: 0, busy: 0, purgedIdempotencyKeys: 0, orders: [] as ReconciledOrder[] };
+    const candidates = await this.uow.read.orders.listClaimable(
+      this.clock.now(),
+      options.limit ?? this.settings.reconcileBatch,
+    );
+    const report = {
+      checked: 0,
+      completed: 0,
+      refunded: 0,
+      unresolved: 0,
+      busy: 0,
+      purgedIdempotencyKeys: 0,
+      orders: [] as ReconciledOrder[],
+    };
     for (const candidate of candidates) {
       // A process that is stopping claims no more orders; the rest wait for the next pass anywhere.
       if (options.signal?.aborted) break;
@@ -445,14 +699,22 @@ export class OrderService implements TransferOrders {
           continue;
         }
         report.checked++;
-        report[result.result === 'completed' ? 'completed' : result.result === 'refunded' ? 'refunded' : 'unresolved']++;
+        report[
+          result.result === 'completed' ? 'completed' : result.result === 'refunded' ? 'refunded' : 'unresolved'
+        ]++;
         report.orders.push(result);
       } catch (error) {
         // The lease stays: the order is asked about again once it runs out.
         this.logger.error({ orderId: candidate.id, err: error }, 'reconciliation of an order failed');
         report.checked++;
         report.unresolved++;
-        report.orders.push({ id: candidate.id, domain: candidate.domain, action: candidate.action, result: 'unresolved', note: 'reconciliation failed; see the server log' });
+        report.orders.push({
+          id: candidate.id,
+          domain: candidate.domain,
+          action: candidate.action,
+          result: 'unresolved',
+          note: 'reconciliation failed; see the server log',
+        });
       }
     }
     report.purgedIdempotencyKeys = await this.uow.read.idempotency.purgeExpired(this.clock.now());
@@ -464,7 +726,7 @@ export class OrderService implements TransferOrders {
     const until = new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs);
     if (!(await this.uow.read.orders.claim(orderId, owner, now, until))) return 'busy';
     const order = await this.uow.read.orders.findById(orderId);
-    if (!order || order.status !== 'pending') return 'busy';
+    if (order?.status !== 'pending') return 'busy';
     const verdict = await this.verdict(order);
     const at = this.clock.now();
     let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
@@ -481,12 +743,22 @@ export class OrderService implements TransferOrders {
   }
 
   /** Completes or refunds a pending order on a verdict, exactly once: undefined when it was settled already. */
-  private async settleBy(order: Order, verdict: Exclude<Verdict, { kind: 'leave' }>, at: Date): Promise<'completed' | 'refunded' | undefined> {
+  private async settleBy(
+    order: Order,
+    verdict: Exclude<Verdict, { kind: 'leave' }>,
+    at: Date,
+  ): Promise<'completed' | 'refunded' | undefined> {
     if (verdict.kind === 'complete') {
       return (await this.completeOrder(order, verdict.expiryDate, verdict.note, at)) ? 'completed' : undefined;
     }
-    const answer = { ok: false, code: 'registrar_failed', message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded` } as const;
-    return (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at))) ? 'refunded' : undefined;
+    const answer = {
+      ok: false,
+      code: 'registrar_failed',
+      message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded`,
+    } as const;
+    return (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at)))
+      ? 'refunded'
+      : undefined;
   }
 
   // ---- transfer sync hands over what it learnt ----
@@ -508,11 +780,14 @@ export class OrderService implements TransferOrders {
    */
   async settleTransfer(domain: DomainRecord, outcome: TransferOutcome): Promise<TransferHandOver> {
     const order = await this.uow.read.orders.findOpen(domain.name);
-    if (!order || order.action !== 'transfer' || order.domainId !== domain.id) return { kind: 'no_order' };
+    if (order?.action !== 'transfer' || order.domainId !== domain.id) return { kind: 'no_order' };
     if (outcome.kind === 'unconfirmed') {
       return { kind: 'left', note: 'the registrar cannot report transfer progress; reconciliation settles the order' };
     }
-    const verdict = this.transferVerdict(outcome.kind === 'completed' ? outcome : { kind: 'failed', reason: registrarMessage(outcome.reason) }, 'transfer sync');
+    const verdict = this.transferVerdict(
+      outcome.kind === 'completed' ? outcome : { kind: 'failed', reason: registrarMessage(outcome.reason) },
+      'transfer sync',
+    );
     if (verdict.kind === 'leave') return { kind: 'left', note: verdict.note };
     if (verdict.kind === 'refund') {
       const now = this.clock.now();
@@ -520,23 +795,37 @@ export class OrderService implements TransferOrders {
       if (!(await this.uow.read.orders.claim(order.id, `transfer-sync:${ulid()}`, now, until))) {
         const note = `${verdict.note}; refunded once the order's lease runs out`;
         await this.uow.read.orders.notePending(order.id, note, now, false);
-        this.logger.info({ orderId: order.id, domain: order.domain }, 'transfer sync reports the transfer failed; the order is leased, left to its holder');
+        this.logger.info(
+          { orderId: order.id, domain: order.domain },
+          'transfer sync reports the transfer failed; the order is leased, left to its holder',
+        );
         return { kind: 'left', note };
       }
     }
     const result = await this.settleBy(order, verdict, this.clock.now());
     if (!result) return { kind: 'left', note: 'the order was settled meanwhile' };
     this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order settled by transfer sync');
-    return { kind: 'settled', result, status: result === 'completed' ? 'Active' : order.priorDomain?.status ?? null };
+    return { kind: 'settled', result, status: result === 'completed' ? 'Active' : (order.priorDomain?.status ?? null) };
   }
 
   /** Where a transfer stands, as the order flow settles on it: reconciliation and transfer sync alike. */
   private transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfer sync'): Verdict {
     switch (status.kind) {
-      case 'completed': return { kind: 'complete', expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null, note: `${source}: the transfer completed` };
-      case 'failed': return { kind: 'refund', note: `${source}: the transfer failed: ${status.reason}` };
-      case 'in_progress': return { kind: 'leave', note: `${source}: the transfer is still in progress at the registry` };
-      default: return { kind: 'leave', note: `${source === 'reconciled' ? 'reconciliation' : source} could not tell: ${status.message}` };
+      case 'completed':
+        return {
+          kind: 'complete',
+          expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null,
+          note: `${source}: the transfer completed`,
+        };
+      case 'failed':
+        return { kind: 'refund', note: `${source}: the transfer failed: ${status.reason}` };
+      case 'in_progress':
+        return { kind: 'leave', note: `${source}: the transfer is still in progress at the registry` };
+      default:
+        return {
+          kind: 'leave',
+          note: `${source === 'reconciled' ? 'reconciliation' : source} could not tell: ${status.message}`,
+        };
     }
   }
 
@@ -546,25 +835,43 @@ export class OrderService implements TransferOrders {
     }
     const found = await this.registrar.lookup(order.registrar, order.domain);
     if (found.kind === 'unknown') return { kind: 'leave', note: `reconciliation could not tell: ${found.message}` };
-    if (found.kind === 'not_ours') return { kind: 'refund', note: `reconciled: ${order.domain} is not registered in our account at the registrar` };
+    if (found.kind === 'not_ours')
+      return { kind: 'refund', note: `reconciled: ${order.domain} is not registered in our account at the registrar` };
     if (order.action === 'register') {
-      return { kind: 'complete', expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.expiryAfter(order, undefined), note: 'reconciled: registered in our account' };
+      return {
+        kind: 'complete',
+        expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.expiryAfter(order, undefined),
+        note: 'reconciled: registered in our account',
+      };
     }
     // Renewal: did the registrar's expiry move by the period?
     const before = order.priorDomain?.expiryDate;
-    if (!before || !isIsoDate(found.expiryDate)) return { kind: 'leave', note: 'reconciliation could not tell: no expiry date to compare' };
-    if (found.expiryDate >= addYears(before, order.period)) return { kind: 'complete', expiryDate: found.expiryDate, note: 'reconciled: the renewal went through' };
-    if (found.expiryDate <= before) return { kind: 'refund', note: `reconciled: the registrar still has ${found.expiryDate} as the expiry; the renewal did not happen` };
+    if (!before || !isIsoDate(found.expiryDate))
+      return { kind: 'leave', note: 'reconciliation could not tell: no expiry date to compare' };
+    if (found.expiryDate >= addYears(before, order.period))
+      return { kind: 'complete', expiryDate: found.expiryDate, note: 'reconciled: the renewal went through' };
+    if (found.expiryDate <= before)
+      return {
+        kind: 'refund',
+        note: `reconciled: the registrar still has ${found.expiryDate} as the expiry; the renewal did not happen`,
+      };
     return { kind: 'leave', note: `reconciliation could not tell: the registrar reports ${found.expiryDate}` };
   }
 
   // ---- planning (validation before phase 1; reads only) ----
 
-  private async planNewDomain(reseller: OrderingReseller, action: 'register' | 'transfer', command: RegisterCommand | TransferCommand): Promise<Plan> {
+  private async planNewDomain(
+    reseller: OrderingReseller,
+    action: 'register' | 'transfer',
+    command: RegisterCommand | TransferCommand,
+  ): Promise<Plan> {
     const { domain, tld } = await this.catalogue.resolveDomain(reseller.groupId, command.domain);
     this.assertRegistrarAvailable(tld.registrar, domain.unicode);
     if (action === 'transfer' && !this.registrar.supports(tld.registrar, 'transfer')) {
-      throw new DomainError('capability_missing', `The registrar serving ${tld.tld} does not support transfers (capability "transfer")`);
+      throw new DomainError(
+        'capability_missing',
+        `The registrar serving ${tld.tld} does not support transfers (capability "transfer")`,
+      );
     }
     const price = await this.priceOf(reseller, action, tld, command.period, command.addons);
     const nameservers = checkNameservers(command.nameservers);
@@ -576,18 +883,33 @@ export class OrderService implements TransferOrders {
     const addons = enabledAddons(command.addons);
     const eppCode = action === 'transfer' ? (command as TransferCommand).eppCode : undefined;
     const request: OrderRequest = {
-      nameservers, contacts, addons, fields: command.fields, ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
+      nameservers,
+      contacts,
+      addons,
+      fields: command.fields,
+      ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
     };
     const registrarInput = {
-      domain: domain.ascii, period: command.period, nameservers, contacts,
-      addons: Object.fromEntries(ADDONS.map((a) => [a, addons.includes(a)])), fields: command.fields,
+      domain: domain.ascii,
+      period: command.period,
+      nameservers,
+      contacts,
+      addons: Object.fromEntries(ADDONS.map((a) => [a, addons.includes(a)])),
+      fields: command.fields,
       ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
     };
     return {
-      action, domain, registrar: tld.registrar, period: command.period, price, request, originalVars,
-      call: (order) => action === 'transfer'
-        ? this.registrar.transfer(order.registrar, { ...registrarInput, eppCode: eppCode! }, order.id)
-        : this.registrar.register(order.registrar, registrarInput, order.id),
+      action,
+      domain,
+      registrar: tld.registrar,
+      period: command.period,
+      price,
+      request,
+      originalVars,
+      call: (order) =>
+        action === 'transfer'
+          ? this.registrar.transfer(order.registrar, { ...registrarInput, eppCode: eppCode! }, order.id)
+          : this.registrar.register(order.registrar, registrarInput, order.id),
     };
   }
 
@@ -599,9 +921,19 @@ export class OrderService implements TransferOrders {
     const price = await this.priceOf(reseller, 'renew', tld, command.period, command.addons);
     const addons = enabledAddons(command.addons);
     return {
-      action: 'renew', domain, registrar: existing.registrar, period: command.period, price, originalVars: null,
+      action: 'renew',
+      domain,
+      registrar: existing.registrar,
+      period: command.period,
+      price,
+      originalVars: null,
       request: { addons, ...(command.idnLanguage && { idnLanguage: command.idnLanguage }) },
-      call: (order) => this.registrar.renew(order.registrar, { domain: domain.ascii, period: order.period, currentExpiryDate: order.priorDomain?.expiryDate ?? null }, order.id),
+      call: (order) =>
+        this.registrar.renew(
+          order.registrar,
+          { domain: domain.ascii, period: order.period, currentExpiryDate: order.priorDomain?.expiryDate ?? null },
+          order.id,
+        ),
     };
   }
 
@@ -609,19 +941,35 @@ export class OrderService implements TransferOrders {
   private assertRegistrarAvailable(registrarId: string, domain: string): void {
     if (!this.registrar.isAvailable(registrarId)) {
       this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin is not installed');
-      throw new DomainError('registrar_failed', `The registrar for ${domain} is not available at the moment; nothing was charged`);
+      throw new DomainError(
+        'registrar_failed',
+        `The registrar for ${domain} is not available at the moment; nothing was charged`,
+      );
     }
   }
 
   /** The catalogue price for the period plus each enabled addon's yearly price times the period. */
-  private async priceOf(reseller: OrderingReseller, action: OrderAction, tld: Tld, period: number, addons: Readonly<Record<string, boolean>>): Promise<Minor> {
+  private async priceOf(
+    reseller: OrderingReseller,
+    action: OrderAction,
+    tld: Tld,
+    period: number,
+    addons: Readonly<Record<string, boolean>>,
+  ): Promise<Minor> {
     if (!Number.isInteger(period) || period < MIN_PERIOD || period > MAX_PERIOD) {
-      throw new DomainError('validation_failed', `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`);
+      throw new DomainError(
+        'validation_failed',
+        `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`,
+      );
     }
     const prices = await this.catalogue.priceList(reseller.groupId, tld.tld, action);
     if (prices.size === 0) throw new DomainError('not_offered', `${NOUN[action]} is not offered for ${tld.tld}`);
     const base = prices.get(period);
-    if (base === undefined) throw new DomainError('validation_failed', `regperiod must be one of ${[...prices.keys()].join(', ')} for ${action} of ${tld.tld}`);
+    if (base === undefined)
+      throw new DomainError(
+        'validation_failed',
+        `regperiod must be one of ${[...prices.keys()].join(', ')} for ${action} of ${tld.tld}`,
+      );
     const addonPrices = await this.catalogue.addonPrices(reseller.groupId);
     return enabledAddons(addons).reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, base);
   }
@@ -629,7 +977,11 @@ export class OrderService implements TransferOrders {
 
 function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   for (const name of Object.keys(addons)) {
-    if (!ADDONS.includes(name as AddonName)) throw new DomainError('validation_failed', `addons: unknown addon "${name.slice(0, 40)}"; addons are ${ADDONS.join(', ')}`);
+    if (!ADDONS.includes(name as AddonName))
+      throw new DomainError(
+        'validation_failed',
+        `addons: unknown addon "${name.slice(0, 40)}"; addons are ${ADDONS.join(', ')}`,
+      );
   }
   return ADDONS.filter((a) => addons[a] === true);
 }
@@ -640,18 +992,23 @@ function checkNameservers(raw: readonly string[]): string[] {
     try {
       return parseDomainName(ns).ascii;
     } catch {
-      throw new DomainError('validation_failed', `nameservers: ns${i + 1} "${String(ns).slice(0, 80)}" is not a valid host name`);
+      throw new DomainError(
+        'validation_failed',
+        `nameservers: ns${i + 1} "${String(ns).slice(0, 80)}" is not a valid host name`,
+      );
     }
   });
   if (nameservers.length < 2) throw new DomainError('validation_failed', 'nameservers: ns1 and ns2 are required');
   if (nameservers.length > 5) throw new DomainError('validation_failed', 'nameservers: at most 5 (ns1 to ns5)');
-  if (new Set(nameservers).size !== nameservers.length) throw new DomainError('validation_failed', 'nameservers: the same nameserver is listed twice');
+  if (new Set(nameservers).size !== nameservers.length)
+    throw new DomainError('validation_failed', 'nameservers: the same nameserver is listed twice');
   return [...nameservers];
 }
 
 function checkOriginalVars(text: string | undefined): string | null {
   if (text === undefined) return null;
-  if (new TextEncoder().encode(text).length > MAX_ORIGINAL_VARS) throw new DomainError('validation_failed', `originalvars is larger than ${MAX_ORIGINAL_VARS / 1024} KiB`);
+  if (new TextEncoder().encode(text).length > MAX_ORIGINAL_VARS)
+    throw new DomainError('validation_failed', `originalvars is larger than ${MAX_ORIGINAL_VARS / 1024} KiB`);
   return text;
 }
 
@@ -663,7 +1020,10 @@ function answerOf(answer: IdempotentAnswer): 'success' {
 
 function refusalError(order: Order, reason: 'unavailable' | 'refused', message: string): DomainError {
   if (reason === 'unavailable') return new DomainError('unavailable', `${order.domain} is not available: ${message}`);
-  return new DomainError('registrar_failed', `The registrar refused the ${NOUN[order.action]} of ${order.domain}: ${message}`);
+  return new DomainError(
+    'registrar_failed',
+    `The registrar refused the ${NOUN[order.action]} of ${order.domain}: ${message}`,
+  );
 }
 
 const inProgress = (domain: string) => new DomainError('conflict', `An order for ${domain} is already in progress`);
@@ -671,4 +1031,5 @@ const inProgress = (domain: string) => new DomainError('conflict', `An order for
 const notOwned = (domain: string) => new DomainError('not_owned', `The domain ${domain} is not in your account`);
 const notRenewable = (domain: string, status: DomainStatus) =>
   new DomainError('validation_failed', `${domain} is ${status}; only Active, Expired or Grace domains can be renewed`);
-const keyInFlight = () => new DomainError('conflict', 'A request with this Idempotency-Key is still in progress; retry later');
+const keyInFlight = () =>
+  new DomainError('conflict', 'A request with this Idempotency-Key is still in progress; retry later');

@@ -77,7 +77,11 @@ export interface OrderRepository {
    * pending → completed | failed, only from pending: returns false when the order was settled
    * already (by a concurrent retry, the request path or reconciliation).
    */
-  settle(id: string, to: Exclude<OrderStatus, 'pending'>, change: { expiryDate?: string | null; note: string; at: Date }): Promise<boolean>;
+  settle(
+    id: string,
+    to: Exclude<OrderStatus, 'pending'>,
+    change: { expiryDate?: string | null; note: string; at: Date },
+  ): Promise<boolean>;
   /**
    * pending → completed together with the order's domain moving from one of `domain.from` (and,
    * when given, still held by `domain.resellerId`) to Active with the expiry, in ONE statement
@@ -87,7 +91,8 @@ export interface OrderRepository {
    * transaction with `settle` and the domain repository, which tells the cases apart.
    */
   completeWithDomain(
-    id: string, change: { expiryDate: string | null; note: string; at: Date },
+    id: string,
+    change: { expiryDate: string | null; note: string; at: Date },
     domain: { id: string; from: readonly DomainStatus[]; resellerId?: string },
   ): Promise<boolean>;
   /** Records what was learnt about a still-pending order without settling it (and counts a reconciliation attempt). */

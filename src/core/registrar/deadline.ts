@@ -17,7 +17,10 @@ export async function withDeadline<T>(
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      const error = new DomainError('registrar_timeout', `Registrar ${registrarId} did not answer within ${timeoutMs} ms`);
+      const error = new DomainError(
+        'registrar_timeout',
+        `Registrar ${registrarId} did not answer within ${timeoutMs} ms`,
+      );
       controller.abort(error);
       reject(error);
     }, timeoutMs);

@@ -34,7 +34,10 @@ type Method = (...args: unknown[]) => Promise<unknown>;
  * gateway, search and orders are measured alike whichever path they take. A call cut off at its
  * deadline is recorded when its signal aborts, not when (or whether) the plugin gives up.
  */
-export function observeRegistrarCalls(directory: RegistrarDirectory, observer: RegistrarCallObserver): RegistrarDirectory {
+export function observeRegistrarCalls(
+  directory: RegistrarDirectory,
+  observer: RegistrarCallObserver,
+): RegistrarDirectory {
   const wrapped = new Map<RegistrarPlugin, RegistrarPlugin>();
   return {
     has: (id) => directory.has(id),
@@ -67,7 +70,14 @@ function observePlugin(plugin: RegistrarPlugin, observer: RegistrarCallObserver)
   return observed as unknown as RegistrarPlugin;
 }
 
-function observeMethod(target: Record<string, unknown> | RegistrarPlugin, method: string, pluginId: string, capability: string, operation: string, observer: RegistrarCallObserver): Method {
+function observeMethod(
+  target: Record<string, unknown> | RegistrarPlugin,
+  method: string,
+  pluginId: string,
+  capability: string,
+  operation: string,
+  observer: RegistrarCallObserver,
+): Method {
   const original = (target as Record<string, unknown>)[method] as Method;
   return (...args: unknown[]) => {
     const started = performance.now();
@@ -77,7 +87,13 @@ function observeMethod(target: Record<string, unknown> | RegistrarPlugin, method
       if (recorded) return;
       recorded = true;
       signal?.removeEventListener('abort', onAbort);
-      observer.registrarCall({ plugin: pluginId, capability, operation, outcome, seconds: (performance.now() - started) / 1000 });
+      observer.registrarCall({
+        plugin: pluginId,
+        capability,
+        operation,
+        outcome,
+        seconds: (performance.now() - started) / 1000,
+      });
     };
     const onAbort = () => record('timeout');
     signal?.addEventListener('abort', onAbort, { once: true });

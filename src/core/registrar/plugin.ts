@@ -153,7 +153,10 @@ export interface NameserversCapability {
 /** Optional. No fallback. */
 export interface ChildHostsCapability {
   register(input: DomainRef & { host: string; ipAddress: string }, ctx: CallContext): Promise<RegistrarOutcome>;
-  modify(input: DomainRef & { host: string; currentIpAddress: string; newIpAddress: string }, ctx: CallContext): Promise<RegistrarOutcome>;
+  modify(
+    input: DomainRef & { host: string; currentIpAddress: string; newIpAddress: string },
+    ctx: CallContext,
+  ): Promise<RegistrarOutcome>;
   delete(input: DomainRef & { host: string }, ctx: CallContext): Promise<RegistrarOutcome>;
 }
 /** Optional. No fallback. */
@@ -231,8 +234,22 @@ export interface RegistrarCapabilities {
 export type CapabilityName = keyof RegistrarCapabilities;
 
 export const CAPABILITY_NAMES: readonly CapabilityName[] = [
-  'transfer', 'domainInformation', 'nameservers', 'childHosts', 'dnsRecords', 'registrarLock', 'idProtection',
-  'eppCode', 'contacts', 'emailForwarding', 'delete', 'release', 'domainSync', 'transferSync', 'suggestions', 'tldPricing',
+  'transfer',
+  'domainInformation',
+  'nameservers',
+  'childHosts',
+  'dnsRecords',
+  'registrarLock',
+  'idProtection',
+  'eppCode',
+  'contacts',
+  'emailForwarding',
+  'delete',
+  'release',
+  'domainSync',
+  'transferSync',
+  'suggestions',
+  'tldPricing',
 ];
 
 export interface RegistrarPlugin extends RegistrarCapabilities {
@@ -249,7 +266,9 @@ export interface RegistrarPlugin extends RegistrarCapabilities {
  * The methods of each capability. A capability is all or nothing: the loader refuses a plugin
  * that implements part of one, and the conformance kit calls every method listed here.
  */
-export const CAPABILITY_METHODS: { readonly [C in CapabilityName]-?: readonly (keyof NonNullable<RegistrarCapabilities[C]>)[] } = {
+export const CAPABILITY_METHODS: {
+  readonly [C in CapabilityName]-?: readonly (keyof NonNullable<RegistrarCapabilities[C]>)[];
+} = {
   transfer: ['transfer'],
   domainInformation: ['get'],
   nameservers: ['get', 'save'],
@@ -271,7 +290,10 @@ export const CAPABILITY_METHODS: { readonly [C in CapabilityName]-?: readonly (k
 export const REQUIRED_METHODS = ['checkAvailability', 'register', 'renew'] as const;
 
 /** The one typed way to ask "does this plugin have capability X". */
-export function supports<C extends CapabilityName>(plugin: RegistrarPlugin, capability: C): plugin is RegistrarPlugin & Required<Pick<RegistrarCapabilities, C>> {
+export function supports<C extends CapabilityName>(
+  plugin: RegistrarPlugin,
+  capability: C,
+): plugin is RegistrarPlugin & Required<Pick<RegistrarCapabilities, C>> {
   return plugin[capability] !== undefined;
 }
 
@@ -316,7 +338,9 @@ export interface RegistrarPluginDefinition<Options = Record<string, unknown>> {
 }
 
 /** The one default export of a plugin's entry module. */
-export function defineRegistrarPlugin<Options>(definition: Omit<RegistrarPluginDefinition<Options>, typeof DEFINITION>): RegistrarPluginDefinition<Options> {
+export function defineRegistrarPlugin<Options>(
+  definition: Omit<RegistrarPluginDefinition<Options>, typeof DEFINITION>,
+): RegistrarPluginDefinition<Options> {
   return { ...definition, [DEFINITION]: true };
 }
 

@@ -10,7 +10,10 @@ const MAX_MESSAGE = 300;
 
 /** A registrar's message as a client may see it: one line, no control characters, bounded. */
 export function cleanMessage(text: unknown): string {
-  const line = String(text ?? '').replace(/[\u0000-\u001f\u007f]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const line = String(text ?? '')
+    .replace(/[\u0000-\u001f\u007f]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   const short = line.length > MAX_MESSAGE ? `${line.slice(0, MAX_MESSAGE - 1)}…` : line;
   return short === '' ? 'no reason given' : short;
 }
@@ -61,12 +64,16 @@ export const TransferStarted = outcome({ expiryDate: RegistrarDate.optional() })
 
 const Money = z.number().int().min(0).max(100_000_000_00);
 
-export const AvailabilityList = z.array(z.object({
-  domain: z.string().max(253),
-  status: z.enum(['available', 'registered', 'reserved', 'unknown']),
-  isPremium: z.boolean().optional(),
-  premiumPrice: z.object({ register: Money, renew: Money.optional(), transfer: Money.optional() }).optional(),
-})).max(1000);
+export const AvailabilityList = z
+  .array(
+    z.object({
+      domain: z.string().max(253),
+      status: z.enum(['available', 'registered', 'reserved', 'unknown']),
+      isPremium: z.boolean().optional(),
+      premiumPrice: z.object({ register: Money, renew: Money.optional(), transfer: Money.optional() }).optional(),
+    }),
+  )
+  .max(1000);
 
 const NameserverList = z.preprocess(
   (v) => (Array.isArray(v) ? v.filter((n) => n !== '' && n !== null) : v),
@@ -86,7 +93,9 @@ export const INFORMATION_EXTRAS = {
   irtpVerificationTriggerFields: z.array(ShortText(64)).max(50),
   renewBeforeExpiration: z.boolean(),
 } as const;
-export type InformationExtras = { -readonly [K in keyof typeof INFORMATION_EXTRAS]?: z.infer<(typeof INFORMATION_EXTRAS)[K]> };
+export type InformationExtras = {
+  -readonly [K in keyof typeof INFORMATION_EXTRAS]?: z.infer<(typeof INFORMATION_EXTRAS)[K]>;
+};
 
 export const Information = outcome({
   nameservers: NameserverList,
@@ -115,9 +124,18 @@ const DnsRecordAnswer = z.object({
 export const DnsRecords = outcome({ records: z.array(DnsRecordAnswer).max(1000) });
 
 const ContactAnswer = z.record(ShortText(64), z.union([ShortText(255), z.number().transform(String)]));
-export const ContactsAnswer = outcome({ contacts: z.object(Object.fromEntries(CONTACT_ROLES.map((r) => [r, ContactAnswer.optional()])) as Record<(typeof CONTACT_ROLES)[number], z.ZodOptional<typeof ContactAnswer>>) });
+export const ContactsAnswer = outcome({
+  contacts: z.object(
+    Object.fromEntries(CONTACT_ROLES.map((r) => [r, ContactAnswer.optional()])) as Record<
+      (typeof CONTACT_ROLES)[number],
+      z.ZodOptional<typeof ContactAnswer>
+    >,
+  ),
+});
 
-export const EmailForwards = outcome({ forwards: z.array(z.object({ prefix: ShortText(64), forwardTo: ShortText(254) })).max(500) });
+export const EmailForwards = outcome({
+  forwards: z.array(z.object({ prefix: ShortText(64), forwardTo: ShortText(254) })).max(500),
+});
 
 export const DomainSync = outcome({
   active: z.boolean(),
@@ -130,16 +148,25 @@ export const DomainSync = outcome({
 export const TransferSync = outcome({
   completed: z.boolean(),
   failed: z.boolean(),
-  reason: z.unknown().optional().transform((r) => (r === undefined || r === null || r === '' ? undefined : cleanMessage(r))),
+  reason: z
+    .unknown()
+    .optional()
+    .transform((r) => (r === undefined || r === null || r === '' ? undefined : cleanMessage(r))),
   expiryDate: RegistrarDate.optional(),
 });
 
-export const SuggestionList = z.array(z.object({ domain: z.string().max(253), score: z.number().min(0).max(100).optional() })).max(1000);
+export const SuggestionList = z
+  .array(z.object({ domain: z.string().max(253), score: z.number().min(0).max(100).optional() }))
+  .max(1000);
 
-export const TldPriceList = z.array(z.object({
-  tld: z.string().regex(/^\.[a-z0-9.-]{1,63}$/),
-  period: z.number().int().min(1).max(10),
-  register: Money.optional(),
-  renew: Money.optional(),
-  transfer: Money.optional(),
-})).max(10_000);
+export const TldPriceList = z
+  .array(
+    z.object({
+      tld: z.string().regex(/^\.[a-z0-9.-]{1,63}$/),
+      period: z.number().int().min(1).max(10),
+      register: Money.optional(),
+      renew: Money.optional(),
+      transfer: Money.optional(),
+    }),
+  )
+  .max(10_000);

@@ -4,13 +4,41 @@ import { DomainError, isDomainError } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import { withDeadline } from './deadline';
 import {
-  AvailabilityList, ContactsAnswer, DnsRecords, Done, DomainSync, EmailForwards, EppCode, Failure, INFORMATION_EXTRAS, Information,
-  Lock, Nameservers, Registered, SuggestionList, TldPriceList, TransferStarted, TransferSync, cleanMessage, type InformationExtras,
+  AvailabilityList,
+  ContactsAnswer,
+  DnsRecords,
+  Done,
+  DomainSync,
+  EmailForwards,
+  EppCode,
+  type Failure,
+  INFORMATION_EXTRAS,
+  Information,
+  Lock,
+  Nameservers,
+  Registered,
+  SuggestionList,
+  TldPriceList,
+  TransferStarted,
+  TransferSync,
+  cleanMessage,
+  type InformationExtras,
 } from './registrar-answers';
 import {
   supports,
-  type AvailabilityResult, type CallContext, type CapabilityName, type Contacts, type DnsRecord, type EmailForward, type RegisterInput,
-  type RegistrarOutcome, type RegistrarPlugin, type Registered as RegisteredResult, type Suggestion, type TldPriceOffer, type TransferInput,
+  type AvailabilityResult,
+  type CallContext,
+  type CapabilityName,
+  type Contacts,
+  type DnsRecord,
+  type EmailForward,
+  type RegisterInput,
+  type RegistrarOutcome,
+  type RegistrarPlugin,
+  type Registered as RegisteredResult,
+  type Suggestion,
+  type TldPriceOffer,
+  type TransferInput,
 } from './plugin';
 import type { RegistrarDirectory } from './registrar-directory';
 
@@ -68,8 +96,13 @@ const PLATFORM_EXPIRED = new Set(['Expired', 'Grace', 'Redemption']);
  * act on; `refused` is the registrar failing the request (502), with its message.
  */
 export function outcomeError(registrarId: string, failure: { reason: string; message: string }): DomainError {
-  if (failure.reason === 'unavailable') return new DomainError('unavailable', `Registrar ${registrarId}: ${cleanMessage(failure.message)}`);
-  if (failure.reason === 'pending') return new DomainError('registrar_failed', `Registrar ${registrarId} has not finished: ${cleanMessage(failure.message)}`);
+  if (failure.reason === 'unavailable')
+    return new DomainError('unavailable', `Registrar ${registrarId}: ${cleanMessage(failure.message)}`);
+  if (failure.reason === 'pending')
+    return new DomainError(
+      'registrar_failed',
+      `Registrar ${registrarId} has not finished: ${cleanMessage(failure.message)}`,
+    );
   return new DomainError('registrar_failed', `Registrar ${registrarId} refused: ${cleanMessage(failure.message)}`);
 }
 
@@ -90,7 +123,9 @@ export class RegistrarGateway {
 
   async checkAvailability(registrarId: string, domains: readonly string[]): Promise<AvailabilityResult[]> {
     const plugin = this.plugin(registrarId);
-    const answer = await this.call(plugin, 'checkAvailability', AvailabilityList, (ctx) => plugin.checkAvailability(domains, ctx));
+    const answer = await this.call(plugin, 'checkAvailability', AvailabilityList, (ctx) =>
+      plugin.checkAvailability(domains, ctx),
+    );
     const byName = new Map(answer.map((a) => [a.domain.toLowerCase(), a]));
     // A name the registrar skipped is unknown, never silently available.
     return domains.map((domain) => byName.get(domain) ?? { domain, status: 'unknown' });
@@ -107,7 +142,9 @@ export class RegistrarGateway {
 
   async renew(domain: DomainRecord, period: number): Promise<RegistrarOutcome<RegisteredResult>> {
     const plugin = this.pluginFor(domain);
-    return this.call(plugin, 'renew', Registered, (ctx) => plugin.renew({ domain: domain.name, period, currentExpiryDate: domain.expiryDate }, ctx));
+    return this.call(plugin, 'renew', Registered, (ctx) =>
+      plugin.renew({ domain: domain.name, period, currentExpiryDate: domain.expiryDate }, ctx),
+    );
   }
 
   async transfer(registrarId: string, input: TransferInput): Promise<RegistrarOutcome<Partial<RegisteredResult>>> {
@@ -126,7 +163,12 @@ export class RegistrarGateway {
   async information(domain: DomainRecord): Promise<DomainInformationView> {
     const plugin = this.pluginFor(domain);
     if (supports(plugin, 'domainInformation')) {
-      const info = this.unwrap(plugin, await this.call(plugin, 'domainInformation.get', Information, (ctx) => plugin.domainInformation.get({ domain: domain.name }, ctx)));
+      const info = this.unwrap(
+        plugin,
+        await this.call(plugin, 'domainInformation.get', Information, (ctx) =>
+          plugin.domainInformation.get({ domain: domain.name }, ctx),
+        ),
+      );
       return {
         nameservers: info.nameservers,
         transferLock: info.transferLock ?? domain.transferLock ?? undefined,
@@ -142,9 +184,17 @@ export class RegistrarGateway {
       };
     }
     if (!supports(plugin, 'nameservers')) {
-      throw new DomainError('capability_missing', `The registrar of ${domain.unicodeName} (${plugin.id}) does not offer domain information (capability domainInformation, or nameservers to build it from)`);
+      throw new DomainError(
+        'capability_missing',
+        `The registrar of ${domain.unicodeName} (${plugin.id}) does not offer domain information (capability domainInformation, or nameservers to build it from)`,
+      );
     }
-    const { nameservers } = this.unwrap(plugin, await this.call(plugin, 'nameservers.get', Nameservers, (ctx) => plugin.nameservers.get({ domain: domain.name }, ctx)));
+    const { nameservers } = this.unwrap(
+      plugin,
+      await this.call(plugin, 'nameservers.get', Nameservers, (ctx) =>
+        plugin.nameservers.get({ domain: domain.name }, ctx),
+      ),
+    );
     const locked = await this.lockIfKnown(plugin, domain);
     return {
       nameservers,
@@ -174,7 +224,12 @@ export class RegistrarGateway {
         fromPlatform: true,
       };
     }
-    const answer = this.unwrap(plugin, await this.call(plugin, 'domainSync.sync', DomainSync, (ctx) => plugin.domainSync.sync({ domain: domain.name }, ctx)));
+    const answer = this.unwrap(
+      plugin,
+      await this.call(plugin, 'domainSync.sync', DomainSync, (ctx) =>
+        plugin.domainSync.sync({ domain: domain.name }, ctx),
+      ),
+    );
     return {
       active: answer.active,
       expired: answer.expired,
@@ -189,10 +244,27 @@ export class RegistrarGateway {
   async transferSync(domain: DomainRecord): Promise<TransferSyncView> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'transferSync')) {
-      return { completed: true, failed: false, reason: undefined, expiryDate: domain.expiryDate ?? undefined, fromPlatform: true };
+      return {
+        completed: true,
+        failed: false,
+        reason: undefined,
+        expiryDate: domain.expiryDate ?? undefined,
+        fromPlatform: true,
+      };
     }
-    const answer = this.unwrap(plugin, await this.call(plugin, 'transferSync.sync', TransferSync, (ctx) => plugin.transferSync.sync({ domain: domain.name }, ctx)));
-    return { completed: answer.completed, failed: answer.failed, reason: answer.reason, expiryDate: answer.expiryDate, fromPlatform: false };
+    const answer = this.unwrap(
+      plugin,
+      await this.call(plugin, 'transferSync.sync', TransferSync, (ctx) =>
+        plugin.transferSync.sync({ domain: domain.name }, ctx),
+      ),
+    );
+    return {
+      completed: answer.completed,
+      failed: answer.failed,
+      reason: answer.reason,
+      expiryDate: answer.expiryDate,
+      fromPlatform: false,
+    };
   }
 
   // ---- capabilities without a fallback: a missing one is a 400 naming it ----
@@ -200,77 +272,112 @@ export class RegistrarGateway {
   async nameservers(domain: DomainRecord): Promise<readonly string[]> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'nameservers')) throw this.missing(plugin, 'nameservers', domain.unicodeName, 'nameservers');
-    const answer = await this.call(plugin, 'nameservers.get', Nameservers, (ctx) => plugin.nameservers.get({ domain: domain.name }, ctx));
+    const answer = await this.call(plugin, 'nameservers.get', Nameservers, (ctx) =>
+      plugin.nameservers.get({ domain: domain.name }, ctx),
+    );
     return this.unwrap(plugin, answer).nameservers;
   }
 
   async saveNameservers(domain: DomainRecord, nameservers: readonly string[]): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'nameservers')) throw this.missing(plugin, 'nameservers', domain.unicodeName, 'nameservers');
-    return this.write(plugin, 'nameservers.save', (ctx) => plugin.nameservers.save({ domain: domain.name, nameservers }, ctx));
+    return this.write(plugin, 'nameservers.save', (ctx) =>
+      plugin.nameservers.save({ domain: domain.name, nameservers }, ctx),
+    );
   }
 
   async registerChildHost(domain: DomainRecord, host: string, ipAddress: string): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'childHosts')) throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
-    return this.write(plugin, 'childHosts.register', (ctx) => plugin.childHosts.register({ domain: domain.name, host, ipAddress }, ctx));
+    if (!supports(plugin, 'childHosts'))
+      throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
+    return this.write(plugin, 'childHosts.register', (ctx) =>
+      plugin.childHosts.register({ domain: domain.name, host, ipAddress }, ctx),
+    );
   }
 
-  async modifyChildHost(domain: DomainRecord, host: string, currentIpAddress: string, newIpAddress: string): Promise<Accepted> {
+  async modifyChildHost(
+    domain: DomainRecord,
+    host: string,
+    currentIpAddress: string,
+    newIpAddress: string,
+  ): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'childHosts')) throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
-    return this.write(plugin, 'childHosts.modify', (ctx) => plugin.childHosts.modify({ domain: domain.name, host, currentIpAddress, newIpAddress }, ctx));
+    if (!supports(plugin, 'childHosts'))
+      throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
+    return this.write(plugin, 'childHosts.modify', (ctx) =>
+      plugin.childHosts.modify({ domain: domain.name, host, currentIpAddress, newIpAddress }, ctx),
+    );
   }
 
   async deleteChildHost(domain: DomainRecord, host: string): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'childHosts')) throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
-    return this.write(plugin, 'childHosts.delete', (ctx) => plugin.childHosts.delete({ domain: domain.name, host }, ctx));
+    if (!supports(plugin, 'childHosts'))
+      throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
+    return this.write(plugin, 'childHosts.delete', (ctx) =>
+      plugin.childHosts.delete({ domain: domain.name, host }, ctx),
+    );
   }
 
   async dnsRecords(domain: DomainRecord): Promise<readonly DnsRecord[]> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'dnsRecords')) throw this.missing(plugin, 'dnsRecords', domain.unicodeName, 'DNS records');
-    const answer = await this.call(plugin, 'dnsRecords.get', DnsRecords, (ctx) => plugin.dnsRecords.get({ domain: domain.name }, ctx));
+    const answer = await this.call(plugin, 'dnsRecords.get', DnsRecords, (ctx) =>
+      plugin.dnsRecords.get({ domain: domain.name }, ctx),
+    );
     return this.unwrap(plugin, answer).records;
   }
 
   async saveDnsRecords(domain: DomainRecord, records: readonly DnsRecord[]): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'dnsRecords')) throw this.missing(plugin, 'dnsRecords', domain.unicodeName, 'DNS records');
-    return this.write(plugin, 'dnsRecords.save', (ctx) => plugin.dnsRecords.save({ domain: domain.name, records }, ctx));
+    return this.write(plugin, 'dnsRecords.save', (ctx) =>
+      plugin.dnsRecords.save({ domain: domain.name, records }, ctx),
+    );
   }
 
   async lock(domain: DomainRecord): Promise<boolean> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'registrarLock')) throw this.missing(plugin, 'registrarLock', domain.unicodeName, 'the registrar lock');
-    const answer = await this.call(plugin, 'registrarLock.get', Lock, (ctx) => plugin.registrarLock.get({ domain: domain.name }, ctx));
+    if (!supports(plugin, 'registrarLock'))
+      throw this.missing(plugin, 'registrarLock', domain.unicodeName, 'the registrar lock');
+    const answer = await this.call(plugin, 'registrarLock.get', Lock, (ctx) =>
+      plugin.registrarLock.get({ domain: domain.name }, ctx),
+    );
     return this.unwrap(plugin, answer).locked;
   }
 
   async saveLock(domain: DomainRecord, locked: boolean): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'registrarLock')) throw this.missing(plugin, 'registrarLock', domain.unicodeName, 'the registrar lock');
-    return this.write(plugin, 'registrarLock.save', (ctx) => plugin.registrarLock.save({ domain: domain.name, locked }, ctx));
+    if (!supports(plugin, 'registrarLock'))
+      throw this.missing(plugin, 'registrarLock', domain.unicodeName, 'the registrar lock');
+    return this.write(plugin, 'registrarLock.save', (ctx) =>
+      plugin.registrarLock.save({ domain: domain.name, locked }, ctx),
+    );
   }
 
   async saveIdProtection(domain: DomainRecord, enabled: boolean): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'idProtection')) throw this.missing(plugin, 'idProtection', domain.unicodeName, 'ID protection');
-    return this.write(plugin, 'idProtection.save', (ctx) => plugin.idProtection.save({ domain: domain.name, enabled }, ctx));
+    if (!supports(plugin, 'idProtection'))
+      throw this.missing(plugin, 'idProtection', domain.unicodeName, 'ID protection');
+    return this.write(plugin, 'idProtection.save', (ctx) =>
+      plugin.idProtection.save({ domain: domain.name, enabled }, ctx),
+    );
   }
 
   async eppCode(domain: DomainRecord): Promise<string> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'eppCode')) throw this.missing(plugin, 'eppCode', domain.unicodeName, 'EPP codes');
-    const answer = await this.call(plugin, 'eppCode.get', EppCode, (ctx) => plugin.eppCode.get({ domain: domain.name }, ctx));
+    const answer = await this.call(plugin, 'eppCode.get', EppCode, (ctx) =>
+      plugin.eppCode.get({ domain: domain.name }, ctx),
+    );
     return this.unwrap(plugin, answer).eppCode;
   }
 
   async contacts(domain: DomainRecord): Promise<Contacts> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'contacts')) throw this.missing(plugin, 'contacts', domain.unicodeName, 'contact details');
-    const answer = await this.call(plugin, 'contacts.get', ContactsAnswer, (ctx) => plugin.contacts.get({ domain: domain.name }, ctx));
+    const answer = await this.call(plugin, 'contacts.get', ContactsAnswer, (ctx) =>
+      plugin.contacts.get({ domain: domain.name }, ctx),
+    );
     return this.unwrap(plugin, answer).contacts;
   }
 
@@ -282,15 +389,21 @@ export class RegistrarGateway {
 
   async emailForwards(domain: DomainRecord): Promise<readonly EmailForward[]> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'emailForwarding')) throw this.missing(plugin, 'emailForwarding', domain.unicodeName, 'email forwarding');
-    const answer = await this.call(plugin, 'emailForwarding.get', EmailForwards, (ctx) => plugin.emailForwarding.get({ domain: domain.name }, ctx));
+    if (!supports(plugin, 'emailForwarding'))
+      throw this.missing(plugin, 'emailForwarding', domain.unicodeName, 'email forwarding');
+    const answer = await this.call(plugin, 'emailForwarding.get', EmailForwards, (ctx) =>
+      plugin.emailForwarding.get({ domain: domain.name }, ctx),
+    );
     return this.unwrap(plugin, answer).forwards;
   }
 
   async saveEmailForwards(domain: DomainRecord, forwards: readonly EmailForward[]): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'emailForwarding')) throw this.missing(plugin, 'emailForwarding', domain.unicodeName, 'email forwarding');
-    return this.write(plugin, 'emailForwarding.save', (ctx) => plugin.emailForwarding.save({ domain: domain.name, forwards }, ctx));
+    if (!supports(plugin, 'emailForwarding'))
+      throw this.missing(plugin, 'emailForwarding', domain.unicodeName, 'email forwarding');
+    return this.write(plugin, 'emailForwarding.save', (ctx) =>
+      plugin.emailForwarding.save({ domain: domain.name, forwards }, ctx),
+    );
   }
 
   async delete(domain: DomainRecord): Promise<Accepted> {
@@ -302,13 +415,18 @@ export class RegistrarGateway {
   async release(domain: DomainRecord, transferTag: string): Promise<Accepted> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'release')) throw this.missing(plugin, 'release', domain.unicodeName, 'release');
-    return this.write(plugin, 'release.release', (ctx) => plugin.release.release({ domain: domain.name, transferTag }, ctx));
+    return this.write(plugin, 'release.release', (ctx) =>
+      plugin.release.release({ domain: domain.name, transferTag }, ctx),
+    );
   }
 
   // ---- registrar-wide capabilities: without them, callers use the platform's own data ----
 
   /** Undefined when the registrar lacks `suggestions` (the caller uses its own generator). */
-  async suggestions(registrarId: string, input: { term: string; tlds: readonly string[]; limit: number }): Promise<Suggestion[] | undefined> {
+  async suggestions(
+    registrarId: string,
+    input: { term: string; tlds: readonly string[]; limit: number },
+  ): Promise<Suggestion[] | undefined> {
     const plugin = this.plugin(registrarId);
     if (!supports(plugin, 'suggestions')) return undefined;
     return this.call(plugin, 'suggestions.suggest', SuggestionList, (ctx) => plugin.suggestions.suggest(input, ctx));
@@ -325,7 +443,10 @@ export class RegistrarGateway {
 
   private plugin(registrarId: string): RegistrarPlugin {
     if (!this.registrars.has(registrarId)) {
-      throw new DomainError('registrar_failed', `Registrar ${registrarId} is not installed on this platform; the operator must install it or change the TLD's registrar`);
+      throw new DomainError(
+        'registrar_failed',
+        `Registrar ${registrarId} is not installed on this platform; the operator must install it or change the TLD's registrar`,
+      );
     }
     return this.registrars.get(registrarId);
   }
@@ -351,22 +472,40 @@ export class RegistrarGateway {
     return this.call(plugin, operation, schema, (ctx) => call(plugin, ctx), transactionId);
   }
 
-  private async call<S extends z.ZodType>(plugin: RegistrarPlugin, operation: string, schema: S, invoke: (ctx: CallContext) => Promise<unknown>, transactionId?: string): Promise<z.infer<S>> {
+  private async call<S extends z.ZodType>(
+    plugin: RegistrarPlugin,
+    operation: string,
+    schema: S,
+    invoke: (ctx: CallContext) => Promise<unknown>,
+    transactionId?: string,
+  ): Promise<z.infer<S>> {
     let answer: unknown;
     try {
       answer = await withDeadline(plugin.id, this.options.timeoutMs, invoke, transactionId);
     } catch (error) {
       if (isDomainError(error) && error.code === 'registrar_timeout') {
-        this.logger.warn({ registrar: plugin.id, operation, timeoutMs: this.options.timeoutMs }, 'registrar call cut off at the deadline');
+        this.logger.warn(
+          { registrar: plugin.id, operation, timeoutMs: this.options.timeoutMs },
+          'registrar call cut off at the deadline',
+        );
         throw error;
       }
       this.logger.warn({ registrar: plugin.id, operation, err: error }, 'registrar call failed');
-      throw new DomainError('registrar_failed', `Registrar ${plugin.id} failed: ${cleanMessage(error instanceof Error ? error.message : error)}`);
+      throw new DomainError(
+        'registrar_failed',
+        `Registrar ${plugin.id} failed: ${cleanMessage(error instanceof Error ? error.message : error)}`,
+      );
     }
     const parsed = schema.safeParse(answer);
     if (!parsed.success) {
-      this.logger.warn({ registrar: plugin.id, operation, issues: parsed.error.issues.slice(0, 5) }, 'registrar answer rejected');
-      throw new DomainError('registrar_failed', `Registrar ${plugin.id} gave an answer to ${operation} that cannot be used`);
+      this.logger.warn(
+        { registrar: plugin.id, operation, issues: parsed.error.issues.slice(0, 5) },
+        'registrar answer rejected',
+      );
+      throw new DomainError(
+        'registrar_failed',
+        `Registrar ${plugin.id} gave an answer to ${operation} that cannot be used`,
+      );
     }
     return parsed.data;
   }
@@ -377,7 +516,11 @@ export class RegistrarGateway {
   }
 
   /** A write the registrar reports `pending` was accepted and completes later. */
-  private async write(plugin: RegistrarPlugin, operation: string, invoke: (ctx: CallContext) => Promise<unknown>): Promise<Accepted> {
+  private async write(
+    plugin: RegistrarPlugin,
+    operation: string,
+    invoke: (ctx: CallContext) => Promise<unknown>,
+  ): Promise<Accepted> {
     const answer = await this.call(plugin, operation, Done, invoke);
     if (answer.ok) return { pending: false };
     if (answer.reason === 'pending') return { pending: true };
@@ -388,10 +531,15 @@ export class RegistrarGateway {
   private async lockIfKnown(plugin: RegistrarPlugin, domain: DomainRecord): Promise<boolean | undefined> {
     if (!supports(plugin, 'registrarLock')) return undefined;
     try {
-      const answer = await this.call(plugin, 'registrarLock.get', Lock, (ctx) => plugin.registrarLock.get({ domain: domain.name }, ctx));
+      const answer = await this.call(plugin, 'registrarLock.get', Lock, (ctx) =>
+        plugin.registrarLock.get({ domain: domain.name }, ctx),
+      );
       return answer.ok ? answer.locked : undefined;
     } catch (error) {
-      this.logger.info({ registrar: plugin.id, domain: domain.name, err: error }, 'lock status unknown; information built without it');
+      this.logger.info(
+        { registrar: plugin.id, domain: domain.name, err: error },
+        'lock status unknown; information built without it',
+      );
       return undefined;
     }
   }
@@ -409,7 +557,9 @@ export class RegistrarGateway {
   }
 
   private missing(plugin: RegistrarPlugin, capability: CapabilityName, domain: string, what: string): DomainError {
-    return new DomainError('capability_missing', `The registrar of ${domain} (${plugin.id}) does not offer ${what} (capability ${capability})`);
+    return new DomainError(
+      'capability_missing',
+      `The registrar of ${domain} (${plugin.id}) does not offer ${what} (capability ${capability})`,
+    );
   }
-
 }

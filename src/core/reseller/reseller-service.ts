@@ -61,12 +61,21 @@ export class ResellerService {
     const reseller = await this.uow.run(async ({ resellers, groups, ledger }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
-      if (await resellers.findByEmail(email)) throw new DomainError('conflict', `a reseller with email ${email} already exists`);
+      if (await resellers.findByEmail(email))
+        throw new DomainError('conflict', `a reseller with email ${email} already exists`);
       const created = { id: ulid(), email, groupId: group.id, status: 'active' as const, createdAt: now };
       await resellers.insert({ ...created, sealedApiKey: this.secrets.seal(apiKey), allowedNetworks: [] });
       await ledger.openAccount(created.id);
       if (openingCredit > 0) {
-        opening = { id: ulid(), resellerId: created.id, amount: openingCredit, kind: 'top_up', orderId: null, note: 'opening credit', createdAt: now };
+        opening = {
+          id: ulid(),
+          resellerId: created.id,
+          amount: openingCredit,
+          kind: 'top_up',
+          orderId: null,
+          note: 'opening credit',
+          createdAt: now,
+        };
         await ledger.post(opening);
       }
       return created;
@@ -101,20 +110,34 @@ export class ResellerService {
   }
 
   /** Adds a range to the reseller's IP allow-list (a bare address is a /32 or /128); answers the list. */
-  async allowNetwork(email: string, cidr: string): Promise<{ email: string; added: string; allowedNetworks: string[] }> {
+  async allowNetwork(
+    email: string,
+    cidr: string,
+  ): Promise<{ email: string; added: string; allowedNetworks: string[] }> {
     const reseller = await this.byEmail(email);
     const network = parseIpNetwork(cidr);
     await this.uow.run(({ resellers }) => resellers.addAllowedNetwork(reseller.id, network.cidr));
-    return { email: reseller.email, added: network.cidr, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
+    return {
+      email: reseller.email,
+      added: network.cidr,
+      allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id),
+    };
   }
 
   /** Removes a range; with the last one gone, every address is allowed again. */
-  async disallowNetwork(email: string, cidr: string): Promise<{ email: string; removed: string; allowedNetworks: string[] }> {
+  async disallowNetwork(
+    email: string,
+    cidr: string,
+  ): Promise<{ email: string; removed: string; allowedNetworks: string[] }> {
     const reseller = await this.byEmail(email);
     const network = parseIpNetwork(cidr);
     const removed = await this.uow.run(({ resellers }) => resellers.removeAllowedNetwork(reseller.id, network.cidr));
     if (!removed) throw new DomainError('not_found', `${network.cidr} is not on the allow-list of ${reseller.email}`);
-    return { email: reseller.email, removed: network.cidr, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
+    return {
+      email: reseller.email,
+      removed: network.cidr,
+      allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id),
+    };
   }
 
   async allowedNetworks(email: string): Promise<{ email: string; allowedNetworks: string[] }> {

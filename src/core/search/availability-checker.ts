@@ -78,7 +78,10 @@ export class AvailabilityChecker {
     try {
       plugin = this.registrars.get(id);
     } catch (error) {
-      this.logger.warn({ registrar: id, err: messageOf(error) }, 'search: the registrar serving these TLDs is not installed');
+      this.logger.warn(
+        { registrar: id, err: messageOf(error) },
+        'search: the registrar serving these TLDs is not installed',
+      );
       for (const name of names) into.set(name, unknown('not_installed'));
       return;
     }
@@ -89,7 +92,12 @@ export class AvailabilityChecker {
       const cached = this.cache.get(key);
       const pending = cached ? undefined : this.inFlight.get(key);
       if (cached) into.set(name, cached);
-      else if (pending) waiting.push(pending.then((answer) => { into.set(name, answer); }));
+      else if (pending)
+        waiting.push(
+          pending.then((answer) => {
+            into.set(name, answer);
+          }),
+        );
       else fresh.push(name);
     }
     for (let i = 0; i < fresh.length; i += this.batchSize) {
@@ -99,10 +107,12 @@ export class AvailabilityChecker {
         const key = cacheKey(id, name);
         const answer = call.then((all) => all.get(name) ?? unknown('no_answer'));
         this.inFlight.set(key, answer);
-        waiting.push(answer.then((a) => {
-          into.set(name, a);
-          if (this.inFlight.get(key) === answer) this.inFlight.delete(key);
-        }));
+        waiting.push(
+          answer.then((a) => {
+            into.set(name, a);
+            if (this.inFlight.get(key) === answer) this.inFlight.delete(key);
+          }),
+        );
       }
     }
     await Promise.all(waiting);
@@ -119,12 +129,20 @@ export class AvailabilityChecker {
         if (asked.has(name) && !answers.has(name)) answers.set(name, sanitise(result));
       }
       const missing = batch.filter((name) => !answers.has(name));
-      if (missing.length > 0) this.logger.warn({ registrar: id, missing: missing.length }, 'search: the registrar left names out of its answer');
+      if (missing.length > 0)
+        this.logger.warn(
+          { registrar: id, missing: missing.length },
+          'search: the registrar left names out of its answer',
+        );
       for (const name of missing) answers.set(name, unknown('no_answer'));
       for (const [name, answer] of answers) if (answer.status !== 'unknown') this.cache.set(cacheKey(id, name), answer);
     } catch (error) {
-      const failure: AvailabilityFailure = isDomainError(error) && error.code === 'registrar_timeout' ? 'timeout' : 'error';
-      this.logger.warn({ registrar: id, names: batch.length, failure, err: messageOf(error) }, 'search: availability check failed; names reported unknown');
+      const failure: AvailabilityFailure =
+        isDomainError(error) && error.code === 'registrar_timeout' ? 'timeout' : 'error';
+      this.logger.warn(
+        { registrar: id, names: batch.length, failure, err: messageOf(error) },
+        'search: availability check failed; names reported unknown',
+      );
       for (const name of batch) answers.set(name, unknown(failure));
     }
     return answers;
@@ -132,9 +150,14 @@ export class AvailabilityChecker {
 }
 
 const cacheKey = (registrar: string, name: string) => `${registrar}\u0000${name}`;
-const unknown = (failure: AvailabilityFailure): AvailabilityAnswer => ({ status: 'unknown', isPremium: false, failure });
+const unknown = (failure: AvailabilityFailure): AvailabilityAnswer => ({
+  status: 'unknown',
+  isPremium: false,
+  failure,
+});
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const isMinor = (value: unknown): value is Minor => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+const isMinor = (value: unknown): value is Minor =>
+  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 
 /** A plugin's answer, with anything malformed dropped rather than trusted. */
 function sanitise(result: AvailabilityResult): AvailabilityAnswer {

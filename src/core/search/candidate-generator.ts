@@ -61,17 +61,22 @@ export function generateLabels(term: SearchTerm): GeneratedLabel[] {
     const last = words[words.length - 1];
     if (!(PREFIXES as readonly string[]).includes(first)) {
       PREFIXES.forEach((prefix, i) => {
-        if (!text.startsWith(prefix) && !has(prefix)) add(`${prefix}${joiner}${text}`, 'prefix', GENERATOR_BASE.prefix[i]);
+        if (!text.startsWith(prefix) && !has(prefix))
+          add(`${prefix}${joiner}${text}`, 'prefix', GENERATOR_BASE.prefix[i]);
       });
     }
     if (!(SUFFIXES as readonly string[]).includes(last)) {
       SUFFIXES.forEach((suffix, i) => {
-        if (!text.endsWith(suffix) && !has(suffix)) add(`${text}${joiner}${suffix}`, 'suffix', GENERATOR_BASE.suffix[i]);
+        if (!text.endsWith(suffix) && !has(suffix))
+          add(`${text}${joiner}${suffix}`, 'suffix', GENERATOR_BASE.suffix[i]);
       });
     }
   }
 
-  return [...out.values()].sort((a, b) => b.base - a.base || a.label.unicode.length - b.label.unicode.length || a.label.ascii.localeCompare(b.label.ascii));
+  return [...out.values()].sort(
+    (a, b) =>
+      b.base - a.base || a.label.unicode.length - b.label.unicode.length || a.label.ascii.localeCompare(b.label.ascii),
+  );
 }
 
 /** The words typed (`my shop`), else the known words a run-together ASCII label splits into. */

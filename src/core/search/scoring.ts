@@ -46,6 +46,7 @@ export function suggestionScore({ base, tldRank, extraLength }: ScoreInput): num
 
 /** A registrar's own score (0-100, or none) as a base: scaled to 0-95, so it never reaches the exact names. */
 export function registrarBase(score: number | undefined): number {
-  const given = typeof score === 'number' && Number.isFinite(score) ? Math.min(100, Math.max(0, score)) : DEFAULT_REGISTRAR_SCORE;
+  const given =
+    typeof score === 'number' && Number.isFinite(score) ? Math.min(100, Math.max(0, score)) : DEFAULT_REGISTRAR_SCORE;
   return Math.round(given * 0.95);
 }

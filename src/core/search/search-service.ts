@@ -90,13 +90,15 @@ export class SearchService {
     const premiumEnabled = query.premiumEnabled === true;
 
     const exact = plan.map((tld) => ({ tld, domain: join(term.label, tld.forms) }));
-    const exactRequests: AvailabilityRequest[] = exact
-      .flatMap(({ tld, domain }) => (isOffered(tld) && lengthProblem(term.label, tld.offered.tld) === undefined
+    const exactRequests: AvailabilityRequest[] = exact.flatMap(({ tld, domain }) =>
+      isOffered(tld) && lengthProblem(term.label, tld.offered.tld) === undefined
         ? [{ registrar: tld.offered.tld.registrar, domain: domain.ascii }]
-        : []));
+        : [],
+    );
 
     let generated: Candidate[] = [];
-    let fromRegistrars: Promise<{ candidates: Candidate[]; answers: Map<string, AvailabilityAnswer> }> = Promise.resolve({ candidates: [], answers: new Map() });
+    let fromRegistrars: Promise<{ candidates: Candidate[]; answers: Map<string, AvailabilityAnswer> }> =
+      Promise.resolve({ candidates: [], answers: new Map() });
     if (mode === 'suggestions') {
       const budget = Math.min(maxResults * 3, 150);
       const { suggesting, others } = this.splitBySuggestionsCapability(plan);
@@ -110,7 +112,9 @@ export class SearchService {
     ]);
     for (const [name, answer] of suggested.answers) answers.set(name, answer);
 
-    const exactResults = exact.map(({ tld, domain }) => this.exactResult(term.label, tld, domain, answers.get(domain.ascii), premiumEnabled));
+    const exactResults = exact.map(({ tld, domain }) =>
+      this.exactResult(term.label, tld, domain, answers.get(domain.ascii), premiumEnabled),
+    );
     if (mode === 'lookup') return exactResults;
 
     const seen = new Set(exact.map(({ domain }) => domain.ascii));
@@ -127,7 +131,10 @@ export class SearchService {
 
   /** The group's offered TLDs (at least one register price) with their prices; two reads, no per-TLD queries. */
   private async offeredTlds(groupId: string): Promise<Map<string, OfferedTld>> {
-    const [tlds, prices] = await Promise.all([this.uow.read.catalogue.listTlds(), this.uow.read.catalogue.prices(groupId)]);
+    const [tlds, prices] = await Promise.all([
+      this.uow.read.catalogue.listTlds(),
+      this.uow.read.catalogue.prices(groupId),
+    ]);
     const byTld = new Map<string, TldPrice[]>();
     for (const price of prices) byTld.set(price.tld, [...(byTld.get(price.tld) ?? []), price]);
     const offered = new Map<string, OfferedTld>();
@@ -139,7 +146,10 @@ export class SearchService {
   }
 
   /** TLDs whose registrar suggests names itself, per registrar; the rest get the platform's generator. */
-  private splitBySuggestionsCapability(plan: readonly PlannedTld[]): { suggesting: Map<RegistrarPlugin, OfferedPlan[]>; others: OfferedPlan[] } {
+  private splitBySuggestionsCapability(plan: readonly PlannedTld[]): {
+    suggesting: Map<RegistrarPlugin, OfferedPlan[]>;
+    others: OfferedPlan[];
+  } {
     const suggesting = new Map<RegistrarPlugin, OfferedPlan[]>();
     const others: OfferedPlan[] = [];
     for (const tld of plan) {
@@ -163,37 +173,70 @@ export class SearchService {
    * Each suggesting registrar is asked for names on its own TLDs, all at once, each under its
    * deadline; its names are then checked. A registrar that fails adds no suggestions.
    */
-  private async registrarSuggestions(term: SearchTerm, suggesting: Map<RegistrarPlugin, OfferedPlan[]>, budget: number) {
-    const perRegistrar = await Promise.all([...suggesting].map(async ([plugin, tlds]) => {
-      const own = new Map(tlds.map((t) => [t.forms.ascii, t]));
-      let suggestions: Suggestion[];
-      try {
-        suggestions = await withDeadline(plugin.id, this.options.registrarTimeoutMs, (ctx) =>
-          plugin.suggestions!.suggest({ term: term.label.ascii, tlds: [...own.keys()], limit: budget }, ctx));
-      } catch (error) {
-        this.logger.warn({ registrar: plugin.id, err: error instanceof Error ? error.message : String(error) }, 'search: registrar suggestions failed; none from it');
-        return [];
-      }
-      return registrarCandidates(term, suggestions, own, budget);
-    }));
+  private async registrarSuggestions(
+    term: SearchTerm,
+    suggesting: Map<RegistrarPlugin, OfferedPlan[]>,
+    budget: number,
+  ) {
+    const perRegistrar = await Promise.all(
+      [...suggesting].map(async ([plugin, tlds]) => {
+        const own = new Map(tlds.map((t) => [t.forms.ascii, t]));
+        let suggestions: Suggestion[];
+        try {
+          suggestions = await withDeadline(plugin.id, this.options.registrarTimeoutMs, (ctx) =>
+            plugin.suggestions!.suggest({ term: term.label.ascii, tlds: [...own.keys()], limit: budget }, ctx),
+          );
+        } catch (error) {
+          this.logger.warn(
+            { registrar: plugin.id, err: error instanceof Error ? error.message : String(error) },
+            'search: registrar suggestions failed; none from it',
+          );
+          return [];
+        }
+        return registrarCandidates(term, suggestions, own, budget);
+      }),
+    );
     const candidates = best(perRegistrar.flat(), budget);
-    const answers = candidates.length > 0 ? await this.availability.check(candidates.map(toRequest)) : new Map<string, AvailabilityAnswer>();
+    const answers =
+      candidates.length > 0
+        ? await this.availability.check(candidates.map(toRequest))
+        : new Map<string, AvailabilityAnswer>();
     return { candidates, answers };
   }
 
-  private exactResult(label: NameForms, tld: PlannedTld, domain: NameForms, answer: AvailabilityAnswer | undefined, premiumEnabled: boolean): SearchResult {
+  private exactResult(
+    label: NameForms,
+    tld: PlannedTld,
+    domain: NameForms,
+    answer: AvailabilityAnswer | undefined,
+    premiumEnabled: boolean,
+  ): SearchResult {
     if (!isOffered(tld)) {
       return {
-        domain, sld: label, tld: tld.forms, status: 'tld_not_supported', isExactMatch: true, score: EXACT_MATCH_SCORE,
-        isValidDomain: true, errorMessage: `${tld.forms.unicode} is not offered to your account`, prices: [],
-        minLength: DNS_MIN_LENGTH, maxLength: DNS_MAX_LENGTH, isPremium: false,
+        domain,
+        sld: label,
+        tld: tld.forms,
+        status: 'tld_not_supported',
+        isExactMatch: true,
+        score: EXACT_MATCH_SCORE,
+        isValidDomain: true,
+        errorMessage: `${tld.forms.unicode} is not offered to your account`,
+        prices: [],
+        minLength: DNS_MIN_LENGTH,
+        maxLength: DNS_MAX_LENGTH,
+        isPremium: false,
       };
     }
     const candidate: Candidate = { sld: label, tld, domain, score: EXACT_MATCH_SCORE };
     return this.toResult(candidate, answer, premiumEnabled, true);
   }
 
-  private toResult(c: Candidate, answer: AvailabilityAnswer | undefined, premiumEnabled: boolean, isExactMatch: boolean): SearchResult {
+  private toResult(
+    c: Candidate,
+    answer: AvailabilityAnswer | undefined,
+    premiumEnabled: boolean,
+    isExactMatch: boolean,
+  ): SearchResult {
     const { tld, prices } = c.tld.offered;
     const problem = lengthProblem(c.sld, tld);
     const given: AvailabilityAnswer = answer ?? { status: 'unknown', isPremium: false, failure: 'no_answer' };
@@ -213,26 +256,41 @@ export class SearchService {
       }
     }
     const result: SearchResult = {
-      domain: c.domain, sld: c.sld, tld: c.tld.forms, status, isExactMatch, score: c.score,
-      isValidDomain: problem === undefined, errorMessage, prices, minLength: tld.minLength, maxLength: tld.maxLength,
+      domain: c.domain,
+      sld: c.sld,
+      tld: c.tld.forms,
+      status,
+      isExactMatch,
+      score: c.score,
+      isValidDomain: problem === undefined,
+      errorMessage,
+      prices,
+      minLength: tld.minLength,
+      maxLength: tld.maxLength,
       isPremium: !problem && premiumEnabled && given.isPremium,
     };
     return premiumPrice ? { ...result, premiumPrice } : result;
   }
-
 }
 
 function checkMaxResults(value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_RESULTS;
   if (!Number.isInteger(value) || value < 1 || value > MAX_RESULTS) {
-    throw new DomainError('validation_failed', `suggestionSettings maxResults must be a whole number from 1 to ${MAX_RESULTS}`);
+    throw new DomainError(
+      'validation_failed',
+      `suggestionSettings maxResults must be a whole number from 1 to ${MAX_RESULTS}`,
+    );
   }
   return value;
 }
 
 function parseRequestedTlds(input: readonly string[] | undefined): NameForms[] {
   const given = (input ?? []).map((t) => t.trim()).filter((t) => t !== '');
-  if (given.length > MAX_TLDS) throw new DomainError('validation_failed', `tldsToInclude lists ${given.length} TLDs; at most ${MAX_TLDS} are allowed`);
+  if (given.length > MAX_TLDS)
+    throw new DomainError(
+      'validation_failed',
+      `tldsToInclude lists ${given.length} TLDs; at most ${MAX_TLDS} are allowed`,
+    );
   const seen = new Set<string>();
   const tlds: NameForms[] = [];
   for (const text of given) {
@@ -248,7 +306,12 @@ function parseRequestedTlds(input: readonly string[] | undefined): NameForms[] {
  * it, every offered TLD (.com, .net, .org first). A lookup of a full name without `tldsToInclude`
  * is that one name.
  */
-function planTlds(term: SearchTerm, requested: readonly NameForms[], offered: ReadonlyMap<string, OfferedTld>, mode: Mode): PlannedTld[] {
+function planTlds(
+  term: SearchTerm,
+  requested: readonly NameForms[],
+  offered: ReadonlyMap<string, OfferedTld>,
+  mode: Mode,
+): PlannedTld[] {
   const order: NameForms[] = term.tld ? [term.tld] : [];
   if (requested.length > 0) order.push(...requested);
   else if (!(mode === 'lookup' && term.tld)) {
@@ -274,7 +337,11 @@ function generatedCandidates(term: SearchTerm, tlds: readonly OfferedPlan[], bud
   for (const { label, base } of generateLabels(term)) {
     for (const tld of tlds) {
       if (lengthProblem(label, tld.offered.tld)) continue;
-      const score = suggestionScore({ base, tldRank: tld.rank, extraLength: label.unicode.length - term.label.unicode.length });
+      const score = suggestionScore({
+        base,
+        tldRank: tld.rank,
+        extraLength: label.unicode.length - term.label.unicode.length,
+      });
       candidates.push({ sld: label, tld, domain: join(label, tld.forms), score });
     }
   }
@@ -282,7 +349,12 @@ function generatedCandidates(term: SearchTerm, tlds: readonly OfferedPlan[], bud
 }
 
 /** A registrar's suggestions, kept only when they parse, sit on one of its searched TLDs and fit the TLD's rules. */
-function registrarCandidates(term: SearchTerm, suggestions: unknown, own: ReadonlyMap<string, OfferedPlan>, budget: number): Candidate[] {
+function registrarCandidates(
+  term: SearchTerm,
+  suggestions: unknown,
+  own: ReadonlyMap<string, OfferedPlan>,
+  budget: number,
+): Candidate[] {
   const candidates: Candidate[] = [];
   for (const s of Array.isArray(suggestions) ? suggestions.slice(0, budget * 2) : []) {
     const text = (s as Suggestion | undefined)?.domain;
@@ -299,7 +371,11 @@ function registrarCandidates(term: SearchTerm, suggestions: unknown, own: Readon
     if (!split || !tld) continue;
     const sld = { ascii: split.sld, unicode: name.unicode.split('.')[0] };
     if (sld.ascii === term.label.ascii || lengthProblem(sld, tld.offered.tld)) continue;
-    const score = suggestionScore({ base: registrarBase((s as Suggestion).score), tldRank: tld.rank, extraLength: sld.unicode.length - term.label.unicode.length });
+    const score = suggestionScore({
+      base: registrarBase((s as Suggestion).score),
+      tldRank: tld.rank,
+      extraLength: sld.unicode.length - term.label.unicode.length,
+    });
     candidates.push({ sld, tld, domain: join(sld, tld.forms), score });
   }
   return best(candidates, budget);
@@ -317,7 +393,9 @@ function mergeCandidates(candidates: readonly Candidate[]): Candidate[] {
 
 /** Best first: score, then the TLD's place in the search, then the name. */
 function byRelevance(candidates: Candidate[]): Candidate[] {
-  return candidates.sort((a, b) => b.score - a.score || a.tld.rank - b.tld.rank || (a.domain.ascii < b.domain.ascii ? -1 : 1));
+  return candidates.sort(
+    (a, b) => b.score - a.score || a.tld.rank - b.tld.rank || (a.domain.ascii < b.domain.ascii ? -1 : 1),
+  );
 }
 
 function best(candidates: Candidate[], budget: number): Candidate[] {
@@ -339,8 +417,14 @@ function tldForms(text: string): NameForms {
   return forms;
 }
 
-const toRequest = (c: Candidate): AvailabilityRequest => ({ registrar: c.tld.offered.tld.registrar, domain: c.domain.ascii });
-const join = (sld: NameForms, tld: NameForms): NameForms => ({ ascii: `${sld.ascii}${tld.ascii}`, unicode: `${sld.unicode}${tld.unicode}` });
+const toRequest = (c: Candidate): AvailabilityRequest => ({
+  registrar: c.tld.offered.tld.registrar,
+  domain: c.domain.ascii,
+});
+const join = (sld: NameForms, tld: NameForms): NameForms => ({
+  ascii: `${sld.ascii}${tld.ascii}`,
+  unicode: `${sld.unicode}${tld.unicode}`,
+});
 
 /** The catalogue's label-length rule (ASCII length, as orders check it), or undefined when it holds. */
 function lengthProblem(sld: NameForms, tld: Tld): string | undefined {
@@ -366,9 +450,13 @@ function periodPrices(rows: readonly TldPrice[]): PeriodPrices[] {
 
 function unknownMessage(answer: AvailabilityAnswer, tld: string): string {
   switch (answer.failure) {
-    case 'timeout': return `The registrar for ${tld} did not answer in time; try again`;
-    case 'error': return `The registrar for ${tld} could not check this name; try again`;
-    case 'not_installed': return `The registrar for ${tld} is not available`;
-    default: return `The registrar for ${tld} could not tell whether this name is free`;
+    case 'timeout':
+      return `The registrar for ${tld} did not answer in time; try again`;
+    case 'error':
+      return `The registrar for ${tld} could not check this name; try again`;
+    case 'not_installed':
+      return `The registrar for ${tld} is not available`;
+    default:
+      return `The registrar for ${tld} could not tell whether this name is free`;
   }
 }

@@ -18,8 +18,21 @@ export const MAX_TERM_LENGTH = 253;
 const MAX_LABEL_LENGTH = 63;
 const LDH_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
-const LAX = { useSTD3ASCIIRules: false, checkHyphens: false, checkBidi: false, checkJoiners: false, transitionalProcessing: false } as const;
-const STRICT = { useSTD3ASCIIRules: true, checkHyphens: true, checkBidi: true, checkJoiners: true, verifyDNSLength: true, transitionalProcessing: false } as const;
+const LAX = {
+  useSTD3ASCIIRules: false,
+  checkHyphens: false,
+  checkBidi: false,
+  checkJoiners: false,
+  transitionalProcessing: false,
+} as const;
+const STRICT = {
+  useSTD3ASCIIRules: true,
+  checkHyphens: true,
+  checkBidi: true,
+  checkJoiners: true,
+  verifyDNSLength: true,
+  transitionalProcessing: false,
+} as const;
 
 const bad = (message: string) => new DomainError('validation_failed', message);
 const quote = (text: string) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
@@ -32,7 +45,8 @@ export function toLabel(unicodeText: string): NameForms | null {
   if (unicodeText === '' || unicodeText.includes('.')) return null;
   // Plain LDH labels are their own ASCII and Unicode forms; UTS-46 processing is the costliest
   // step of a search, so it is kept for labels that need it (non-ASCII, xn--, hyphens at 3-4).
-  if (LDH_LABEL.test(unicodeText) && unicodeText.slice(2, 4) !== '--') return { ascii: unicodeText, unicode: unicodeText };
+  if (LDH_LABEL.test(unicodeText) && unicodeText.slice(2, 4) !== '--')
+    return { ascii: unicodeText, unicode: unicodeText };
   const ascii = toASCII(unicodeText, STRICT);
   if (ascii === null || !LDH_LABEL.test(ascii)) return null;
   const { domain: unicode, error } = toUnicode(ascii, STRICT);
@@ -55,7 +69,7 @@ export function parseSearchTerm(
   isKnownTld: (asciiTld: string) => boolean,
 ): SearchTerm {
   const puny = input.punyCodeSearchTerm?.trim() ?? '';
-  const raw = puny !== '' ? puny : input.searchTerm?.trim() ?? '';
+  const raw = puny !== '' ? puny : (input.searchTerm?.trim() ?? '');
   const field = puny !== '' ? 'punyCodeSearchTerm' : 'searchTerm';
   if (raw === '') throw bad('searchTerm is required');
   if (raw.length > MAX_TERM_LENGTH) throw bad(`${field} is too long: at most ${MAX_TERM_LENGTH} characters`);
@@ -64,7 +78,10 @@ export function parseSearchTerm(
   const mapped = toUnicode(withoutUrl, LAX);
   if (mapped.error) throw bad(`${field} ${quote(raw)} holds a label that is not valid punycode`);
 
-  let labels = mapped.domain.split('.').map((l) => l.trim()).filter((l) => l !== '');
+  let labels = mapped.domain
+    .split('.')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (labels.length > 2 && labels[0] === 'www') labels = labels.slice(1);
   let front = labels;
   let tld: NameForms | undefined;
@@ -79,10 +96,14 @@ export function parseSearchTerm(
 
   const text = front[0] ?? '';
   const words = text.split(/[^\p{L}\p{M}\p{N}]+/u).filter((w) => w !== '');
-  const joined = text.replace(/[^\p{L}\p{M}\p{N}-]+/gu, '').replace(/-{2,}/g, '-').replace(/^-+|-+$/g, '');
+  const joined = text
+    .replace(/[^\p{L}\p{M}\p{N}-]+/gu, '')
+    .replace(/-{2,}/g, '-')
+    .replace(/^-+|-+$/g, '');
   if (joined === '') throw bad(`${field} ${quote(raw)} has no letters or digits to search for`);
   const asciiLength = toASCII(joined, LAX)?.length ?? joined.length;
-  if (asciiLength > MAX_LABEL_LENGTH) throw bad(`${field} is too long: a name has at most ${MAX_LABEL_LENGTH} characters (in punycode)`);
+  if (asciiLength > MAX_LABEL_LENGTH)
+    throw bad(`${field} is too long: a name has at most ${MAX_LABEL_LENGTH} characters (in punycode)`);
   const label = toLabel(joined);
   if (!label) throw bad(`${field} ${quote(raw)} cannot be used in a domain name (IDNA rules)`);
   return { label, words, ...(tld && { tld }) };
@@ -93,7 +114,12 @@ export function parseSearchTerm(
  * before `.uk`). When none is known, everything after the first label is taken as the TLD, so
  * it can be reported `tld not supported` rather than refused.
  */
-function splitOffTld(labels: string[], isKnownTld: (tld: string) => boolean, field: string, raw: string): { front: string[]; tld: NameForms } {
+function splitOffTld(
+  labels: string[],
+  isKnownTld: (tld: string) => boolean,
+  field: string,
+  raw: string,
+): { front: string[]; tld: NameForms } {
   for (let i = 1; i < labels.length; i++) {
     const candidate = tryTld(labels.slice(i).join('.'));
     if (candidate && isKnownTld(candidate.ascii)) return { front: labels.slice(0, i), tld: candidate };

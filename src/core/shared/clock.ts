@@ -9,7 +9,11 @@ export function fixedClock(at: Date | string): Clock & { set(at: Date | string):
   let current = new Date(at);
   return {
     now: () => new Date(current),
-    set: (next) => { current = new Date(next); },
-    advance: (ms) => { current = new Date(current.getTime() + ms); },
+    set: (next) => {
+      current = new Date(next);
+    },
+    advance: (ms) => {
+      current = new Date(current.getTime() + ms);
+    },
   };
 }

@@ -106,7 +106,10 @@ export class InProcessEventBus implements EventBus {
     const list = [...(this.handlers.get(name) ?? []), handler as EventHandler<EventName>];
     this.handlers.set(name, list);
     return () => {
-      this.handlers.set(name, (this.handlers.get(name) ?? []).filter((h) => h !== handler));
+      this.handlers.set(
+        name,
+        (this.handlers.get(name) ?? []).filter((h) => h !== handler),
+      );
     };
   }
 

@@ -11,7 +11,11 @@ const DECIMAL = /^(-)?(\d{1,13})(?:\.(\d{1,2}))?$/;
 /** Parses "10", "10.5", "10.50" or "-3.25" into minor units without touching floating point. */
 export function parseAmount(text: string, field = 'amount'): Minor {
   const match = DECIMAL.exec(text.trim());
-  if (!match) throw new DomainError('validation_failed', `${field} must be a decimal number with at most 2 decimal places, like 10.00`);
+  if (!match)
+    throw new DomainError(
+      'validation_failed',
+      `${field} must be a decimal number with at most 2 decimal places, like 10.00`,
+    );
   const [, sign, whole, fraction = ''] = match;
   const minor = Number(whole) * 100 + Number(fraction.padEnd(2, '0'));
   return sign && minor !== 0 ? -minor : minor;

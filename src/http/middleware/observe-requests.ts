@@ -53,7 +53,12 @@ export function requestIdOf(ctx: Koa.Context | Koa.ParameterizedContext): string
  * Mounted in front of each route: gives the call its request id (the X-Request-Id header, every
  * log line inside it, the message of a 500), times it, and reports it once it is answered.
  */
-export function observeRoute(method: string, route: string, observation: RequestObservation, kind: { operational?: boolean; quiet?: boolean } = {}): Koa.Middleware {
+export function observeRoute(
+  method: string,
+  route: string,
+  observation: RequestObservation,
+  kind: { operational?: boolean; quiet?: boolean } = {},
+): Koa.Middleware {
   const upper = method.toUpperCase();
   const operational = kind.operational === true;
   const runInContext = kind.quiet ? undefined : observation.runInContext;
@@ -66,12 +71,31 @@ export function observeRoute(method: string, route: string, observation: Request
     try {
       await (runInContext ? runInContext(call.requestId, next as () => Promise<void>) : next());
     } finally {
-      observation.observe({ ...call, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: true, operational });
+      observation.observe({
+        ...call,
+        status: ctx.status,
+        durationMs: performance.now() - started,
+        clientIp: ctx.ip,
+        routed: true,
+        operational,
+      });
     }
   };
 }
 
 /** Reports a request under the API's prefix that no route matched (a 404 or 405). */
-export function observeUnmatched(ctx: Koa.Context | Koa.ParameterizedContext, started: number, observation: RequestObservation): void {
-  observation.observe({ requestId: '', method: ctx.method, route: null, status: ctx.status, durationMs: performance.now() - started, clientIp: ctx.ip, routed: false });
+export function observeUnmatched(
+  ctx: Koa.Context | Koa.ParameterizedContext,
+  started: number,
+  observation: RequestObservation,
+): void {
+  observation.observe({
+    requestId: '',
+    method: ctx.method,
+    route: null,
+    status: ctx.status,
+    durationMs: performance.now() - started,
+    clientIp: ctx.ip,
+    routed: false,
+  });
 }

@@ -13,7 +13,8 @@ const pricingRoute = (action: 'register' | 'renew' | 'transfer') =>
     summary: `${action} prices per period for one domain's TLD (spec 2.10)`,
     input: z.object({ domain: domainField }),
     output: PeriodPrices,
-    handler: ({ input, reseller, resolve }) => resolve(TOKENS.catalogueService).pricing(reseller.groupId, input.domain, action),
+    handler: ({ input, reseller, resolve }) =>
+      resolve(TOKENS.catalogueService).pricing(reseller.groupId, input.domain, action),
   });
 
 export const catalogueRoutes = [
@@ -22,7 +23,7 @@ export const catalogueRoutes = [
     path: '/tlds',
     quiet: true,
     access: 'reseller',
-    summary: "TLDs offered to the reseller's group, as [\".com\", …] (spec 4.16)",
+    summary: 'TLDs offered to the reseller\'s group, as [".com", …] (spec 4.16)',
     input: noInput,
     output: TldList,
     handler: ({ reseller, resolve }) => resolve(TOKENS.catalogueService).offeredTlds(reseller.groupId),

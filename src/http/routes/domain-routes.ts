@@ -4,41 +4,94 @@ import type { DomainManagementService } from '../../core/domain/domain-managemen
 import { TOKENS } from '../../core/tokens';
 import { route, type Route } from '../route-table';
 import {
-  ContactDetails, DnsRecords, EmailForwards, EppCode, Information, LockState, Nameservers, Success, SyncResult, TransferSyncResult, accepted,
+  ContactDetails,
+  DnsRecords,
+  EmailForwards,
+  EppCode,
+  Information,
+  LockState,
+  Nameservers,
+  Success,
+  SyncResult,
+  TransferSyncResult,
+  accepted,
 } from '../wire/reply-schemas';
 import {
-  contactsFromWire, contactsReply, dnsRecordsFromWire, dnsRecordsReply, emailForwardsReply, informationReply, mapInput, mapped,
-  nameserversFromWire, nameserversReply, successReply, syncReply, textList, transferSyncReply,
+  contactsFromWire,
+  contactsReply,
+  dnsRecordsFromWire,
+  dnsRecordsReply,
+  emailForwardsReply,
+  informationReply,
+  mapInput,
+  mapped,
+  nameserversFromWire,
+  nameserversReply,
+  successReply,
+  syncReply,
+  textList,
+  transferSyncReply,
 } from '../wire/domain-wire';
 import { domainField, text } from '../wire/schemas';
 
 /** Every route here carries `{domain}`; the service proves ownership before anything else (decisions.md: 409, no leak). */
-const onDomain = <Shape extends z.ZodRawShape = Record<never, never>>(shape?: Shape) => z.object({ domain: domainField, ...(shape as Shape) });
+const onDomain = <Shape extends z.ZodRawShape = Record<never, never>>(shape?: Shape) =>
+  z.object({ domain: domainField, ...(shape as Shape) });
 
 /** Spec 4.10: the value `locked` locks; any other value (or none) unlocks. */
-const lockStatus = z.unknown().optional().transform((v) => typeof v === 'string' && v.trim().toLowerCase() === 'locked')
-  .meta({ type: 'string', description: '"locked" locks the domain; any other value (or none) unlocks it', examples: ['locked'] });
+const lockStatus = z
+  .unknown()
+  .optional()
+  .transform((v) => typeof v === 'string' && v.trim().toLowerCase() === 'locked')
+  .meta({
+    type: 'string',
+    description: '"locked" locks the domain; any other value (or none) unlocks it',
+    examples: ['locked'],
+  });
 
 /** Spec 4.11: 1 enables, 0 disables, anything else is a 400. */
-const idProtectionStatus = z.unknown().refine((v) => v === '1' || v === '0', 'status must be 1 (enable ID protection) or 0 (disable it)').transform((v) => v === '1')
+const idProtectionStatus = z
+  .unknown()
+  .refine((v) => v === '1' || v === '0', 'status must be 1 (enable ID protection) or 0 (disable it)')
+  .transform((v) => v === '1')
   .meta({ type: 'string', enum: ['1', '0'], description: '1 enables ID protection, 0 disables it' });
 
 const optionalWire = z.unknown().optional();
-const nameserverWire = z.unknown().optional().meta({ type: 'string', description: 'A nameserver host name; ns1 and ns2 are required' });
+const nameserverWire = z
+  .unknown()
+  .optional()
+  .meta({ type: 'string', description: 'A nameserver host name; ns1 and ns2 are required' });
 
-const DnsRecordWire = { type: 'object', properties: { hostname: { type: 'string' }, type: { type: 'string' }, address: { type: 'string' }, priority: { type: 'string' }, recid: { type: 'string' } } };
+const DnsRecordWire = {
+  type: 'object',
+  properties: {
+    hostname: { type: 'string' },
+    type: { type: 'string' },
+    address: { type: 'string' },
+    priority: { type: 'string' },
+    recid: { type: 'string' },
+  },
+};
 const dnsRecordsWire = mapped(dnsRecordsFromWire).meta({
-  description: 'One record (dnsrecords[hostname]=…) or a list (dnsrecords[0][hostname]=…); priority may be N/A or empty; absent saves an empty zone',
-  anyOf: [DnsRecordWire, { type: 'array', items: DnsRecordWire }, { type: 'object', additionalProperties: DnsRecordWire }],
+  description:
+    'One record (dnsrecords[hostname]=…) or a list (dnsrecords[0][hostname]=…); priority may be N/A or empty; absent saves an empty zone',
+  anyOf: [
+    DnsRecordWire,
+    { type: 'array', items: DnsRecordWire },
+    { type: 'object', additionalProperties: DnsRecordWire },
+  ],
 });
 const contactDetailsWire = mapped(contactsFromWire).meta({
-  description: 'Contacts by role (Registrant, Admin, Tech or Technical, Billing), each with fields by the billing platform\'s names ("First Name", "Email Address", …) or lower-case ones (firstname, email, …): contactdetails[Registrant][First Name]=Ada',
-  type: 'object', additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
+  description:
+    'Contacts by role (Registrant, Admin, Tech or Technical, Billing), each with fields by the billing platform\'s names ("First Name", "Email Address", …) or lower-case ones (firstname, email, …): contactdetails[Registrant][First Name]=Ada',
+  type: 'object',
+  additionalProperties: { type: 'object', additionalProperties: { type: 'string' } },
 });
-const listWire = (field: string, what: string) => textList(field).meta({
-  description: `${what}: a list as prefix[]=…, prefix[0]=… or repeated names, in the same order as the other list`,
-  anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
-});
+const listWire = (field: string, what: string) =>
+  textList(field).meta({
+    description: `${what}: a list as prefix[]=…, prefix[0]=… or repeated names, in the same order as the other list`,
+    anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'string' }],
+  });
 
 type Domains = DomainManagementService;
 
@@ -53,31 +106,60 @@ interface DomainRoute<Schema extends z.ZodType<{ domain: string }>> {
 }
 
 /** A route here: reseller access, and the reply from the domain management service (which proves ownership first). */
-function domainRoute<Schema extends z.ZodType<{ domain: string }>>({ answer, ...definition }: DomainRoute<Schema>): Route<Schema> {
-  return route({ ...definition, access: 'reseller', handler: async ({ input, reseller, resolve }) => answer(resolve(TOKENS.domainManagementService), reseller.id, input) });
+function domainRoute<Schema extends z.ZodType<{ domain: string }>>({
+  answer,
+  ...definition
+}: DomainRoute<Schema>): Route<Schema> {
+  return route({
+    ...definition,
+    access: 'reseller',
+    handler: async ({ input, reseller, resolve }) =>
+      answer(resolve(TOKENS.domainManagementService), reseller.id, input),
+  });
 }
 
 /** Only the domain, as the path has it. */
 type DomainOnly = ReturnType<typeof onDomain>;
 
 /** A GET: only the domain in, the service's answer out in wire form. */
-function reads({ answer, ...definition }: Omit<DomainRoute<DomainOnly>, 'method' | 'input' | 'answer'> & {
+function reads({
+  answer,
+  ...definition
+}: Omit<DomainRoute<DomainOnly>, 'method' | 'input' | 'answer'> & {
   readonly answer: (domains: Domains, resellerId: string, domain: string) => Promise<unknown>;
 }): Route<DomainOnly> {
-  return domainRoute({ ...definition, method: 'get', input: onDomain(), answer: (domains, resellerId, input) => answer(domains, resellerId, input.domain) });
+  return domainRoute({
+    ...definition,
+    method: 'get',
+    input: onDomain(),
+    answer: (domains, resellerId, input) => answer(domains, resellerId, input.domain),
+  });
 }
 
 /** A POST that changes the domain and replies "success" once the service has taken the change (done or pending alike). */
-function saves<Schema extends z.ZodType<{ domain: string }>>(definition: Omit<DomainRoute<Schema>, 'method' | 'output'>): Route<Schema> {
+function saves<Schema extends z.ZodType<{ domain: string }>>(
+  definition: Omit<DomainRoute<Schema>, 'method' | 'output'>,
+): Route<Schema> {
   const { answer } = definition;
-  return domainRoute({ ...definition, method: 'post', output: Success, answer: async (...call) => { await answer(...call); return 'success'; } });
+  return domainRoute({
+    ...definition,
+    method: 'post',
+    output: Success,
+    answer: async (...call) => {
+      await answer(...call);
+      return 'success';
+    },
+  });
 }
 
 /**
  * A POST whose reply says whether the registrar has done the change or only accepted it
  * ({success: true, pending: true}), with fields of its own (`extra`) beside.
  */
-function accepts<Schema extends z.ZodType<{ domain: string }>, Extra extends z.ZodRawShape = Record<never, never>>(definition: {
+function accepts<
+  Schema extends z.ZodType<{ domain: string }>,
+  Extra extends z.ZodRawShape = Record<never, never>,
+>(definition: {
   readonly path: string;
   readonly summary: string;
   readonly input: Schema;
@@ -90,15 +172,21 @@ function accepts<Schema extends z.ZodType<{ domain: string }>, Extra extends z.Z
 }): Route<Schema> {
   const { path, summary, input, extra, answer, reply } = definition;
   return domainRoute({
-    method: 'post', path, summary, input, output: accepted(extra),
-    answer: async (domains, resellerId, params) => successReply((await answer(domains, resellerId, params)).pending, reply?.(params)),
+    method: 'post',
+    path,
+    summary,
+    input,
+    output: accepted(extra),
+    answer: async (domains, resellerId, params) =>
+      successReply((await answer(domains, resellerId, params)).pending, reply?.(params)),
   });
 }
 
 export const domainRoutes = [
   reads({
     path: '/domains/:domain/information',
-    summary: 'Domain information (spec 4.4, 2.6); assembled from nameservers, lock and the platform record when the registrar has no information call',
+    summary:
+      'Domain information (spec 4.4, 2.6); assembled from nameservers, lock and the platform record when the registrar has no information call',
     output: Information,
     answer: async (domains, resellerId, domain) => {
       const { domain: record, information } = await domains.information(resellerId, domain);
@@ -123,7 +211,8 @@ export const domainRoutes = [
     summary: 'Transfer sync (spec 4.6, 2.7): {completed, failed, reason, expirydate}',
     input: onDomain(),
     output: TransferSyncResult,
-    answer: async (domains, resellerId, { domain }) => transferSyncReply(await domains.transferSync(resellerId, domain)),
+    answer: async (domains, resellerId, { domain }) =>
+      transferSyncReply(await domains.transferSync(resellerId, domain)),
   }),
   domainRoute({
     method: 'post',
@@ -144,8 +233,19 @@ export const domainRoutes = [
     summary: 'Saves ns1 … ns5 (ns1 and ns2 required) (decisions.md)',
     input: mapInput(
       z.looseObject({
-        domain: domainField, ns1: nameserverWire, ns2: nameserverWire, ns3: nameserverWire, ns4: nameserverWire, ns5: nameserverWire,
-        nameservers: optionalWire.meta({ description: 'Instead of ns1…ns5: nameservers[ns1]=… or nameservers[0]=…', anyOf: [{ type: 'array', items: { type: 'string' } }, { type: 'object', additionalProperties: { type: 'string' } }] }),
+        domain: domainField,
+        ns1: nameserverWire,
+        ns2: nameserverWire,
+        ns3: nameserverWire,
+        ns4: nameserverWire,
+        ns5: nameserverWire,
+        nameservers: optionalWire.meta({
+          description: 'Instead of ns1…ns5: nameservers[ns1]=… or nameservers[0]=…',
+          anyOf: [
+            { type: 'array', items: { type: 'string' } },
+            { type: 'object', additionalProperties: { type: 'string' } },
+          ],
+        }),
       }),
       (params) => ({ domain: params.domain, nameservers: nameserversFromWire(params as never) }),
     ),
@@ -155,13 +255,19 @@ export const domainRoutes = [
     path: '/domains/:domain/nameservers/register',
     summary: 'Registers a child nameserver (a host under the domain) with its IP address (decisions.md)',
     input: onDomain({ nameserver: text('nameserver'), ipaddress: text('ipaddress') }),
-    answer: (domains, resellerId, input) => domains.registerChildHost(resellerId, input.domain, input.nameserver, input.ipaddress),
+    answer: (domains, resellerId, input) =>
+      domains.registerChildHost(resellerId, input.domain, input.nameserver, input.ipaddress),
   }),
   saves({
     path: '/domains/:domain/nameservers/modify',
     summary: "Changes a child nameserver's IP address (decisions.md)",
-    input: onDomain({ nameserver: text('nameserver'), currentipaddress: text('currentipaddress'), newipaddress: text('newipaddress') }),
-    answer: (domains, resellerId, input) => domains.modifyChildHost(resellerId, input.domain, input.nameserver, input.currentipaddress, input.newipaddress),
+    input: onDomain({
+      nameserver: text('nameserver'),
+      currentipaddress: text('currentipaddress'),
+      newipaddress: text('newipaddress'),
+    }),
+    answer: (domains, resellerId, input) =>
+      domains.modifyChildHost(resellerId, input.domain, input.nameserver, input.currentipaddress, input.newipaddress),
   }),
   saves({
     path: '/domains/:domain/nameservers/delete',
@@ -226,8 +332,12 @@ export const domainRoutes = [
   saves({
     path: '/domains/:domain/email',
     summary: 'Saves email forwards from prefix[] and forwardto[] (decisions.md); none clears them',
-    input: onDomain({ prefix: listWire('prefix', 'The mailbox names (before the @)'), forwardto: listWire('forwardto', 'The addresses to forward to') }),
-    answer: (domains, resellerId, input) => domains.saveEmailForwards(resellerId, input.domain, input.prefix, input.forwardto),
+    input: onDomain({
+      prefix: listWire('prefix', 'The mailbox names (before the @)'),
+      forwardto: listWire('forwardto', 'The addresses to forward to'),
+    }),
+    answer: (domains, resellerId, input) =>
+      domains.saveEmailForwards(resellerId, input.domain, input.prefix, input.forwardto),
   }),
   saves({
     path: '/domains/:domain/release',

@@ -6,4 +6,10 @@ import { domainRoutes } from './domain-routes';
 import { orderRoutes } from './order-routes';
 
 /** The whole HTTP API: every route the module serves, in one table. */
-export const ROUTES: readonly Route[] = [...accountRoutes, ...catalogueRoutes, ...orderRoutes, ...searchRoutes, ...domainRoutes];
+export const ROUTES: readonly Route[] = [
+  ...accountRoutes,
+  ...catalogueRoutes,
+  ...orderRoutes,
+  ...searchRoutes,
+  ...domainRoutes,
+];

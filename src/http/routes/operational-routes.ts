@@ -38,13 +38,16 @@ export function operationalRoutes(deps: OperationalDependencies): Route[] {
       method: 'get',
       path: '/readyz',
       access: 'public',
-      summary: 'Readiness: the database answers and the registrar plugins are loaded; 503 while not, and from the moment the process starts shutting down',
+      summary:
+        'Readiness: the database answers and the registrar plugins are loaded; 503 while not, and from the moment the process starts shutting down',
       input: noInput,
       output: z.strictObject({ status: z.literal('ready'), checks: Checks }),
       handler: async () => {
         const { ready, checks } = await deps.readiness();
         if (ready) return { status: 'ready', checks };
-        const problems = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k, v]) => `${k}: ${v}`);
+        const problems = Object.entries(checks)
+          .filter(([, v]) => v !== 'ok')
+          .map(([k, v]) => `${k}: ${v}`);
         return new HttpReply(503, { error: `not ready: ${problems.join('; ')}`, checks });
       },
     }),
@@ -55,21 +58,27 @@ export function operationalRoutes(deps: OperationalDependencies): Route[] {
       access: 'public',
       summary: 'This API as an OpenAPI 3.1 document, generated from the route table',
       input: noInput,
-      output: z.looseObject({ openapi: z.literal('3.1.0'), info: z.looseObject({ title: z.string(), version: z.string() }), paths: z.record(z.string(), z.unknown()) }),
+      output: z.looseObject({
+        openapi: z.literal('3.1.0'),
+        info: z.looseObject({ title: z.string(), version: z.string() }),
+        paths: z.record(z.string(), z.unknown()),
+      }),
       handler: async () => deps.document(),
     }),
   ];
   const { metrics } = deps;
   if (metrics) {
-    routes.push(route({
-      method: 'get',
-      path: '/metrics',
-      access: 'public',
-      summary: 'Prometheus metrics of this process (text exposition format)',
-      input: noInput,
-      output: z.string(),
-      handler: async () => new HttpReply(200, await metrics.text(), metrics.contentType),
-    }));
+    routes.push(
+      route({
+        method: 'get',
+        path: '/metrics',
+        access: 'public',
+        summary: 'Prometheus metrics of this process (text exposition format)',
+        input: noInput,
+        output: z.string(),
+        handler: async () => new HttpReply(200, await metrics.text(), metrics.contentType),
+      }),
+    );
   }
   return routes;
 }

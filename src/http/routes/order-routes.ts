@@ -1,7 +1,14 @@
 import { TOKENS } from '../../core/tokens';
 import { route } from '../route-table';
 import { Success } from '../wire/reply-schemas';
-import { RegisterBody, RenewBody, TransferBody, toRegisterCommand, toRenewCommand, toTransferCommand } from '../wire/order-wire';
+import {
+  RegisterBody,
+  RenewBody,
+  TransferBody,
+  toRegisterCommand,
+  toRenewCommand,
+  toTransferCommand,
+} from '../wire/order-wire';
 
 /** Decisions.md: an optional `Idempotency-Key` header on the paid order endpoints. */
 const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -15,7 +22,9 @@ export const orderRoutes = [
     input: RegisterBody,
     output: Success,
     handler: ({ input, reseller, header, resolve }) =>
-      resolve(TOKENS.orderService).register(reseller, toRegisterCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
+      resolve(TOKENS.orderService).register(reseller, toRegisterCommand(input), {
+        idempotencyKey: header(IDEMPOTENCY_HEADER),
+      }),
   }),
   route({
     method: 'post',
@@ -25,7 +34,9 @@ export const orderRoutes = [
     input: TransferBody,
     output: Success,
     handler: ({ input, reseller, header, resolve }) =>
-      resolve(TOKENS.orderService).transfer(reseller, toTransferCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
+      resolve(TOKENS.orderService).transfer(reseller, toTransferCommand(input), {
+        idempotencyKey: header(IDEMPOTENCY_HEADER),
+      }),
   }),
   route({
     method: 'post',
@@ -35,6 +46,8 @@ export const orderRoutes = [
     input: RenewBody,
     output: Success,
     handler: ({ input, reseller, header, resolve }) =>
-      resolve(TOKENS.orderService).renew(reseller, toRenewCommand(input), { idempotencyKey: header(IDEMPOTENCY_HEADER) }),
+      resolve(TOKENS.orderService).renew(reseller, toRenewCommand(input), {
+        idempotencyKey: header(IDEMPOTENCY_HEADER),
+      }),
   }),
 ];

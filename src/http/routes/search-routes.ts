@@ -6,7 +6,12 @@ import { LookupBody, SuggestionsBody, toSearchQuery, toSuggestionWire } from '..
 type SearchBody = typeof LookupBody | typeof SuggestionsBody;
 
 /** A search over the TLDs of the reseller's group: the body as a search query, each result in the suggestion element shape. */
-function searchRoute({ path, summary, input, search }: {
+function searchRoute({
+  path,
+  summary,
+  input,
+  search,
+}: {
   readonly path: string;
   readonly summary: string;
   readonly input: SearchBody;
@@ -14,7 +19,12 @@ function searchRoute({ path, summary, input, search }: {
   readonly search: 'suggestions' | 'lookup';
 }): Route<SearchBody> {
   return route({
-    method: 'post', path, access: 'reseller', summary, input, output: Suggestions,
+    method: 'post',
+    path,
+    access: 'reseller',
+    summary,
+    input,
+    output: Suggestions,
     handler: async ({ input: body, reseller, resolve }) =>
       (await resolve(TOKENS.searchService)[search](reseller.groupId, toSearchQuery(body))).map(toSuggestionWire),
   });
@@ -23,13 +33,15 @@ function searchRoute({ path, summary, input, search }: {
 export const searchRoutes = [
   searchRoute({
     path: '/domains/lookup/suggestions',
-    summary: 'The exact name on every searched TLD, then available suggestions by relevance (spec 4.2, elements spec 2.5)',
+    summary:
+      'The exact name on every searched TLD, then available suggestions by relevance (spec 4.2, elements spec 2.5)',
     input: SuggestionsBody,
     search: 'suggestions',
   }),
   searchRoute({
     path: '/domains/lookup',
-    summary: 'Availability of the exact names: the term on each searched TLD, in the suggestion element shape (decisions.md)',
+    summary:
+      'Availability of the exact names: the term on each searched TLD, in the suggestion element shape (decisions.md)',
     input: LookupBody,
     search: 'lookup',
   }),

@@ -12,15 +12,18 @@ import type { WireValue } from './form-body';
 
 /** Runs a wire mapping inside a schema; its validation error becomes a schema issue (a 400 with its message). */
 export const mapped = <T>(map: (value: WireValue | undefined) => T) =>
-  z.unknown().optional().transform((value, ctx) => {
-    try {
-      return map(value as WireValue | undefined);
-    } catch (error) {
-      if (!isDomainError(error)) throw error;
-      ctx.addIssue({ code: 'custom', message: error.message });
-      return z.NEVER;
-    }
-  });
+  z
+    .unknown()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return map(value as WireValue | undefined);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        ctx.addIssue({ code: 'custom', message: error.message });
+        return z.NEVER;
+      }
+    });
 
 /** The same for a whole input: maps the validated fields, turning validation errors into schema issues. */
 export const mapInput = <S extends z.ZodType, T>(schema: S, map: (input: z.infer<S>) => T) =>
@@ -35,7 +38,8 @@ export const mapInput = <S extends z.ZodType, T>(schema: S, map: (input: z.infer
   });
 
 const bad = (message: string) => new DomainError('validation_failed', message);
-const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** A list as PHP sends it: repeated names or `name[]` (an array), `name[0]` (an array, or an object keyed by index past qs's limit), or one value. */
 function listOf(value: WireValue | undefined, field: string): WireValue[] {
@@ -83,32 +87,73 @@ export function nameserversFromWire(params: { [key: string]: WireValue | undefin
   return [1, 2, 3, 4, 5].map((i) => textOf(params[`ns${i}`], `ns${i}`));
 }
 
-const ROLE_ALIASES: Record<string, ContactRole> = { registrant: 'registrant', admin: 'admin', tech: 'tech', technical: 'tech', billing: 'billing' };
+const ROLE_ALIASES: Record<string, ContactRole> = {
+  registrant: 'registrant',
+  admin: 'admin',
+  tech: 'tech',
+  technical: 'tech',
+  billing: 'billing',
+};
 const FIELD_ALIASES: Record<string, string> = {
-  firstname: 'firstname', lastname: 'lastname', fullname: 'fullname', companyname: 'companyname', company: 'companyname',
-  email: 'email', emailaddress: 'email', address1: 'address1', address2: 'address2', city: 'city', state: 'state', region: 'state',
-  postcode: 'postcode', zipcode: 'postcode', country: 'country', phonenumber: 'phonenumber', phone: 'phonenumber', taxid: 'tax_id',
+  firstname: 'firstname',
+  lastname: 'lastname',
+  fullname: 'fullname',
+  companyname: 'companyname',
+  company: 'companyname',
+  email: 'email',
+  emailaddress: 'email',
+  address1: 'address1',
+  address2: 'address2',
+  city: 'city',
+  state: 'state',
+  region: 'state',
+  postcode: 'postcode',
+  zipcode: 'postcode',
+  country: 'country',
+  phonenumber: 'phonenumber',
+  phone: 'phonenumber',
+  taxid: 'tax_id',
 };
 const DISPLAY_NAMES: Record<string, string> = {
-  firstname: 'First Name', lastname: 'Last Name', fullname: 'Full Name', companyname: 'Company Name', email: 'Email Address',
-  address1: 'Address 1', address2: 'Address 2', city: 'City', state: 'State', postcode: 'Postcode', country: 'Country',
-  phonenumber: 'Phone Number', tax_id: 'Tax ID',
+  firstname: 'First Name',
+  lastname: 'Last Name',
+  fullname: 'Full Name',
+  companyname: 'Company Name',
+  email: 'Email Address',
+  address1: 'Address 1',
+  address2: 'Address 2',
+  city: 'City',
+  state: 'State',
+  postcode: 'Postcode',
+  country: 'Country',
+  phonenumber: 'Phone Number',
+  tax_id: 'Tax ID',
 };
-const ROLE_DISPLAY: Record<ContactRole, string> = { registrant: 'Registrant', admin: 'Admin', tech: 'Technical', billing: 'Billing' };
+const ROLE_DISPLAY: Record<ContactRole, string> = {
+  registrant: 'Registrant',
+  admin: 'Admin',
+  tech: 'Technical',
+  billing: 'Billing',
+};
 
 /** `contactdetails[Registrant][First Name]=…` (or lower-case names, or `_` for spaces) to the core's contact field names. */
 export function contactsFromWire(value: WireValue | undefined): Partial<Record<ContactRole, Record<string, string>>> {
   if (value === undefined || value === '') throw bad('contactdetails is required');
-  if (!isObject(value)) throw bad('contactdetails must hold contacts by role, like contactdetails[Registrant][First Name]');
+  if (!isObject(value))
+    throw bad('contactdetails must hold contacts by role, like contactdetails[Registrant][First Name]');
   const contacts: Partial<Record<ContactRole, Record<string, string>>> = {};
   for (const [roleKey, fields] of Object.entries(value)) {
     const role = ROLE_ALIASES[roleKey.toLowerCase()];
-    if (!role) throw bad(`contactdetails: "${roleKey.slice(0, 40)}" is not a contact; use Registrant, Admin, Tech or Billing`);
+    if (!role)
+      throw bad(`contactdetails: "${roleKey.slice(0, 40)}" is not a contact; use Registrant, Admin, Tech or Billing`);
     if (!isObject(fields)) throw bad(`contactdetails[${roleKey}] must hold contact fields`);
     const contact: Record<string, string> = { ...contacts[role] };
     for (const [fieldKey, fieldValue] of Object.entries(fields)) {
       const field = FIELD_ALIASES[fieldKey.toLowerCase().replace(/[\s_-]+/g, '')];
-      if (!field) throw bad(`contactdetails[${roleKey}]: "${fieldKey.slice(0, 40)}" is not a contact field; use ${Object.values(DISPLAY_NAMES).join(', ')}`);
+      if (!field)
+        throw bad(
+          `contactdetails[${roleKey}]: "${fieldKey.slice(0, 40)}" is not a contact field; use ${Object.values(DISPLAY_NAMES).join(', ')}`,
+        );
       contact[field] = textOf(fieldValue, `contactdetails[${roleKey}][${fieldKey}]`) ?? '';
     }
     contacts[role] = contact;
@@ -116,7 +161,8 @@ export function contactsFromWire(value: WireValue | undefined): Partial<Record<C
   return contacts;
 }
 
-export const textList = (field: string) => mapped((value) => listOf(value, field).map((v, i) => textOf(v, `${field}[${i}]`) ?? ''));
+export const textList = (field: string) =>
+  mapped((value) => listOf(value, field).map((v, i) => textOf(v, `${field}[${i}]`) ?? ''));
 
 // ---- replies ----
 
@@ -158,18 +204,32 @@ export function nameserversReply(nameservers: readonly string[]): Record<string,
 
 export function syncReply(view: SyncView): Record<string, unknown> {
   return {
-    active: view.active, expired: view.expired, transferredAway: view.transferredAway, cancelled: view.cancelled,
+    active: view.active,
+    expired: view.expired,
+    transferredAway: view.transferredAway,
+    cancelled: view.cancelled,
     ...(view.expiryDate ? { expirydate: view.expiryDate } : {}),
   };
 }
 
 export function transferSyncReply(view: TransferSyncView): Record<string, unknown> {
-  return { completed: view.completed, failed: view.failed, reason: view.reason ?? '', ...(view.expiryDate ? { expirydate: view.expiryDate } : {}) };
+  return {
+    completed: view.completed,
+    failed: view.failed,
+    reason: view.reason ?? '',
+    ...(view.expiryDate ? { expirydate: view.expiryDate } : {}),
+  };
 }
 
 /** Billing platforms show `N/A` for a record type without a priority. */
 export function dnsRecordsReply(records: readonly DnsRecord[]): Array<Record<string, string>> {
-  return records.map((r) => ({ hostname: r.hostname, type: r.type, address: r.address, priority: r.priority ?? 'N/A', ...(r.recid ? { recid: r.recid } : {}) }));
+  return records.map((r) => ({
+    hostname: r.hostname,
+    type: r.type,
+    address: r.address,
+    priority: r.priority ?? 'N/A',
+    ...(r.recid ? { recid: r.recid } : {}),
+  }));
 }
 
 export function emailForwardsReply(forwards: readonly EmailForward[]): Array<{ prefix: string; forwardto: string }> {
@@ -181,7 +241,9 @@ export function contactsReply(contacts: Contacts): Record<string, Record<string,
   const reply: Record<string, Record<string, string>> = {};
   for (const [role, contact] of Object.entries(contacts) as Array<[ContactRole, Record<string, string> | undefined]>) {
     if (!contact) continue;
-    reply[ROLE_DISPLAY[role]] = Object.fromEntries(Object.entries(contact).map(([field, value]) => [DISPLAY_NAMES[field] ?? field, value]));
+    reply[ROLE_DISPLAY[role]] = Object.fromEntries(
+      Object.entries(contact).map(([field, value]) => [DISPLAY_NAMES[field] ?? field, value]),
+    );
   }
   return reply;
 }

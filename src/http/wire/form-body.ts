@@ -31,26 +31,32 @@ export function parseForm(text: string): WireParams {
     return parsed;
   } catch (error) {
     if (error instanceof DomainError) throw error;
-    throw new DomainError('validation_failed', `the form body cannot be parsed: ${error instanceof Error ? error.message : 'malformed'}`);
+    throw new DomainError(
+      'validation_failed',
+      `the form body cannot be parsed: ${error instanceof Error ? error.message : 'malformed'}`,
+    );
   }
 }
 
 /** JSON bodies get the same rules as forms: plain objects, strings at the leaves, bounded depth, no prototype keys. */
 export function fromJson(body: unknown): WireParams {
   if (body === undefined || body === null) return Object.create(null);
-  if (typeof body !== 'object' || Array.isArray(body)) throw new DomainError('validation_failed', 'a JSON body must be an object');
+  if (typeof body !== 'object' || Array.isArray(body))
+    throw new DomainError('validation_failed', 'a JSON body must be an object');
   const converted = toWire(body, 0);
   return converted as WireParams;
 }
 
 function toWire(value: unknown, depth: number): WireValue {
-  if (depth > MAX_DEPTH + 1) throw new DomainError('validation_failed', `the body is nested more than ${MAX_DEPTH} levels deep`);
+  if (depth > MAX_DEPTH + 1)
+    throw new DomainError('validation_failed', `the body is nested more than ${MAX_DEPTH} levels deep`);
   if (value === null || value === undefined) return '';
   if (Array.isArray(value)) return value.map((v) => toWire(v, depth + 1));
   if (typeof value === 'object') {
     const out: { [key: string]: WireValue } = Object.create(null);
     for (const [key, v] of Object.entries(value)) {
-      if (FORBIDDEN_KEYS.has(key)) throw new DomainError('validation_failed', `the body contains the forbidden key "${key}"`);
+      if (FORBIDDEN_KEYS.has(key))
+        throw new DomainError('validation_failed', `the body contains the forbidden key "${key}"`);
       out[key] = toWire(v, depth + 1);
     }
     return out;
@@ -59,10 +65,12 @@ function toWire(value: unknown, depth: number): WireValue {
 }
 
 function assertSafe(value: unknown, depth: number): void {
-  if (depth > MAX_DEPTH + 1) throw new DomainError('validation_failed', `the body is nested more than ${MAX_DEPTH} levels deep`);
+  if (depth > MAX_DEPTH + 1)
+    throw new DomainError('validation_failed', `the body is nested more than ${MAX_DEPTH} levels deep`);
   if (typeof value !== 'object' || value === null) return;
   for (const key of Object.keys(value)) {
-    if (FORBIDDEN_KEYS.has(key)) throw new DomainError('validation_failed', `the body contains the forbidden key "${key}"`);
+    if (FORBIDDEN_KEYS.has(key))
+      throw new DomainError('validation_failed', `the body contains the forbidden key "${key}"`);
     assertSafe((value as Record<string, unknown>)[key], depth + 1);
   }
 }

@@ -12,18 +12,26 @@ const invalid = (message: string) => new DomainError('validation_failed', messag
 
 /** Decisions.md: an integer 1 to 10 (whether the group prices it is the catalogue's call). */
 const regperiod = z
-  .string({ error: (issue) => (issue.input === undefined ? 'regperiod is required' : 'regperiod must be a single whole number') })
+  .string({
+    error: (issue) => (issue.input === undefined ? 'regperiod is required' : 'regperiod must be a single whole number'),
+  })
   .trim()
   .regex(/^\d{1,2}$/, `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`)
   .transform(Number)
-  .refine((n) => n >= MIN_PERIOD && n <= MAX_PERIOD, `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`);
+  .refine(
+    (n) => n >= MIN_PERIOD && n <= MAX_PERIOD,
+    `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`,
+  );
 
 /** Nested objects arrive as PHP-bracket forms or JSON; their shape is checked by the mappers below, which name the field. */
 const nested = z.custom<WireValue>().optional();
 
 const idnLanguage = optionalText('idnLanguage')
   .transform((v) => v?.trim() || undefined)
-  .refine((v) => v === undefined || /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/.test(v), 'idnLanguage must be a language code like de or zh-Hans');
+  .refine(
+    (v) => v === undefined || /^[A-Za-z]{2,8}(?:[-_][A-Za-z0-9]{1,8}){0,3}$/.test(v),
+    'idnLanguage must be a language code like de or zh-Hans',
+  );
 
 const registerFields = {
   domain: domainField,
@@ -72,7 +80,8 @@ export function toRenewCommand(body: z.infer<typeof RenewBody>): RenewCommand {
   };
 }
 
-const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
  * Decisions.md: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
@@ -87,18 +96,23 @@ export function toNameservers(value: WireValue | undefined): string[] {
     const slots = Object.entries(value).map(([key, v]) => {
       const keyed = /^ns([1-5])$/i.exec(key);
       const positional = /^[0-4]$/.exec(key);
-      if (!keyed && !positional) throw invalid(`nameservers: "${key.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
+      if (!keyed && !positional)
+        throw invalid(`nameservers: "${key.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
       return [keyed ? Number(keyed[1]) - 1 : Number(key), v] as const;
     });
     ordered = slots.sort(([a], [b]) => a - b).map(([, v]) => v);
   } else {
-    throw invalid('nameservers must be sent as nameservers[ns1], nameservers[ns2], … (or nameservers[0], nameservers[1], …)');
+    throw invalid(
+      'nameservers must be sent as nameservers[ns1], nameservers[ns2], … (or nameservers[0], nameservers[1], …)',
+    );
   }
   if (ordered.length > 5) throw invalid('nameservers: at most 5 (ns1 to ns5)');
-  return ordered.map((ns, i) => {
-    if (typeof ns !== 'string') throw invalid(`nameservers: ns${i + 1} must be a single host name`);
-    return ns.trim();
-  }).filter((ns) => ns !== '');
+  return ordered
+    .map((ns, i) => {
+      if (typeof ns !== 'string') throw invalid(`nameservers: ns${i + 1} must be a single host name`);
+      return ns.trim();
+    })
+    .filter((ns) => ns !== '');
 }
 
 /** Decisions.md: `Registrant|registrant`, `Admin|admin`, `Tech|tech|Technical`, `Billing|billing`; fields folded to the lower-case names. */
@@ -108,9 +122,13 @@ export function toContacts(value: WireValue | undefined): Partial<Record<Contact
   const contacts: Partial<Record<ContactRole, Contact>> = {};
   for (const [rawRole, fields] of Object.entries(value)) {
     const role = contactRole(rawRole);
-    if (!role) throw invalid(`contacts: "${rawRole.slice(0, 20)}" is not a contact type; use Registrant, Admin, Tech or Billing`);
+    if (!role)
+      throw invalid(
+        `contacts: "${rawRole.slice(0, 20)}" is not a contact type; use Registrant, Admin, Tech or Billing`,
+      );
     if (contacts[role]) throw invalid(`contacts: the ${role} contact is given twice`);
-    if (!isObject(fields)) throw invalid(`contacts.${role} must be a set of fields like contacts[${role}][firstname]=…`);
+    if (!isObject(fields))
+      throw invalid(`contacts.${role} must be a set of fields like contacts[${role}][firstname]=…`);
     const flat: Record<string, string> = Object.create(null);
     for (const [name, v] of Object.entries(fields)) {
       if (typeof v !== 'string') throw invalid(`contacts.${role}.${name.slice(0, 40)} must be a single text value`);
@@ -131,7 +149,8 @@ export function toAddons(value: WireValue | undefined): Record<string, boolean> 
   const addons: Record<string, boolean> = {};
   for (const [name, v] of Object.entries(value)) {
     const flag = typeof v === 'string' ? v.trim().toLowerCase() : undefined;
-    if (flag === undefined || (!TRUE.has(flag) && !FALSE.has(flag))) throw invalid(`addons.${name.slice(0, 40)} must be true or false`);
+    if (flag === undefined || (!TRUE.has(flag) && !FALSE.has(flag)))
+      throw invalid(`addons.${name.slice(0, 40)} must be true or false`);
     addons[name.toLowerCase()] = TRUE.has(flag);
   }
   return addons;

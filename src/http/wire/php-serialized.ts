@@ -2,7 +2,9 @@ import { DomainError } from '../../core/shared/errors';
 
 /** What a PHP-serialized array may hold once read: plain data only. */
 export type PhpValue = string | number | boolean | null | PhpArray;
-export interface PhpArray { [key: string]: PhpValue }
+export interface PhpArray {
+  [key: string]: PhpValue;
+}
 
 const LIMITS = {
   /** Decoded bytes. */
@@ -16,7 +18,8 @@ const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-const bad = (why: string) => new DomainError('validation_failed', `domainfields is not a base64 PHP-serialized array: ${why}`);
+const bad = (why: string) =>
+  new DomainError('validation_failed', `domainfields is not a base64 PHP-serialized array: ${why}`);
 
 /**
  * Decodes `domainfields` (decisions.md): base64 of a PHP `serialize()`d array of TLD-specific
@@ -71,7 +74,8 @@ class Reader {
       case 'd': {
         this.expect(':');
         const textValue = this.readUntil(';');
-        if (!/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(textValue)) throw bad(`"${textValue.slice(0, 20)}" is not a finite number`);
+        if (!/^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/.test(textValue))
+          throw bad(`"${textValue.slice(0, 20)}" is not a finite number`);
         const number = Number(textValue);
         if (!Number.isFinite(number)) throw bad('numbers must be finite');
         return number;
@@ -80,9 +84,12 @@ class Reader {
         return this.readString();
       case 'a':
         return this.readArray(depth);
-      case 'O': case 'C': case 'E':
+      case 'O':
+      case 'C':
+      case 'E':
         throw bad('serialized objects are refused');
-      case 'r': case 'R':
+      case 'r':
+      case 'R':
         throw bad('references are refused');
       default:
         throw bad(`unsupported value type "${type.replace(/[^\x20-\x7e]/g, '?')}" at byte ${this.pos - 1}`);
@@ -110,7 +117,7 @@ class Reader {
         throw bad('array keys must be integers or strings');
       }
       if (FORBIDDEN_KEYS.has(key)) throw bad(`the key "${key}" is not allowed`);
-      if (Object.prototype.hasOwnProperty.call(out, key)) throw bad(`the key "${key.slice(0, 40)}" appears twice`);
+      if (Object.hasOwn(out, key)) throw bad(`the key "${key.slice(0, 40)}" appears twice`);
       out[key] = this.readValue(depth + 1);
     }
     this.expect('}');
@@ -121,7 +128,8 @@ class Reader {
   private readString(): string {
     this.expect(':');
     const length = this.readInteger(':');
-    if (length < 0 || this.pos + length + 3 > this.bytes.length) throw bad(`a string length runs past the end at byte ${this.pos}`);
+    if (length < 0 || this.pos + length + 3 > this.bytes.length)
+      throw bad(`a string length runs past the end at byte ${this.pos}`);
     this.expect('"');
     const slice = this.bytes.subarray(this.pos, this.pos + length);
     this.pos += length;

@@ -9,11 +9,16 @@ import { optionalText, wireBoolean } from './schemas';
  * limit), one plain value, or a JSON array.
  */
 const textList = (field: string) =>
-  z.union([z.string(), z.array(z.string()), z.record(z.string(), z.string())], { error: `${field} must be a list of TLDs like .com` })
+  z
+    .union([z.string(), z.array(z.string()), z.record(z.string(), z.string())], {
+      error: `${field} must be a list of TLDs like .com`,
+    })
     .transform((value): string[] => {
       if (typeof value === 'string') return [value];
       if (Array.isArray(value)) return value;
-      return Object.keys(value).sort((a, b) => Number(a) - Number(b) || a.localeCompare(b)).map((key) => value[key]);
+      return Object.keys(value)
+        .sort((a, b) => Number(a) - Number(b) || a.localeCompare(b))
+        .map((key) => value[key]);
     });
 
 /**
@@ -22,19 +27,20 @@ const textList = (field: string) =>
  * their registrar's own settings in it; the one we read is `maxResults` (1 to 100), the rest are
  * ignored.
  */
-const suggestionSettings = z.union(
-  [z.literal(''), z.array(z.unknown()), z.record(z.string(), z.unknown())],
-  { error: 'suggestionSettings must be an array, like suggestionSettings[maxResults]=10 or []' },
-).transform((value, ctx): { maxResults?: number } => {
-  if (typeof value === 'string' || Array.isArray(value)) return {};
-  const max = value.maxResults;
-  if (max === undefined || max === '') return {};
-  if (typeof max !== 'string' || !/^\d{1,3}$/.test(max.trim())) {
-    ctx.addIssue({ code: 'custom', message: 'suggestionSettings maxResults must be a whole number from 1 to 100' });
-    return z.NEVER;
-  }
-  return { maxResults: Number(max.trim()) };
-});
+const suggestionSettings = z
+  .union([z.literal(''), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+    error: 'suggestionSettings must be an array, like suggestionSettings[maxResults]=10 or []',
+  })
+  .transform((value, ctx): { maxResults?: number } => {
+    if (typeof value === 'string' || Array.isArray(value)) return {};
+    const max = value.maxResults;
+    if (max === undefined || max === '') return {};
+    if (typeof max !== 'string' || !/^\d{1,3}$/.test(max.trim())) {
+      ctx.addIssue({ code: 'custom', message: 'suggestionSettings maxResults must be a whole number from 1 to 100' });
+      return z.NEVER;
+    }
+    return { maxResults: Number(max.trim()) };
+  });
 
 /** `POST /domains/lookup`: the search fields of spec 4.2 without suggestionSettings. */
 export const LookupBody = z.object({
@@ -145,11 +151,11 @@ export function toSuggestionWire(r: SearchResult): SuggestionWire {
     // The billing platform's premium cost shape: {register, renew, transfer, CurrencyCode}; [] when there is none.
     premiumCostPricing: premium
       ? {
-        register: formatAmount(premium.register),
-        ...(premium.renew !== undefined && { renew: formatAmount(premium.renew) }),
-        ...(premium.transfer !== undefined && { transfer: formatAmount(premium.transfer) }),
-        CurrencyCode: premium.currency,
-      }
+          register: formatAmount(premium.register),
+          ...(premium.renew !== undefined && { renew: formatAmount(premium.renew) }),
+          ...(premium.transfer !== undefined && { transfer: formatAmount(premium.transfer) }),
+          CurrencyCode: premium.currency,
+        }
       : [],
   };
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 export function decodeMasterKey(text: string, where: string): Buffer {
   const value = text.trim();
   const key = /^[0-9a-f]{64}$/i.test(value) ? Buffer.from(value, 'hex') : Buffer.from(value, 'base64');
-  if (key.length !== 32) throw new Error(`${where}: the master key must be 32 bytes, as 64 hex or 44 base64 characters`);
+  if (key.length !== 32)
+    throw new Error(`${where}: the master key must be 32 bytes, as 64 hex or 44 base64 characters`);
   return key;
 }
 
@@ -19,7 +20,8 @@ export function loadOrCreateMasterKeyFile(file: string): { key: Buffer; created:
   try {
     writeFileSync(file, `${key.toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return { key: decodeMasterKey(readFileSync(file, 'utf8'), file), created: false };
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return { key: decodeMasterKey(readFileSync(file, 'utf8'), file), created: false };
     throw error;
   }
   return { key, created: true };

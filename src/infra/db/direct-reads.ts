@@ -2,8 +2,14 @@ import type { Knex } from 'knex';
 import { rawRows } from './database-kind';
 
 /** The part of better-sqlite3 used here (the package ships no types; knex loads the same module). */
-interface SqliteStatement { get(...bindings: unknown[]): unknown }
-interface SqliteDatabase { prepare(sql: string): SqliteStatement; pragma(sql: string): unknown; close(): void }
+interface SqliteStatement {
+  get(...bindings: unknown[]): unknown;
+}
+interface SqliteDatabase {
+  prepare(sql: string): SqliteStatement;
+  pragma(sql: string): unknown;
+  close(): void;
+}
 type SqliteOpen = new (file: string, options: { fileMustExist: boolean }) => SqliteDatabase;
 
 /**
@@ -38,7 +44,11 @@ export function allowPooledReads(db: Knex): void {
 }
 
 /** The first row of a hot single-row read (plain SQL with `?` placeholders), by the cheapest path `db` allows. */
-export async function readFirst<Row>(db: Knex | Knex.Transaction, sql: string, bindings: readonly unknown[]): Promise<Row | undefined> {
+export async function readFirst<Row>(
+  db: Knex | Knex.Transaction,
+  sql: string,
+  bindings: readonly unknown[],
+): Promise<Row | undefined> {
   const direct = readers.get(db);
   if (direct) return direct.first<Row>(sql, bindings);
   if (pooled.has(db)) return (await pooledQuery<Row>(db as Knex, sql, bindings))[0];
@@ -50,7 +60,11 @@ interface PooledClient {
   releaseConnection(connection: MysqlConnection): Promise<unknown>;
 }
 interface MysqlConnection {
-  query(options: { sql: string }, values: readonly unknown[], callback: (error: Error | null, rows: unknown) => void): void;
+  query(
+    options: { sql: string },
+    values: readonly unknown[],
+    callback: (error: Error | null, rows: unknown) => void,
+  ): void;
 }
 
 /**
@@ -96,7 +110,10 @@ class SqliteDirectReader implements DirectReader {
   private readonly statements = new Map<string, SqliteStatement>();
   private closed = false;
 
-  constructor(private readonly file: string, private readonly busyTimeoutMs: number) {}
+  constructor(
+    private readonly file: string,
+    private readonly busyTimeoutMs: number,
+  ) {}
 
   first<Row>(sql: string, bindings: readonly unknown[]): Row | undefined {
     return this.statement(sql).get(...bindings) as Row | undefined;

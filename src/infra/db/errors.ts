@@ -1,7 +1,12 @@
 /** A unique or primary key violation, on SQLite or MariaDB/MySQL. */
 export function isUniqueViolation(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown };
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'ER_DUP_ENTRY' || e?.errno === 1062;
+  return (
+    e?.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    e?.code === 'ER_DUP_ENTRY' ||
+    e?.errno === 1062
+  );
 }
 
 /**
@@ -11,5 +16,9 @@ export function isUniqueViolation(error: unknown): boolean {
  */
 export function isRetryableTransactionError(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown };
-  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || (typeof e?.code === 'string' && e.code.startsWith('SQLITE_BUSY'));
+  return (
+    e?.errno === 1213 ||
+    e?.code === 'ER_LOCK_DEADLOCK' ||
+    (typeof e?.code === 'string' && e.code.startsWith('SQLITE_BUSY'))
+  );
 }

@@ -37,19 +37,85 @@ interface RouteInstruments {
  */
 export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, JobObserver, ApiLogDropObserver {
   readonly registry = new Registry();
-  private readonly httpRequests = new Counter({ name: 'reseller_http_requests_total', help: 'API requests by route template and status', labelNames: ['method', 'route', 'status'] as const, registers: [this.registry] });
-  private readonly httpInFlight = new Gauge({ name: 'reseller_http_requests_in_flight', help: 'API requests being served now', registers: [this.registry] });
-  private readonly httpDuration = new Histogram({ name: 'reseller_http_request_duration_seconds', help: 'API request latency by route template', labelNames: ['method', 'route'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  private readonly registrarCalls = new Counter({ name: 'reseller_registrar_calls_total', help: 'Registrar plugin calls by plugin, capability, operation and outcome', labelNames: ['plugin', 'capability', 'operation', 'outcome'] as const, registers: [this.registry] });
-  private readonly registrarDuration = new Histogram({ name: 'reseller_registrar_call_duration_seconds', help: 'Registrar plugin call latency by plugin and capability', labelNames: ['plugin', 'capability'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
-  private readonly orders = new Counter({ name: 'reseller_orders_total', help: 'Orders by action and outcome (placed, completed, failed)', labelNames: ['action', 'outcome'] as const, registers: [this.registry] });
-  private readonly ledgerEntries = new Counter({ name: 'reseller_ledger_entries_total', help: 'Credit ledger entries posted, by kind', labelNames: ['kind'] as const, registers: [this.registry] });
-  private readonly ledgerAmount = new Counter({ name: 'reseller_ledger_amount_minor_total', help: 'Credit moved by ledger entries, in minor units (absolute), by kind', labelNames: ['kind'] as const, registers: [this.registry] });
-  private readonly statusChanges = new Counter({ name: 'reseller_domain_status_changes_total', help: 'Domain status changes by new status and cause', labelNames: ['to', 'cause'] as const, registers: [this.registry] });
-  private readonly jobPasses = new Counter({ name: 'reseller_job_passes_total', help: 'Background job passes by job and outcome', labelNames: ['job', 'outcome'] as const, registers: [this.registry] });
-  private readonly jobDuration = new Histogram({ name: 'reseller_job_pass_duration_seconds', help: 'Background job pass duration', labelNames: ['job'] as const, buckets: JOB_BUCKETS, registers: [this.registry] });
-  private readonly jobItems = new Counter({ name: 'reseller_job_items_total', help: 'Items background passes reported, by job and count name', labelNames: ['job', 'count'] as const, registers: [this.registry] });
-  private readonly apiLogDroppedTotal = new Counter({ name: 'reseller_api_log_dropped_total', help: 'API log entries dropped because the database could not take them in time', registers: [this.registry] });
+  private readonly httpRequests = new Counter({
+    name: 'reseller_http_requests_total',
+    help: 'API requests by route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly httpInFlight = new Gauge({
+    name: 'reseller_http_requests_in_flight',
+    help: 'API requests being served now',
+    registers: [this.registry],
+  });
+  private readonly httpDuration = new Histogram({
+    name: 'reseller_http_request_duration_seconds',
+    help: 'API request latency by route template',
+    labelNames: ['method', 'route'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly registrarCalls = new Counter({
+    name: 'reseller_registrar_calls_total',
+    help: 'Registrar plugin calls by plugin, capability, operation and outcome',
+    labelNames: ['plugin', 'capability', 'operation', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly registrarDuration = new Histogram({
+    name: 'reseller_registrar_call_duration_seconds',
+    help: 'Registrar plugin call latency by plugin and capability',
+    labelNames: ['plugin', 'capability'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly orders = new Counter({
+    name: 'reseller_orders_total',
+    help: 'Orders by action and outcome (placed, completed, failed)',
+    labelNames: ['action', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly ledgerEntries = new Counter({
+    name: 'reseller_ledger_entries_total',
+    help: 'Credit ledger entries posted, by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly ledgerAmount = new Counter({
+    name: 'reseller_ledger_amount_minor_total',
+    help: 'Credit moved by ledger entries, in minor units (absolute), by kind',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly statusChanges = new Counter({
+    name: 'reseller_domain_status_changes_total',
+    help: 'Domain status changes by new status and cause',
+    labelNames: ['to', 'cause'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobPasses = new Counter({
+    name: 'reseller_job_passes_total',
+    help: 'Background job passes by job and outcome',
+    labelNames: ['job', 'outcome'] as const,
+    registers: [this.registry],
+  });
+  private readonly jobDuration = new Histogram({
+    name: 'reseller_job_pass_duration_seconds',
+    help: 'Background job pass duration',
+    labelNames: ['job'] as const,
+    buckets: JOB_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly jobItems = new Counter({
+    name: 'reseller_job_items_total',
+    help: 'Items background passes reported, by job and count name',
+    labelNames: ['job', 'count'] as const,
+    registers: [this.registry],
+  });
+  private readonly apiLogDroppedTotal = new Counter({
+    name: 'reseller_api_log_dropped_total',
+    help: 'API log entries dropped because the database could not take them in time',
+    registers: [this.registry],
+  });
   private readonly routes = new Map<string, RouteInstruments>();
   private sources: ScrapeSources | undefined;
   private lastBalance: number | undefined;
@@ -120,7 +186,12 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
   }
 
   registrarCall(call: RegistrarCall): void {
-    this.registrarCalls.inc({ plugin: call.plugin, capability: call.capability, operation: call.operation, outcome: call.outcome });
+    this.registrarCalls.inc({
+      plugin: call.plugin,
+      capability: call.capability,
+      operation: call.operation,
+      outcome: call.outcome,
+    });
     this.registrarDuration.observe({ plugin: call.plugin, capability: call.capability }, call.seconds);
   }
 
@@ -145,14 +216,19 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
   private totalBalance(): Promise<number | undefined> {
     const sources = this.sources;
     if (!sources) return Promise.resolve(undefined);
-    this.balanceRead ??= sources.totalBalance().then(
-      (value) => (this.lastBalance = value),
-      (error: unknown) => {
-        // A scrape during a database outage still answers, with the last value.
-        this.logger.warn({ err: error }, 'metrics: the ledger total could not be read');
-        return this.lastBalance;
-      },
-    ).finally(() => { this.balanceRead = undefined; });
+    this.balanceRead ??= sources
+      .totalBalance()
+      .then(
+        (value) => (this.lastBalance = value),
+        (error: unknown) => {
+          // A scrape during a database outage still answers, with the last value.
+          this.logger.warn({ err: error }, 'metrics: the ledger total could not be read');
+          return this.lastBalance;
+        },
+      )
+      .finally(() => {
+        this.balanceRead = undefined;
+      });
     return this.balanceRead;
   }
 }

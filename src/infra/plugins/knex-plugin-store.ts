@@ -23,20 +23,33 @@ export class KnexPluginStore implements PluginStore {
   ) {}
 
   async get<T = unknown>(key: string): Promise<T | undefined> {
-    const row = await this.db('plugin_state').select('value').where({ plugin_id: this.pluginId, state_key: checkKey(key) }).first();
+    const row = await this.db('plugin_state')
+      .select('value')
+      .where({ plugin_id: this.pluginId, state_key: checkKey(key) })
+      .first();
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
   async set(key: string, value: unknown): Promise<void> {
     await this.db('plugin_state')
-      .insert({ plugin_id: this.pluginId, state_key: checkKey(key), value: serialise(value), updated_at: this.clock.now().getTime() })
+      .insert({
+        plugin_id: this.pluginId,
+        state_key: checkKey(key),
+        value: serialise(value),
+        updated_at: this.clock.now().getTime(),
+      })
       .onConflict(['plugin_id', 'state_key'])
       .merge(['value', 'updated_at']);
   }
 
   async setIfAbsent(key: string, value: unknown): Promise<boolean> {
     try {
-      await this.db('plugin_state').insert({ plugin_id: this.pluginId, state_key: checkKey(key), value: serialise(value), updated_at: this.clock.now().getTime() });
+      await this.db('plugin_state').insert({
+        plugin_id: this.pluginId,
+        state_key: checkKey(key),
+        value: serialise(value),
+        updated_at: this.clock.now().getTime(),
+      });
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -45,7 +58,9 @@ export class KnexPluginStore implements PluginStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.db('plugin_state').where({ plugin_id: this.pluginId, state_key: checkKey(key) }).delete();
+    await this.db('plugin_state')
+      .where({ plugin_id: this.pluginId, state_key: checkKey(key) })
+      .delete();
   }
 
   async keys(prefix = ''): Promise<string[]> {

@@ -2,8 +2,14 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'n
 import path from 'node:path';
 import { z } from 'zod';
 import {
-  CAPABILITY_METHODS, CAPABILITY_NAMES, PLUGIN_API_VERSION, REQUIRED_METHODS, isRegistrarPluginDefinition,
-  type CapabilityName, type PluginHost, type RegistrarPlugin,
+  CAPABILITY_METHODS,
+  CAPABILITY_NAMES,
+  PLUGIN_API_VERSION,
+  REQUIRED_METHODS,
+  isRegistrarPluginDefinition,
+  type CapabilityName,
+  type PluginHost,
+  type RegistrarPlugin,
 } from '../../core/registrar/plugin';
 import type { RegistrarDirectory } from '../../core/registrar/registrar-directory';
 
@@ -60,8 +66,18 @@ export class PluginRegistry implements RegistrarDirectory {
     return loaded.plugin;
   }
 
-  describe(): Array<{ id: string; version: string; capabilities: readonly string[]; disabledCapabilities: readonly string[] }> {
-    return [...this.plugins.entries()].map(([id, p]) => ({ id, version: p.version, capabilities: p.capabilities, disabledCapabilities: p.disabledCapabilities }));
+  describe(): Array<{
+    id: string;
+    version: string;
+    capabilities: readonly string[];
+    disabledCapabilities: readonly string[];
+  }> {
+    return [...this.plugins.entries()].map(([id, p]) => ({
+      id,
+      version: p.version,
+      capabilities: p.capabilities,
+      disabledCapabilities: p.disabledCapabilities,
+    }));
   }
 
   async close(): Promise<void> {
@@ -87,7 +103,11 @@ export type PluginHostFactory = (pluginId: string) => PluginHost;
  * that the created plugin implements exactly the capabilities its manifest declares. Collects
  * every problem and throws them together, each naming its plugin.
  */
-export async function loadPlugins(dir: string, options: Record<string, Record<string, unknown>>, hostFor: PluginHostFactory): Promise<PluginRegistry> {
+export async function loadPlugins(
+  dir: string,
+  options: Record<string, Record<string, unknown>>,
+  hostFor: PluginHostFactory,
+): Promise<PluginRegistry> {
   const problems: string[] = [];
   const loaded = new Map<string, LoadedPlugin>();
   if (!existsSync(dir)) throw new PluginLoadError([`plugins directory ${dir} does not exist`]);
@@ -100,7 +120,8 @@ export async function loadPlugins(dir: string, options: Record<string, Record<st
     if (!statSync(folder).isDirectory()) continue;
     try {
       const real = realpathSync(folder);
-      if (!real.startsWith(root + path.sep)) throw new Error('the folder resolves outside the plugins directory; refusing to load it');
+      if (!real.startsWith(root + path.sep))
+        throw new Error('the folder resolves outside the plugins directory; refusing to load it');
       const sameFolder = seenFolders.get(real);
       if (sameFolder !== undefined) throw new Error(`duplicate: it is the same folder as plugin "${sameFolder}"`);
       seenFolders.set(real, entry);
@@ -117,7 +138,8 @@ export async function loadPlugins(dir: string, options: Record<string, Record<st
     }
   }
   for (const id of Object.keys(options)) {
-    if (!loaded.has(id) && !problems.some((p) => p.startsWith(`${id}:`))) problems.push(`${id}: options are configured but no such plugin is installed`);
+    if (!loaded.has(id) && !problems.some((p) => p.startsWith(`${id}:`)))
+      problems.push(`${id}: options are configured but no such plugin is installed`);
   }
   if (problems.length > 0) {
     await new PluginRegistry(loaded).close();
@@ -140,7 +162,8 @@ export async function loadPluginFolder(
   const manifest = readManifest(realFolder);
   const { id, apiVersion } = manifest.resellerPlugin;
   if (id !== folderName) throw new Error(`manifest id "${id}" does not match its folder name`);
-  if (apiVersion !== PLUGIN_API_VERSION) throw new Error(`plugin API version ${apiVersion} is not supported (this platform speaks ${PLUGIN_API_VERSION})`);
+  if (apiVersion !== PLUGIN_API_VERSION)
+    throw new Error(`plugin API version ${apiVersion} is not supported (this platform speaks ${PLUGIN_API_VERSION})`);
   const declared = declaredCapabilities(manifest);
   const { pluginOptions, disabled } = checkOptions(manifest, declared, rawOptions);
 
@@ -151,12 +174,17 @@ export async function loadPluginFolder(
   } catch {
     throw new Error(`entry "${main}" cannot be found`);
   }
-  if (!entryFile.startsWith(realFolder + path.sep)) throw new Error('entry resolves outside the plugin folder; refusing to load it');
+  if (!entryFile.startsWith(realFolder + path.sep))
+    throw new Error('entry resolves outside the plugin folder; refusing to load it');
 
   const exported = (require(entryFile) as { default?: unknown }).default;
-  if (!isRegistrarPluginDefinition(exported)) throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
+  if (!isRegistrarPluginDefinition(exported))
+    throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
   if (exported.id !== id) throw new Error(`the entry defines plugin "${exported.id}" but the manifest says "${id}"`);
-  if (exported.apiVersion !== PLUGIN_API_VERSION) throw new Error(`the entry speaks plugin API version ${exported.apiVersion}; this platform speaks ${PLUGIN_API_VERSION}`);
+  if (exported.apiVersion !== PLUGIN_API_VERSION)
+    throw new Error(
+      `the entry speaks plugin API version ${exported.apiVersion}; this platform speaks ${PLUGIN_API_VERSION}`,
+    );
   let parsedOptions: unknown;
   try {
     parsedOptions = exported.parseOptions(pluginOptions);
@@ -199,7 +227,9 @@ function readManifest(folder: string): Manifest {
   }
   const parsed = Manifest.safeParse(json);
   if (!parsed.success) {
-    throw new Error(`invalid manifest: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'manifest'} ${i.message}`).join('; ')}`);
+    throw new Error(
+      `invalid manifest: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'manifest'} ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }
@@ -207,7 +237,10 @@ function readManifest(folder: string): Manifest {
 function declaredCapabilities(manifest: Manifest): CapabilityName[] {
   const listed = manifest.resellerPlugin.capabilities;
   const unknown = listed.filter((c) => !(CAPABILITY_NAMES as readonly string[]).includes(c));
-  if (unknown.length > 0) throw new Error(`the manifest declares unknown capabilities ${unknown.map((c) => `"${c}"`).join(', ')}; known: ${CAPABILITY_NAMES.join(', ')}`);
+  if (unknown.length > 0)
+    throw new Error(
+      `the manifest declares unknown capabilities ${unknown.map((c) => `"${c}"`).join(', ')}; known: ${CAPABILITY_NAMES.join(', ')}`,
+    );
   const twice = listed.filter((c, i) => listed.indexOf(c) !== i);
   if (twice.length > 0) throw new Error(`the manifest declares ${twice.join(', ')} more than once`);
   return listed as CapabilityName[];
@@ -233,7 +266,11 @@ function checkImplementation(plugin: RegistrarPlugin, declared: readonly Capabil
 }
 
 /** Checks the configured options against the manifest's option schema and coerces text values (from the environment) to their types. */
-function checkOptions(manifest: Manifest, declared: readonly CapabilityName[], raw: Record<string, unknown>): { pluginOptions: Record<string, unknown>; disabled: CapabilityName[] } {
+function checkOptions(
+  manifest: Manifest,
+  declared: readonly CapabilityName[],
+  raw: Record<string, unknown>,
+): { pluginOptions: Record<string, unknown>; disabled: CapabilityName[] } {
   const specs = manifest.resellerPlugin.options;
   const problems: string[] = [];
   const pluginOptions: Record<string, unknown> = {};
@@ -247,7 +284,10 @@ function checkOptions(manifest: Manifest, declared: readonly CapabilityName[], r
       }
       const names = list as string[];
       const notDeclared = names.filter((c) => !declared.includes(c as CapabilityName));
-      if (notDeclared.length > 0) problems.push(`${key}: ${notDeclared.map((c) => `"${c}"`).join(', ')} ${notDeclared.length > 1 ? 'are not capabilities' : 'is not a capability'} of this plugin; it has: ${declared.join(', ') || 'none'}`);
+      if (notDeclared.length > 0)
+        problems.push(
+          `${key}: ${notDeclared.map((c) => `"${c}"`).join(', ')} ${notDeclared.length > 1 ? 'are not capabilities' : 'is not a capability'} of this plugin; it has: ${declared.join(', ') || 'none'}`,
+        );
       disabled = names.filter((c) => declared.includes(c as CapabilityName)) as CapabilityName[];
       continue;
     }
@@ -289,13 +329,23 @@ function coerce(spec: OptionSpec, value: unknown): unknown {
       if (typeof value === 'string' && FALSE.includes(value.trim().toLowerCase())) return false;
       return undefined;
     case 'string[]':
-      if (typeof value === 'string') return value.split(',').map((v) => v.trim()).filter(Boolean);
+      if (typeof value === 'string')
+        return value
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
       return Array.isArray(value) && value.every((v) => typeof v === 'string') ? value : undefined;
   }
 }
 
 const describeType = (type: OptionSpec['type']) =>
-  ({ string: 'text', integer: 'a whole number', number: 'a number', boolean: 'true or false', 'string[]': 'a list of text values (or comma-separated text)' })[type];
+  ({
+    string: 'text',
+    integer: 'a whole number',
+    number: 'a number',
+    boolean: 'true or false',
+    'string[]': 'a list of text values (or comma-separated text)',
+  })[type];
 
 /**
  * The plugin as the platform sees it: only the capabilities in use. Methods are bound to the
@@ -306,7 +356,10 @@ function withCapabilities(plugin: RegistrarPlugin, inUse: readonly CapabilityNam
   // anything else (its own fields, methods) still resolves through the prototype to the plugin.
   const view = Object.create(plugin) as Record<string, unknown>;
   for (const capability of CAPABILITY_NAMES) {
-    Object.defineProperty(view, capability, { value: inUse.includes(capability) ? plugin[capability] : undefined, enumerable: true });
+    Object.defineProperty(view, capability, {
+      value: inUse.includes(capability) ? plugin[capability] : undefined,
+      enumerable: true,
+    });
   }
   return Object.freeze(view) as unknown as RegistrarPlugin;
 }

@@ -2,8 +2,16 @@ import type { Knex } from 'knex';
 import type { ApiLogEntry, ApiLogQuery, ApiLogRepository } from '../../core/api-log/api-log';
 
 interface ApiLogRow {
-  reseller_id: string; at: number | string; method: string; route: string; domain: string | null; status: number;
-  duration_ms: number; error: string | null; request_id: string; client_ip: string | null;
+  reseller_id: string;
+  at: number | string;
+  method: string;
+  route: string;
+  domain: string | null;
+  status: number;
+  duration_ms: number;
+  error: string | null;
+  request_id: string;
+  client_ip: string | null;
 }
 
 export class KnexApiLogRepository implements ApiLogRepository {
@@ -15,16 +23,33 @@ export class KnexApiLogRepository implements ApiLogRepository {
     const bindings: Array<string | number | null> = [];
     for (const e of entries) {
       bindings.push(
-        e.resellerId, e.at.getTime(), e.method.slice(0, 8), e.route.slice(0, 128), e.domain?.slice(0, 253) ?? null, e.status,
-        Math.round(e.durationMs), e.error, e.requestId.slice(0, 64), e.clientIp?.slice(0, 64) ?? null,
+        e.resellerId,
+        e.at.getTime(),
+        e.method.slice(0, 8),
+        e.route.slice(0, 128),
+        e.domain?.slice(0, 253) ?? null,
+        e.status,
+        Math.round(e.durationMs),
+        e.error,
+        e.requestId.slice(0, 64),
+        e.clientIp?.slice(0, 64) ?? null,
       );
     }
     const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    await this.db.raw(`insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`, bindings);
+    await this.db.raw(
+      `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`,
+      bindings,
+    );
   }
 
   async find(query: ApiLogQuery): Promise<ApiLogEntry[]> {
-    const q = this.db<ApiLogRow>('api_log').where({ reseller_id: query.resellerId }).orderBy([{ column: 'at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(query.limit);
+    const q = this.db<ApiLogRow>('api_log')
+      .where({ reseller_id: query.resellerId })
+      .orderBy([
+        { column: 'at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(query.limit);
     if (query.since) q.andWhere('at', '>=', query.since.getTime());
     if (query.domain) q.andWhere({ domain: query.domain });
     return (await q).map((row) => ({
@@ -43,7 +68,9 @@ export class KnexApiLogRepository implements ApiLogRepository {
 
   async purge(before: Date, limit: number): Promise<number> {
     // Chunked by id: SQLite has no DELETE … LIMIT, and MariaDB no LIMIT inside an IN subquery.
-    const ids = (await this.db('api_log').where('at', '<', before.getTime()).orderBy('id').limit(limit).select('id')).map((r: { id: number | string }) => r.id);
+    const ids = (
+      await this.db('api_log').where('at', '<', before.getTime()).orderBy('id').limit(limit).select('id')
+    ).map((r: { id: number | string }) => r.id);
     if (ids.length === 0) return 0;
     return this.db('api_log').whereIn('id', ids).del();
   }

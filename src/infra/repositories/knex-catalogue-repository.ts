@@ -2,8 +2,21 @@ import type { Knex } from 'knex';
 import type { AddonName, CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
 import type { Minor } from '../../core/shared/money';
 
-interface TldRow { tld: string; registrar: string; min_length: number; max_length: number; grace_days: number; redemption_days: number }
-interface PriceRow { group_id: string; tld: string; action: string; period: number; price_minor: number | string }
+interface TldRow {
+  tld: string;
+  registrar: string;
+  min_length: number;
+  max_length: number;
+  grace_days: number;
+  redemption_days: number;
+}
+interface PriceRow {
+  group_id: string;
+  tld: string;
+  action: string;
+  period: number;
+  price_minor: number | string;
+}
 
 const toTld = (row: TldRow): Tld => ({
   tld: row.tld,
@@ -24,19 +37,34 @@ export class KnexCatalogueRepository implements CatalogueRepository {
 
   async upsertTld(tld: Tld): Promise<void> {
     await this.db('tlds')
-      .insert({ tld: tld.tld, registrar: tld.registrar, min_length: tld.minLength, max_length: tld.maxLength, grace_days: tld.graceDays, redemption_days: tld.redemptionDays })
+      .insert({
+        tld: tld.tld,
+        registrar: tld.registrar,
+        min_length: tld.minLength,
+        max_length: tld.maxLength,
+        grace_days: tld.graceDays,
+        redemption_days: tld.redemptionDays,
+      })
       .onConflict('tld')
       .merge();
   }
 
-  async replacePrices(groupId: string, tld: string, action: OrderAction, prices: ReadonlyMap<number, Minor>): Promise<void> {
+  async replacePrices(
+    groupId: string,
+    tld: string,
+    action: OrderAction,
+    prices: ReadonlyMap<number, Minor>,
+  ): Promise<void> {
     await this.db('tld_prices').where({ group_id: groupId, tld, action }).delete();
     const rows = [...prices].map(([period, price]) => ({ group_id: groupId, tld, action, period, price_minor: price }));
     if (rows.length > 0) await this.db('tld_prices').insert(rows);
   }
 
   async offeredTlds(groupId: string): Promise<string[]> {
-    const rows = await this.db('tld_prices').distinct('tld').where({ group_id: groupId, action: 'register' }).orderBy('tld');
+    const rows = await this.db('tld_prices')
+      .distinct('tld')
+      .where({ group_id: groupId, action: 'register' })
+      .orderBy('tld');
     return rows.map((row: { tld: string }) => row.tld);
   }
 
@@ -44,7 +72,12 @@ export class KnexCatalogueRepository implements CatalogueRepository {
     const query = this.db<PriceRow>('tld_prices').where({ group_id: groupId });
     if (tld !== undefined) query.andWhere({ tld });
     const rows = await query.orderBy([{ column: 'tld' }, { column: 'action' }, { column: 'period' }]);
-    return rows.map((row) => ({ tld: row.tld, action: row.action as OrderAction, period: Number(row.period), price: Number(row.price_minor) }));
+    return rows.map((row) => ({
+      tld: row.tld,
+      action: row.action as OrderAction,
+      period: Number(row.period),
+      price: Number(row.price_minor),
+    }));
   }
 
   async listTlds(): Promise<Tld[]> {
@@ -52,13 +85,18 @@ export class KnexCatalogueRepository implements CatalogueRepository {
   }
 
   async addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
-    const rows: Array<{ addon: string; price_minor: number | string }> = await this.db('addon_prices').where({ group_id: groupId });
+    const rows: Array<{ addon: string; price_minor: number | string }> = await this.db('addon_prices').where({
+      group_id: groupId,
+    });
     return new Map(rows.map((row) => [row.addon as AddonName, Number(row.price_minor)]));
   }
 
   async setAddonPrices(groupId: string, prices: ReadonlyMap<AddonName, Minor>): Promise<void> {
     for (const [addon, price] of prices) {
-      await this.db('addon_prices').insert({ group_id: groupId, addon, price_minor: price }).onConflict(['group_id', 'addon']).merge();
+      await this.db('addon_prices')
+        .insert({ group_id: groupId, addon, price_minor: price })
+        .onConflict(['group_id', 'addon'])
+        .merge();
     }
   }
 }

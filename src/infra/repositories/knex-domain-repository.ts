@@ -1,13 +1,33 @@
 import type { Knex } from 'knex';
-import type { DomainChanges, DomainListFilter, DomainOrderChange, DomainRecord, DomainRepository, DomainStatus, NewDomain, SyncClaim } from '../../core/domain/domain';
+import type {
+  DomainChanges,
+  DomainListFilter,
+  DomainOrderChange,
+  DomainRecord,
+  DomainRepository,
+  DomainStatus,
+  NewDomain,
+  SyncClaim,
+} from '../../core/domain/domain';
 import { databaseKind } from '../db/database-kind';
 import { isUniqueViolation } from '../db/errors';
 
 export interface DomainRow {
-  id: string; name: string; unicode_name: string; tld: string; reseller_id: string; registrar: string;
-  status: string; expiry_date: string | null; created_at: number | string; updated_at: number | string;
-  nameservers: string | null; transfer_lock: number | boolean | null;
-  dns_management: number | boolean; email_forwarding: number | boolean; id_protection: number | boolean;
+  id: string;
+  name: string;
+  unicode_name: string;
+  tld: string;
+  reseller_id: string;
+  registrar: string;
+  status: string;
+  expiry_date: string | null;
+  created_at: number | string;
+  updated_at: number | string;
+  nameservers: string | null;
+  transfer_lock: number | boolean | null;
+  dns_management: number | boolean;
+  email_forwarding: number | boolean;
+  id_protection: number | boolean;
 }
 
 const bool = (value: number | boolean | string | null | undefined) => value === true || Number(value) === 1;
@@ -33,7 +53,11 @@ export const toDomain = (row: DomainRow): DomainRecord => ({
   expiryDate: row.expiry_date,
   nameservers: parseNameservers(row.nameservers),
   transferLock: row.transfer_lock === null || row.transfer_lock === undefined ? null : bool(row.transfer_lock),
-  addons: { dnsManagement: bool(row.dns_management), emailForwarding: bool(row.email_forwarding), idProtection: bool(row.id_protection) },
+  addons: {
+    dnsManagement: bool(row.dns_management),
+    emailForwarding: bool(row.email_forwarding),
+    idProtection: bool(row.id_protection),
+  },
   createdAt: new Date(Number(row.created_at)),
   updatedAt: new Date(Number(row.updated_at)),
 });
@@ -60,7 +84,9 @@ export class KnexDomainRepository implements DomainRepository {
   }
 
   async list(filter: DomainListFilter): Promise<DomainRecord[]> {
-    const query = this.db<DomainRow>('domains').orderBy('name').limit(filter.limit ?? 10_000);
+    const query = this.db<DomainRow>('domains')
+      .orderBy('name')
+      .limit(filter.limit ?? 10_000);
     if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
     return (await query).map(toDomain);
   }
@@ -69,23 +95,37 @@ export class KnexDomainRepository implements DomainRepository {
     await this.db('domains').insert(newDomainRow(d));
   }
 
-  async update(id: string, changes: DomainChanges, at: Date, options: { ifStatus?: DomainStatus } = {}): Promise<boolean> {
+  async update(
+    id: string,
+    changes: DomainChanges,
+    at: Date,
+    options: { ifStatus?: DomainStatus } = {},
+  ): Promise<boolean> {
     const query = this.db('domains').where({ id });
     if (options.ifStatus !== undefined) query.andWhere({ status: options.ifStatus });
     const updated = await query.update({ ...changedColumns(changes), updated_at: at.getTime() });
     return updated > 0;
   }
 
-  async listByStatus(statuses: readonly DomainStatus[], page: { after?: string; limit: number }): Promise<DomainRecord[]> {
+  async listByStatus(
+    statuses: readonly DomainStatus[],
+    page: { after?: string; limit: number },
+  ): Promise<DomainRecord[]> {
     if (statuses.length === 0) return [];
-    const query = this.db<DomainRow>('domains').whereIn('status', [...statuses]).orderBy('name').limit(page.limit);
+    const query = this.db<DomainRow>('domains')
+      .whereIn('status', [...statuses])
+      .orderBy('name')
+      .limit(page.limit);
     if (page.after !== undefined) query.andWhere('name', '>', page.after);
     return (await query).map(toDomain);
   }
 
   async countByStatus(statuses: readonly DomainStatus[]): Promise<number> {
     if (statuses.length === 0) return 0;
-    const row = await this.db('domains').whereIn('status', [...statuses]).count({ n: '*' }).first();
+    const row = await this.db('domains')
+      .whereIn('status', [...statuses])
+      .count({ n: '*' })
+      .first();
     return Number(row?.n ?? 0);
   }
 
@@ -99,8 +139,15 @@ export class KnexDomainRepository implements DomainRepository {
     }
   }
 
-  async transitionForOrder(id: string, from: readonly DomainStatus[], change: DomainOrderChange, resellerId?: string): Promise<boolean> {
-    const query = this.db('domains').where({ id }).whereIn('status', [...from]);
+  async transitionForOrder(
+    id: string,
+    from: readonly DomainStatus[],
+    change: DomainOrderChange,
+    resellerId?: string,
+  ): Promise<boolean> {
+    const query = this.db('domains')
+      .where({ id })
+      .whereIn('status', [...from]);
     if (resellerId !== undefined) query.andWhere({ reseller_id: resellerId });
     const moved = await query.update({
       status: change.status,
@@ -119,11 +166,15 @@ export class KnexDomainRepository implements DomainRepository {
   async claimForSync(claim: SyncClaim): Promise<DomainRecord[]> {
     if (claim.statuses.length === 0 || claim.limit < 1) return [];
     const now = claim.now.getTime();
-    const due = (query: Knex.QueryBuilder, statuses: readonly DomainStatus[] = claim.statuses) => dueForSync(query, statuses, claim.syncedBefore, now);
+    const due = (query: Knex.QueryBuilder, statuses: readonly DomainStatus[] = claim.statuses) =>
+      dueForSync(query, statuses, claim.syncedBefore, now);
     const take = async (db: Knex | Knex.Transaction, ids: string[]) => {
       if (ids.length === 0) return;
       // The due conditions again: the update itself decides, so a worker that lost the race takes nothing.
-      await due(db('domains').whereIn('id', ids)).update({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() } as Record<string, unknown>);
+      await due(db('domains').whereIn('id', ids)).update({
+        sync_owner: claim.owner,
+        sync_lease_until: claim.leaseUntil.getTime(),
+      } as Record<string, unknown>);
     };
     // One status at a time, oldest sync first, read in the order of the (status, synced_at, name)
     // index: the first `limit` due rows are found without sorting every due domain, so a claim
@@ -132,7 +183,12 @@ export class KnexDomainRepository implements DomainRepository {
       const found: string[] = [];
       for (const status of claim.statuses) {
         if (found.length >= claim.limit) break;
-        const query = due(db('domains').select('id'), [status]).orderBy([{ column: 'synced_at', order: 'asc' }, { column: 'name', order: 'asc' }]).limit(claim.limit - found.length);
+        const query = due(db('domains').select('id'), [status])
+          .orderBy([
+            { column: 'synced_at', order: 'asc' },
+            { column: 'name', order: 'asc' },
+          ])
+          .limit(claim.limit - found.length);
         const rows: Array<{ id: string }> = await (lock ? query.forUpdate().skipLocked() : query);
         found.push(...rows.map((r) => r.id));
       }
@@ -151,27 +207,40 @@ export class KnexDomainRepository implements DomainRepository {
       await take(this.db, ids);
     }
     if (ids.length === 0) return [];
-    const rows: DomainRow[] = await this.db('domains').whereIn('id', ids).andWhere({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() });
+    const rows: DomainRow[] = await this.db('domains')
+      .whereIn('id', ids)
+      .andWhere({ sync_owner: claim.owner, sync_lease_until: claim.leaseUntil.getTime() });
     const byId = new Map(rows.map((row) => [row.id, toDomain(row)]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   async releaseSyncClaims(ids: readonly string[], owner: string, syncedAt: Date | null): Promise<void> {
     if (ids.length === 0) return;
-    await this.db('domains').whereIn('id', [...ids]).andWhere({ sync_owner: owner }).update({
-      sync_owner: null, sync_lease_until: null, ...(syncedAt ? { synced_at: syncedAt.getTime() } : {}),
-    });
+    await this.db('domains')
+      .whereIn('id', [...ids])
+      .andWhere({ sync_owner: owner })
+      .update({
+        sync_owner: null,
+        sync_lease_until: null,
+        ...(syncedAt ? { synced_at: syncedAt.getTime() } : {}),
+      });
   }
 
   async releaseSyncClaim(id: string, owner: string, syncedAt: Date | null): Promise<void> {
-    await this.db('domains').where({ id, sync_owner: owner }).update({
-      sync_owner: null, sync_lease_until: null, ...(syncedAt ? { synced_at: syncedAt.getTime() } : {}),
-    });
+    await this.db('domains')
+      .where({ id, sync_owner: owner })
+      .update({
+        sync_owner: null,
+        sync_lease_until: null,
+        ...(syncedAt ? { synced_at: syncedAt.getTime() } : {}),
+      });
   }
 
   async countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number> {
     if (claim.statuses.length === 0) return 0;
-    const row = await dueForSync(this.db('domains'), claim.statuses, claim.syncedBefore, claim.now.getTime()).count({ n: '*' }).first();
+    const row = await dueForSync(this.db('domains'), claim.statuses, claim.syncedBefore, claim.now.getTime())
+      .count({ n: '*' })
+      .first();
     return Number(row?.n ?? 0);
   }
 }
@@ -180,7 +249,12 @@ export class KnexDomainRepository implements DomainRepository {
  * Domains due for a sync: in one of the statuses, not synced since `syncedBefore`, not leased to
  * a live claim, and without an order in progress (the order's reconciliation settles those).
  */
-function dueForSync(query: Knex.QueryBuilder, statuses: readonly DomainStatus[], syncedBefore: Date, now: number): Knex.QueryBuilder {
+function dueForSync(
+  query: Knex.QueryBuilder,
+  statuses: readonly DomainStatus[],
+  syncedBefore: Date,
+  now: number,
+): Knex.QueryBuilder {
   return query
     .whereIn('domains.status', [...statuses])
     .andWhere((q) => q.whereNull('domains.synced_at').orWhere('domains.synced_at', '<', syncedBefore.getTime()))

@@ -1,10 +1,21 @@
 import type { Knex } from 'knex';
-import type { IdempotencyRecord, IdempotencyRepository, IdempotencyState, IdempotentAnswer } from '../../core/order/order';
+import type {
+  IdempotencyRecord,
+  IdempotencyRepository,
+  IdempotencyState,
+  IdempotentAnswer,
+} from '../../core/order/order';
 import { isUniqueViolation } from '../db/errors';
 
 interface IdempotencyRow {
-  reseller_id: string; idem_key: string; fingerprint: string; state: string; order_id: string | null;
-  answer: string | null; created_at: number | string; expires_at: number | string;
+  reseller_id: string;
+  idem_key: string;
+  fingerprint: string;
+  state: string;
+  order_id: string | null;
+  answer: string | null;
+  created_at: number | string;
+  expires_at: number | string;
 }
 
 const toRecord = (row: IdempotencyRow): IdempotencyRecord => ({
@@ -22,15 +33,23 @@ export class KnexIdempotencyRepository implements IdempotencyRepository {
   constructor(private readonly db: Knex | Knex.Transaction) {}
 
   async find(resellerId: string, key: string): Promise<IdempotencyRecord | undefined> {
-    const row = await this.db<IdempotencyRow>('idempotency_keys').where({ reseller_id: resellerId, idem_key: key }).first();
+    const row = await this.db<IdempotencyRow>('idempotency_keys')
+      .where({ reseller_id: resellerId, idem_key: key })
+      .first();
     return row && toRecord(row);
   }
 
   async insert(r: IdempotencyRecord): Promise<boolean> {
     try {
       await this.db('idempotency_keys').insert({
-        reseller_id: r.resellerId, idem_key: r.key, fingerprint: r.fingerprint, state: r.state, order_id: r.orderId,
-        answer: r.answer ? JSON.stringify(r.answer) : null, created_at: r.createdAt.getTime(), expires_at: r.expiresAt.getTime(),
+        reseller_id: r.resellerId,
+        idem_key: r.key,
+        fingerprint: r.fingerprint,
+        state: r.state,
+        order_id: r.orderId,
+        answer: r.answer ? JSON.stringify(r.answer) : null,
+        created_at: r.createdAt.getTime(),
+        expires_at: r.expiresAt.getTime(),
       });
       return true;
     } catch (error) {
@@ -40,11 +59,16 @@ export class KnexIdempotencyRepository implements IdempotencyRepository {
   }
 
   async deleteExpired(resellerId: string, key: string, now: Date): Promise<void> {
-    await this.db('idempotency_keys').where({ reseller_id: resellerId, idem_key: key }).andWhere('expires_at', '<', now.getTime()).delete();
+    await this.db('idempotency_keys')
+      .where({ reseller_id: resellerId, idem_key: key })
+      .andWhere('expires_at', '<', now.getTime())
+      .delete();
   }
 
   async finishForOrder(orderId: string, answer: IdempotentAnswer): Promise<void> {
-    await this.db('idempotency_keys').where({ order_id: orderId, state: 'in_flight' }).update({ state: 'done', answer: JSON.stringify(answer) });
+    await this.db('idempotency_keys')
+      .where({ order_id: orderId, state: 'in_flight' })
+      .update({ state: 'done', answer: JSON.stringify(answer) });
   }
 
   async purgeExpired(now: Date): Promise<number> {

@@ -4,7 +4,15 @@ import type { Minor } from '../../core/shared/money';
 import { databaseKind, rawRows } from '../db/database-kind';
 import { readFirst } from '../db/direct-reads';
 
-interface EntryRow { id: string; reseller_id: string; amount_minor: number | string; kind: string; order_id: string | null; note: string | null; created_at: number | string }
+interface EntryRow {
+  id: string;
+  reseller_id: string;
+  amount_minor: number | string;
+  kind: string;
+  order_id: string | null;
+  note: string | null;
+  created_at: number | string;
+}
 
 const BALANCE = 'SELECT balance_minor FROM credit_accounts WHERE reseller_id = ?';
 
@@ -29,7 +37,10 @@ export class KnexLedgerRepository implements LedgerRepository {
     }
     // The entry's insert answers the balance the update above left (this transaction's own write): one round trip, not two.
     const insert = this.db('credit_entries').insert(entryRow(entry)).toSQL().toNative();
-    const result = await this.db.raw(`${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``, [...insert.bindings, entry.resellerId]);
+    const result = await this.db.raw(
+      `${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``,
+      [...insert.bindings, entry.resellerId],
+    );
     return Number(rawRows<{ balance: number | string }>(this.db, result)[0]!.balance);
   }
 
@@ -53,12 +64,18 @@ export class KnexLedgerRepository implements LedgerRepository {
   }
 
   async sumOfEntries(resellerId: string): Promise<Minor> {
-    const row = await this.db('credit_entries').sum({ total: 'amount_minor' }).where({ reseller_id: resellerId }).first();
+    const row = await this.db('credit_entries')
+      .sum({ total: 'amount_minor' })
+      .where({ reseller_id: resellerId })
+      .first();
     return Number(row?.total ?? 0);
   }
 
   async entries(resellerId: string, limit: number): Promise<LedgerEntry[]> {
-    const rows: EntryRow[] = await this.db('credit_entries').where({ reseller_id: resellerId }).orderBy('id', 'desc').limit(limit);
+    const rows: EntryRow[] = await this.db('credit_entries')
+      .where({ reseller_id: resellerId })
+      .orderBy('id', 'desc')
+      .limit(limit);
     return rows.map((row) => ({
       id: row.id,
       resellerId: row.reseller_id,
@@ -94,15 +111,16 @@ function insertReturns(db: Knex | Knex.Transaction): Promise<boolean> {
   const key = db.client.config as object;
   let known = returning.get(key);
   if (!known) {
-    known = databaseKind(db) === 'sqlite'
-      ? Promise.resolve(true)
-      : db.raw('select version() as `version`').then(
-        ([rows]: [Array<{ version: string }>]) => mariaDbFrom(String(rows[0]?.version ?? ''), 10, 5),
-        () => {
-          returning.delete(key);
-          return false;
-        },
-      );
+    known =
+      databaseKind(db) === 'sqlite'
+        ? Promise.resolve(true)
+        : db.raw('select version() as `version`').then(
+            ([rows]: [Array<{ version: string }>]) => mariaDbFrom(String(rows[0]?.version ?? ''), 10, 5),
+            () => {
+              returning.delete(key);
+              return false;
+            },
+          );
     returning.set(key, known);
   }
   return known;

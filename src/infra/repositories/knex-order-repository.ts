@@ -6,11 +6,28 @@ import { databaseKind } from '../db/database-kind';
 import { isUniqueViolation } from '../db/errors';
 
 interface OrderRow {
-  id: string; reseller_id: string; action: string; domain_id: string; domain_name: string; registrar: string;
-  period: number | string; price_minor: number | string; status: string; open_domain: string | null;
-  prior_domain: string | null; request: string | null; original_vars: string | null; idempotency_key: string | null;
-  expiry_date: string | null; note: string | null; lease_owner: string | null; lease_until: number | string | null;
-  reconcile_attempts: number | string; created_at: number | string; updated_at: number | string; settled_at: number | string | null;
+  id: string;
+  reseller_id: string;
+  action: string;
+  domain_id: string;
+  domain_name: string;
+  registrar: string;
+  period: number | string;
+  price_minor: number | string;
+  status: string;
+  open_domain: string | null;
+  prior_domain: string | null;
+  request: string | null;
+  original_vars: string | null;
+  idempotency_key: string | null;
+  expiry_date: string | null;
+  note: string | null;
+  lease_owner: string | null;
+  lease_until: number | string | null;
+  reconcile_attempts: number | string;
+  created_at: number | string;
+  updated_at: number | string;
+  settled_at: number | string | null;
 }
 
 const toDate = (ms: number | string | null): Date | null => (ms === null ? null : new Date(Number(ms)));
@@ -47,12 +64,28 @@ export class KnexOrderRepository implements OrderRepository {
   async insert(o: Order): Promise<boolean> {
     try {
       await this.db('orders').insert({
-        id: o.id, reseller_id: o.resellerId, action: o.action, domain_id: o.domainId, domain_name: o.domain, registrar: o.registrar,
-        period: o.period, price_minor: o.price, status: o.status, open_domain: o.status === 'pending' ? o.domain : null,
-        prior_domain: o.priorDomain ? JSON.stringify(o.priorDomain) : null, request: JSON.stringify(o.request),
-        original_vars: o.originalVars, idempotency_key: o.idempotencyKey, expiry_date: o.expiryDate, note: o.note?.slice(0, NOTE_LENGTH) ?? null,
-        lease_owner: o.leaseOwner, lease_until: o.leaseUntil?.getTime() ?? null, reconcile_attempts: o.reconcileAttempts,
-        created_at: o.createdAt.getTime(), updated_at: o.updatedAt.getTime(), settled_at: o.settledAt?.getTime() ?? null,
+        id: o.id,
+        reseller_id: o.resellerId,
+        action: o.action,
+        domain_id: o.domainId,
+        domain_name: o.domain,
+        registrar: o.registrar,
+        period: o.period,
+        price_minor: o.price,
+        status: o.status,
+        open_domain: o.status === 'pending' ? o.domain : null,
+        prior_domain: o.priorDomain ? JSON.stringify(o.priorDomain) : null,
+        request: JSON.stringify(o.request),
+        original_vars: o.originalVars,
+        idempotency_key: o.idempotencyKey,
+        expiry_date: o.expiryDate,
+        note: o.note?.slice(0, NOTE_LENGTH) ?? null,
+        lease_owner: o.leaseOwner,
+        lease_until: o.leaseUntil?.getTime() ?? null,
+        reconcile_attempts: o.reconcileAttempts,
+        created_at: o.createdAt.getTime(),
+        updated_at: o.updatedAt.getTime(),
+        settled_at: o.settledAt?.getTime() ?? null,
       });
       return true;
     } catch (error) {
@@ -73,42 +106,61 @@ export class KnexOrderRepository implements OrderRepository {
   }
 
   async list(filter: OrderListFilter): Promise<Order[]> {
-    const query = this.db<OrderRow>('orders').orderBy('id', 'desc').limit(filter.limit ?? 1000);
+    const query = this.db<OrderRow>('orders')
+      .orderBy('id', 'desc')
+      .limit(filter.limit ?? 1000);
     if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
     if (filter.status) query.where({ status: filter.status });
     if (filter.domain) query.where({ domain_name: filter.domain });
     return (await query).map(toOrder);
   }
 
-  async settle(id: string, to: Exclude<OrderStatus, 'pending'>, change: { expiryDate?: string | null; note: string; at: Date }): Promise<boolean> {
-    const moved = await this.db('orders').where({ id, status: 'pending' }).update({
-      status: to,
-      open_domain: null,
-      ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
-      note: change.note.slice(0, NOTE_LENGTH),
-      lease_owner: null,
-      lease_until: null,
-      settled_at: change.at.getTime(),
-      updated_at: change.at.getTime(),
-    });
+  async settle(
+    id: string,
+    to: Exclude<OrderStatus, 'pending'>,
+    change: { expiryDate?: string | null; note: string; at: Date },
+  ): Promise<boolean> {
+    const moved = await this.db('orders')
+      .where({ id, status: 'pending' })
+      .update({
+        status: to,
+        open_domain: null,
+        ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
+        note: change.note.slice(0, NOTE_LENGTH),
+        lease_owner: null,
+        lease_until: null,
+        settled_at: change.at.getTime(),
+        updated_at: change.at.getTime(),
+      });
     return moved === 1;
   }
 
   async completeWithDomain(
-    id: string, change: { expiryDate: string | null; note: string; at: Date },
+    id: string,
+    change: { expiryDate: string | null; note: string; at: Date },
     domain: { id: string; from: readonly DomainStatus[]; resellerId?: string },
   ): Promise<boolean> {
     // SQLite updates one table per statement: the caller's transaction does it.
     if (databaseKind(this.db) !== 'mysql' || domain.from.length === 0) return false;
     const at = change.at.getTime();
     const [result] = await this.db.raw(
-      'update `orders` as `o`, `domains` as `d` set '
-      + "`o`.`status` = 'completed', `o`.`open_domain` = null, `o`.`expiry_date` = ?, `o`.`note` = ?, `o`.`lease_owner` = null, "
-      + "`o`.`lease_until` = null, `o`.`settled_at` = ?, `o`.`updated_at` = ?, `d`.`status` = 'Active', `d`.`expiry_date` = ?, `d`.`updated_at` = ? "
-      + "where `o`.`id` = ? and `o`.`status` = 'pending' and `d`.`id` = ? and `d`.`status` in ("
-      + domain.from.map(() => '?').join(', ') + ')' + (domain.resellerId === undefined ? '' : ' and `d`.`reseller_id` = ?'),
+      'update `orders` as `o`, `domains` as `d` set ' +
+        "`o`.`status` = 'completed', `o`.`open_domain` = null, `o`.`expiry_date` = ?, `o`.`note` = ?, `o`.`lease_owner` = null, " +
+        "`o`.`lease_until` = null, `o`.`settled_at` = ?, `o`.`updated_at` = ?, `d`.`status` = 'Active', `d`.`expiry_date` = ?, `d`.`updated_at` = ? " +
+        "where `o`.`id` = ? and `o`.`status` = 'pending' and `d`.`id` = ? and `d`.`status` in (" +
+        domain.from.map(() => '?').join(', ') +
+        ')' +
+        (domain.resellerId === undefined ? '' : ' and `d`.`reseller_id` = ?'),
       [
-        change.expiryDate, change.note.slice(0, NOTE_LENGTH), at, at, change.expiryDate, at, id, domain.id, ...domain.from,
+        change.expiryDate,
+        change.note.slice(0, NOTE_LENGTH),
+        at,
+        at,
+        change.expiryDate,
+        at,
+        id,
+        domain.id,
+        ...domain.from,
         ...(domain.resellerId === undefined ? [] : [domain.resellerId]),
       ],
     );
@@ -117,11 +169,13 @@ export class KnexOrderRepository implements OrderRepository {
   }
 
   async notePending(id: string, note: string, at: Date, isReconcileAttempt: boolean): Promise<void> {
-    await this.db('orders').where({ id, status: 'pending' }).update({
-      note: note.slice(0, NOTE_LENGTH),
-      ...(isReconcileAttempt && { reconcile_attempts: this.db.raw('reconcile_attempts + 1') }),
-      updated_at: at.getTime(),
-    });
+    await this.db('orders')
+      .where({ id, status: 'pending' })
+      .update({
+        note: note.slice(0, NOTE_LENGTH),
+        ...(isReconcileAttempt && { reconcile_attempts: this.db.raw('reconcile_attempts + 1') }),
+        updated_at: at.getTime(),
+      });
   }
 
   async listClaimable(now: Date, limit: number): Promise<Order[]> {

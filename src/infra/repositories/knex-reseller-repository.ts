@@ -1,10 +1,29 @@
 import type { Knex } from 'knex';
 import { databaseKind } from '../db/database-kind';
 import { readFirst } from '../db/direct-reads';
-import type { Reseller, ResellerCredentials, ResellerGroup, ResellerRepository, ResellerStatus, GroupRepository } from '../../core/reseller/reseller';
+import type {
+  Reseller,
+  ResellerCredentials,
+  ResellerGroup,
+  ResellerRepository,
+  ResellerStatus,
+  GroupRepository,
+} from '../../core/reseller/reseller';
 
-interface ResellerRow { id: string; email: string; group_id: string; status: string; sealed_api_key: string; created_at: number | string; allowed_networks?: string | null }
-interface GroupRow { id: string; name: string; default_contact: string | null }
+interface ResellerRow {
+  id: string;
+  email: string;
+  group_id: string;
+  status: string;
+  sealed_api_key: string;
+  created_at: number | string;
+  allowed_networks?: string | null;
+}
+interface GroupRow {
+  id: string;
+  name: string;
+  default_contact: string | null;
+}
 
 const NONE: readonly string[] = Object.freeze([]);
 
@@ -29,7 +48,8 @@ const toCredentials = (row: ResellerRow): ResellerCredentials => ({
   allowedNetworks: parseNetworks(row.allowed_networks),
 });
 
-const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller => reseller;
+const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller =>
+  reseller;
 
 const FIND_BY_EMAIL = 'SELECT * FROM resellers WHERE email = ? LIMIT 1';
 
@@ -54,7 +74,12 @@ export class KnexResellerRepository implements ResellerRepository {
 
   async insert(r: ResellerCredentials): Promise<void> {
     await this.db('resellers').insert({
-      id: r.id, email: r.email, group_id: r.groupId, status: r.status, sealed_api_key: r.sealedApiKey, created_at: r.createdAt.getTime(),
+      id: r.id,
+      email: r.email,
+      group_id: r.groupId,
+      status: r.status,
+      sealed_api_key: r.sealedApiKey,
+      created_at: r.createdAt.getTime(),
     });
   }
 
@@ -69,14 +94,18 @@ export class KnexResellerRepository implements ResellerRepository {
   async addAllowedNetwork(id: string, cidr: string): Promise<void> {
     const current = await this.lockedNetworks(id);
     if (current.includes(cidr)) return;
-    await this.db('resellers').where({ id }).update({ allowed_networks: JSON.stringify([...current, cidr].sort()) });
+    await this.db('resellers')
+      .where({ id })
+      .update({ allowed_networks: JSON.stringify([...current, cidr].sort()) });
   }
 
   async removeAllowedNetwork(id: string, cidr: string): Promise<boolean> {
     const current = await this.lockedNetworks(id);
     if (!current.includes(cidr)) return false;
     const rest = current.filter((c) => c !== cidr);
-    await this.db('resellers').where({ id }).update({ allowed_networks: rest.length > 0 ? JSON.stringify(rest) : null });
+    await this.db('resellers')
+      .where({ id })
+      .update({ allowed_networks: rest.length > 0 ? JSON.stringify(rest) : null });
     return true;
   }
 
@@ -120,11 +149,15 @@ export class KnexGroupRepository implements GroupRepository {
 
   async insert(group: ResellerGroup): Promise<void> {
     await this.db('reseller_groups').insert({
-      id: group.id, name: group.name, default_contact: group.defaultContact ? JSON.stringify(group.defaultContact) : null,
+      id: group.id,
+      name: group.name,
+      default_contact: group.defaultContact ? JSON.stringify(group.defaultContact) : null,
     });
   }
 
   async setDefaultContact(id: string, contact: Record<string, string> | null): Promise<void> {
-    await this.db('reseller_groups').where({ id }).update({ default_contact: contact ? JSON.stringify(contact) : null });
+    await this.db('reseller_groups')
+      .where({ id })
+      .update({ default_contact: contact ? JSON.stringify(contact) : null });
   }
 }

@@ -10,7 +10,8 @@ import { KnexOrderRepository } from './knex-order-repository';
 import { isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
-export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Knex | Knex.Transaction);
+export const knexLedger: LedgerFactory = (connection) =>
+  new KnexLedgerRepository(connection as Knex | Knex.Transaction);
 
 export function knexRepositories(db: Knex | Knex.Transaction, ledger: LedgerFactory = knexLedger): Repositories {
   return {

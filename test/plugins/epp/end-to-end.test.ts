@@ -16,7 +16,12 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
   let f: EppFixture;
   let h: Harness;
   let api: ResellerClient;
-  const order = (domain: string, period = 1) => ({ domain, period, nameservers: ['ns1.host.net', 'ns2.host.net'], contacts: { registrant: REGISTRANT } });
+  const order = (domain: string, period = 1) => ({
+    domain,
+    period,
+    nameservers: ['ns1.host.net', 'ns2.host.net'],
+    contacts: { registrant: REGISTRANT },
+  });
   const balance = async () => parseAmount(await api.credits());
   const domain = (name: string) => h.module.services.domains.show(name);
   const orderOf = async (name: string) => (await h.module.services.orders.list({ domain: name }))[0]!;
@@ -24,7 +29,8 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
     h.clock.advance(h.module.settings.registrarTimeoutMs + 1_000);
     return h.module.reconcile();
   };
-  const resultsOf = (report: { orders: ReadonlyArray<{ domain: string; result: string }> }) => Object.fromEntries(report.orders.map((o) => [o.domain, o.result]));
+  const resultsOf = (report: { orders: ReadonlyArray<{ domain: string; result: string }> }) =>
+    Object.fromEntries(report.orders.map((o) => [o.domain, o.result]));
   const clTRIDsOf = (command: string) => f.server.commands(command).map((c) => c.clTRID);
 
   beforeAll(async () => {
@@ -32,9 +38,24 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
     f = await startEppFixture({ certificates });
     h = await startHarness({ settings: { plugins: { epp: f.pluginOptions }, reconcileAfterMs: 0 } });
     if (!h.server.listening) await once(h.server, 'listening');
-    await h.module.services.catalogue.setTld({ tld: '.test', group: 'default', registrar: 'epp', prices: { register: '1=10.00,2=19.00', renew: '1=12.00', transfer: '1=9.00' } });
-    await h.module.services.credit.adjust((await h.module.services.resellers.byEmail(h.reseller.email)).id, 90_000, 'test top-up');
-    api = new ResellerClient({ baseUrl: urlOf(h), email: h.reseller.email, apiKey: h.reseller.apiKey, now: () => h.clock.now(), retries: 0 });
+    await h.module.services.catalogue.setTld({
+      tld: '.test',
+      group: 'default',
+      registrar: 'epp',
+      prices: { register: '1=10.00,2=19.00', renew: '1=12.00', transfer: '1=9.00' },
+    });
+    await h.module.services.credit.adjust(
+      (await h.module.services.resellers.byEmail(h.reseller.email)).id,
+      90_000,
+      'test top-up',
+    );
+    api = new ResellerClient({
+      baseUrl: urlOf(h),
+      email: h.reseller.email,
+      apiKey: h.reseller.apiKey,
+      now: () => h.clock.now(),
+      retries: 0,
+    });
   });
   afterAll(async () => {
     await h.close();
@@ -51,7 +72,10 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
     const registry = f.server.registry.domains.get('shop.test')!;
     expect(registry).toMatchObject({ sponsor: 'registrar-a', hostObjects: ['ns1.host.net', 'ns2.host.net'] });
     expect(clTRIDsOf('domain:create')).toEqual([(await orderOf('shop.test')).id]);
-    expect((await api.lookup({ searchTerm: 'shop.test' }))[0]).toMatchObject({ domainName: 'shop.test', status: 'registered' });
+    expect((await api.lookup({ searchTerm: 'shop.test' }))[0]).toMatchObject({
+      domainName: 'shop.test',
+      status: 'registered',
+    });
 
     await api.renew({ domain: 'shop.test', period: 1 });
     expect(await domain('shop.test')).toMatchObject({ status: 'Active', expiryDate: '2029-11-21' });
@@ -62,7 +86,13 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
 
     await api.saveNameservers('shop.test', ['ns3.host.net', 'ns4.host.net']);
     expect(registry.hostObjects).toEqual(['ns3.host.net', 'ns4.host.net']);
-    expect(await api.nameservers('shop.test')).toEqual({ ns1: 'ns3.host.net', ns2: 'ns4.host.net', ns3: '', ns4: '', ns5: '' });
+    expect(await api.nameservers('shop.test')).toEqual({
+      ns1: 'ns3.host.net',
+      ns2: 'ns4.host.net',
+      ns3: '',
+      ns4: '',
+      ns5: '',
+    });
 
     await api.registerNameserver('shop.test', 'ns1.shop.test', '192.0.2.1');
     expect(f.server.registry.hosts.get('ns1.shop.test')!.addresses).toEqual([{ ip: 'v4', address: '192.0.2.1' }]);
@@ -78,10 +108,26 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
     expect(registry.statuses.has('clientTransferProhibited')).toBe(false);
     expect(await api.lock('shop.test')).toBe('unlocked');
 
-    expect(await api.information('shop.test')).toMatchObject({ domain: 'shop.test', nameservers: ['ns3.host.net', 'ns4.host.net'], transferLock: false, expiryDate: '2029-11-21T00:00:00Z', registrantEmailAddress: 'ada@example.com' });
+    expect(await api.information('shop.test')).toMatchObject({
+      domain: 'shop.test',
+      nameservers: ['ns3.host.net', 'ns4.host.net'],
+      transferLock: false,
+      expiryDate: '2029-11-21T00:00:00Z',
+      registrantEmailAddress: 'ada@example.com',
+    });
     expect(await api.eppCode('shop.test')).toBe(registry.authInfo);
-    expect((await api.contacts('shop.test')).Registrant).toMatchObject({ 'First Name': 'Ada', 'Last Name': 'Lovelace', Country: 'GB' });
-    expect(await api.sync('shop.test')).toEqual({ active: true, expired: false, transferredAway: false, cancelled: false, expirydate: '2029-11-21' });
+    expect((await api.contacts('shop.test')).Registrant).toMatchObject({
+      'First Name': 'Ada',
+      'Last Name': 'Lovelace',
+      Country: 'GB',
+    });
+    expect(await api.sync('shop.test')).toEqual({
+      active: true,
+      expired: false,
+      transferredAway: false,
+      cancelled: false,
+      expirydate: '2029-11-21',
+    });
 
     await expect(api.delete('shop.test')).resolves.toMatchObject({ success: true, status: 'Cancelled' });
     expect((await domain('shop.test')).status).toBe('Cancelled');
@@ -110,7 +156,11 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
   });
 
   it('transfers a domain in: pending until the registry completes it, then reconciliation completes the order; a rejected one is refunded', async () => {
-    f.server.registry.seedDomain('moving.test', { sponsor: 'registrar-b', authInfo: 'Move#Code1', expiresAt: new Date('2027-05-01T00:00:00Z') });
+    f.server.registry.seedDomain('moving.test', {
+      sponsor: 'registrar-b',
+      authInfo: 'Move#Code1',
+      expiresAt: new Date('2027-05-01T00:00:00Z'),
+    });
     f.server.registry.seedDomain('stuck.test', { sponsor: 'registrar-b', authInfo: 'Stuck#Code1' });
     const start = await balance();
     await api.transfer({ ...order('moving.test'), eppCode: 'Move#Code1' });
@@ -132,9 +182,14 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
   it('refunds what the registry refuses, and settles what it answers later or whose answer is lost', async () => {
     const start = await balance();
     // 2306: the registry's policy refuses the name; nothing was created.
-    const refused = await api.register(order('policy-cafe.test')).then(() => undefined, (e: unknown) => e);
+    const refused = await api.register(order('policy-cafe.test')).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(isResellerApiError(refused) && refused.status).toBe(502);
-    expect(isResellerApiError(refused) && refused.serverMessage).toMatch(/^The registrar refused the registration of policy-cafe\.test: /);
+    expect(isResellerApiError(refused) && refused.serverMessage).toMatch(
+      /^The registrar refused the registration of policy-cafe\.test: /,
+    );
     // 1001: created pending at the registry; one is approved later, one rejected.
     await api.register(order('pending-one.test'));
     await api.register(order('pending-two.test'));
@@ -147,7 +202,11 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
 
     f.server.registry.completePendingCreate('pending-one.test', true);
     f.server.registry.completePendingCreate('pending-two.test', false);
-    expect(resultsOf(await reconcile())).toEqual({ 'pending-one.test': 'completed', 'pending-two.test': 'refunded', 'lost-answer.test': 'completed' });
+    expect(resultsOf(await reconcile())).toEqual({
+      'pending-one.test': 'completed',
+      'pending-two.test': 'refunded',
+      'lost-answer.test': 'completed',
+    });
     expect(await balance()).toBe(start - 2000);
     expect(await domain('lost-answer.test')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
     // The creation was sent once: nothing is resent after a lost answer.

@@ -8,39 +8,128 @@ import { child, childText, NS, parseXml, XmlParseError, XmlValueError } from '..
 import { validateEpp } from '../../support/epp/xml-schema';
 
 const HOSTILE = 'Ada <b>&amp; "Lovelace"\' ]]> </epp><x/>';
-const contact = toContactData({ fullname: HOSTILE, companyname: 'A & B <Ltd>', email: 'ada@example.com', address1: '1 "Way"', city: 'London', country: 'gb', phonenumber: '+44.2071234567', postcode: 'N1 1AA' }, 'registrant', 'auto');
+const contact = toContactData(
+  {
+    fullname: HOSTILE,
+    companyname: 'A & B <Ltd>',
+    email: 'ada@example.com',
+    address1: '1 "Way"',
+    city: 'London',
+    country: 'gb',
+    phonenumber: '+44.2071234567',
+    postcode: 'N1 1AA',
+  },
+  'registrant',
+  'auto',
+);
 
 // Every frame the plugin can send, built with hostile values where a value is free text.
 const SENT: Record<string, string> = {
   hello: frames.helloFrame(),
-  login: frames.loginFrame({ clientId: 'registrar-a', password: 'pass<&>word', newPassword: 'new"pass"word', language: 'en', objectUris: [NS.domain, NS.host, NS.contact], extensionUris: [NS.secDNS, NS.rgp] }, 'trid-login'),
+  login: frames.loginFrame(
+    {
+      clientId: 'registrar-a',
+      password: 'pass<&>word',
+      newPassword: 'new"pass"word',
+      language: 'en',
+      objectUris: [NS.domain, NS.host, NS.contact],
+      extensionUris: [NS.secDNS, NS.rgp],
+    },
+    'trid-login',
+  ),
   logout: frames.logoutFrame('trid-logout'),
   'poll req': frames.pollRequestFrame('trid-poll'),
   'poll ack': frames.pollAckFrame('12<3>', 'trid-ack'),
   'domain check': frames.domainCheckFrame(['a.test', 'b.test', 'c.example'], 'trid-check'),
-  'domain create (host objects, DS)': frames.domainCreateFrame({ name: 'a.test', years: 2, nameservers: { hostObjects: ['ns1.host.net', 'ns2.host.net'] }, registrant: 'RS1', contacts: [{ type: 'admin', id: 'RS1' }, { type: 'tech', id: 'RS2' }, { type: 'billing', id: 'RS1' }], authInfo: 'a<&>"b', dsRecords: [{ keyTag: 12345, algorithm: 13, digestType: 2, digest: 'ABCDEF0123' }] }, 'trid-create'),
-  'domain create (host attributes, thin)': frames.domainCreateFrame({ name: 'a.test', years: 1, nameservers: { hostAttributes: ['ns1.host.net'] }, contacts: [], authInfo: 'x' }, 'trid-create2'),
+  'domain create (host objects, DS)': frames.domainCreateFrame(
+    {
+      name: 'a.test',
+      years: 2,
+      nameservers: { hostObjects: ['ns1.host.net', 'ns2.host.net'] },
+      registrant: 'RS1',
+      contacts: [
+        { type: 'admin', id: 'RS1' },
+        { type: 'tech', id: 'RS2' },
+        { type: 'billing', id: 'RS1' },
+      ],
+      authInfo: 'a<&>"b',
+      dsRecords: [{ keyTag: 12345, algorithm: 13, digestType: 2, digest: 'ABCDEF0123' }],
+    },
+    'trid-create',
+  ),
+  'domain create (host attributes, thin)': frames.domainCreateFrame(
+    { name: 'a.test', years: 1, nameservers: { hostAttributes: ['ns1.host.net'] }, contacts: [], authInfo: 'x' },
+    'trid-create2',
+  ),
   'domain info': frames.domainInfoFrame('a.test', 'trid-info', 'code&'),
   'domain renew': frames.domainRenewFrame('a.test', '2027-11-21', 3, 'trid-renew'),
-  'domain transfer request': frames.domainTransferFrame('request', 'a.test', 'trid-tr', { years: 1, authInfo: '<code>' }),
+  'domain transfer request': frames.domainTransferFrame('request', 'a.test', 'trid-tr', {
+    years: 1,
+    authInfo: '<code>',
+  }),
   'domain transfer query': frames.domainTransferFrame('query', 'a.test', 'trid-trq'),
-  'domain update (ns, contacts, statuses, registrant, authInfo)': frames.domainUpdateFrame({
-    name: 'a.test',
-    add: { nameservers: { hostObjects: ['ns3.host.net'] }, contacts: [{ type: 'tech', id: 'RS3' }], statuses: ['clientTransferProhibited', 'clientDeleteProhibited'] },
-    rem: { nameservers: { hostObjects: ['ns1.host.net'] }, contacts: [{ type: 'tech', id: 'RS2' }], statuses: ['clientUpdateProhibited'] },
-    chg: { registrant: 'RS4', authInfo: 'new&code' },
-  }, 'trid-update'),
-  'domain update (host attributes)': frames.domainUpdateFrame({ name: 'a.test', add: { nameservers: { hostAttributes: ['ns3.host.net'] } } }, 'trid-update2'),
-  'domain update (DS replace)': frames.domainUpdateFrame({ name: 'a.test', dsRecords: [{ keyTag: 1, algorithm: 8, digestType: 1, digest: 'AA' }] }, 'trid-ds'),
+  'domain update (ns, contacts, statuses, registrant, authInfo)': frames.domainUpdateFrame(
+    {
+      name: 'a.test',
+      add: {
+        nameservers: { hostObjects: ['ns3.host.net'] },
+        contacts: [{ type: 'tech', id: 'RS3' }],
+        statuses: ['clientTransferProhibited', 'clientDeleteProhibited'],
+      },
+      rem: {
+        nameservers: { hostObjects: ['ns1.host.net'] },
+        contacts: [{ type: 'tech', id: 'RS2' }],
+        statuses: ['clientUpdateProhibited'],
+      },
+      chg: { registrant: 'RS4', authInfo: 'new&code' },
+    },
+    'trid-update',
+  ),
+  'domain update (host attributes)': frames.domainUpdateFrame(
+    { name: 'a.test', add: { nameservers: { hostAttributes: ['ns3.host.net'] } } },
+    'trid-update2',
+  ),
+  'domain update (DS replace)': frames.domainUpdateFrame(
+    { name: 'a.test', dsRecords: [{ keyTag: 1, algorithm: 8, digestType: 1, digest: 'AA' }] },
+    'trid-ds',
+  ),
   'domain update (DS remove all)': frames.domainUpdateFrame({ name: 'a.test', dsRecords: [] }, 'trid-ds2'),
   'rgp restore request': frames.domainUpdateFrame({ name: 'a.test', restore: { op: 'request' } }, 'trid-restore'),
-  'rgp restore report': frames.domainUpdateFrame({ name: 'a.test', restore: { op: 'report', report: { preData: HOSTILE, postData: HOSTILE, deletedAt: '2026-11-01T00:00:00.000Z', restoredAt: '2026-11-21T10:30:00.000Z', reason: 'Registrant error.', statements: ['one <&>', 'two'], other: 'x' } } }, 'trid-report'),
+  'rgp restore report': frames.domainUpdateFrame(
+    {
+      name: 'a.test',
+      restore: {
+        op: 'report',
+        report: {
+          preData: HOSTILE,
+          postData: HOSTILE,
+          deletedAt: '2026-11-01T00:00:00.000Z',
+          restoredAt: '2026-11-21T10:30:00.000Z',
+          reason: 'Registrant error.',
+          statements: ['one <&>', 'two'],
+          other: 'x',
+        },
+      },
+    },
+    'trid-report',
+  ),
   'domain delete': frames.domainDeleteFrame('a.test', 'trid-delete'),
   'host check': frames.hostCheckFrame(['ns1.a.test', 'ns2.a.test'], 'trid-hcheck'),
-  'host create': frames.hostCreateFrame('ns1.a.test', [{ ip: 'v4', address: '192.0.2.1' }, { ip: 'v6', address: '2001:db8::1' }], 'trid-hcreate'),
+  'host create': frames.hostCreateFrame(
+    'ns1.a.test',
+    [
+      { ip: 'v4', address: '192.0.2.1' },
+      { ip: 'v6', address: '2001:db8::1' },
+    ],
+    'trid-hcreate',
+  ),
   'host create (external)': frames.hostCreateFrame('ns1.host.net', [], 'trid-hcreate2'),
   'host info': frames.hostInfoFrame('ns1.a.test', 'trid-hinfo'),
-  'host update': frames.hostUpdateFrame('ns1.a.test', { add: [{ ip: 'v6', address: '2001:db8::2' }], rem: [{ ip: 'v4', address: '192.0.2.1' }] }, 'trid-hupdate'),
+  'host update': frames.hostUpdateFrame(
+    'ns1.a.test',
+    { add: [{ ip: 'v6', address: '2001:db8::2' }], rem: [{ ip: 'v4', address: '192.0.2.1' }] },
+    'trid-hupdate',
+  ),
   'host delete': frames.hostDeleteFrame('ns1.a.test', 'trid-hdelete'),
   'contact check': frames.contactCheckFrame(['RS1', 'RS2'], 'trid-ccheck'),
   'contact create': frames.contactCreateFrame('RS1', contact, 'auth&<code>', 'trid-ccreate'),
@@ -83,15 +172,23 @@ describe('reading server frames', () => {
   });
 
   it('reads the reasons of a failure from value and extValue', () => {
-    const r = (parseServerFrame(`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><response><result code="2306"><msg>Parameter value policy error</msg>
+    const r = (
+      parseServerFrame(`<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><response><result code="2306"><msg>Parameter value policy error</msg>
       <extValue><value><d:name xmlns:d="urn:ietf:params:xml:ns:domain-1.0">x.test</d:name></value><reason>Name is on the blocklist</reason></extValue></result>
-      <trID><svTRID>s</svTRID></trID></response></epp>`) as { response: EppResponse }).response;
+      <trID><svTRID>s</svTRID></trID></response></epp>`) as { response: EppResponse }
+    ).response;
     expect(r.results[0]!.reasons).toEqual(['Name is on the blocklist']);
-    expect(refusalOf(r, 'x.test')).toEqual({ ok: false, reason: 'refused', message: 'registry policy refused x.test: Parameter value policy error: Name is on the blocklist (EPP 2306)' });
+    expect(refusalOf(r, 'x.test')).toEqual({
+      ok: false,
+      reason: 'refused',
+      message: 'registry policy refused x.test: Parameter value policy error: Name is on the blocklist (EPP 2306)',
+    });
   });
 
   it('refuses a DOCTYPE (entity expansion) outright', () => {
-    expect(() => parseXml('<?xml version="1.0"?><!DOCTYPE epp [<!ENTITY a "aaaa">]><epp xmlns="urn:ietf:params:xml:ns:epp-1.0"/>')).toThrow(XmlParseError);
+    expect(() =>
+      parseXml('<?xml version="1.0"?><!DOCTYPE epp [<!ENTITY a "aaaa">]><epp xmlns="urn:ietf:params:xml:ns:epp-1.0"/>'),
+    ).toThrow(XmlParseError);
     expect(() => parseServerFrame('<!DOCTYPE x><epp/>')).toThrow(/DOCTYPE/);
   });
 
@@ -102,7 +199,11 @@ describe('reading server frames', () => {
 });
 
 describe('RFC 5730 result codes', () => {
-  const response = (code: number): EppResponse => ({ code, message: 'msg', results: [{ code, message: 'msg', reasons: ['why'] }] });
+  const response = (code: number): EppResponse => ({
+    code,
+    message: 'msg',
+    results: [{ code, message: 'msg', reasons: ['why'] }],
+  });
   it.each([
     [2302, 'unavailable', /already exists/],
     [2303, 'refused', /does not exist/],
@@ -156,15 +257,32 @@ describe('contacts', () => {
   });
 
   it('uses the loc postal form for non-ASCII contacts and refuses them in int', () => {
-    const data = { firstname: 'Zoë', lastname: 'Müller', email: 'z@example.de', address1: 'Straße 1', city: 'Köln', country: 'DE' };
+    const data = {
+      firstname: 'Zoë',
+      lastname: 'Müller',
+      email: 'z@example.de',
+      address1: 'Straße 1',
+      city: 'Köln',
+      country: 'DE',
+    };
     expect(toContactData(data, 'registrant', 'auto').postalType).toBe('loc');
     expect(() => toContactData(data, 'registrant', 'int')).toThrow(/non-ASCII/);
   });
 
   it('names each missing or oversized field', () => {
-    expect(() => toContactData({ firstname: 'A', email: 'a@b.c', country: 'GB' }, 'admin', 'auto')).toThrow(/admin contact needs a city/);
-    expect(() => toContactData({ firstname: 'A', email: 'a@b.c', city: 'X', country: 'GBR' }, 'tech', 'auto')).toThrow(/two-letter/);
-    expect(() => toContactData({ firstname: 'A', email: 'a@b.c', city: 'X', country: 'GB', postcode: 'x'.repeat(17) }, 'registrant', 'auto')).toThrow(/postcode/);
+    expect(() => toContactData({ firstname: 'A', email: 'a@b.c', country: 'GB' }, 'admin', 'auto')).toThrow(
+      /admin contact needs a city/,
+    );
+    expect(() => toContactData({ firstname: 'A', email: 'a@b.c', city: 'X', country: 'GBR' }, 'tech', 'auto')).toThrow(
+      /two-letter/,
+    );
+    expect(() =>
+      toContactData(
+        { firstname: 'A', email: 'a@b.c', city: 'X', country: 'GB', postcode: 'x'.repeat(17) },
+        'registrant',
+        'auto',
+      ),
+    ).toThrow(/postcode/);
   });
 
   it('makes contact ids and auth codes the schemas accept', () => {
@@ -187,13 +305,28 @@ describe('plugin options', () => {
   });
 
   it('lists every problem at once', () => {
-    expect(() => parseOptions({ host: 'epp.example', port: 'x', sessions: 0, hostMode: 'both', lockStatuses: ['serverHold'], surprise: 1 })).toThrow(
+    expect(() =>
+      parseOptions({
+        host: 'epp.example',
+        port: 'x',
+        sessions: 0,
+        hostMode: 'both',
+        lockStatuses: ['serverHold'],
+        surprise: 1,
+      }),
+    ).toThrow(
       /clientId is required.*password \(or passwordEnv\) is required.*cert \(or certFile\) is required.*key \(or keyFile\) is required.*lockStatuses.*port must be.*sessions must be.*hostMode must be.*unknown option surprise/,
     );
   });
 
   it('reads the password from the environment variable named by passwordEnv', () => {
-    const parsed = parseOptions({ host: 'h', clientId: 'abc', passwordEnv: 'EPP_PW', cert: 'c', key: 'k' }, { EPP_PW: 'secret-password' });
-    expect(parsed).toMatchObject({ isConfigured: true, options: { password: 'secret-password', verifyServerCertificate: true, port: 700 } });
+    const parsed = parseOptions(
+      { host: 'h', clientId: 'abc', passwordEnv: 'EPP_PW', cert: 'c', key: 'k' },
+      { EPP_PW: 'secret-password' },
+    );
+    expect(parsed).toMatchObject({
+      isConfigured: true,
+      options: { password: 'secret-password', verifyServerCertificate: true, port: 700 },
+    });
   });
 });

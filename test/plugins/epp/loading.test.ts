@@ -9,13 +9,25 @@ import { REGISTRY_NOW, startEppFixture, type EppFixture } from '../../support/ep
 import { startHarness } from '../../support/harness';
 
 const PLUGINS_DIR = path.resolve(__dirname, '..', '..', '..', 'plugins');
-const silent = { info() {}, warn() {}, error() {}, debug() {}, child() { return silent; } };
+const silent = {
+  info() {},
+  warn() {},
+  error() {},
+  debug() {},
+  child() {
+    return silent;
+  },
+};
 const host = () => ({ logger: silent, clock: fixedClock(REGISTRY_NOW), store: new MemoryPluginStore() });
 
 describe('the epp plugin in the platform', () => {
   let f: EppFixture;
-  beforeAll(async () => { f = await startEppFixture(); });
-  afterAll(async () => { await f.close(); });
+  beforeAll(async () => {
+    f = await startEppFixture();
+  });
+  afterAll(async () => {
+    await f.close();
+  });
 
   it('loads through the plugin loader with its options, and declares exactly the capabilities it implements', async () => {
     const registry = await loadPlugins(PLUGINS_DIR, { epp: f.pluginOptions }, host);
@@ -23,7 +35,12 @@ describe('the epp plugin in the platform', () => {
       const plugin = registry.get('epp');
       const implemented = CAPABILITY_NAMES.filter((c) => supports(plugin, c));
       expect(implemented).toEqual(manifest.resellerPlugin.capabilities);
-      await expect(plugin.checkAvailability(['loaded.test'], { signal: new AbortController().signal, transactionId: 'loader-test-1' })).resolves.toEqual([{ domain: 'loaded.test', status: 'available' }]);
+      await expect(
+        plugin.checkAvailability(['loaded.test'], {
+          signal: new AbortController().signal,
+          transactionId: 'loader-test-1',
+        }),
+      ).resolves.toEqual([{ domain: 'loaded.test', status: 'available' }]);
     } finally {
       await registry.close();
     }
@@ -33,20 +50,49 @@ describe('the epp plugin in the platform', () => {
   it('loads unconfigured beside the other plugins, so the platform starts without it', async () => {
     const registry = await loadPlugins(PLUGINS_DIR, {}, host);
     expect(registry.ids()).toContain('epp');
-    await expect(registry.get('epp').register({ domain: 'a.test', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} }, { signal: new AbortController().signal, transactionId: 'x' }))
-      .rejects.toThrow(/not configured/);
+    await expect(
+      registry
+        .get('epp')
+        .register(
+          { domain: 'a.test', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} },
+          { signal: new AbortController().signal, transactionId: 'x' },
+        ),
+    ).rejects.toThrow(/not configured/);
     await registry.close();
   });
 
   it('fails at boot naming every bad option', async () => {
-    const error = await loadPlugins(PLUGINS_DIR, { epp: { host: 'epp.example', certFile: '/nonexistent/cert.pem' } }, host).catch((e: unknown) => e);
+    const error = await loadPlugins(
+      PLUGINS_DIR,
+      { epp: { host: 'epp.example', certFile: '/nonexistent/cert.pem' } },
+      host,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PluginLoadError);
-    expect((error as PluginLoadError).problems).toEqual([expect.stringMatching(/^epp: bad options: .*clientId is required.*certFile \/nonexistent\/cert.pem cannot be read: ENOENT.*key \(or keyFile\) is required/)]);
+    expect((error as PluginLoadError).problems).toEqual([
+      expect.stringMatching(
+        /^epp: bad options: .*clientId is required.*certFile \/nonexistent\/cert.pem cannot be read: ENOENT.*key \(or keyFile\) is required/,
+      ),
+    ]);
   });
 
   it('has a test server that refuses, and records, a frame that breaks the schema', async () => {
-    const { connection } = await EppConnection.open({ host: '127.0.0.1', port: f.server.port, cert: f.certificates.clientCert, key: f.certificates.clientKey, ca: f.certificates.ca, serverName: 'localhost', verifyServerCertificate: true, connectTimeoutMs: 5000 }, new AbortController().signal);
-    const answer = await connection.request('<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><renew><bogus/></renew></command></epp>', AbortSignal.timeout(5000));
+    const { connection } = await EppConnection.open(
+      {
+        host: '127.0.0.1',
+        port: f.server.port,
+        cert: f.certificates.clientCert,
+        key: f.certificates.clientKey,
+        ca: f.certificates.ca,
+        serverName: 'localhost',
+        verifyServerCertificate: true,
+        connectTimeoutMs: 5000,
+      },
+      new AbortController().signal,
+    );
+    const answer = await connection.request(
+      '<epp xmlns="urn:ietf:params:xml:ns:epp-1.0"><command><renew><bogus/></renew></command></epp>',
+      AbortSignal.timeout(5000),
+    );
     connection.destroy();
     expect(answer).toMatchObject({ kind: 'response', response: { code: 2001 } });
     expect(f.server.schemaErrors).toEqual([expect.stringMatching(/client sent an invalid frame/)]);
@@ -59,11 +105,18 @@ describe('the epp plugin inside the platform module', () => {
     const epp = await startEppFixture();
     const h = await startHarness({ settings: { plugins: { epp: epp.pluginOptions } } });
     try {
-      await h.module.services.catalogue.setTld({ tld: '.test', group: 'default', registrar: 'epp', prices: { register: '1=10.00' } });
+      await h.module.services.catalogue.setTld({
+        tld: '.test',
+        group: 'default',
+        registrar: 'epp',
+        prices: { register: '1=10.00' },
+      });
       const tlds = await h.http.get('/tlds').set(h.headers());
       expect(tlds.body).toContain('.test');
       const plugin = h.module.registrars.get('epp');
-      await expect(plugin.checkAvailability(['wired.test'], { signal: new AbortController().signal, transactionId: 'wired-1' })).resolves.toEqual([{ domain: 'wired.test', status: 'available' }]);
+      await expect(
+        plugin.checkAvailability(['wired.test'], { signal: new AbortController().signal, transactionId: 'wired-1' }),
+      ).resolves.toEqual([{ domain: 'wired.test', status: 'available' }]);
     } finally {
       await h.close();
       await epp.close();

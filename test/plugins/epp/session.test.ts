@@ -16,14 +16,25 @@ async function eventually(check: () => boolean | Promise<boolean>, what: string)
   throw new Error(`timed out waiting for ${what}`);
 }
 
-const order = (domain: string) => ({ domain, period: 1, nameservers: ['ns1.host.net', 'ns2.host.net'], contacts: { registrant: REGISTRANT }, addons: {}, fields: {} });
+const order = (domain: string) => ({
+  domain,
+  period: 1,
+  nameservers: ['ns1.host.net', 'ns2.host.net'],
+  contacts: { registrant: REGISTRANT },
+  addons: {},
+  fields: {},
+});
 
 describe('EPP sessions (RFC 5730, 5734)', () => {
   let f: EppFixture;
   let certificates: TestCertificates;
-  beforeAll(() => { certificates = makeTestCertificates(); });
+  beforeAll(() => {
+    certificates = makeTestCertificates();
+  });
   afterAll(() => certificates.remove());
-  beforeEach(async () => { f = await startEppFixture({ certificates }); });
+  beforeEach(async () => {
+    f = await startEppFixture({ certificates });
+  });
   afterEach(async () => {
     const errors = f.server.schemaErrors;
     await f.close();
@@ -44,7 +55,9 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
 
     it('connects to a test bed with verification explicitly off', async () => {
       const plugin = await f.plugin({ ca: undefined, verifyServerCertificate: false });
-      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([{ domain: 'a.test', status: 'available' }]);
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([
+        { domain: 'a.test', status: 'available' },
+      ]);
     });
 
     it('is refused by the server with a client certificate from another CA', async () => {
@@ -58,7 +71,9 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
     it('logs in with the objects and extensions the greeting offers', async () => {
       const plugin = await f.plugin();
       await plugin.checkAvailability(['a.test'], f.ctx());
-      expect(f.server.registry.logins).toEqual([{ clientId: 'registrar-a', objects: [NS.domain, NS.host, NS.contact], extensions: [NS.secDNS, NS.rgp] }]);
+      expect(f.server.registry.logins).toEqual([
+        { clientId: 'registrar-a', objects: [NS.domain, NS.host, NS.contact], extensions: [NS.secDNS, NS.rgp] },
+      ]);
     });
 
     it('leaves out what the server does not offer or the operator turned off', async () => {
@@ -76,7 +91,9 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
 
     it("reports a refused login with the server's words, and backs off", async () => {
       const plugin = await f.plugin({ password: 'wrong-password' });
-      await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(/login refused: Authentication error \(EPP 2200\)/);
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(
+        /login refused: Authentication error \(EPP 2200\)/,
+      );
       await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(/next connection attempt in/);
       expect(f.server.stats.connections).toBe(1);
     });
@@ -156,7 +173,9 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
     it('resends a read-only command once on a new session when the connection drops', async () => {
       const plugin = await f.plugin();
       f.server.inject({ command: 'domain:check', action: 'drop' });
-      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([{ domain: 'a.test', status: 'available' }]);
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([
+        { domain: 'a.test', status: 'available' },
+      ]);
       expect(f.server.commands('domain:check')).toHaveLength(2);
       expect(f.server.stats.logins).toBe(2);
     });
@@ -164,7 +183,9 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
     it('never resends a command that changes something once it may have arrived', async () => {
       const plugin = await f.plugin();
       f.server.inject({ command: 'domain:create', action: 'drop' });
-      await expect(plugin.register(order('dropped.test'), f.ctx())).rejects.toThrow(/may or may not have been carried out/);
+      await expect(plugin.register(order('dropped.test'), f.ctx())).rejects.toThrow(
+        /may or may not have been carried out/,
+      );
       expect(f.server.commands('domain:create')).toHaveLength(1);
     });
 
@@ -173,25 +194,34 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
       f.server.inject({ command: 'domain:create', action: 'drop-after' });
       await expect(plugin.register(order('lost.test'), f.ctx())).rejects.toThrow(EppTemporaryError);
       expect(f.server.registry.domains.has('lost.test')).toBe(true);
-      await expect(plugin.domainSync.sync({ domain: 'lost.test' }, f.ctx())).resolves.toMatchObject({ ok: true, active: true, expiryDate: '2027-11-21' });
+      await expect(plugin.domainSync.sync({ domain: 'lost.test' }, f.ctx())).resolves.toMatchObject({
+        ok: true,
+        active: true,
+        expiryDate: '2027-11-21',
+      });
     });
 
-    it.each([2400, 2500] as const)('throws a temporary failure on %i, drops the session and carries on with a new one', async (code) => {
-      const plugin = await f.plugin();
-      await plugin.checkAvailability(['warm.test'], f.ctx());
-      f.server.inject({ command: 'domain:create', action: code });
-      const error = await plugin.register(order('fails.test'), f.ctx()).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(EppTemporaryError);
-      expect((error as EppTemporaryError).code).toBe(code);
-      expect(f.server.registry.domains.has('fails.test')).toBe(false);
-      await expect(plugin.register(order('fails.test'), f.ctx())).resolves.toMatchObject({ ok: true });
-      expect(f.server.stats.logins).toBe(2);
-    });
+    it.each([2400, 2500] as const)(
+      'throws a temporary failure on %i, drops the session and carries on with a new one',
+      async (code) => {
+        const plugin = await f.plugin();
+        await plugin.checkAvailability(['warm.test'], f.ctx());
+        f.server.inject({ command: 'domain:create', action: code });
+        const error = await plugin.register(order('fails.test'), f.ctx()).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(EppTemporaryError);
+        expect((error as EppTemporaryError).code).toBe(code);
+        expect(f.server.registry.domains.has('fails.test')).toBe(false);
+        await expect(plugin.register(order('fails.test'), f.ctx())).resolves.toMatchObject({ ok: true });
+        expect(f.server.stats.logins).toBe(2);
+      },
+    );
 
     it('retries a read-only command once after 2500', async () => {
       const plugin = await f.plugin();
       f.server.inject({ command: 'domain:check', action: 2500 });
-      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([{ domain: 'a.test', status: 'available' }]);
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([
+        { domain: 'a.test', status: 'available' },
+      ]);
     });
 
     it('gives up on a login that does not answer within the connect timeout', async () => {
@@ -228,7 +258,19 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
   });
 
   it('fails every call with a clear message while not configured', async () => {
-    const plugin = await eppPlugin.create(eppPlugin.parseOptions({}), { logger: { info() {}, warn() {}, error() {}, debug() {}, child() { return this; } }, clock: fixedClock('2026-11-21T00:00:00Z'), store: new MemoryPluginStore() });
+    const plugin = await eppPlugin.create(eppPlugin.parseOptions({}), {
+      logger: {
+        info() {},
+        warn() {},
+        error() {},
+        debug() {},
+        child() {
+          return this;
+        },
+      },
+      clock: fixedClock('2026-11-21T00:00:00Z'),
+      store: new MemoryPluginStore(),
+    });
     await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(/not configured/);
   });
 });

@@ -9,17 +9,32 @@ import { eventually, startUpstreamPair, urlOf, type UpstreamPair } from '../../s
  */
 
 const REGISTRANT = {
-  firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com', address1: '1 Analytical Way', city: 'London',
-  postcode: 'N1 1AA', country: 'GB', phonenumber: '+44.2071234567',
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Way',
+  city: 'London',
+  postcode: 'N1 1AA',
+  country: 'GB',
+  phonenumber: '+44.2071234567',
 };
 const NAMESERVERS = ['ns1.host.net', 'ns2.host.net'];
-const order = (domain: string) => ({ domain, period: 1, nameservers: NAMESERVERS, contacts: { registrant: REGISTRANT } });
+const order = (domain: string) => ({
+  domain,
+  period: 1,
+  nameservers: NAMESERVERS,
+  contacts: { registrant: REGISTRANT },
+});
 
 const addYears = (date: string, years: number) => `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;
 
 async function failure(promise: Promise<unknown>): Promise<ResellerApiError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
-  if (!isResellerApiError(error)) throw new Error(`expected the call to fail with a ResellerApiError, got ${String(error)}`);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (!isResellerApiError(error))
+    throw new Error(`expected the call to fail with a ResellerApiError, got ${String(error)}`);
   return error;
 }
 
@@ -35,21 +50,35 @@ const reconcileB = (p: UpstreamPair) => {
   return p.b.module.reconcile();
 };
 
-const resultsOf = (report: { orders: ReadonlyArray<{ domain: string; result: string }> }) => Object.fromEntries(report.orders.map((o) => [o.domain, o.result]));
+const resultsOf = (report: { orders: ReadonlyArray<{ domain: string; result: string }> }) =>
+  Object.fromEntries(report.orders.map((o) => [o.domain, o.result]));
 
 describe('the upstream plugin: platform A sells through platform B', () => {
   let p: UpstreamPair;
   // B's sandbox keeps slow- and lost- names waiting for B's deadline; A waits longer than that.
-  beforeAll(async () => { p = await startUpstreamPair({ aTimeoutMs: 10_000, bTimeoutMs: 600 }); });
-  afterAll(async () => { await p.close(); });
+  beforeAll(async () => {
+    p = await startUpstreamPair({ aTimeoutMs: 10_000, bTimeoutMs: 600 });
+  });
+  afterAll(async () => {
+    await p.close();
+  });
 
   it('registers, renews, reads and changes a domain at B through A, each platform charging its own price', async () => {
     const [resellerBefore, operatorBefore] = [await p.resellerBalance(), await p.operatorBalance()];
 
     await p.reseller.register(order('bakery.com'));
     const atB = await p.b.module.services.domains.show('bakery.com');
-    expect(atB).toMatchObject({ status: 'Active', resellerId: p.operatorId, registrar: 'sandbox', nameservers: NAMESERVERS });
-    expect(await p.a.module.services.domains.show('bakery.com')).toMatchObject({ status: 'Active', registrar: 'upstream', expiryDate: atB.expiryDate });
+    expect(atB).toMatchObject({
+      status: 'Active',
+      resellerId: p.operatorId,
+      registrar: 'sandbox',
+      nameservers: NAMESERVERS,
+    });
+    expect(await p.a.module.services.domains.show('bakery.com')).toMatchObject({
+      status: 'Active',
+      registrar: 'upstream',
+      expiryDate: atB.expiryDate,
+    });
     expect(await p.resellerBalance()).toBe(resellerBefore - 1000);
     expect(await p.operatorBalance()).toBe(operatorBefore - 800);
 
@@ -61,17 +90,36 @@ describe('the upstream plugin: platform A sells through platform B', () => {
     expect(await p.operatorBalance()).toBe(operatorBefore - 800 - 900);
 
     const information = await p.reseller.information('bakery.com');
-    expect(information).toMatchObject({ domain: 'bakery.com', nameservers: NAMESERVERS, transferLock: true, expiryDate: `${renewedAtB.expiryDate}T00:00:00Z`, registrationStatus: 'Active', registrantEmailAddress: 'ada@example.com' });
+    expect(information).toMatchObject({
+      domain: 'bakery.com',
+      nameservers: NAMESERVERS,
+      transferLock: true,
+      expiryDate: `${renewedAtB.expiryDate}T00:00:00Z`,
+      registrationStatus: 'Active',
+      registrantEmailAddress: 'ada@example.com',
+    });
 
     await p.reseller.saveNameservers('bakery.com', ['ns3.host.net', 'ns4.host.net']);
-    expect(await p.operator.nameservers('bakery.com')).toEqual({ ns1: 'ns3.host.net', ns2: 'ns4.host.net', ns3: '', ns4: '', ns5: '' });
+    expect(await p.operator.nameservers('bakery.com')).toEqual({
+      ns1: 'ns3.host.net',
+      ns2: 'ns4.host.net',
+      ns3: '',
+      ns4: '',
+      ns5: '',
+    });
     expect(await p.reseller.nameservers('bakery.com')).toMatchObject({ ns1: 'ns3.host.net', ns2: 'ns4.host.net' });
 
     await expect(p.reseller.saveLock('bakery.com', false)).resolves.toEqual({ success: true, lockstatus: 'unlocked' });
     expect(await p.operator.lock('bakery.com')).toBe('unlocked');
     expect(await p.reseller.lock('bakery.com')).toBe('unlocked');
 
-    expect(await p.reseller.sync('bakery.com')).toEqual({ active: true, expired: false, transferredAway: false, cancelled: false, expirydate: renewedAtB.expiryDate });
+    expect(await p.reseller.sync('bakery.com')).toEqual({
+      active: true,
+      expired: false,
+      transferredAway: false,
+      cancelled: false,
+      expirydate: renewedAtB.expiryDate,
+    });
     // Nothing else moved money on either side.
     expect(await p.resellerBalance()).toBe(resellerBefore - 2200);
     expect(await p.operatorBalance()).toBe(operatorBefore - 1700);
@@ -81,7 +129,10 @@ describe('the upstream plugin: platform A sells through platform B', () => {
     await p.reseller.register(order('florist.com'));
 
     const found = await p.reseller.lookup({ searchTerm: 'florist', tldsToInclude: ['.com', '.net'] });
-    expect(found.map((s) => [s.domainName, s.status])).toEqual([['florist.com', 'registered'], ['florist.net', 'available for registration']]);
+    expect(found.map((s) => [s.domainName, s.status])).toEqual([
+      ['florist.com', 'registered'],
+      ['florist.net', 'available for registration'],
+    ]);
     const suggested = await p.reseller.suggestions({ searchTerm: 'florist', tldsToInclude: ['.com'] });
     expect(suggested.length).toBeGreaterThan(1);
 
@@ -90,7 +141,10 @@ describe('the upstream plugin: platform A sells through platform B', () => {
     await p.reseller.deleteNameserver('florist.com', 'ns1.florist.com');
     await expect(p.operator.deleteNameserver('florist.com', 'ns1.florist.com')).rejects.toMatchObject({ status: 502 });
 
-    await p.reseller.saveDnsRecords('florist.com', [{ hostname: '@', type: 'A', address: '192.0.2.10' }, { hostname: '@', type: 'MX', address: 'mail.florist.com', priority: 10 }]);
+    await p.reseller.saveDnsRecords('florist.com', [
+      { hostname: '@', type: 'A', address: '192.0.2.10' },
+      { hostname: '@', type: 'MX', address: 'mail.florist.com', priority: 10 },
+    ]);
     expect(await p.operator.dnsRecords('florist.com')).toEqual([
       { hostname: '@', type: 'A', address: '192.0.2.10', priority: 'N/A', recid: '1' },
       { hostname: '@', type: 'MX', address: 'mail.florist.com', priority: '10', recid: '2' },
@@ -103,8 +157,14 @@ describe('the upstream plugin: platform A sells through platform B', () => {
     expect(await p.reseller.eppCode('florist.com')).toBe(await p.operator.eppCode('florist.com'));
 
     await p.reseller.saveContacts('florist.com', { registrant: { ...REGISTRANT, firstname: 'Augusta' } });
-    expect((await p.operator.contacts('florist.com')).Registrant).toMatchObject({ 'First Name': 'Augusta', 'Last Name': 'Lovelace' });
-    expect((await p.reseller.contacts('florist.com')).Registrant).toMatchObject({ 'First Name': 'Augusta', Country: 'GB' });
+    expect((await p.operator.contacts('florist.com')).Registrant).toMatchObject({
+      'First Name': 'Augusta',
+      'Last Name': 'Lovelace',
+    });
+    expect((await p.reseller.contacts('florist.com')).Registrant).toMatchObject({
+      'First Name': 'Augusta',
+      Country: 'GB',
+    });
 
     await p.reseller.saveEmailForwarding('florist.com', [{ prefix: 'info', forwardTo: 'ada@example.com' }]);
     expect(await p.operator.emailForwarding('florist.com')).toEqual([{ prefix: 'info', forwardto: 'ada@example.com' }]);
@@ -119,13 +179,18 @@ describe('the upstream plugin: platform A sells through platform B', () => {
     const [resellerBefore, operatorBefore] = [await p.resellerBalance(), await p.operatorBalance()];
     await p.reseller.transfer({ ...order('taken-mill.com'), eppCode: 'AUTH-CODE' });
     // B's sandbox completes a transfer at the first transfer sync, which the plugin asks for straight away.
-    expect(await p.a.module.services.domains.show('taken-mill.com')).toMatchObject({ status: 'Active', registrar: 'upstream' });
+    expect(await p.a.module.services.domains.show('taken-mill.com')).toMatchObject({
+      status: 'Active',
+      registrar: 'upstream',
+    });
     expect((await p.operator.transferSync('taken-mill.com')).completed).toBe(true);
     expect(await p.resellerBalance()).toBe(resellerBefore - 900);
     expect(await p.operatorBalance()).toBe(operatorBefore - 700);
     // B's own order was left pending by its sandbox's "pending" answer; the transfer sync A asked B for settled it
     // through B's order flow, so B's reconciliation finds nothing left and nothing is charged again.
-    expect(await p.b.module.services.orders.list({ domain: 'taken-mill.com' })).toMatchObject([{ status: 'completed', note: 'transfer sync: the transfer completed' }]);
+    expect(await p.b.module.services.orders.list({ domain: 'taken-mill.com' })).toMatchObject([
+      { status: 'completed', note: 'transfer sync: the transfer completed' },
+    ]);
     expect(resultsOf(await reconcileB(p))).not.toHaveProperty(['taken-mill.com']);
     expect(await p.operatorBalance()).toBe(operatorBefore - 700);
   });
@@ -146,7 +211,9 @@ describe('the upstream plugin: platform A sells through platform B', () => {
       const [resellerBefore, operatorBefore] = [await p.resellerBalance(), await p.operatorBalance()];
       const error = await failure(p.reseller.register(order('fail-cafe.com')));
       expect(error.status).toBe(502);
-      expect(error.serverMessage).toMatch(/^The registrar refused the registration of fail-cafe\.com: .*Sandbox registry error/);
+      expect(error.serverMessage).toMatch(
+        /^The registrar refused the registration of fail-cafe\.com: .*Sandbox registry error/,
+      );
       expect(await p.resellerBalance()).toBe(resellerBefore);
       expect(await p.operatorBalance()).toBe(operatorBefore);
       expect(await p.a.module.services.orders.list({ domain: 'fail-cafe.com' })).toMatchObject([{ status: 'failed' }]);
@@ -157,10 +224,17 @@ describe('the upstream plugin: platform A sells through platform B', () => {
       const expiry = (await p.a.module.services.domains.show('bistro.com')).expiryDate;
       const [resellerBefore, operatorBefore] = [await p.resellerBalance(), await p.operatorBalance()];
       // B's price list has no 5-year renewal: B refuses before charging; A (which prices it) refunds.
-      await p.a.module.services.catalogue.setTld({ tld: '.com', group: 'default', registrar: 'upstream', prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00,5=55.00', transfer: '1=9.00' } });
+      await p.a.module.services.catalogue.setTld({
+        tld: '.com',
+        group: 'default',
+        registrar: 'upstream',
+        prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00,5=55.00', transfer: '1=9.00' },
+      });
       const error = await failure(p.reseller.renew({ domain: 'bistro.com', period: 5 }));
       expect(error.status).toBe(502);
-      expect(error.serverMessage).toMatch(/^The registrar refused the renewal of bistro\.com: regperiod must be one of 1, 2/);
+      expect(error.serverMessage).toMatch(
+        /^The registrar refused the renewal of bistro\.com: regperiod must be one of 1, 2/,
+      );
       expect(await p.resellerBalance()).toBe(resellerBefore);
       expect(await p.operatorBalance()).toBe(operatorBefore);
       expect((await p.a.module.services.domains.show('bistro.com')).expiryDate).toBe(expiry);
@@ -174,7 +248,9 @@ describe('the upstream plugin: platform A sells through platform B', () => {
         const resellerBefore = await p.resellerBalance();
         const error = await failure(p.reseller.register(order('patisserie.com')));
         expect(error.status).toBe(502);
-        expect(error.serverMessage).toMatch(/^The registrar refused the registration of patisserie\.com: Insufficient credit/);
+        expect(error.serverMessage).toMatch(
+          /^The registrar refused the registration of patisserie\.com: Insufficient credit/,
+        );
         expect(await p.resellerBalance()).toBe(resellerBefore);
         expect(await p.operatorBalance()).toBe(500);
       } finally {
@@ -193,8 +269,12 @@ describe('the upstream plugin: platform A sells through platform B', () => {
       // slow-: B's registry has the name, so A's check after B's "success" finds it registered.
       expect(await p.a.module.services.domains.show('slow-bakery.com')).toMatchObject({ status: 'Active' });
       // lost-: B cannot show it, so A's order stays pending with the money reserved.
-      expect(await p.a.module.services.domains.show('lost-bakery.com')).toMatchObject({ status: 'Pending Registration' });
-      expect(await p.a.module.services.orders.list({ domain: 'lost-bakery.com' })).toMatchObject([{ status: 'pending' }]);
+      expect(await p.a.module.services.domains.show('lost-bakery.com')).toMatchObject({
+        status: 'Pending Registration',
+      });
+      expect(await p.a.module.services.orders.list({ domain: 'lost-bakery.com' })).toMatchObject([
+        { status: 'pending' },
+      ]);
       expect(await p.resellerBalance()).toBe(resellerBefore - 2000);
       expect(await p.operatorBalance()).toBe(operatorBefore - 1600);
 
@@ -214,7 +294,10 @@ describe('the upstream plugin: platform A sells through platform B', () => {
     it("keeps A's order pending while B cannot be reached, and refunds once B answers that it holds nothing", async () => {
       const resellerBefore = await p.resellerBalance();
       const port = Number(new URL(urlOf(p.b)).port);
-      await new Promise<void>((resolve) => { p.b.server.close(() => resolve()); p.b.server.closeAllConnections(); });
+      await new Promise<void>((resolve) => {
+        p.b.server.close(() => resolve());
+        p.b.server.closeAllConnections();
+      });
       try {
         // Nothing may be assumed about a request that got no answer: "success" (registration started), money reserved.
         await p.reseller.register(order('unreachable.com'));
@@ -252,13 +335,18 @@ describe('the upstream plugin: platform A sells through platform B', () => {
 describe('the upstream plugin when A stops waiting before B answers', () => {
   let p: UpstreamPair;
   // A's deadline fires long before B's sandbox lets slow- and lost- names go.
-  beforeAll(async () => { p = await startUpstreamPair({ aTimeoutMs: 300, bTimeoutMs: 1_500 }); });
-  afterAll(async () => { await p.close(); });
+  beforeAll(async () => {
+    p = await startUpstreamPair({ aTimeoutMs: 300, bTimeoutMs: 1_500 });
+  });
+  afterAll(async () => {
+    await p.close();
+  });
 
-  const settledAtB = (domain: string) => eventually(async () => {
-    const [o] = await p.b.module.services.orders.list({ domain });
-    return o !== undefined && (o.status !== 'pending' || o.note !== null);
-  }, `B to finish its call for ${domain}`);
+  const settledAtB = (domain: string) =>
+    eventually(async () => {
+      const [o] = await p.b.module.services.orders.list({ domain });
+      return o !== undefined && (o.status !== 'pending' || o.note !== null);
+    }, `B to finish its call for ${domain}`);
 
   it('leaves timed-out orders pending, and reconciliation settles them as B did: completed for slow-, refunded for lost-', async () => {
     const [resellerBefore, operatorBefore] = [await p.resellerBalance(), await p.operatorBalance()];
@@ -274,7 +362,9 @@ describe('the upstream plugin when A stops waiting before B answers', () => {
 
     expect(await p.resellerBalance()).toBe(resellerBefore - 1000);
     expect(await p.operatorBalance()).toBe(operatorBefore - 800);
-    expect((await p.a.module.services.domains.show('slow-oven.com')).expiryDate).toBe((await p.b.module.services.domains.show('slow-oven.com')).expiryDate);
+    expect((await p.a.module.services.domains.show('slow-oven.com')).expiryDate).toBe(
+      (await p.b.module.services.domains.show('slow-oven.com')).expiryDate,
+    );
   });
 
   it('completes a timed-out renewal once B shows the new expiry, charging once on each side', async () => {
@@ -285,7 +375,13 @@ describe('the upstream plugin when A stops waiting before B answers', () => {
 
     expect(resultsOf(await reconcileA(p))).toEqual({ 'slow-oven.com': 'completed' });
     expect((await p.a.module.services.domains.show('slow-oven.com')).expiryDate).toBe(addYears(before, 1));
-    await eventually(async () => (await p.b.module.services.orders.list({ domain: 'slow-oven.com', status: 'pending' })).every((o) => o.note !== null), 'B to finish the renewal call');
+    await eventually(
+      async () =>
+        (await p.b.module.services.orders.list({ domain: 'slow-oven.com', status: 'pending' })).every(
+          (o) => o.note !== null,
+        ),
+      'B to finish the renewal call',
+    );
     expect(resultsOf(await reconcileB(p))).toEqual({ 'slow-oven.com': 'completed' });
     expect(await p.resellerBalance()).toBe(resellerBefore - 1200);
     expect(await p.operatorBalance()).toBe(operatorBefore - 900);

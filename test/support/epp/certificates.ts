@@ -23,7 +23,8 @@ function openssl(args: string[], cwd: string): void {
     execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
   } catch (error) {
     const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new Error('the EPP tests need the openssl command line tool to make their TLS certificates');
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new Error('the EPP tests need the openssl command line tool to make their TLS certificates');
     throw new Error(`openssl ${args[0]} failed: ${stderr}`);
   }
 }
@@ -32,11 +33,34 @@ function openssl(args: string[], cwd: string): void {
 export function makeTestCertificates(): TestCertificates {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'epp-certs-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  const makeCa = (name: string) => openssl(['req', '-x509', ...ec, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`], dir);
+  const makeCa = (name: string) =>
+    openssl(
+      ['req', '-x509', ...ec, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`],
+      dir,
+    );
   const issue = (name: string, ca: string, cn: string, ext: string) => {
     openssl(['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`], dir);
     writeFileSync(path.join(dir, `${name}.ext`), ext);
-    openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.crt`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.crt`, '-days', '2', '-extfile', `${name}.ext`], dir);
+    openssl(
+      [
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        `${ca}.crt`,
+        '-CAkey',
+        `${ca}.key`,
+        '-CAcreateserial',
+        '-out',
+        `${name}.crt`,
+        '-days',
+        '2',
+        '-extfile',
+        `${name}.ext`,
+      ],
+      dir,
+    );
   };
   makeCa('test-ca');
   makeCa('other-ca');

@@ -60,7 +60,11 @@ export async function startEppFixture(serverOptions: Partial<EppTestServerOption
     pluginOptions,
     async plugin(overrides = {}) {
       const parsed = eppPlugin.parseOptions({ ...pluginOptions, ...overrides });
-      const plugin = (await eppPlugin.create(parsed, { logger, clock, store: new MemoryPluginStore() })) as EppRegistrar;
+      const plugin = (await eppPlugin.create(parsed, {
+        logger,
+        clock,
+        store: new MemoryPluginStore(),
+      })) as EppRegistrar;
       plugins.push(plugin);
       return plugin;
     },
@@ -75,6 +79,15 @@ export async function startEppFixture(serverOptions: Partial<EppTestServerOption
 
 /** A registrant as the platform hands it over (decisions.md field names). */
 export const REGISTRANT = {
-  firstname: 'Ada', lastname: 'Lovelace', companyname: 'Analytical Engines Ltd', email: 'ada@example.com',
-  address1: '1 Analytical Way', address2: 'Floor 2', city: 'London', state: 'Greater London', postcode: 'N1 1AA', country: 'GB', phonenumber: '+44 20 7123 4567',
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  companyname: 'Analytical Engines Ltd',
+  email: 'ada@example.com',
+  address1: '1 Analytical Way',
+  address2: 'Floor 2',
+  city: 'London',
+  state: 'Greater London',
+  postcode: 'N1 1AA',
+  country: 'GB',
+  phonenumber: '+44 20 7123 4567',
 };

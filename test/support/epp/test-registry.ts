@@ -8,15 +8,35 @@ export const RESULT_MESSAGES: Record<number, string> = {
   1300: 'Command completed successfully; no messages',
   1301: 'Command completed successfully; ack to dequeue',
   1500: 'Command completed successfully; ending session',
-  2000: 'Unknown command', 2001: 'Command syntax error', 2002: 'Command use error', 2003: 'Required parameter missing',
-  2004: 'Parameter value range error', 2005: 'Parameter value syntax error', 2100: 'Unimplemented protocol version',
-  2101: 'Unimplemented command', 2102: 'Unimplemented option', 2103: 'Unimplemented extension', 2104: 'Billing failure',
-  2105: 'Object is not eligible for renewal', 2106: 'Object is not eligible for transfer', 2200: 'Authentication error',
-  2201: 'Authorization error', 2202: 'Invalid authorization information', 2300: 'Object pending transfer',
-  2301: 'Object not pending transfer', 2302: 'Object exists', 2303: 'Object does not exist', 2304: 'Object status prohibits operation',
-  2305: 'Object association prohibits operation', 2306: 'Parameter value policy error', 2307: 'Unimplemented object service',
-  2308: 'Data management policy violation', 2400: 'Command failed', 2500: 'Command failed; server closing connection',
-  2501: 'Authentication error; server closing connection', 2502: 'Session limit exceeded; server closing connection',
+  2000: 'Unknown command',
+  2001: 'Command syntax error',
+  2002: 'Command use error',
+  2003: 'Required parameter missing',
+  2004: 'Parameter value range error',
+  2005: 'Parameter value syntax error',
+  2100: 'Unimplemented protocol version',
+  2101: 'Unimplemented command',
+  2102: 'Unimplemented option',
+  2103: 'Unimplemented extension',
+  2104: 'Billing failure',
+  2105: 'Object is not eligible for renewal',
+  2106: 'Object is not eligible for transfer',
+  2200: 'Authentication error',
+  2201: 'Authorization error',
+  2202: 'Invalid authorization information',
+  2300: 'Object pending transfer',
+  2301: 'Object not pending transfer',
+  2302: 'Object exists',
+  2303: 'Object does not exist',
+  2304: 'Object status prohibits operation',
+  2305: 'Object association prohibits operation',
+  2306: 'Parameter value policy error',
+  2307: 'Unimplemented object service',
+  2308: 'Data management policy violation',
+  2400: 'Command failed',
+  2500: 'Command failed; server closing connection',
+  2501: 'Authentication error; server closing connection',
+  2502: 'Session limit exceeded; server closing connection',
 };
 
 export interface DomainRecord {
@@ -36,13 +56,38 @@ export interface DomainRecord {
   hostAttributes: string[];
   authInfo: string;
   dsRecords: Array<{ keyTag: string; alg: string; digestType: string; digest: string }>;
-  transfer?: { status: string; requestedBy: string; requestedAt: Date; actingRegistrar: string; actBy: Date; years: number };
+  transfer?: {
+    status: string;
+    requestedBy: string;
+    requestedAt: Date;
+    actingRegistrar: string;
+    actBy: Date;
+    years: number;
+  };
   pendingCreateTrid?: string;
 }
 
-export interface HostRecord { name: string; roid: string; sponsor: string; createdAt: Date; addresses: Array<{ ip: string; address: string }> }
-export interface ContactRecord { id: string; roid: string; sponsor: string; createdAt: Date; data: XmlElement; authInfo: string }
-interface QueuedMessage { id: string; date: Date; text: string; resData?: XmlNode }
+export interface HostRecord {
+  name: string;
+  roid: string;
+  sponsor: string;
+  createdAt: Date;
+  addresses: Array<{ ip: string; address: string }>;
+}
+export interface ContactRecord {
+  id: string;
+  roid: string;
+  sponsor: string;
+  createdAt: Date;
+  data: XmlElement;
+  authInfo: string;
+}
+interface QueuedMessage {
+  id: string;
+  date: Date;
+  text: string;
+  resData?: XmlNode;
+}
 
 /** What a command handler answers: the result and any data; the server adds trID. */
 export interface Answer {
@@ -78,10 +123,17 @@ export interface TestRegistryOptions {
   readonly now?: () => Date;
 }
 
-const err = (code: number, text?: string, value?: XmlNode): Answer => ({ code, reason: text ? { value: value ?? el('domain:name', '-'), text } : undefined });
+const err = (code: number, text?: string, value?: XmlNode): Answer => ({
+  code,
+  reason: text ? { value: value ?? el('domain:name', '-'), text } : undefined,
+});
 const ok = (resData?: XmlNode, extension?: XmlNode[]): Answer => ({ code: 1000, resData, extension });
 const iso = (d: Date) => d.toISOString();
-const addYears = (d: Date, years: number) => { const n = new Date(d); n.setUTCFullYear(n.getUTCFullYear() + years); return n; };
+const addYears = (d: Date, years: number) => {
+  const n = new Date(d);
+  n.setUTCFullYear(n.getUTCFullYear() + years);
+  return n;
+};
 
 /**
  * A small, stateful registry behind the EPP test server: domains, hosts, contacts, transfers,
@@ -112,7 +164,9 @@ export class TestRegistry {
 
   constructor(options: TestRegistryOptions = {}) {
     this.tlds = options.tlds ?? ['test', 'example'];
-    this.passwords = new Map(Object.entries(options.registrars ?? { 'registrar-a': 'password-a', 'registrar-b': 'password-b' }));
+    this.passwords = new Map(
+      Object.entries(options.registrars ?? { 'registrar-a': 'password-a', 'registrar-b': 'password-b' }),
+    );
     this.offersHostObjects = options.hostObjects ?? true;
     this.offersContacts = options.contacts ?? true;
     this.extensions = options.extensions ?? [NS.secDNS, NS.rgp];
@@ -129,22 +183,40 @@ export class TestRegistry {
   // ---- operator and other-registrar helpers for tests ----
 
   /** Puts a domain into the registry as if registered earlier (by us or by another registrar). */
-  seedDomain(name: string, init: { sponsor: string; authInfo?: string; expiresAt?: Date; statuses?: string[]; hostObjects?: string[] }): DomainRecord {
+  seedDomain(
+    name: string,
+    init: { sponsor: string; authInfo?: string; expiresAt?: Date; statuses?: string[]; hostObjects?: string[] },
+  ): DomainRecord {
     const now = this.now();
     const record: DomainRecord = {
-      name, roid: this.roid('D'), sponsor: init.sponsor, creator: init.sponsor, createdAt: now, expiresAt: init.expiresAt ?? addYears(now, 1),
-      statuses: new Set(init.statuses ?? []), rgp: new Set(), contacts: [], hostObjects: init.hostObjects ?? [], hostAttributes: [],
-      authInfo: init.authInfo ?? 'Seeded#Auth1', dsRecords: [],
+      name,
+      roid: this.roid('D'),
+      sponsor: init.sponsor,
+      creator: init.sponsor,
+      createdAt: now,
+      expiresAt: init.expiresAt ?? addYears(now, 1),
+      statuses: new Set(init.statuses ?? []),
+      rgp: new Set(),
+      contacts: [],
+      hostObjects: init.hostObjects ?? [],
+      hostAttributes: [],
+      authInfo: init.authInfo ?? 'Seeded#Auth1',
+      dsRecords: [],
     };
-    for (const h of record.hostObjects) if (!this.hosts.has(h)) this.hosts.set(h, { name: h, roid: this.roid('H'), sponsor: init.sponsor, createdAt: now, addresses: [] });
+    for (const h of record.hostObjects)
+      if (!this.hosts.has(h))
+        this.hosts.set(h, { name: h, roid: this.roid('H'), sponsor: init.sponsor, createdAt: now, addresses: [] });
     this.domains.set(name, record);
     return record;
   }
 
   /** The losing registrar or the registry settles a pending transfer; both sides get a poll message. */
-  resolveTransfer(name: string, status: 'clientApproved' | 'serverApproved' | 'clientRejected' | 'clientCancelled' | 'serverCancelled'): void {
+  resolveTransfer(
+    name: string,
+    status: 'clientApproved' | 'serverApproved' | 'clientRejected' | 'clientCancelled' | 'serverCancelled',
+  ): void {
     const d = this.mustGet(name);
-    if (!d.transfer || d.transfer.status !== 'pending') throw new Error(`${name} has no pending transfer`);
+    if (d.transfer?.status !== 'pending') throw new Error(`${name} has no pending transfer`);
     const losing = d.sponsor;
     d.transfer.status = status;
     d.transfer.actBy = this.now();
@@ -164,7 +236,14 @@ export class TestRegistry {
   /** Another registrar takes the domain (a transfer requested elsewhere and approved). */
   transferAway(name: string, to: string): void {
     const d = this.mustGet(name);
-    d.transfer = { status: 'pending', requestedBy: to, requestedAt: this.now(), actingRegistrar: d.sponsor, actBy: addYears(this.now(), 0), years: 1 };
+    d.transfer = {
+      status: 'pending',
+      requestedBy: to,
+      requestedAt: this.now(),
+      actingRegistrar: d.sponsor,
+      actBy: addYears(this.now(), 0),
+      years: 1,
+    };
     d.statuses.add('pendingTransfer');
     this.resolveTransfer(name, 'serverApproved');
   }
@@ -179,7 +258,16 @@ export class TestRegistry {
   completePendingCreate(name: string, isApproved: boolean): void {
     const d = this.mustGet(name);
     d.statuses.delete('pendingCreate');
-    const pan = el('domain:panData', el('domain:name', { paResult: isApproved ? '1' : '0' }, name), el('domain:paTRID', d.pendingCreateTrid ? el('clTRID', d.pendingCreateTrid) : null, el('svTRID', `SV-PAN-${this.serial++}`)), el('domain:paDate', iso(this.now())));
+    const pan = el(
+      'domain:panData',
+      el('domain:name', { paResult: isApproved ? '1' : '0' }, name),
+      el(
+        'domain:paTRID',
+        d.pendingCreateTrid ? el('clTRID', d.pendingCreateTrid) : null,
+        el('svTRID', `SV-PAN-${this.serial++}`),
+      ),
+      el('domain:paDate', iso(this.now())),
+    );
     if (!isApproved) this.domains.delete(name);
     this.enqueue(d.sponsor, isApproved ? 'Pending create approved.' : 'Pending create rejected.', pan);
   }
@@ -218,7 +306,11 @@ export class TestRegistry {
     if (poll.attrs.op === 'req') {
       const head = queue[0];
       if (!head) return { code: 1300 };
-      return { code: 1301, msgQ: { count: queue.length, id: head.id, date: head.date, text: head.text }, resData: head.resData };
+      return {
+        code: 1301,
+        msgQ: { count: queue.length, id: head.id, date: head.date, text: head.text },
+        resData: head.resData,
+      };
     }
     const i = queue.findIndex((m) => m.id === poll.attrs.msgID);
     if (i < 0) return err(2303, 'No such message', el('msgID', poll.attrs.msgID ?? ''));
@@ -227,10 +319,19 @@ export class TestRegistry {
   }
 
   /** One object command; `verb` is check/create/info/…, `op` the transfer operation. */
-  execute(session: SessionState, verb: string, object: XmlElement, extension: XmlElement | undefined, op: string | undefined, clTRID: string | undefined): Answer {
+  execute(
+    session: SessionState,
+    verb: string,
+    object: XmlElement,
+    extension: XmlElement | undefined,
+    op: string | undefined,
+    clTRID: string | undefined,
+  ): Answer {
     const client = session.clientId!;
-    if (!session.objects.has(object.ns)) return err(2307, `${object.ns} was not chosen at login`, el('objURI', object.ns));
-    for (const ext of extension?.children ?? []) if (!session.extensions.has(ext.ns)) return err(2103, `${ext.ns} was not chosen at login`, el('extURI', ext.ns));
+    if (!session.objects.has(object.ns))
+      return err(2307, `${object.ns} was not chosen at login`, el('objURI', object.ns));
+    for (const ext of extension?.children ?? [])
+      if (!session.extensions.has(ext.ns)) return err(2103, `${ext.ns} was not chosen at login`, el('extURI', ext.ns));
     if (object.ns === NS.domain) return this.domainCommand(client, session, verb, object, extension, op, clTRID);
     if (object.ns === NS.host) return this.hostCommand(client, verb, object);
     if (object.ns === NS.contact) return this.contactCommand(client, verb, object);
@@ -239,15 +340,37 @@ export class TestRegistry {
 
   // ---- domains ----
 
-  private domainCommand(client: string, session: SessionState, verb: string, o: XmlElement, ext: XmlElement | undefined, op: string | undefined, clTRID: string | undefined): Answer {
+  private domainCommand(
+    client: string,
+    session: SessionState,
+    verb: string,
+    o: XmlElement,
+    ext: XmlElement | undefined,
+    op: string | undefined,
+    clTRID: string | undefined,
+  ): Answer {
     const names = children(o, NS.domain, 'name').map((n) => n.text.trim().toLowerCase());
     const name = names[0] ?? '';
     if (verb === 'check') {
-      if (names.length > this.maxCheckNames) return err(2306, `At most ${this.maxCheckNames} names per check`, el('domain:name', names[this.maxCheckNames]!));
-      return ok(el('domain:chkData', names.map((n) => {
-        const why = this.unavailableReason(n);
-        return el('domain:cd', el('domain:name', { avail: why ? '0' : '1' }, n), why ? el('domain:reason', why) : null);
-      })));
+      if (names.length > this.maxCheckNames)
+        return err(
+          2306,
+          `At most ${this.maxCheckNames} names per check`,
+          el('domain:name', names[this.maxCheckNames]!),
+        );
+      return ok(
+        el(
+          'domain:chkData',
+          names.map((n) => {
+            const why = this.unavailableReason(n);
+            return el(
+              'domain:cd',
+              el('domain:name', { avail: why ? '0' : '1' }, n),
+              why ? el('domain:reason', why) : null,
+            );
+          }),
+        ),
+      );
     }
     if (verb === 'create') return this.domainCreate(client, o, ext, clTRID);
     const d = this.domains.get(name);
@@ -262,30 +385,50 @@ export class TestRegistry {
       }
       case 'renew': {
         if (!isSponsor) return err(2201, 'Not the sponsoring registrar', nameValue);
-        if (d.statuses.has('pendingDelete') || d.statuses.has('clientRenewProhibited') || d.statuses.has('serverRenewProhibited')) return err(2304, 'The domain status prohibits renewal', nameValue);
+        if (
+          d.statuses.has('pendingDelete') ||
+          d.statuses.has('clientRenewProhibited') ||
+          d.statuses.has('serverRenewProhibited')
+        )
+          return err(2304, 'The domain status prohibits renewal', nameValue);
         const cur = childText(o, NS.domain, 'curExpDate');
-        if (cur !== iso(d.expiresAt).slice(0, 10)) return err(2004, `curExpDate must be ${iso(d.expiresAt).slice(0, 10)}`, el('domain:curExpDate', cur ?? ''));
+        if (cur !== iso(d.expiresAt).slice(0, 10))
+          return err(2004, `curExpDate must be ${iso(d.expiresAt).slice(0, 10)}`, el('domain:curExpDate', cur ?? ''));
         const years = Number(childText(o, NS.domain, 'period') ?? 1);
         const next = addYears(d.expiresAt, years);
-        if (next > addYears(this.now(), 10)) return err(2306, 'A registration cannot run more than 10 years ahead', el('domain:period', { unit: 'y' }, String(years)));
+        if (next > addYears(this.now(), 10))
+          return err(
+            2306,
+            'A registration cannot run more than 10 years ahead',
+            el('domain:period', { unit: 'y' }, String(years)),
+          );
         d.expiresAt = next;
         d.rgp.add('renewPeriod');
         return ok(el('domain:renData', el('domain:name', name), el('domain:exDate', iso(d.expiresAt))));
       }
-      case 'transfer': return this.domainTransfer(client, d, o, op);
-      case 'update': return this.domainUpdate(client, d, o, ext);
+      case 'transfer':
+        return this.domainTransfer(client, d, o, op);
+      case 'update':
+        return this.domainUpdate(client, d, o, ext);
       case 'delete': {
         if (!isSponsor) return err(2201, 'Not the sponsoring registrar', nameValue);
         if (d.statuses.has('pendingDelete')) return err(2304, 'The domain is already deleted', nameValue);
-        if (['clientDeleteProhibited', 'serverDeleteProhibited'].some((s) => d.statuses.has(s))) return err(2304, 'The domain status prohibits deletion', nameValue);
+        if (['clientDeleteProhibited', 'serverDeleteProhibited'].some((s) => d.statuses.has(s)))
+          return err(2304, 'The domain status prohibits deletion', nameValue);
         const children_ = [...this.hosts.values()].filter((h) => h.name.endsWith(`.${name}`));
-        if (children_.length) return err(2305, `Delete the child nameservers first (${children_.map((h) => h.name).join(', ')})`, nameValue);
+        if (children_.length)
+          return err(
+            2305,
+            `Delete the child nameservers first (${children_.map((h) => h.name).join(', ')})`,
+            nameValue,
+          );
         d.statuses = new Set(['pendingDelete']);
         d.rgp = new Set(['redemptionPeriod']);
         d.updatedAt = this.now();
         return ok();
       }
-      default: return { code: 2101 };
+      default:
+        return { code: 2101 };
     }
   }
 
@@ -306,10 +449,13 @@ export class TestRegistry {
     if (this.reserved.has(name)) return err(2306, 'The name is reserved', nameValue);
     if (sld.startsWith('policy-')) return err(2306, 'Names starting with policy- are not allowed here', nameValue);
     const years = Number(childText(o, NS.domain, 'period') ?? 1);
-    if (years < 1 || years > 10) return err(2004, 'Periods are 1 to 10 years', el('domain:period', { unit: 'y' }, String(years)));
+    if (years < 1 || years > 10)
+      return err(2004, 'Periods are 1 to 10 years', el('domain:period', { unit: 'y' }, String(years)));
     const ns = child(o, NS.domain, 'ns');
     const hostObjects = children(ns, NS.domain, 'hostObj').map((h) => h.text.trim().toLowerCase());
-    const hostAttributes = children(ns, NS.domain, 'hostAttr').map((h) => (childText(h, NS.domain, 'hostName') ?? '').toLowerCase());
+    const hostAttributes = children(ns, NS.domain, 'hostAttr').map((h) =>
+      (childText(h, NS.domain, 'hostName') ?? '').toLowerCase(),
+    );
     if (hostAttributes.length && this.offersHostObjects) return err(2306, 'This registry uses host objects', nameValue);
     const missingHost = hostObjects.find((h) => !this.hosts.has(h));
     if (missingHost) return err(2303, `Host ${missingHost} does not exist`, el('domain:hostObj', missingHost));
@@ -317,21 +463,36 @@ export class TestRegistry {
     const contacts = children(o, NS.domain, 'contact').map((c) => ({ type: c.attrs.type ?? '', id: c.text.trim() }));
     if (this.offersContacts) {
       if (!registrant) return err(2003, 'A registrant is required', nameValue);
-      for (const type of ['admin', 'tech']) if (!contacts.some((c) => c.type === type)) return err(2003, `An ${type} contact is required`, nameValue);
+      for (const type of ['admin', 'tech'])
+        if (!contacts.some((c) => c.type === type)) return err(2003, `An ${type} contact is required`, nameValue);
       const missing = [registrant, ...contacts.map((c) => c.id)].find((id) => !this.contacts.has(id));
       if (missing) return err(2303, `Contact ${missing} does not exist`, el('domain:registrant', missing));
     }
     const now = this.now();
     const d: DomainRecord = {
-      name, roid: this.roid('D'), sponsor: client, creator: client, createdAt: now, expiresAt: addYears(now, years),
-      statuses: new Set(sld.startsWith('pending-') ? ['pendingCreate'] : []), rgp: new Set(['addPeriod']),
-      registrant, contacts, hostObjects, hostAttributes,
+      name,
+      roid: this.roid('D'),
+      sponsor: client,
+      creator: client,
+      createdAt: now,
+      expiresAt: addYears(now, years),
+      statuses: new Set(sld.startsWith('pending-') ? ['pendingCreate'] : []),
+      rgp: new Set(['addPeriod']),
+      registrant,
+      contacts,
+      hostObjects,
+      hostAttributes,
       authInfo: childText(child(o, NS.domain, 'authInfo'), NS.domain, 'pw') ?? '',
       dsRecords: this.dsFrom(child(ext, NS.secDNS, 'create')),
       pendingCreateTrid: clTRID,
     };
     this.domains.set(name, d);
-    const creData = el('domain:creData', el('domain:name', name), el('domain:crDate', iso(now)), el('domain:exDate', iso(d.expiresAt)));
+    const creData = el(
+      'domain:creData',
+      el('domain:name', name),
+      el('domain:crDate', iso(now)),
+      el('domain:exDate', iso(d.expiresAt)),
+    );
     return { code: d.statuses.has('pendingCreate') ? 1001 : 1000, resData: creData };
   }
 
@@ -339,16 +500,25 @@ export class TestRegistry {
     const nameValue = el('domain:name', d.name);
     if (op === 'query') {
       if (!d.transfer) return err(2301, 'No transfer on record', nameValue);
-      if (d.sponsor !== client && d.transfer.requestedBy !== client) return err(2201, 'Not a party to the transfer', nameValue);
+      if (d.sponsor !== client && d.transfer.requestedBy !== client)
+        return err(2201, 'Not a party to the transfer', nameValue);
       return ok(this.trnData(d));
     }
     if (op !== 'request') return { code: 2101 };
     if (d.sponsor === client) return err(2106, 'You already sponsor this domain', nameValue);
     if (childText(child(o, NS.domain, 'authInfo'), NS.domain, 'pw') !== d.authInfo) return { code: 2202 };
     if (d.statuses.has('pendingTransfer')) return { code: 2300 };
-    if (['clientTransferProhibited', 'serverTransferProhibited', 'pendingDelete'].some((s) => d.statuses.has(s))) return err(2304, 'The domain status prohibits transfer', nameValue);
+    if (['clientTransferProhibited', 'serverTransferProhibited', 'pendingDelete'].some((s) => d.statuses.has(s)))
+      return err(2304, 'The domain status prohibits transfer', nameValue);
     const years = Number(childText(o, NS.domain, 'period') ?? 1);
-    d.transfer = { status: 'pending', requestedBy: client, requestedAt: this.now(), actingRegistrar: d.sponsor, actBy: new Date(this.now().getTime() + 5 * 86_400_000), years };
+    d.transfer = {
+      status: 'pending',
+      requestedBy: client,
+      requestedAt: this.now(),
+      actingRegistrar: d.sponsor,
+      actBy: new Date(this.now().getTime() + 5 * 86_400_000),
+      years,
+    };
     d.statuses.add('pendingTransfer');
     this.enqueue(d.sponsor, 'Transfer requested.', this.trnData(d));
     return { code: 1001, resData: this.trnData(d) };
@@ -378,33 +548,60 @@ export class TestRegistry {
         d.statuses.delete('pendingDelete');
       }
       d.updatedAt = this.now();
-      return ok(undefined, [el('rgp:upData', el('rgp:rgpStatus', { s: d.rgp.has('pendingRestore') ? 'pendingRestore' : 'addPeriod' }))]);
+      return ok(undefined, [
+        el('rgp:upData', el('rgp:rgpStatus', { s: d.rgp.has('pendingRestore') ? 'pendingRestore' : 'addPeriod' })),
+      ]);
     }
     if (d.statuses.has('pendingDelete')) return err(2304, 'The domain is deleted; restore it first', nameValue);
     const removing = new Set(statusesOf(rem));
-    if ((d.statuses.has('clientUpdateProhibited') && !removing.has('clientUpdateProhibited')) || d.statuses.has('serverUpdateProhibited')) {
+    if (
+      (d.statuses.has('clientUpdateProhibited') && !removing.has('clientUpdateProhibited')) ||
+      d.statuses.has('serverUpdateProhibited')
+    ) {
       return err(2304, 'The domain status prohibits updates', nameValue);
     }
-    for (const s of [...statusesOf(add), ...removing]) if (!s.startsWith('client')) return err(2306, `Registrars may only set client statuses, not ${s}`, el('domain:status', { s }));
-    const addHosts = children(child(add, NS.domain, 'ns'), NS.domain, 'hostObj').map((h) => h.text.trim().toLowerCase());
-    const remHosts = children(child(rem, NS.domain, 'ns'), NS.domain, 'hostObj').map((h) => h.text.trim().toLowerCase());
+    for (const s of [...statusesOf(add), ...removing])
+      if (!s.startsWith('client'))
+        return err(2306, `Registrars may only set client statuses, not ${s}`, el('domain:status', { s }));
+    const addHosts = children(child(add, NS.domain, 'ns'), NS.domain, 'hostObj').map((h) =>
+      h.text.trim().toLowerCase(),
+    );
+    const remHosts = children(child(rem, NS.domain, 'ns'), NS.domain, 'hostObj').map((h) =>
+      h.text.trim().toLowerCase(),
+    );
     const missingHost = addHosts.find((h) => !this.hosts.has(h));
     if (missingHost) return err(2303, `Host ${missingHost} does not exist`, el('domain:hostObj', missingHost));
     const already = addHosts.find((h) => d.hostObjects.includes(h));
     if (already) return err(2302, `${already} is already a nameserver of the domain`, el('domain:hostObj', already));
     const notThere = remHosts.find((h) => !d.hostObjects.includes(h));
     if (notThere) return err(2303, `${notThere} is not a nameserver of the domain`, el('domain:hostObj', notThere));
-    const addAttrs = children(child(add, NS.domain, 'ns'), NS.domain, 'hostAttr').map((h) => (childText(h, NS.domain, 'hostName') ?? '').toLowerCase());
-    const remAttrs = children(child(rem, NS.domain, 'ns'), NS.domain, 'hostAttr').map((h) => (childText(h, NS.domain, 'hostName') ?? '').toLowerCase());
-    const addContacts = children(add, NS.domain, 'contact').map((c) => ({ type: c.attrs.type ?? '', id: c.text.trim() }));
-    const remContacts = children(rem, NS.domain, 'contact').map((c) => ({ type: c.attrs.type ?? '', id: c.text.trim() }));
+    const addAttrs = children(child(add, NS.domain, 'ns'), NS.domain, 'hostAttr').map((h) =>
+      (childText(h, NS.domain, 'hostName') ?? '').toLowerCase(),
+    );
+    const remAttrs = children(child(rem, NS.domain, 'ns'), NS.domain, 'hostAttr').map((h) =>
+      (childText(h, NS.domain, 'hostName') ?? '').toLowerCase(),
+    );
+    const addContacts = children(add, NS.domain, 'contact').map((c) => ({
+      type: c.attrs.type ?? '',
+      id: c.text.trim(),
+    }));
+    const remContacts = children(rem, NS.domain, 'contact').map((c) => ({
+      type: c.attrs.type ?? '',
+      id: c.text.trim(),
+    }));
     const newRegistrant = childText(chg, NS.domain, 'registrant');
-    const missingContact = [...addContacts.map((c) => c.id), ...(newRegistrant ? [newRegistrant] : [])].find((id) => !this.contacts.has(id));
-    if (missingContact) return err(2303, `Contact ${missingContact} does not exist`, el('domain:registrant', missingContact));
+    const missingContact = [...addContacts.map((c) => c.id), ...(newRegistrant ? [newRegistrant] : [])].find(
+      (id) => !this.contacts.has(id),
+    );
+    if (missingContact)
+      return err(2303, `Contact ${missingContact} does not exist`, el('domain:registrant', missingContact));
     // Applied only once every check passed: an EPP command is all or nothing.
     d.hostObjects = [...d.hostObjects.filter((h) => !remHosts.includes(h)), ...addHosts];
     d.hostAttributes = [...d.hostAttributes.filter((h) => !remAttrs.includes(h)), ...addAttrs];
-    d.contacts = [...d.contacts.filter((c) => !remContacts.some((r) => r.type === c.type && r.id === c.id)), ...addContacts];
+    d.contacts = [
+      ...d.contacts.filter((c) => !remContacts.some((r) => r.type === c.type && r.id === c.id)),
+      ...addContacts,
+    ];
     for (const s of removing) d.statuses.delete(s);
     for (const s of statusesOf(add)) d.statuses.add(s);
     if (newRegistrant) d.registrant = newRegistrant;
@@ -421,13 +618,24 @@ export class TestRegistry {
 
   private infData(d: DomainRecord, isSponsor: boolean): XmlNode {
     const statuses = d.statuses.size ? [...d.statuses] : ['ok'];
-    return el('domain:infData',
+    return el(
+      'domain:infData',
       el('domain:name', d.name),
       el('domain:roid', d.roid),
       statuses.map((s) => el('domain:status', { s })),
       d.registrant ? el('domain:registrant', d.registrant) : null,
       d.contacts.map((c) => el('domain:contact', { type: c.type }, c.id)),
-      d.hostObjects.length ? el('domain:ns', d.hostObjects.map((h) => el('domain:hostObj', h))) : d.hostAttributes.length ? el('domain:ns', d.hostAttributes.map((h) => el('domain:hostAttr', el('domain:hostName', h)))) : null,
+      d.hostObjects.length
+        ? el(
+            'domain:ns',
+            d.hostObjects.map((h) => el('domain:hostObj', h)),
+          )
+        : d.hostAttributes.length
+          ? el(
+              'domain:ns',
+              d.hostAttributes.map((h) => el('domain:hostAttr', el('domain:hostName', h))),
+            )
+          : null,
       [...this.hosts.values()].filter((h) => h.name.endsWith(`.${d.name}`)).map((h) => el('domain:host', h.name)),
       el('domain:clID', d.sponsor),
       el('domain:crID', d.creator),
@@ -435,34 +643,58 @@ export class TestRegistry {
       d.updatedAt ? [el('domain:upID', d.sponsor), el('domain:upDate', iso(d.updatedAt))] : null,
       el('domain:exDate', iso(d.expiresAt)),
       d.transferredAt ? el('domain:trDate', iso(d.transferredAt)) : null,
-      isSponsor && d.authInfo ? el('domain:authInfo', el('domain:pw', d.authInfo)) : null);
+      isSponsor && d.authInfo ? el('domain:authInfo', el('domain:pw', d.authInfo)) : null,
+    );
   }
 
   private infExtensions(d: DomainRecord, session: SessionState): XmlNode[] {
     const out: XmlNode[] = [];
-    if (d.rgp.size && session.extensions.has(NS.rgp)) out.push(el('rgp:infData', [...d.rgp].map((s) => el('rgp:rgpStatus', { s }))));
+    if (d.rgp.size && session.extensions.has(NS.rgp))
+      out.push(
+        el(
+          'rgp:infData',
+          [...d.rgp].map((s) => el('rgp:rgpStatus', { s })),
+        ),
+      );
     if (d.dsRecords.length && session.extensions.has(NS.secDNS)) {
-      out.push(el('secDNS:infData', d.dsRecords.map((r) => el('secDNS:dsData', el('secDNS:keyTag', r.keyTag), el('secDNS:alg', r.alg), el('secDNS:digestType', r.digestType), el('secDNS:digest', r.digest)))));
+      out.push(
+        el(
+          'secDNS:infData',
+          d.dsRecords.map((r) =>
+            el(
+              'secDNS:dsData',
+              el('secDNS:keyTag', r.keyTag),
+              el('secDNS:alg', r.alg),
+              el('secDNS:digestType', r.digestType),
+              el('secDNS:digest', r.digest),
+            ),
+          ),
+        ),
+      );
     }
     return out;
   }
 
   private trnData(d: DomainRecord): XmlNode {
     const t = d.transfer!;
-    return el('domain:trnData',
+    return el(
+      'domain:trnData',
       el('domain:name', d.name),
       el('domain:trStatus', t.status),
       el('domain:reID', t.requestedBy),
       el('domain:reDate', iso(t.requestedAt)),
       el('domain:acID', t.actingRegistrar),
       el('domain:acDate', iso(t.actBy)),
-      el('domain:exDate', iso(t.status === 'pending' ? addYears(d.expiresAt, t.years) : d.expiresAt)));
+      el('domain:exDate', iso(t.status === 'pending' ? addYears(d.expiresAt, t.years) : d.expiresAt)),
+    );
   }
 
   private dsFrom(parent: XmlElement | undefined): DomainRecord['dsRecords'] {
     return children(parent, NS.secDNS, 'dsData').map((ds) => ({
-      keyTag: childText(ds, NS.secDNS, 'keyTag') ?? '', alg: childText(ds, NS.secDNS, 'alg') ?? '',
-      digestType: childText(ds, NS.secDNS, 'digestType') ?? '', digest: (childText(ds, NS.secDNS, 'digest') ?? '').toUpperCase(),
+      keyTag: childText(ds, NS.secDNS, 'keyTag') ?? '',
+      alg: childText(ds, NS.secDNS, 'alg') ?? '',
+      digestType: childText(ds, NS.secDNS, 'digestType') ?? '',
+      digest: (childText(ds, NS.secDNS, 'digest') ?? '').toUpperCase(),
     }));
   }
 
@@ -472,19 +704,29 @@ export class TestRegistry {
     const names = children(o, NS.host, 'name').map((n) => n.text.trim().toLowerCase());
     const name = names[0] ?? '';
     const nameValue = el('host:name', name);
-    if (verb === 'check') return ok(el('host:chkData', names.map((n) => el('host:cd', el('host:name', { avail: this.hosts.has(n) ? '0' : '1' }, n)))));
-    const addrsOf = (x: XmlElement | undefined) => children(x, NS.host, 'addr').map((a) => ({ ip: a.attrs.ip ?? 'v4', address: a.text.trim() }));
+    if (verb === 'check')
+      return ok(
+        el(
+          'host:chkData',
+          names.map((n) => el('host:cd', el('host:name', { avail: this.hosts.has(n) ? '0' : '1' }, n))),
+        ),
+      );
+    const addrsOf = (x: XmlElement | undefined) =>
+      children(x, NS.host, 'addr').map((a) => ({ ip: a.attrs.ip ?? 'v4', address: a.text.trim() }));
     if (verb === 'create') {
       if (this.hosts.has(name)) return err(2302, 'The host exists', nameValue);
       const addresses = addrsOf(o);
       const bad = addresses.find((a) => isIP(a.address) !== (a.ip === 'v6' ? 6 : 4));
-      if (bad) return err(2005, `${bad.address} is not an IP${bad.ip} address`, el('host:addr', { ip: bad.ip }, bad.address));
+      if (bad)
+        return err(2005, `${bad.address} is not an IP${bad.ip} address`, el('host:addr', { ip: bad.ip }, bad.address));
       const superordinate = [...this.domains.values()].find((d) => name.endsWith(`.${d.name}`));
       const isInternal = this.tlds.some((t) => name.endsWith(`.${t}`));
       if (isInternal) {
         if (!superordinate) return err(2303, 'The superordinate domain does not exist', nameValue);
-        if (superordinate.sponsor !== client) return err(2201, 'Not the sponsor of the superordinate domain', nameValue);
-        if (addresses.length === 0) return err(2003, 'A host under a domain of this registry needs an IP address', nameValue);
+        if (superordinate.sponsor !== client)
+          return err(2201, 'Not the sponsor of the superordinate domain', nameValue);
+        if (addresses.length === 0)
+          return err(2003, 'A host under a domain of this registry needs an IP address', nameValue);
       } else if (addresses.length) {
         return err(2306, 'Addresses are not allowed for hosts outside this registry', nameValue);
       }
@@ -496,16 +738,32 @@ export class TestRegistry {
     const linked = [...this.domains.values()].some((d) => d.hostObjects.includes(name));
     switch (verb) {
       case 'info':
-        return ok(el('host:infData', el('host:name', h.name), el('host:roid', h.roid), el('host:status', { s: linked ? 'linked' : 'ok' }),
-          h.addresses.map((a) => el('host:addr', { ip: a.ip }, a.address)), el('host:clID', h.sponsor), el('host:crID', h.sponsor), el('host:crDate', iso(h.createdAt))));
+        return ok(
+          el(
+            'host:infData',
+            el('host:name', h.name),
+            el('host:roid', h.roid),
+            el('host:status', { s: linked ? 'linked' : 'ok' }),
+            h.addresses.map((a) => el('host:addr', { ip: a.ip }, a.address)),
+            el('host:clID', h.sponsor),
+            el('host:crID', h.sponsor),
+            el('host:crDate', iso(h.createdAt)),
+          ),
+        );
       case 'update': {
         if (h.sponsor !== client) return err(2201, 'Not the sponsoring registrar', nameValue);
         const add = addrsOf(child(o, NS.host, 'add'));
         const rem = addrsOf(child(o, NS.host, 'rem'));
         const missing = rem.find((r) => !h.addresses.some((a) => a.address === r.address));
-        if (missing) return err(2303, `${missing.address} is not an address of ${name}`, el('host:addr', { ip: missing.ip }, missing.address));
+        if (missing)
+          return err(
+            2303,
+            `${missing.address} is not an address of ${name}`,
+            el('host:addr', { ip: missing.ip }, missing.address),
+          );
         h.addresses = [...h.addresses.filter((a) => !rem.some((r) => r.address === a.address)), ...add];
-        if (h.addresses.length === 0) return err(2306, 'A host under a domain of this registry needs an IP address', nameValue);
+        if (h.addresses.length === 0)
+          return err(2306, 'A host under a domain of this registry needs an IP address', nameValue);
         return ok();
       }
       case 'delete':
@@ -513,7 +771,8 @@ export class TestRegistry {
         if (linked) return err(2305, 'The host is a nameserver of a domain', nameValue);
         this.hosts.delete(name);
         return ok();
-      default: return { code: 2101 };
+      default:
+        return { code: 2101 };
     }
   }
 
@@ -523,10 +782,23 @@ export class TestRegistry {
     const ids = children(o, NS.contact, 'id').map((n) => n.text.trim());
     const id = ids[0] ?? '';
     const idValue = el('contact:id', id);
-    if (verb === 'check') return ok(el('contact:chkData', ids.map((i) => el('contact:cd', el('contact:id', { avail: this.contacts.has(i) ? '0' : '1' }, i)))));
+    if (verb === 'check')
+      return ok(
+        el(
+          'contact:chkData',
+          ids.map((i) => el('contact:cd', el('contact:id', { avail: this.contacts.has(i) ? '0' : '1' }, i))),
+        ),
+      );
     if (verb === 'create') {
       if (this.contacts.has(id)) return err(2302, 'The contact id is taken', idValue);
-      this.contacts.set(id, { id, roid: this.roid('C'), sponsor: client, createdAt: this.now(), data: o, authInfo: childText(child(o, NS.contact, 'authInfo'), NS.contact, 'pw') ?? '' });
+      this.contacts.set(id, {
+        id,
+        roid: this.roid('C'),
+        sponsor: client,
+        createdAt: this.now(),
+        data: o,
+        authInfo: childText(child(o, NS.contact, 'authInfo'), NS.contact, 'pw') ?? '',
+      });
       return ok(el('contact:creData', el('contact:id', id), el('contact:crDate', iso(this.now()))));
     }
     const c = this.contacts.get(id);
@@ -535,30 +807,47 @@ export class TestRegistry {
     switch (verb) {
       case 'info': {
         const postal = children(c.data, NS.contact, 'postalInfo');
-        const copy = (e: XmlElement): XmlNode => el(`contact:${e.name}`, e.attrs, e.children.length ? e.children.map(copy) : e.text.trim());
-        return ok(el('contact:infData',
-          el('contact:id', c.id), el('contact:roid', c.roid), el('contact:status', { s: 'ok' }),
-          postal.map(copy),
-          child(c.data, NS.contact, 'voice') ? copy(child(c.data, NS.contact, 'voice')!) : null,
-          child(c.data, NS.contact, 'fax') ? copy(child(c.data, NS.contact, 'fax')!) : null,
-          el('contact:email', childText(c.data, NS.contact, 'email') ?? ''),
-          el('contact:clID', c.sponsor), el('contact:crID', c.sponsor), el('contact:crDate', iso(c.createdAt))));
+        const copy = (e: XmlElement): XmlNode =>
+          el(`contact:${e.name}`, e.attrs, e.children.length ? e.children.map(copy) : e.text.trim());
+        return ok(
+          el(
+            'contact:infData',
+            el('contact:id', c.id),
+            el('contact:roid', c.roid),
+            el('contact:status', { s: 'ok' }),
+            postal.map(copy),
+            child(c.data, NS.contact, 'voice') ? copy(child(c.data, NS.contact, 'voice')!) : null,
+            child(c.data, NS.contact, 'fax') ? copy(child(c.data, NS.contact, 'fax')!) : null,
+            el('contact:email', childText(c.data, NS.contact, 'email') ?? ''),
+            el('contact:clID', c.sponsor),
+            el('contact:crID', c.sponsor),
+            el('contact:crDate', iso(c.createdAt)),
+          ),
+        );
       }
       case 'update': {
         const chg = child(o, NS.contact, 'chg');
         const merged = new Map(c.data.children.map((e) => [e.name, e] as const));
         for (const e of chg?.children ?? []) merged.set(e.name, e);
         const order = ['id', 'postalInfo', 'voice', 'fax', 'email', 'authInfo'];
-        c.data = { ...c.data, children: order.flatMap((k) => (merged.has(k) && (k !== 'voice' || merged.get(k)!.text.trim()) ? [merged.get(k)!] : [])) };
+        c.data = {
+          ...c.data,
+          children: order.flatMap((k) =>
+            merged.has(k) && (k !== 'voice' || merged.get(k)!.text.trim()) ? [merged.get(k)!] : [],
+          ),
+        };
         return ok();
       }
       case 'delete': {
-        const linked = [...this.domains.values()].some((d) => d.registrant === id || d.contacts.some((x) => x.id === id));
+        const linked = [...this.domains.values()].some(
+          (d) => d.registrant === id || d.contacts.some((x) => x.id === id),
+        );
         if (linked) return err(2305, 'The contact is linked to a domain', idValue);
         this.contacts.delete(id);
         return ok();
       }
-      default: return { code: 2101 };
+      default:
+        return { code: 2101 };
     }
   }
 

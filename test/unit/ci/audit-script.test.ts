@@ -11,7 +11,10 @@ function judge(report: unknown, env: Record<string, string> = {}) {
   try {
     const file = path.join(dir, 'report.json');
     writeFileSync(file, typeof report === 'string' ? report : JSON.stringify(report));
-    const run = spawnSync(process.execPath, [SCRIPT, '--report', file], { encoding: 'utf8', env: { ...process.env, AUDIT_REQUIRED: '', ...env } });
+    const run = spawnSync(process.execPath, [SCRIPT, '--report', file], {
+      encoding: 'utf8',
+      env: { ...process.env, AUDIT_REQUIRED: '', ...env },
+    });
     return { code: run.status, out: run.stdout + run.stderr };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -27,7 +30,13 @@ const counts = (c: Partial<Record<'info' | 'low' | 'moderate' | 'high' | 'critic
 describe('.ci/audit.js', () => {
   it('passes a report without high or critical advisories, listing the lesser ones', () => {
     const report = counts({ moderate: 1 });
-    report.vulnerabilities.qs = { name: 'qs', severity: 'moderate', range: '<6.0.0', via: [{ title: 'Prototype pollution' }], fixAvailable: true };
+    report.vulnerabilities.qs = {
+      name: 'qs',
+      severity: 'moderate',
+      range: '<6.0.0',
+      via: [{ title: 'Prototype pollution' }],
+      fixAvailable: true,
+    };
     const { code, out } = judge(report);
     expect(code).toBe(0);
     expect(out).toMatch(/moderate\s+qs \(<6\.0\.0\): Prototype pollution \[fix: npm audit fix\]/);
@@ -36,7 +45,13 @@ describe('.ci/audit.js', () => {
 
   it.each(['high', 'critical'] as const)('fails on a %s advisory, naming the package', (severity) => {
     const report = counts({ [severity]: 1 });
-    report.vulnerabilities.koa = { name: 'koa', severity, range: '<3.0.1', via: [{ title: 'Open redirect' }], fixAvailable: { name: 'koa', version: '3.0.1' } };
+    report.vulnerabilities.koa = {
+      name: 'koa',
+      severity,
+      range: '<3.0.1',
+      via: [{ title: 'Open redirect' }],
+      fixAvailable: { name: 'koa', version: '3.0.1' },
+    };
     const { code, out } = judge(report);
     expect(code).toBe(1);
     expect(out).toMatch(new RegExp(`${severity}\\s+koa \\(<3\\.0\\.1\\): Open redirect \\[fix: koa@3\\.0\\.1\\]`));
@@ -44,10 +59,16 @@ describe('.ci/audit.js', () => {
   });
 
   it('says clearly that it skipped when the audit endpoint refuses, and passes unless AUDIT_REQUIRED=1', () => {
-    const refused = { message: '405 Method Not Allowed - POST https://registry.example/-/npm/v1/security/advisories/bulk', statusCode: 405, error: { summary: '', detail: '' } };
+    const refused = {
+      message: '405 Method Not Allowed - POST https://registry.example/-/npm/v1/security/advisories/bulk',
+      statusCode: 405,
+      error: { summary: '', detail: '' },
+    };
     const skipped = judge(refused);
     expect(skipped.code).toBe(0);
-    expect(skipped.out).toMatch(/^npm audit: SKIPPED - the audit endpoint answered 405: 405 Method Not Allowed.*No advisory check was made/m);
+    expect(skipped.out).toMatch(
+      /^npm audit: SKIPPED - the audit endpoint answered 405: 405 Method Not Allowed.*No advisory check was made/m,
+    );
     expect(judge(refused, { AUDIT_REQUIRED: '1' }).code).toBe(1);
   });
 

@@ -2,7 +2,9 @@ import { parseForm } from '../../../src/http/wire/form-body';
 
 describe('parseForm (PHP-bracket bodies)', () => {
   it('nests brackets the way PHP does', () => {
-    const body = parseForm('nameservers%5Bns1%5D=ns1.example.com&contacts[registrant][firstname]=Ann&addons[idprotection]=1');
+    const body = parseForm(
+      'nameservers%5Bns1%5D=ns1.example.com&contacts[registrant][firstname]=Ann&addons[idprotection]=1',
+    );
     expect(JSON.parse(JSON.stringify(body))).toEqual({
       nameservers: { ns1: 'ns1.example.com' },
       contacts: { registrant: { firstname: 'Ann' } },
@@ -10,12 +12,13 @@ describe('parseForm (PHP-bracket bodies)', () => {
     });
   });
 
-  it.each(['tldsToInclude=.com&tldsToInclude=.net', 'tldsToInclude[]=.com&tldsToInclude[]=.net', 'tldsToInclude[0]=.com&tldsToInclude[1]=.net'])(
-    'reads the list form %s',
-    (text) => {
-      expect(parseForm(text).tldsToInclude).toEqual(['.com', '.net']);
-    },
-  );
+  it.each([
+    'tldsToInclude=.com&tldsToInclude=.net',
+    'tldsToInclude[]=.com&tldsToInclude[]=.net',
+    'tldsToInclude[0]=.com&tldsToInclude[1]=.net',
+  ])('reads the list form %s', (text) => {
+    expect(parseForm(text).tldsToInclude).toEqual(['.com', '.net']);
+  });
 
   it('creates objects without a prototype', () => {
     const body = parseForm('a[b]=1');

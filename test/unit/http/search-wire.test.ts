@@ -10,7 +10,10 @@ const result = (overrides: Partial<SearchResult> = {}): SearchResult => ({
   score: 100,
   isValidDomain: true,
   errorMessage: '',
-  prices: [{ period: 1, register: 1000, renew: 1200 }, { period: 3, register: 2850, transfer: 900 }],
+  prices: [
+    { period: 1, register: 1000, renew: 1200 },
+    { period: 3, register: 2850, transfer: 900 },
+  ],
   minLength: 2,
   maxLength: 63,
   isPremium: false,
@@ -24,13 +27,22 @@ describe('toSuggestionWire', () => {
 
   it('should key pricing by period and leave unpriced actions out', () => {
     const wire = toSuggestionWire(result());
-    expect(wire.pricing).toEqual({ 1: { register: '10.00', renew: '12.00' }, 3: { register: '28.50', transfer: '9.00' } });
+    expect(wire.pricing).toEqual({
+      1: { register: '10.00', renew: '12.00' },
+      3: { register: '28.50', transfer: '9.00' },
+    });
     expect(wire.shortestPeriod).toEqual({ period: 1, register: '10.00', renew: '12.00' });
   });
 
   it('should give empty objects for a TLD that has no prices', () => {
     const wire = toSuggestionWire(result({ status: 'tld_not_supported', prices: [] }));
-    expect(wire).toMatchObject({ status: 'tld not supported', legacyStatus: 'unavailable', pricing: {}, shortestPeriod: {}, isAvailable: false });
+    expect(wire).toMatchObject({
+      status: 'tld not supported',
+      legacyStatus: 'unavailable',
+      pricing: {},
+      shortestPeriod: {},
+      isAvailable: false,
+    });
   });
 
   it.each([
@@ -38,13 +50,23 @@ describe('toSuggestionWire', () => {
     ['registered', 'registered', 'unavailable', true, false],
     ['reserved', 'reserved', 'unavailable', false, false],
     ['unknown', 'unknown', 'unavailable', false, false],
-  ] as const)('should map %s to the billing platform status phrase', (status, phrase, legacy, isRegistered, isAvailable) => {
-    expect(toSuggestionWire(result({ status }))).toMatchObject({ status: phrase, legacyStatus: legacy, isRegistered, isAvailable });
-  });
+  ] as const)(
+    'should map %s to the billing platform status phrase',
+    (status, phrase, legacy, isRegistered, isAvailable) => {
+      expect(toSuggestionWire(result({ status }))).toMatchObject({
+        status: phrase,
+        legacyStatus: legacy,
+        isRegistered,
+        isAvailable,
+      });
+    },
+  );
 
   it('should give premium cost in the billing platform shape, and [] without one', () => {
     expect(toSuggestionWire(result()).premiumCostPricing).toEqual([]);
-    const premium = toSuggestionWire(result({ isPremium: true, premiumPrice: { register: 50_000, transfer: 40_000, currency: 'EUR' } }));
+    const premium = toSuggestionWire(
+      result({ isPremium: true, premiumPrice: { register: 50_000, transfer: 40_000, currency: 'EUR' } }),
+    );
     expect(premium.premiumCostPricing).toEqual({ register: '500.00', transfer: '400.00', CurrencyCode: 'EUR' });
   });
 });
@@ -56,11 +78,16 @@ describe('SuggestionsBody', () => {
   });
 
   it('should read one TLD given as plain text', () => {
-    expect(toSearchQuery(SuggestionsBody.parse({ searchTerm: 'shop', tldsToInclude: '.com' })).tldsToInclude).toEqual(['.com']);
+    expect(toSearchQuery(SuggestionsBody.parse({ searchTerm: 'shop', tldsToInclude: '.com' })).tldsToInclude).toEqual([
+      '.com',
+    ]);
   });
 
   it('should take maxResults from suggestionSettings and ignore other settings', () => {
-    const body = SuggestionsBody.parse({ searchTerm: 'shop', suggestionSettings: { maxResults: '7', includeCCTlds: 'on' } });
+    const body = SuggestionsBody.parse({
+      searchTerm: 'shop',
+      suggestionSettings: { maxResults: '7', includeCCTlds: 'on' },
+    });
     expect(toSearchQuery(body).maxResults).toBe(7);
   });
 });

@@ -1,9 +1,20 @@
 import { Writable } from 'node:stream';
-import { createLogger, currentLogContext, openLogContexts, redactSecrets, runWithLogContext } from '../../../src/infra/logging';
+import {
+  createLogger,
+  currentLogContext,
+  openLogContexts,
+  redactSecrets,
+  runWithLogContext,
+} from '../../../src/infra/logging';
 
 function capture() {
   const lines: string[] = [];
-  const stream = new Writable({ write(chunk, _enc, done) { lines.push(...String(chunk).split('\n').filter(Boolean)); done(); } });
+  const stream = new Writable({
+    write(chunk, _enc, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
   return { logger: createLogger('info', stream as never), lines };
 }
 
@@ -20,8 +31,11 @@ describe('log redaction', () => {
     ['in a list', { list: [{ eppcode: 'S3CRET' }], ok: 1 }],
     ['deep down', { a: { b: { c: { password: 'S3CRET' } } }, ok: 1 }],
     ['as a whole object', { contacts: { registrant: { email: 'S3CRET' } }, ok: 1 }],
-    ['in the statement a database error carries', { err: Object.assign(new Error('insert failed'), { sql: "insert into x values ('S3CRET')" }), ok: 1 }],
-  ])('replaces a secret %s and leaves the caller\'s object alone', (_where, line) => {
+    [
+      'in the statement a database error carries',
+      { err: Object.assign(new Error('insert failed'), { sql: "insert into x values ('S3CRET')" }), ok: 1 },
+    ],
+  ])("replaces a secret %s and leaves the caller's object alone", (_where, line) => {
     const before = JSON.stringify(line);
     const out = JSON.stringify(redactSecrets(line));
     expect(out).not.toContain('S3CRET');
@@ -41,7 +55,10 @@ describe('log redaction', () => {
 
   it('redacts the bindings of a child logger too', () => {
     const { logger, lines } = capture();
-    logger.child({ masterKey: 'S3CRET', plugin: 'sandbox' }).child({ nested: { apiKey: 'S3CRET' } }).info({ token: 'S3CRET' }, 'hello');
+    logger
+      .child({ masterKey: 'S3CRET', plugin: 'sandbox' })
+      .child({ nested: { apiKey: 'S3CRET' } })
+      .info({ token: 'S3CRET' }, 'hello');
     expect(lines[0]).not.toContain('S3CRET');
     expect(JSON.parse(lines[0]!)).toMatchObject({ plugin: 'sandbox', token: '[redacted]', msg: 'hello' });
   });
@@ -52,12 +69,13 @@ describe('log context', () => {
 
   it('adds its bindings to every line written inside it, across awaits, and each concurrent request keeps its own', async () => {
     const { logger, lines } = capture();
-    const work = (reqId: string) => runWithLogContext({ reqId }, async () => {
-      await tick();
-      logger.info({}, `inside ${reqId}`);
-      await Promise.all([tick(), tick()]);
-      logger.info({}, `still ${reqId}`);
-    });
+    const work = (reqId: string) =>
+      runWithLogContext({ reqId }, async () => {
+        await tick();
+        logger.info({}, `inside ${reqId}`);
+        await Promise.all([tick(), tick()]);
+        logger.info({}, `still ${reqId}`);
+      });
     await Promise.all([work('a'), work('b'), work('c')]);
     const parsed = lines.map((line) => JSON.parse(line) as { reqId?: string; msg: string });
     expect(parsed).toHaveLength(6);
@@ -66,7 +84,13 @@ describe('log context', () => {
 
   it('is switched off once the last piece of work in a context has ended, and on again for the next', async () => {
     let release!: () => void;
-    const first = runWithLogContext({ reqId: 'long' }, () => new Promise<void>((resolve) => { release = resolve; }));
+    const first = runWithLogContext(
+      { reqId: 'long' },
+      () =>
+        new Promise<void>((resolve) => {
+          release = resolve;
+        }),
+    );
     const second = runWithLogContext({ reqId: 'short' }, async () => {
       await tick();
       expect(currentLogContext()).toEqual({ reqId: 'short' });
@@ -90,8 +114,17 @@ describe('log context', () => {
   });
 
   it('passes a failure through and still ends the context', async () => {
-    await expect(runWithLogContext({ reqId: 'x' }, async () => { await tick(); throw new Error('failed inside'); })).rejects.toThrow('failed inside');
-    await expect(runWithLogContext({ reqId: 'y' }, () => { throw new Error('failed at once'); })).rejects.toThrow('failed at once');
+    await expect(
+      runWithLogContext({ reqId: 'x' }, async () => {
+        await tick();
+        throw new Error('failed inside');
+      }),
+    ).rejects.toThrow('failed inside');
+    await expect(
+      runWithLogContext({ reqId: 'y' }, () => {
+        throw new Error('failed at once');
+      }),
+    ).rejects.toThrow('failed at once');
     expect(openLogContexts()).toBe(0);
     expect(currentLogContext()).toBeUndefined();
     await runWithLogContext({ reqId: 'z' }, async () => {

@@ -5,22 +5,33 @@ import { loadPlugins, PluginLoadError } from '../../../src/infra/plugins/plugin-
 import { testPluginHost } from '../../support/fakes';
 
 /** Writes a plugin folder whose entry is plain JavaScript branded like defineRegistrarPlugin's result. */
-function writePlugin(root: string, folder: string, opts: {
-  manifest?: Record<string, unknown> | string;
-  id?: string;
-  capabilities?: string[];
-  implement?: string;
-  createBody?: string;
-  parseOptions?: string;
-  main?: string;
-  entry?: string;
-} = {}): void {
+function writePlugin(
+  root: string,
+  folder: string,
+  opts: {
+    manifest?: Record<string, unknown> | string;
+    id?: string;
+    capabilities?: string[];
+    implement?: string;
+    createBody?: string;
+    parseOptions?: string;
+    main?: string;
+    entry?: string;
+  } = {},
+): void {
   const dir = path.join(root, folder);
   mkdirSync(dir, { recursive: true });
   const id = opts.id ?? folder;
-  const manifest = opts.manifest ?? { name: `plugin-${folder}`, version: '1.0.0', main: opts.main ?? 'index.js', resellerPlugin: { id, apiVersion: 1, capabilities: opts.capabilities ?? [] } };
+  const manifest = opts.manifest ?? {
+    name: `plugin-${folder}`,
+    version: '1.0.0',
+    main: opts.main ?? 'index.js',
+    resellerPlugin: { id, apiVersion: 1, capabilities: opts.capabilities ?? [] },
+  };
   writeFileSync(path.join(dir, 'package.json'), typeof manifest === 'string' ? manifest : JSON.stringify(manifest));
-  const entry = opts.entry ?? `
+  const entry =
+    opts.entry ??
+    `
     const result = (domain) => ({ ok: true, expiryDate: '2030-01-01' });
     exports.default = {
       [Symbol.for('reseller/RegistrarPluginDefinition')]: true,
@@ -47,12 +58,18 @@ const LOCK = `registrarLock: { async get() { return { ok: true, locked: true }; 
 
 describe('plugin loader', () => {
   let root: string;
-  beforeEach(() => { root = mkdtempSync(path.join(os.tmpdir(), 'plugins-')); });
+  beforeEach(() => {
+    root = mkdtempSync(path.join(os.tmpdir(), 'plugins-'));
+  });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-  const load = (options: Record<string, Record<string, unknown>> = {}) => loadPlugins(root, options, () => testPluginHost());
+  const load = (options: Record<string, Record<string, unknown>> = {}) =>
+    loadPlugins(root, options, () => testPluginHost());
   const problemsOf = async (options: Record<string, Record<string, unknown>> = {}) => {
-    const error = await load(options).then(() => undefined, (e: unknown) => e);
+    const error = await load(options).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(PluginLoadError);
     return (error as PluginLoadError).problems;
   };
@@ -61,7 +78,9 @@ describe('plugin loader', () => {
     writePlugin(root, 'good', { capabilities: ['nameservers'], implement: NAMESERVERS });
     const registry = await load();
     expect(registry.ids()).toEqual(['good']);
-    expect(registry.describe()).toEqual([{ id: 'good', version: '1.0.0', capabilities: ['nameservers'], disabledCapabilities: [] }]);
+    expect(registry.describe()).toEqual([
+      { id: 'good', version: '1.0.0', capabilities: ['nameservers'], disabledCapabilities: [] },
+    ]);
     expect(registry.get('good').nameservers).toBeDefined();
   });
 
@@ -87,22 +106,31 @@ describe('plugin loader', () => {
 
   it('refuses a plugin that does not implement a capability its manifest declares', async () => {
     writePlugin(root, 'liar', { capabilities: ['nameservers', 'registrarLock'], implement: NAMESERVERS });
-    expect(await problemsOf()).toEqual(['liar: the manifest declares registrarLock but the plugin does not implement it']);
+    expect(await problemsOf()).toEqual([
+      'liar: the manifest declares registrarLock but the plugin does not implement it',
+    ]);
   });
 
   it('refuses a plugin that implements a capability its manifest does not declare', async () => {
     writePlugin(root, 'modest', { implement: LOCK });
-    expect(await problemsOf()).toEqual(['modest: the plugin implements registrarLock but the manifest does not declare it']);
+    expect(await problemsOf()).toEqual([
+      'modest: the plugin implements registrarLock but the manifest does not declare it',
+    ]);
   });
 
   it('refuses a half-implemented capability', async () => {
-    writePlugin(root, 'half', { capabilities: ['nameservers'], implement: 'nameservers: { async get() { return { ok: true, nameservers: [] }; } },' });
+    writePlugin(root, 'half', {
+      capabilities: ['nameservers'],
+      implement: 'nameservers: { async get() { return { ok: true, nameservers: [] }; } },',
+    });
     expect(await problemsOf()).toEqual(['half: nameservers is only partly implemented: save missing']);
   });
 
   it('refuses unknown capability names in a manifest', async () => {
     writePlugin(root, 'typo', { capabilities: ['nameserver'] });
-    expect((await problemsOf())[0]).toMatch(/^typo: the manifest declares unknown capabilities "nameserver"; known: transfer, /);
+    expect((await problemsOf())[0]).toMatch(
+      /^typo: the manifest declares unknown capabilities "nameserver"; known: transfer, /,
+    );
   });
 
   it('refuses an entry that resolves outside the plugin folder', async () => {
@@ -116,16 +144,24 @@ describe('plugin loader', () => {
     try {
       writePlugin(elsewhere, 'linked');
       symlinkSync(path.join(elsewhere, 'linked'), path.join(root, 'linked'));
-      expect(await problemsOf()).toEqual(['linked: the folder resolves outside the plugins directory; refusing to load it']);
+      expect(await problemsOf()).toEqual([
+        'linked: the folder resolves outside the plugins directory; refusing to load it',
+      ]);
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
   });
 
   it('refuses the same package installed twice', async () => {
-    writePlugin(root, 'first', { manifest: { name: 'same-package', resellerPlugin: { id: 'first', apiVersion: 1 }, main: 'index.js' } });
-    writePlugin(root, 'second', { manifest: { name: 'same-package', resellerPlugin: { id: 'second', apiVersion: 1 }, main: 'index.js' } });
-    expect(await problemsOf()).toEqual(['second: duplicate: package "same-package" is already installed as plugin "first"']);
+    writePlugin(root, 'first', {
+      manifest: { name: 'same-package', resellerPlugin: { id: 'first', apiVersion: 1 }, main: 'index.js' },
+    });
+    writePlugin(root, 'second', {
+      manifest: { name: 'same-package', resellerPlugin: { id: 'second', apiVersion: 1 }, main: 'index.js' },
+    });
+    expect(await problemsOf()).toEqual([
+      'second: duplicate: package "same-package" is already installed as plugin "first"',
+    ]);
   });
 
   it('refuses a plugin API version it does not speak', async () => {
@@ -137,7 +173,11 @@ describe('plugin loader', () => {
     writePlugin(root, 'configured', {
       manifest: {
         main: 'index.js',
-        resellerPlugin: { id: 'configured', apiVersion: 1, options: { apiUrl: { type: 'string', required: true }, retries: { type: 'integer' } } },
+        resellerPlugin: {
+          id: 'configured',
+          apiVersion: 1,
+          options: { apiUrl: { type: 'string', required: true }, retries: { type: 'integer' } },
+        },
       },
     });
     expect(await problemsOf({ configured: { retries: 'many', colour: 'blue' } })).toEqual([
@@ -147,13 +187,22 @@ describe('plugin loader', () => {
 
   it("passes options coerced from text to the plugin's own parser, which has the last word", async () => {
     writePlugin(root, 'configured', {
-      manifest: { main: 'index.js', resellerPlugin: { id: 'configured', apiVersion: 1, options: { retries: { type: 'integer' }, live: { type: 'boolean' } } } },
+      manifest: {
+        main: 'index.js',
+        resellerPlugin: {
+          id: 'configured',
+          apiVersion: 1,
+          options: { retries: { type: 'integer' }, live: { type: 'boolean' } },
+        },
+      },
       parseOptions: '(raw) => { if (raw.retries > 5) throw new Error("retries must be at most 5"); return raw; }',
       createBody: 'globalThis.__configuredOptions = options;',
     });
     await load({ configured: { retries: '3', live: 'yes' } });
     expect((globalThis as Record<string, unknown>).__configuredOptions).toEqual({ retries: 3, live: true });
-    expect(await problemsOf({ configured: { retries: '9' } })).toEqual(['configured: bad options: retries must be at most 5']);
+    expect(await problemsOf({ configured: { retries: '9' } })).toEqual([
+      'configured: bad options: retries must be at most 5',
+    ]);
   });
 
   it('switches off the capabilities the operator disables', async () => {
@@ -162,7 +211,10 @@ describe('plugin loader', () => {
     const plugin = registry.get('switchable');
     expect(plugin.registrarLock).toBeUndefined();
     expect(plugin.nameservers).toBeDefined();
-    expect(registry.describe()[0]).toMatchObject({ capabilities: ['nameservers'], disabledCapabilities: ['registrarLock'] });
+    expect(registry.describe()[0]).toMatchObject({
+      capabilities: ['nameservers'],
+      disabledCapabilities: ['registrarLock'],
+    });
   });
 
   it('refuses to disable a capability the plugin does not have', async () => {
@@ -174,14 +226,19 @@ describe('plugin loader', () => {
 
   it('refuses options for a plugin that is not installed', async () => {
     writePlugin(root, 'good');
-    expect(await problemsOf({ missing: {} })).toEqual(['missing: options are configured but no such plugin is installed']);
+    expect(await problemsOf({ missing: {} })).toEqual([
+      'missing: options are configured but no such plugin is installed',
+    ]);
   });
 
   it('gives each plugin a host of its own', async () => {
     writePlugin(root, 'one');
     writePlugin(root, 'two');
     const seen: string[] = [];
-    await loadPlugins(root, {}, (id) => { seen.push(id); return testPluginHost(); });
+    await loadPlugins(root, {}, (id) => {
+      seen.push(id);
+      return testPluginHost();
+    });
     expect(seen).toEqual(['one', 'two']);
   });
 });

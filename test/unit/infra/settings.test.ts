@@ -6,12 +6,21 @@ import { ConfigError, ENVIRONMENT_VARIABLES, SettingsSchema, loadSettings } from
 describe('settings', () => {
   it('has working defaults', () => {
     const settings = loadSettings({});
-    expect(settings).toMatchObject({ databaseUrl: 'sqlite:./data/reseller.sqlite', port: 8080, registrarTimeoutMs: 30_000, basePath: '' });
+    expect(settings).toMatchObject({
+      databaseUrl: 'sqlite:./data/reseller.sqlite',
+      port: 8080,
+      registrarTimeoutMs: 30_000,
+      basePath: '',
+    });
     expect(Object.isFrozen(settings)).toBe(true);
   });
 
   it('reads environment variables and strips a trailing slash from BASE_PATH', () => {
-    const settings = loadSettings({ PORT: '9000', BASE_PATH: '/modules/addons/DomainsReseller/api/index.php/', SANDBOX_LATENCY_MS: '25' });
+    const settings = loadSettings({
+      PORT: '9000',
+      BASE_PATH: '/modules/addons/DomainsReseller/api/index.php/',
+      SANDBOX_LATENCY_MS: '25',
+    });
     expect(settings.port).toBe(9000);
     expect(settings.basePath).toBe('/modules/addons/DomainsReseller/api/index.php');
     expect(settings.plugins.sandbox).toEqual({ latencyMs: '25' });
@@ -46,11 +55,15 @@ describe('settings from a config file', () => {
 
   it('names a bad value and an unknown key (a typo is never ignored)', () => {
     const file = write(JSON.stringify({ apiLogRetentionDay: 7, jobBatchSize: 0 }));
-    expect(() => loadSettings({ CONFIG_FILE: file })).toThrow(/jobBatchSize \(JOB_BATCH_SIZE\): Too small[\s\S]*Unrecognized key: "apiLogRetentionDay"/);
+    expect(() => loadSettings({ CONFIG_FILE: file })).toThrow(
+      /jobBatchSize \(JOB_BATCH_SIZE\): Too small[\s\S]*Unrecognized key: "apiLogRetentionDay"/,
+    );
   });
 
   it('names a missing or broken file', () => {
-    expect(() => loadSettings({ CONFIG_FILE: '/nonexistent/reseller.json' })).toThrow(/CONFIG_FILE: \/nonexistent\/reseller.json does not exist/);
+    expect(() => loadSettings({ CONFIG_FILE: '/nonexistent/reseller.json' })).toThrow(
+      /CONFIG_FILE: \/nonexistent\/reseller.json does not exist/,
+    );
     expect(() => loadSettings({ CONFIG_FILE: write('{ port: ') })).toThrow(/is not valid JSON/);
   });
 });
@@ -63,7 +76,13 @@ describe("the README's configuration table", () => {
   it('lists every environment variable the settings read', () => {
     const listed = new Set(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!)));
     expect(Object.keys(ENVIRONMENT_VARIABLES).filter((name) => !listed.has(name))).toEqual([]);
-    for (const name of listed) expect(['CONFIG_FILE', 'SANDBOX_LATENCY_MS', 'SANDBOX_DISABLED_CAPABILITIES', ...Object.keys(ENVIRONMENT_VARIABLES)]).toContain(name);
+    for (const name of listed)
+      expect([
+        'CONFIG_FILE',
+        'SANDBOX_LATENCY_MS',
+        'SANDBOX_DISABLED_CAPABILITIES',
+        ...Object.keys(ENVIRONMENT_VARIABLES),
+      ]).toContain(name);
   });
 
   it('gives the real default of every setting it shows one for', () => {

@@ -5,7 +5,12 @@ import { testPluginHost } from '../../support/fakes';
 
 const ctx = (): CallContext => ({ signal: new AbortController().signal, transactionId: 't-1' });
 const registration = (domain: string, period = 1): RegisterInput => ({
-  domain, period, nameservers: ['ns1.example.net', 'ns2.example.net'], contacts: { registrant: { email: 'owner@example.com' } }, addons: {}, fields: {},
+  domain,
+  period,
+  nameservers: ['ns1.example.net', 'ns2.example.net'],
+  contacts: { registrant: { email: 'owner@example.com' } },
+  addons: {},
+  fields: {},
 });
 
 describe('sandbox registrar', () => {
@@ -17,7 +22,10 @@ describe('sandbox registrar', () => {
   });
 
   it('registers a free name for the period from today and then reports it registered', async () => {
-    expect(await plugin.register(registration('example.com', 2), ctx())).toEqual({ ok: true, expiryDate: '2028-11-21' });
+    expect(await plugin.register(registration('example.com', 2), ctx())).toEqual({
+      ok: true,
+      expiryDate: '2028-11-21',
+    });
     expect(await plugin.checkAvailability(['example.com', 'other.com'], ctx())).toEqual([
       { domain: 'example.com', status: 'registered' },
       { domain: 'other.com', status: 'available' },
@@ -26,12 +34,20 @@ describe('sandbox registrar', () => {
 
   it('refuses to register a name twice', async () => {
     await plugin.register(registration('example.com'), ctx());
-    expect(await plugin.register(registration('example.com'), ctx())).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(await plugin.register(registration('example.com'), ctx())).toMatchObject({
+      ok: false,
+      reason: 'unavailable',
+    });
   });
 
   it('treats taken- names as registered elsewhere', async () => {
-    expect(await plugin.checkAvailability(['taken-name.com'], ctx())).toEqual([{ domain: 'taken-name.com', status: 'registered' }]);
-    expect(await plugin.register(registration('taken-name.com'), ctx())).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(await plugin.checkAvailability(['taken-name.com'], ctx())).toEqual([
+      { domain: 'taken-name.com', status: 'registered' },
+    ]);
+    expect(await plugin.register(registration('taken-name.com'), ctx())).toMatchObject({
+      ok: false,
+      reason: 'unavailable',
+    });
   });
 
   it('offers premium- names at the premium price and registers them', async () => {
@@ -46,29 +62,55 @@ describe('sandbox registrar', () => {
     const renew = await plugin.renew({ domain: 'fail-name.com', period: 1, currentExpiryDate: '2027-01-01' }, ctx());
     const transfer = await plugin.transfer!.transfer({ ...registration('fail-name.com'), eppCode: 'x' }, ctx());
     for (const outcome of [register, renew, transfer]) {
-      expect(outcome).toMatchObject({ ok: false, reason: 'refused', message: expect.stringMatching(/Sandbox registry error/) });
+      expect(outcome).toMatchObject({
+        ok: false,
+        reason: 'refused',
+        message: expect.stringMatching(/Sandbox registry error/),
+      });
     }
   });
 
   it('registers slow- names but answers only after the deadline', async () => {
-    await expect(withDeadline('sandbox', 50, (c) => plugin.register(registration('slow-name.com'), c))).rejects.toMatchObject({ code: 'registrar_timeout' });
-    expect(await plugin.checkAvailability(['slow-name.com'], ctx())).toEqual([{ domain: 'slow-name.com', status: 'registered' }]);
-    expect(await plugin.domainSync!.sync({ domain: 'slow-name.com' }, ctx())).toMatchObject({ ok: true, active: true, expiryDate: '2027-11-21' });
+    await expect(
+      withDeadline('sandbox', 50, (c) => plugin.register(registration('slow-name.com'), c)),
+    ).rejects.toMatchObject({ code: 'registrar_timeout' });
+    expect(await plugin.checkAvailability(['slow-name.com'], ctx())).toEqual([
+      { domain: 'slow-name.com', status: 'registered' },
+    ]);
+    expect(await plugin.domainSync!.sync({ domain: 'slow-name.com' }, ctx())).toMatchObject({
+      ok: true,
+      active: true,
+      expiryDate: '2027-11-21',
+    });
   });
 
   it('never registers lost- names and never answers', async () => {
-    await expect(withDeadline('sandbox', 50, (c) => plugin.register(registration('lost-name.com'), c))).rejects.toMatchObject({ code: 'registrar_timeout' });
-    expect(await plugin.checkAvailability(['lost-name.com'], ctx())).toEqual([{ domain: 'lost-name.com', status: 'available' }]);
-    expect(await plugin.domainSync!.sync({ domain: 'lost-name.com' }, ctx())).toMatchObject({ ok: false, reason: 'refused' });
+    await expect(
+      withDeadline('sandbox', 50, (c) => plugin.register(registration('lost-name.com'), c)),
+    ).rejects.toMatchObject({ code: 'registrar_timeout' });
+    expect(await plugin.checkAvailability(['lost-name.com'], ctx())).toEqual([
+      { domain: 'lost-name.com', status: 'available' },
+    ]);
+    expect(await plugin.domainSync!.sync({ domain: 'lost-name.com' }, ctx())).toMatchObject({
+      ok: false,
+      reason: 'refused',
+    });
   });
 
   it('renews from the expiry it holds', async () => {
     await plugin.register(registration('example.com'), ctx());
-    expect(await plugin.renew({ domain: 'example.com', period: 3, currentExpiryDate: null }, ctx())).toEqual({ ok: true, expiryDate: '2030-11-21' });
+    expect(await plugin.renew({ domain: 'example.com', period: 3, currentExpiryDate: null }, ctx())).toEqual({
+      ok: true,
+      expiryDate: '2030-11-21',
+    });
   });
 
   it('refuses operations on a name it does not hold', async () => {
-    expect(await plugin.nameservers!.get({ domain: 'nobody.com' }, ctx())).toMatchObject({ ok: false, reason: 'refused', message: 'nobody.com is not registered at the sandbox registry' });
+    expect(await plugin.nameservers!.get({ domain: 'nobody.com' }, ctx())).toMatchObject({
+      ok: false,
+      reason: 'refused',
+      message: 'nobody.com is not registered at the sandbox registry',
+    });
   });
 
   it('keeps nameservers, lock, DNS, contacts and forwards it is given', async () => {
@@ -79,22 +121,51 @@ describe('sandbox registrar', () => {
     await plugin.dnsRecords!.save({ domain, records: [{ hostname: '@', type: 'A', address: '192.0.2.1' }] }, ctx());
     await plugin.emailForwarding!.save({ domain, forwards: [{ prefix: 'info', forwardTo: 'me@example.net' }] }, ctx());
     await plugin.contacts!.save({ domain, contacts: { admin: { firstname: 'Ada' } } }, ctx());
-    expect(await plugin.nameservers!.get({ domain }, ctx())).toEqual({ ok: true, nameservers: ['ns1.other.net', 'ns2.other.net', 'ns3.other.net'] });
+    expect(await plugin.nameservers!.get({ domain }, ctx())).toEqual({
+      ok: true,
+      nameservers: ['ns1.other.net', 'ns2.other.net', 'ns3.other.net'],
+    });
     expect(await plugin.registrarLock!.get({ domain }, ctx())).toEqual({ ok: true, locked: false });
-    expect(await plugin.dnsRecords!.get({ domain }, ctx())).toEqual({ ok: true, records: [{ hostname: '@', type: 'A', address: '192.0.2.1', recid: '1' }] });
-    expect(await plugin.emailForwarding!.get({ domain }, ctx())).toEqual({ ok: true, forwards: [{ prefix: 'info', forwardTo: 'me@example.net' }] });
-    expect(await plugin.contacts!.get({ domain }, ctx())).toEqual({ ok: true, contacts: { registrant: { email: 'owner@example.com' }, admin: { firstname: 'Ada' } } });
+    expect(await plugin.dnsRecords!.get({ domain }, ctx())).toEqual({
+      ok: true,
+      records: [{ hostname: '@', type: 'A', address: '192.0.2.1', recid: '1' }],
+    });
+    expect(await plugin.emailForwarding!.get({ domain }, ctx())).toEqual({
+      ok: true,
+      forwards: [{ prefix: 'info', forwardTo: 'me@example.net' }],
+    });
+    expect(await plugin.contacts!.get({ domain }, ctx())).toEqual({
+      ok: true,
+      contacts: { registrant: { email: 'owner@example.com' }, admin: { firstname: 'Ada' } },
+    });
   });
 
   it('manages child hosts under the domain and refuses to delete one in use', async () => {
     await plugin.register(registration('example.com'), ctx());
     const domain = 'example.com';
-    expect(await plugin.childHosts!.register({ domain, host: 'ns1.example.com', ipAddress: '192.0.2.1' }, ctx())).toEqual({ ok: true });
-    expect(await plugin.childHosts!.register({ domain, host: 'ns1.other.com', ipAddress: '192.0.2.1' }, ctx())).toMatchObject({ ok: false });
-    expect(await plugin.childHosts!.modify({ domain, host: 'ns1.example.com', currentIpAddress: '192.0.2.9', newIpAddress: '192.0.2.2' }, ctx())).toMatchObject({ ok: false });
-    expect(await plugin.childHosts!.modify({ domain, host: 'ns1.example.com', currentIpAddress: '192.0.2.1', newIpAddress: '192.0.2.2' }, ctx())).toEqual({ ok: true });
+    expect(
+      await plugin.childHosts!.register({ domain, host: 'ns1.example.com', ipAddress: '192.0.2.1' }, ctx()),
+    ).toEqual({ ok: true });
+    expect(
+      await plugin.childHosts!.register({ domain, host: 'ns1.other.com', ipAddress: '192.0.2.1' }, ctx()),
+    ).toMatchObject({ ok: false });
+    expect(
+      await plugin.childHosts!.modify(
+        { domain, host: 'ns1.example.com', currentIpAddress: '192.0.2.9', newIpAddress: '192.0.2.2' },
+        ctx(),
+      ),
+    ).toMatchObject({ ok: false });
+    expect(
+      await plugin.childHosts!.modify(
+        { domain, host: 'ns1.example.com', currentIpAddress: '192.0.2.1', newIpAddress: '192.0.2.2' },
+        ctx(),
+      ),
+    ).toEqual({ ok: true });
     await plugin.nameservers!.save({ domain, nameservers: ['ns1.example.com', 'ns2.example.net'] }, ctx());
-    expect(await plugin.childHosts!.delete({ domain, host: 'ns1.example.com' }, ctx())).toMatchObject({ ok: false, message: expect.stringMatching(/in use/) });
+    expect(await plugin.childHosts!.delete({ domain, host: 'ns1.example.com' }, ctx())).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/in use/),
+    });
   });
 
   it('reports expiry, deletion and transfer away through domain sync', async () => {
@@ -104,20 +175,42 @@ describe('sandbox registrar', () => {
     await plugin.delete!.delete({ domain: 'deleted.com' }, ctx());
     await plugin.release!.release({ domain: 'released.com', transferTag: 'OTHER-TAG' }, ctx());
     host.clock.set('2028-01-01T00:00:00Z');
-    expect(await plugin.domainSync!.sync({ domain: 'expiring.com' }, ctx())).toEqual({ ok: true, active: false, expired: true, transferredAway: false, cancelled: false, expiryDate: '2027-11-21' });
-    expect(await plugin.domainSync!.sync({ domain: 'deleted.com' }, ctx())).toMatchObject({ ok: true, active: false, cancelled: true });
-    expect(await plugin.domainSync!.sync({ domain: 'released.com' }, ctx())).toMatchObject({ ok: true, active: false, transferredAway: true });
+    expect(await plugin.domainSync!.sync({ domain: 'expiring.com' }, ctx())).toEqual({
+      ok: true,
+      active: false,
+      expired: true,
+      transferredAway: false,
+      cancelled: false,
+      expiryDate: '2027-11-21',
+    });
+    expect(await plugin.domainSync!.sync({ domain: 'deleted.com' }, ctx())).toMatchObject({
+      ok: true,
+      active: false,
+      cancelled: true,
+    });
+    expect(await plugin.domainSync!.sync({ domain: 'released.com' }, ctx())).toMatchObject({
+      ok: true,
+      active: false,
+      transferredAway: true,
+    });
   });
 
   it('accepts a transfer as pending and completes it at the next transfer sync', async () => {
     const outcome = await plugin.transfer!.transfer({ ...registration('taken-name.com'), eppCode: 'secret' }, ctx());
     expect(outcome).toMatchObject({ ok: false, reason: 'pending' });
-    expect(await plugin.transferSync!.sync({ domain: 'taken-name.com' }, ctx())).toEqual({ ok: true, completed: true, failed: false, expiryDate: '2027-11-21' });
+    expect(await plugin.transferSync!.sync({ domain: 'taken-name.com' }, ctx())).toEqual({
+      ok: true,
+      completed: true,
+      failed: false,
+      expiryDate: '2027-11-21',
+    });
   });
 
   it('waits the configured latency, and gives up at the deadline', async () => {
     const slow = await sandbox.create(sandbox.parseOptions({ latencyMs: 10_000 }), host);
-    await expect(withDeadline('sandbox', 30, (c) => slow.checkAvailability(['example.com'], c))).rejects.toMatchObject({ code: 'registrar_timeout' });
+    await expect(withDeadline('sandbox', 30, (c) => slow.checkAvailability(['example.com'], c))).rejects.toMatchObject({
+      code: 'registrar_timeout',
+    });
   });
 
   it('refuses a latency that is not a whole number of milliseconds', () => {

@@ -2,7 +2,16 @@ import { BufferedApiLog, type ApiLogEntry, type ApiLogRepository } from '../../.
 import { recordingLogger } from '../../../support/fakes';
 
 const entry = (n: number): ApiLogEntry => ({
-  resellerId: 'r1', at: new Date(0), method: 'GET', route: '/tlds', domain: null, status: 200, durationMs: 1, error: null, requestId: `req-${n}`, clientIp: null,
+  resellerId: 'r1',
+  at: new Date(0),
+  method: 'GET',
+  route: '/tlds',
+  domain: null,
+  status: 200,
+  durationMs: 1,
+  error: null,
+  requestId: `req-${n}`,
+  clientIp: null,
 });
 
 function repository(options: { failing?: () => boolean } = {}) {
@@ -49,7 +58,12 @@ describe('BufferedApiLog', () => {
   it('drops the oldest entries beyond bufferMax during an outage, and says how many', async () => {
     const { repo } = repository({ failing: () => true });
     const dropped: number[] = [];
-    const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 1000, bufferMax: 3 }, { apiLogDropped: (n) => dropped.push(n) });
+    const log = new BufferedApiLog(
+      repo,
+      recordingLogger(),
+      { flushMs: 1000, bufferMax: 3 },
+      { apiLogDropped: (n) => dropped.push(n) },
+    );
     for (let i = 1; i <= 5; i++) log.record(entry(i));
     expect(log.pending).toBe(3);
     expect(dropped).toEqual([1, 1]);

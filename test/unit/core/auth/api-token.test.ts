@@ -9,8 +9,14 @@ describe('the spec section 5 token', () => {
   });
 
   it('changes with the UTC hour', () => {
-    const previousHour = computeToken('reseller@example.com', 'test-api-key-0123456789', new Date('2026-03-05T13:59:59Z'));
-    expect(previousHour).toBe('ZjEwYTMzMjE3MDYwMzNkZTllNTdjMTM3YWRiODIwYTYyNjY2NGUxZWQwNmUwYjQ2MjJlOWI0ODI5ZTkyZTllZA==');
+    const previousHour = computeToken(
+      'reseller@example.com',
+      'test-api-key-0123456789',
+      new Date('2026-03-05T13:59:59Z'),
+    );
+    expect(previousHour).toBe(
+      'ZjEwYTMzMjE3MDYwMzNkZTllNTdjMTM3YWRiODIwYTYyNjY2NGUxZWQwNmUwYjQ2MjJlOWI0ODI5ZTkyZTllZA==',
+    );
   });
 
   it('formats the hour stamp as yy-mm-dd HH in UTC', () => {

@@ -14,8 +14,19 @@ describe('parseDomainName', () => {
   });
 
   it.each([
-    ['a_b.com'], ['-a.com'], ['a-.com'], ['a..b.com'], ['1.2.3.4'], [`${'a'.repeat(64)}.com`], ['com'], [''], ['exa mple.com'],
-    ['example.c0m1'], ['ab--cd.com'], [`${'a.'.repeat(130)}com`], ['xn--zz.com'],
+    ['a_b.com'],
+    ['-a.com'],
+    ['a-.com'],
+    ['a..b.com'],
+    ['1.2.3.4'],
+    [`${'a'.repeat(64)}.com`],
+    ['com'],
+    [''],
+    ['exa mple.com'],
+    ['example.c0m1'],
+    ['ab--cd.com'],
+    [`${'a.'.repeat(130)}com`],
+    ['xn--zz.com'],
   ])('rejects %s', (input) => {
     expect(() => parseDomainName(input)).toThrow(expect.objectContaining({ code: 'validation_failed' }));
   });
@@ -41,7 +52,10 @@ describe('parseTld', () => {
 describe('splitRegistrable', () => {
   const known = new Set(['.uk', '.co.uk', '.com']);
   it('picks the longest known TLD', () => {
-    expect(splitRegistrable(parseDomainName('shop.co.uk'), (t) => known.has(t))).toMatchObject({ sld: 'shop', tld: '.co.uk' });
+    expect(splitRegistrable(parseDomainName('shop.co.uk'), (t) => known.has(t))).toMatchObject({
+      sld: 'shop',
+      tld: '.co.uk',
+    });
   });
 
   it('returns null for an unknown TLD', () => {
@@ -49,6 +63,8 @@ describe('splitRegistrable', () => {
   });
 
   it('refuses names with extra labels in front of the SLD', () => {
-    expect(() => splitRegistrable(parseDomainName('www.shop.com'), (t) => known.has(t))).toThrow(/not a registrable name/);
+    expect(() => splitRegistrable(parseDomainName('www.shop.com'), (t) => known.has(t))).toThrow(
+      /not a registrable name/,
+    );
   });
 });

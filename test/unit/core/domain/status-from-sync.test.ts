@@ -3,7 +3,15 @@ import { statusFromSync } from '../../../../src/core/domain/domain-sync-service'
 import type { SyncView } from '../../../../src/core/registrar/registrar-gateway';
 
 const tld: Tld = { tld: '.com', registrar: 'sandbox', minLength: 1, maxLength: 63, graceDays: 30, redemptionDays: 30 };
-const view = (over: Partial<SyncView>): SyncView => ({ active: false, expired: false, transferredAway: false, cancelled: false, expiryDate: '2027-01-01', fromPlatform: false, ...over });
+const view = (over: Partial<SyncView>): SyncView => ({
+  active: false,
+  expired: false,
+  transferredAway: false,
+  cancelled: false,
+  expiryDate: '2027-01-01',
+  fromPlatform: false,
+  ...over,
+});
 const on = (date: string) => new Date(`${date}T12:00:00Z`);
 
 describe('statusFromSync', () => {
@@ -23,11 +31,15 @@ describe('statusFromSync', () => {
 
   it('is Expired when the TLD or the expiry date is unknown', () => {
     expect(statusFromSync('Active', view({ expired: true }), undefined, on('2027-01-02'))).toBe('Expired');
-    expect(statusFromSync('Active', view({ expired: true, expiryDate: undefined }), tld, on('2027-01-02'))).toBe('Expired');
+    expect(statusFromSync('Active', view({ expired: true, expiryDate: undefined }), tld, on('2027-01-02'))).toBe(
+      'Expired',
+    );
   });
 
   it('puts transferred away and cancelled before everything else', () => {
-    expect(statusFromSync('Active', view({ active: true, transferredAway: true }), tld, on('2026-12-01'))).toBe('Transferred Away');
+    expect(statusFromSync('Active', view({ active: true, transferredAway: true }), tld, on('2026-12-01'))).toBe(
+      'Transferred Away',
+    );
     expect(statusFromSync('Active', view({ active: true, cancelled: true }), tld, on('2026-12-01'))).toBe('Cancelled');
   });
 

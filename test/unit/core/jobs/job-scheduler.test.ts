@@ -6,8 +6,13 @@ function manualTimers() {
   const pending = new Map<number, { callback: () => void; ms: number }>();
   let next = 0;
   const timers: Timers = {
-    set: (callback, ms) => { pending.set(++next, { callback, ms }); return next; },
-    clear: (handle) => { pending.delete(handle as number); },
+    set: (callback, ms) => {
+      pending.set(++next, { callback, ms });
+      return next;
+    },
+    clear: (handle) => {
+      pending.delete(handle as number);
+    },
   };
   return {
     timers,
@@ -15,7 +20,10 @@ function manualTimers() {
     /** Fires every timer due now; answers how many fired. */
     fire: () => {
       const due = [...pending.entries()];
-      for (const [id, { callback }] of due) { pending.delete(id); callback(); }
+      for (const [id, { callback }] of due) {
+        pending.delete(id);
+        callback();
+      }
       return due.length;
     },
   };
@@ -28,7 +36,11 @@ describe('JobScheduler', () => {
     const clock = manualTimers();
     const passes: JobPass[] = [];
     const logger = recordingLogger();
-    const scheduler = new JobScheduler(logger, { jobPass: (p) => passes.push(p) }, { timers: clock.timers, random: () => 0.5, firstPassWithinMs: 1000 });
+    const scheduler = new JobScheduler(
+      logger,
+      { jobPass: (p) => passes.push(p) },
+      { timers: clock.timers, random: () => 0.5, firstPassWithinMs: 1000 },
+    );
     return { clock, passes, logger, scheduler };
   };
 
@@ -44,7 +56,10 @@ describe('JobScheduler', () => {
     expect(clock.delays()).toEqual([60_000]);
     clock.fire();
     await settle();
-    expect(passes.map((p) => [p.job, p.outcome, p.counts])).toEqual([['counting', 'ok', { done: 1 }], ['counting', 'ok', { done: 2 }]]);
+    expect(passes.map((p) => [p.job, p.outcome, p.counts])).toEqual([
+      ['counting', 'ok', { done: 1 }],
+      ['counting', 'ok', { done: 2 }],
+    ]);
     await scheduler.stop();
   });
 
@@ -64,7 +79,13 @@ describe('JobScheduler', () => {
 
   it('logs a failed pass, counts it, and keeps the job scheduled', async () => {
     const { clock, passes, logger, scheduler } = setup();
-    scheduler.register({ name: 'failing', intervalMs: 5, run: async () => { throw new Error('registrar down'); } });
+    scheduler.register({
+      name: 'failing',
+      intervalMs: 5,
+      run: async () => {
+        throw new Error('registrar down');
+      },
+    });
     scheduler.start();
     clock.fire();
     await settle();
@@ -80,7 +101,13 @@ describe('JobScheduler', () => {
     const job: BackgroundJob = {
       name: 'claims-work',
       intervalMs: 5,
-      run: (signal) => new Promise((resolve) => signal.addEventListener('abort', () => { sawAbort = true; resolve({ givenBack: 3 }); })),
+      run: (signal) =>
+        new Promise((resolve) =>
+          signal.addEventListener('abort', () => {
+            sawAbort = true;
+            resolve({ givenBack: 3 });
+          }),
+        ),
     };
     scheduler.register(job);
     scheduler.start();
@@ -96,15 +123,25 @@ describe('JobScheduler', () => {
     scheduler.register({ name: 'late', intervalMs: 1000, run: async () => undefined });
     scheduler.register({ name: 'off', intervalMs: 0, run: async () => undefined });
     expect(clock.delays()).toEqual([500]);
-    expect(() => scheduler.register({ name: 'late', intervalMs: 1, run: async () => undefined })).toThrow(/registered already/);
-    expect(() => scheduler.register({ name: 'Bad Name', intervalMs: 1, run: async () => undefined })).toThrow(/kebab-case/);
+    expect(() => scheduler.register({ name: 'late', intervalMs: 1, run: async () => undefined })).toThrow(
+      /registered already/,
+    );
+    expect(() => scheduler.register({ name: 'Bad Name', intervalMs: 1, run: async () => undefined })).toThrow(
+      /kebab-case/,
+    );
     await scheduler.stop();
   });
 
   it('runs one pass on demand with runOnce, and passes its failure on', async () => {
     const { scheduler } = setup();
     scheduler.register({ name: 'now', intervalMs: 1000, run: async () => ({ synced: 4 }) });
-    scheduler.register({ name: 'broken', intervalMs: 1000, run: async () => { throw new Error('no'); } });
+    scheduler.register({
+      name: 'broken',
+      intervalMs: 1000,
+      run: async () => {
+        throw new Error('no');
+      },
+    });
     await expect(scheduler.runOnce('now')).resolves.toEqual({ synced: 4 });
     await expect(scheduler.runOnce('broken')).rejects.toThrow('no');
     await expect(scheduler.runOnce('missing')).rejects.toThrow(/no job named/);

@@ -1,32 +1,60 @@
-import { assertCompleteRegistrant, contactFieldName, contactRole, normaliseContact } from '../../../../src/core/order/contacts';
+import {
+  assertCompleteRegistrant,
+  contactFieldName,
+  contactRole,
+  normaliseContact,
+} from '../../../../src/core/order/contacts';
 import { addYears, isIsoDate } from '../../../../src/core/order/dates';
 import { fingerprintOf } from '../../../../src/core/order/idempotency';
 
 describe('contact fields', () => {
   it.each([
-    ['First Name', 'firstname'], ['first_name', 'firstname'], ['Email Address', 'email'], ['Address 1', 'address1'],
-    ['Phone_Number', 'phonenumber'], ['tax_id', 'tax_id'], ['Company Name', 'companyname'], ['Phone Country Code', 'phonecountrycode'],
+    ['First Name', 'firstname'],
+    ['first_name', 'firstname'],
+    ['Email Address', 'email'],
+    ['Address 1', 'address1'],
+    ['Phone_Number', 'phonenumber'],
+    ['tax_id', 'tax_id'],
+    ['Company Name', 'companyname'],
+    ['Phone Country Code', 'phonecountrycode'],
   ])('folds "%s" to "%s"', (raw, name) => {
     expect(contactFieldName(raw)).toBe(name);
   });
 
-  it.each([['Registrant', 'registrant'], ['registrant', 'registrant'], ['Technical', 'tech'], ['tech', 'tech'], ['Billing', 'billing'], ['Owner', undefined]])(
-    'maps the contact type %s to %s', (raw, role) => {
-      expect(contactRole(raw)).toBe(role);
-    },
-  );
+  it.each([
+    ['Registrant', 'registrant'],
+    ['registrant', 'registrant'],
+    ['Technical', 'tech'],
+    ['tech', 'tech'],
+    ['Billing', 'billing'],
+    ['Owner', undefined],
+  ])('maps the contact type %s to %s', (raw, role) => {
+    expect(contactRole(raw)).toBe(role);
+  });
 
   it('normalises country and email case and drops empty fields', () => {
-    expect(normaliseContact({ Country: 'de', 'Email Address': 'A@B.DE', State: '' }, 'c')).toEqual({ country: 'DE', email: 'a@b.de' });
+    expect(normaliseContact({ Country: 'de', 'Email Address': 'A@B.DE', State: '' }, 'c')).toEqual({
+      country: 'DE',
+      email: 'a@b.de',
+    });
   });
 
   it('refuses two spellings of one field with different values', () => {
-    expect(() => normaliseContact({ firstname: 'Ada', 'First Name': 'Grace' }, 'contacts.registrant')).toThrow('contacts.registrant.firstname is given twice with different values');
+    expect(() => normaliseContact({ firstname: 'Ada', 'First Name': 'Grace' }, 'contacts.registrant')).toThrow(
+      'contacts.registrant.firstname is given twice with different values',
+    );
     expect(normaliseContact({ firstname: 'Ada', 'First Name': 'Ada' }, 'c')).toEqual({ firstname: 'Ada' });
   });
 
   it('accepts a full name instead of first and last, and checks the country code', () => {
-    const base = { fullname: 'Ada Lovelace', email: 'a@b.co', address1: 'x', city: 'y', postcode: 'z', phonenumber: '1' };
+    const base = {
+      fullname: 'Ada Lovelace',
+      email: 'a@b.co',
+      address1: 'x',
+      city: 'y',
+      postcode: 'z',
+      phonenumber: '1',
+    };
     expect(() => assertCompleteRegistrant({ ...base, country: 'GB' })).not.toThrow();
     expect(() => assertCompleteRegistrant({ ...base, country: 'UK' })).toThrow(/ISO 3166 alpha-2/);
     expect(() => assertCompleteRegistrant({ ...base, country: 'GB', email: 'nope' })).toThrow(/email is not a valid/);
@@ -50,7 +78,9 @@ describe('dates', () => {
 
 describe('idempotency fingerprints', () => {
   it('ignore key order and undefined fields, and see every other difference', () => {
-    expect(fingerprintOf('register', { a: 1, b: { c: 2, d: undefined } })).toBe(fingerprintOf('register', { b: { c: 2 }, a: 1 }));
+    expect(fingerprintOf('register', { a: 1, b: { c: 2, d: undefined } })).toBe(
+      fingerprintOf('register', { b: { c: 2 }, a: 1 }),
+    );
     expect(fingerprintOf('register', { a: 1 })).not.toBe(fingerprintOf('renew', { a: 1 }));
     expect(fingerprintOf('register', { a: [1, 2] })).not.toBe(fingerprintOf('register', { a: [2, 1] }));
   });

@@ -33,12 +33,23 @@ describe('observeRegistrarCalls', () => {
   it('tells refusals, faults and deadlines apart', async () => {
     const plugin = fakeRegistrar({ id: 'acme' });
     plugin.eppCode = { get: async () => ({ ok: false, reason: 'unavailable', message: 'no' }) };
-    plugin.contacts = { get: async () => { throw new Error('socket hang up'); }, save: async () => ({ ok: true }) };
+    plugin.contacts = {
+      get: async () => {
+        throw new Error('socket hang up');
+      },
+      save: async () => ({ ok: true }),
+    };
     plugin.registrarLock = { get: () => new Promise(() => undefined), save: async () => ({ ok: true }) };
     const { calls, observed } = setup(plugin);
     await observed.eppCode!.get({ domain: 'a.com' }, ctx());
     await expect(observed.contacts!.get({ domain: 'a.com' }, ctx())).rejects.toThrow('socket hang up');
-    await expect(withDeadline('acme', 20, (c) => observed.registrarLock!.get({ domain: 'a.com' }, c))).rejects.toMatchObject({ code: 'registrar_timeout' });
-    expect(calls.map((c) => `${c.capability}.${c.operation}:${c.outcome}`)).toEqual(['eppCode.get:unavailable', 'contacts.get:error', 'registrarLock.get:timeout']);
+    await expect(
+      withDeadline('acme', 20, (c) => observed.registrarLock!.get({ domain: 'a.com' }, c)),
+    ).rejects.toMatchObject({ code: 'registrar_timeout' });
+    expect(calls.map((c) => `${c.capability}.${c.operation}:${c.outcome}`)).toEqual([
+      'eppCode.get:unavailable',
+      'contacts.get:error',
+      'registrarLock.get:timeout',
+    ]);
   });
 });

@@ -13,10 +13,21 @@ describe('RegistrarGateway', () => {
     it('asks a registrar that offers domainInformation, filling what it leaves out from the platform record', async () => {
       const plugin = fakeRegistrar();
       const { gateway } = gatewayFor(plugin);
-      const info = await gateway.information(aDomain({ addons: { dnsManagement: true, emailForwarding: false, idProtection: true } }));
+      const info = await gateway.information(
+        aDomain({ addons: { dnsManagement: true, emailForwarding: false, idProtection: true } }),
+      );
       expect(info).toEqual({
-        nameservers: ['ns1.registrar.net', 'ns2.registrar.net'], transferLock: true, expiryDate: '2030-01-31', registrationStatus: 'Active',
-        idProtection: true, dnsManagement: true, emailForwarding: false, restorable: false, registrantEmail: undefined, extra: {}, assembled: false,
+        nameservers: ['ns1.registrar.net', 'ns2.registrar.net'],
+        transferLock: true,
+        expiryDate: '2030-01-31',
+        registrationStatus: 'Active',
+        idProtection: true,
+        dnsManagement: true,
+        emailForwarding: false,
+        restorable: false,
+        registrantEmail: undefined,
+        extra: {},
+        assembled: false,
       });
       expect(plugin.calls).toEqual(['domainInformation.get']);
     });
@@ -24,18 +35,39 @@ describe('RegistrarGateway', () => {
     it('without domainInformation, builds information from the nameservers, the lock and the platform record', async () => {
       const plugin = fakeRegistrar({ without: ['domainInformation'] });
       const { gateway } = gatewayFor(plugin);
-      const info = await gateway.information(aDomain({ status: 'Active', expiryDate: '2027-11-21', addons: { dnsManagement: false, emailForwarding: true, idProtection: true } }));
+      const info = await gateway.information(
+        aDomain({
+          status: 'Active',
+          expiryDate: '2027-11-21',
+          addons: { dnsManagement: false, emailForwarding: true, idProtection: true },
+        }),
+      );
       expect(info).toMatchObject({
-        nameservers: ['ns1.registrar.net', 'ns2.registrar.net'], transferLock: true, expiryDate: '2027-11-21', registrationStatus: 'Active',
-        idProtection: true, dnsManagement: false, emailForwarding: true, assembled: true,
+        nameservers: ['ns1.registrar.net', 'ns2.registrar.net'],
+        transferLock: true,
+        expiryDate: '2027-11-21',
+        registrationStatus: 'Active',
+        idProtection: true,
+        dnsManagement: false,
+        emailForwarding: true,
+        assembled: true,
       });
       expect(plugin.calls).toEqual(['nameservers.get', 'registrarLock.get']);
     });
 
     it.each([
       ['refuses', async () => ({ ok: false as const, reason: 'refused' as const, message: 'lock service down' })],
-      ['throws', async () => { throw new Error('socket hang up'); }],
-      ['never answers', (_input: unknown, ctx: CallContext) => new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason)))],
+      [
+        'throws',
+        async () => {
+          throw new Error('socket hang up');
+        },
+      ],
+      [
+        'never answers',
+        (_input: unknown, ctx: CallContext) =>
+          new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
+      ],
     ])('without domainInformation, ignores a lock lookup that %s', async (_how, get) => {
       const plugin = fakeRegistrar({ without: ['domainInformation'] });
       plugin.registrarLock = { get, save: async () => ({ ok: true }) } as never;
@@ -53,15 +85,24 @@ describe('RegistrarGateway', () => {
 
     it('without domainInformation, needs nameservers: a failure there is the answer', async () => {
       const plugin = fakeRegistrar({ without: ['domainInformation'] });
-      plugin.nameservers = { get: async () => ({ ok: false, reason: 'refused', message: 'no such domain' }), save: async () => ({ ok: true }) };
+      plugin.nameservers = {
+        get: async () => ({ ok: false, reason: 'refused', message: 'no such domain' }),
+        save: async () => ({ ok: true }),
+      };
       const { gateway } = gatewayFor(plugin);
-      await expect(gateway.information(aDomain())).rejects.toMatchObject({ code: 'registrar_failed', message: 'Registrar fake refused: no such domain' });
+      await expect(gateway.information(aDomain())).rejects.toMatchObject({
+        code: 'registrar_failed',
+        message: 'Registrar fake refused: no such domain',
+      });
     });
 
     it('without domainInformation or nameservers, answers a 400 naming the capability', async () => {
       const plugin = fakeRegistrar({ without: ['domainInformation', 'nameservers'] });
       const { gateway } = gatewayFor(plugin);
-      await expect(gateway.information(aDomain())).rejects.toMatchObject({ code: 'capability_missing', message: expect.stringMatching(/domainInformation/) });
+      await expect(gateway.information(aDomain())).rejects.toMatchObject({
+        code: 'capability_missing',
+        message: expect.stringMatching(/domainInformation/),
+      });
       expect(plugin.calls).toEqual([]);
     });
 
@@ -69,28 +110,55 @@ describe('RegistrarGateway', () => {
       const plugin = fakeRegistrar();
       plugin.domainInformation = {
         get: async () => ({
-          ok: true, nameservers: ['NS1.Registrar.NET.'],
-          extra: { irtpTransferLock: true, transferLockExpiryDate: '2027-01-02', willDomainSuspend: 'maybe', isIrtpEnabled: true, secretSauce: 1 },
+          ok: true,
+          nameservers: ['NS1.Registrar.NET.'],
+          extra: {
+            irtpTransferLock: true,
+            transferLockExpiryDate: '2027-01-02',
+            willDomainSuspend: 'maybe',
+            isIrtpEnabled: true,
+            secretSauce: 1,
+          },
         }),
       };
       const info = await gatewayFor(plugin).gateway.information(aDomain());
       expect(info.nameservers).toEqual(['ns1.registrar.net']);
-      expect(info.extra).toEqual({ irtpTransferLock: true, transferLockExpiryDate: '2027-01-02T00:00:00.000Z', isIrtpEnabled: true });
+      expect(info.extra).toEqual({
+        irtpTransferLock: true,
+        transferLockExpiryDate: '2027-01-02T00:00:00.000Z',
+        isIrtpEnabled: true,
+      });
     });
   });
 
   describe('transfer sync (spec 4.6)', () => {
     it('without transferSync, answers completed with the expiry date the platform holds', async () => {
       const plugin = fakeRegistrar({ without: ['transferSync'] });
-      const answer = await gatewayFor(plugin).gateway.transferSync(aDomain({ status: 'Pending Transfer', expiryDate: '2028-02-29' }));
-      expect(answer).toEqual({ completed: true, failed: false, reason: undefined, expiryDate: '2028-02-29', fromPlatform: true });
+      const answer = await gatewayFor(plugin).gateway.transferSync(
+        aDomain({ status: 'Pending Transfer', expiryDate: '2028-02-29' }),
+      );
+      expect(answer).toEqual({
+        completed: true,
+        failed: false,
+        reason: undefined,
+        expiryDate: '2028-02-29',
+        fromPlatform: true,
+      });
       expect(plugin.calls).toEqual([]);
     });
 
     it('relays a registrar that offers transferSync', async () => {
       const plugin = fakeRegistrar();
-      plugin.transferSync = { sync: async () => ({ ok: true, completed: false, failed: true, reason: 'EPP code\nwrong' }) };
-      expect(await gatewayFor(plugin).gateway.transferSync(aDomain())).toEqual({ completed: false, failed: true, reason: 'EPP code wrong', expiryDate: undefined, fromPlatform: false });
+      plugin.transferSync = {
+        sync: async () => ({ ok: true, completed: false, failed: true, reason: 'EPP code\nwrong' }),
+      };
+      expect(await gatewayFor(plugin).gateway.transferSync(aDomain())).toEqual({
+        completed: false,
+        failed: true,
+        reason: 'EPP code wrong',
+        expiryDate: undefined,
+        fromPlatform: false,
+      });
     });
   });
 
@@ -99,15 +167,33 @@ describe('RegistrarGateway', () => {
       const plugin = fakeRegistrar({ without: ['domainSync'] });
       const { gateway } = gatewayFor(plugin);
       expect(await gateway.sync(aDomain({ status: 'Grace', expiryDate: '2026-11-01' }))).toEqual({
-        active: false, expired: true, transferredAway: false, cancelled: false, expiryDate: '2026-11-01', fromPlatform: true,
+        active: false,
+        expired: true,
+        transferredAway: false,
+        cancelled: false,
+        expiryDate: '2026-11-01',
+        fromPlatform: true,
       });
     });
 
     it('relays a registrar that offers domainSync, with its expiry normalised to a date', async () => {
       const plugin = fakeRegistrar();
-      plugin.domainSync = { sync: async () => ({ ok: true, active: false, expired: false, transferredAway: true, expiryDate: '2030-01-31T12:00:00Z' }) };
+      plugin.domainSync = {
+        sync: async () => ({
+          ok: true,
+          active: false,
+          expired: false,
+          transferredAway: true,
+          expiryDate: '2030-01-31T12:00:00Z',
+        }),
+      };
       expect(await gatewayFor(plugin).gateway.sync(aDomain())).toEqual({
-        active: false, expired: false, transferredAway: true, cancelled: false, expiryDate: '2030-01-31', fromPlatform: false,
+        active: false,
+        expired: false,
+        transferredAway: true,
+        cancelled: false,
+        expiryDate: '2030-01-31',
+        fromPlatform: false,
       });
     });
   });
@@ -132,15 +218,33 @@ describe('RegistrarGateway', () => {
       ['emailForwarding', (g: RegistrarGateway) => g.saveEmailForwards(domain, [])],
       ['delete', (g: RegistrarGateway) => g.delete(domain)],
       ['release', (g: RegistrarGateway) => g.release(domain, 'TAG')],
-      ['transfer', (g: RegistrarGateway) => g.transfer('fake', { domain: 'example.com', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {}, eppCode: 'x' })],
+      [
+        'transfer',
+        (g: RegistrarGateway) =>
+          g.transfer('fake', {
+            domain: 'example.com',
+            period: 1,
+            nameservers: [],
+            contacts: {},
+            addons: {},
+            fields: {},
+            eppCode: 'x',
+          }),
+      ],
     ] as const)('answers a 400 naming %s when the registrar lacks it', async (capability, act) => {
       const plugin = fakeRegistrar({ without: [capability] });
-      const error = await act(gatewayFor(plugin).gateway).then(() => undefined, (e: unknown) => e);
-      expect(error).toMatchObject({ code: 'capability_missing', message: expect.stringContaining(`(capability ${capability})`) });
+      const error = await act(gatewayFor(plugin).gateway).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toMatchObject({
+        code: 'capability_missing',
+        message: expect.stringContaining(`(capability ${capability})`),
+      });
       expect(plugin.calls).toEqual([]);
     });
 
-    it('answers undefined for suggestions and TLD prices so callers use the platform\'s own', async () => {
+    it("answers undefined for suggestions and TLD prices so callers use the platform's own", async () => {
       const plugin = fakeRegistrar({ without: ['suggestions', 'tldPricing'] });
       const { gateway } = gatewayFor(plugin);
       expect(await gateway.suggestions('fake', { term: 'x', tlds: ['.com'], limit: 5 })).toBeUndefined();
@@ -151,13 +255,21 @@ describe('RegistrarGateway', () => {
   describe('registrar outcomes and faults', () => {
     it("turns a refusal into registrar_failed carrying the registrar's message", async () => {
       const plugin = fakeRegistrar();
-      plugin.registrarLock = { get: async () => ({ ok: true, locked: true }), save: async () => ({ ok: false, reason: 'refused', message: 'Object status prohibits operation' }) };
-      await expect(gatewayFor(plugin).gateway.saveLock(aDomain(), false)).rejects.toMatchObject({ code: 'registrar_failed', message: 'Registrar fake refused: Object status prohibits operation' });
+      plugin.registrarLock = {
+        get: async () => ({ ok: true, locked: true }),
+        save: async () => ({ ok: false, reason: 'refused', message: 'Object status prohibits operation' }),
+      };
+      await expect(gatewayFor(plugin).gateway.saveLock(aDomain(), false)).rejects.toMatchObject({
+        code: 'registrar_failed',
+        message: 'Registrar fake refused: Object status prohibits operation',
+      });
     });
 
     it('turns unavailable into a 400 the client can act on', async () => {
       const plugin = fakeRegistrar();
-      plugin.eppCode = { get: async () => ({ ok: false, reason: 'unavailable', message: 'the code is sent to the registrant' }) };
+      plugin.eppCode = {
+        get: async () => ({ ok: false, reason: 'unavailable', message: 'the code is sent to the registrant' }),
+      };
       await expect(gatewayFor(plugin).gateway.eppCode(aDomain())).rejects.toMatchObject({ code: 'unavailable' });
     });
 
@@ -170,19 +282,40 @@ describe('RegistrarGateway', () => {
     it('turns a thrown fault into registrar_failed with its message and no stack, and logs it', async () => {
       const plugin = fakeRegistrar();
       const fault = new Error('connect ECONNREFUSED 10.0.0.1:700');
-      plugin.nameservers = { get: async () => { throw fault; }, save: async () => ({ ok: true }) };
+      plugin.nameservers = {
+        get: async () => {
+          throw fault;
+        },
+        save: async () => ({ ok: true }),
+      };
       const { gateway, logger } = gatewayFor(plugin);
-      const error = await gateway.nameservers(aDomain()).then(() => undefined, (e: Error) => e);
-      expect(error).toMatchObject({ code: 'registrar_failed', message: 'Registrar fake failed: connect ECONNREFUSED 10.0.0.1:700' });
+      const error = await gateway.nameservers(aDomain()).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+      expect(error).toMatchObject({
+        code: 'registrar_failed',
+        message: 'Registrar fake failed: connect ECONNREFUSED 10.0.0.1:700',
+      });
       expect(error?.message).not.toMatch(/\bat /);
-      expect(logger.entries).toContainEqual(expect.objectContaining({ level: 'warn', obj: expect.objectContaining({ err: fault }) }));
+      expect(logger.entries).toContainEqual(
+        expect.objectContaining({ level: 'warn', obj: expect.objectContaining({ err: fault }) }),
+      );
     });
 
     it('cuts a call off at the deadline with registrar_timeout and aborts its signal', async () => {
       const plugin = fakeRegistrar();
       let signal: AbortSignal | undefined;
-      plugin.eppCode = { get: (_input, ctx) => { signal = ctx.signal; return new Promise(() => undefined); } };
-      await expect(gatewayFor(plugin, 20).gateway.eppCode(aDomain())).rejects.toMatchObject({ code: 'registrar_timeout', message: 'Registrar fake did not answer within 20 ms' });
+      plugin.eppCode = {
+        get: (_input, ctx) => {
+          signal = ctx.signal;
+          return new Promise(() => undefined);
+        },
+      };
+      await expect(gatewayFor(plugin, 20).gateway.eppCode(aDomain())).rejects.toMatchObject({
+        code: 'registrar_timeout',
+        message: 'Registrar fake did not answer within 20 ms',
+      });
       expect(signal?.aborted).toBe(true);
     });
 
@@ -194,26 +327,47 @@ describe('RegistrarGateway', () => {
     ])('rejects %s as registrar_failed', async (_label, answer) => {
       const plugin = fakeRegistrar();
       plugin.nameservers = { get: async () => answer as never, save: async () => ({ ok: true }) };
-      await expect(gatewayFor(plugin).gateway.nameservers(aDomain())).rejects.toMatchObject({ code: 'registrar_failed', message: 'Registrar fake gave an answer to nameservers.get that cannot be used' });
+      await expect(gatewayFor(plugin).gateway.nameservers(aDomain())).rejects.toMatchObject({
+        code: 'registrar_failed',
+        message: 'Registrar fake gave an answer to nameservers.get that cannot be used',
+      });
     });
 
     it('rejects an expiry date that is not a calendar date', async () => {
       const plugin = fakeRegistrar();
-      plugin.domainSync = { sync: async () => ({ ok: true, active: true, expired: false, transferredAway: false, expiryDate: '2027-02-30' }) };
+      plugin.domainSync = {
+        sync: async () => ({
+          ok: true,
+          active: true,
+          expired: false,
+          transferredAway: false,
+          expiryDate: '2027-02-30',
+        }),
+      };
       await expect(gatewayFor(plugin).gateway.sync(aDomain())).rejects.toMatchObject({ code: 'registrar_failed' });
     });
 
     it("keeps a registrar's message to one bounded line", async () => {
       const plugin = fakeRegistrar();
-      plugin.idProtection = { save: async () => ({ ok: false, reason: 'refused', message: `line one\n\tline two ${'x'.repeat(1000)}` }) };
-      const error = await gatewayFor(plugin).gateway.saveIdProtection(aDomain(), true).then(() => undefined, (e: Error) => e);
+      plugin.idProtection = {
+        save: async () => ({ ok: false, reason: 'refused', message: `line one\n\tline two ${'x'.repeat(1000)}` }),
+      };
+      const error = await gatewayFor(plugin)
+        .gateway.saveIdProtection(aDomain(), true)
+        .then(
+          () => undefined,
+          (e: Error) => e,
+        );
       expect(error?.message).toMatch(/^Registrar fake refused: line one line two x+…$/);
       expect(error!.message.length).toBeLessThan(350);
     });
 
     it('reports a domain whose registrar is not installed as registrar_failed', async () => {
       const { gateway } = gatewayFor(fakeRegistrar());
-      await expect(gateway.nameservers(aDomain({ registrar: 'gone' }))).rejects.toMatchObject({ code: 'registrar_failed', message: expect.stringMatching(/gone is not installed/) });
+      await expect(gateway.nameservers(aDomain({ registrar: 'gone' }))).rejects.toMatchObject({
+        code: 'registrar_failed',
+        message: expect.stringMatching(/gone is not installed/),
+      });
     });
   });
 
@@ -222,12 +376,19 @@ describe('RegistrarGateway', () => {
       const plugin = fakeRegistrar();
       plugin.register = async () => ({ ok: false, reason: 'unavailable', message: 'taken' });
       const input = { domain: 'example.com', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} };
-      expect(await gatewayFor(plugin).gateway.register('fake', input)).toEqual({ ok: false, reason: 'unavailable', message: 'taken' });
+      expect(await gatewayFor(plugin).gateway.register('fake', input)).toEqual({
+        ok: false,
+        reason: 'unavailable',
+        message: 'taken',
+      });
     });
 
     it('reports a name the registrar skipped as unknown, never as available', async () => {
       const plugin = fakeRegistrar();
-      plugin.checkAvailability = async () => [{ domain: 'a.com', status: 'available' }, { domain: 'not-asked.com', status: 'available' }];
+      plugin.checkAvailability = async () => [
+        { domain: 'a.com', status: 'available' },
+        { domain: 'not-asked.com', status: 'available' },
+      ];
       expect(await gatewayFor(plugin).gateway.checkAvailability('fake', ['a.com', 'b.com'])).toEqual([
         { domain: 'a.com', status: 'available' },
         { domain: 'b.com', status: 'unknown' },

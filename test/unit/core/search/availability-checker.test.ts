@@ -5,8 +5,13 @@ import { deferred, fakeDirectory, fakeRegistrar, recordingLogger } from '../../.
 
 const clock = fixedClock('2026-11-21T10:00:00Z');
 const checker = (plugins: RegistrarPlugin[], options: Partial<AvailabilityCheckerOptions> = {}) =>
-  new AvailabilityChecker(fakeDirectory(...plugins), clock, recordingLogger(), { timeoutMs: 1_000, cacheSeconds: 30, ...options });
-const statuses = (answers: Map<string, { status: string }>) => Object.fromEntries([...answers].map(([name, a]) => [name, a.status]));
+  new AvailabilityChecker(fakeDirectory(...plugins), clock, recordingLogger(), {
+    timeoutMs: 1_000,
+    cacheSeconds: 30,
+    ...options,
+  });
+const statuses = (answers: Map<string, { status: string }>) =>
+  Object.fromEntries([...answers].map(([name, a]) => [name, a.status]));
 
 describe('AvailabilityChecker', () => {
   describe('when names belong to several registrars', () => {
@@ -14,7 +19,10 @@ describe('AvailabilityChecker', () => {
       const a = fakeRegistrar('a');
       const b = fakeRegistrar('b');
       const answers = await checker([a, b]).check([
-        { registrar: 'a', domain: 'x.com' }, { registrar: 'b', domain: 'x.net' }, { registrar: 'a', domain: 'y.com' }, { registrar: 'a', domain: 'x.com' },
+        { registrar: 'a', domain: 'x.com' },
+        { registrar: 'b', domain: 'x.net' },
+        { registrar: 'a', domain: 'y.com' },
+        { registrar: 'a', domain: 'x.com' },
       ]);
       expect(a.batches).toEqual([['x.com', 'y.com']]);
       expect(b.batches).toEqual([['x.net']]);
@@ -26,13 +34,24 @@ describe('AvailabilityChecker', () => {
       // the first would wait for ever and end at its deadline as unknown.
       const aAsked = deferred();
       const bAsked = deferred();
-      const a = fakeRegistrar('a', async (domains) => { aAsked.resolve(); await bAsked.promise; return domains.map((domain) => ({ domain, status: 'available' as const })); });
-      const b = fakeRegistrar('b', async (domains) => { bAsked.resolve(); await aAsked.promise; return domains.map((domain) => ({ domain, status: 'registered' as const })); });
-      const answers = await checker([a, b]).check([{ registrar: 'a', domain: 'x.com' }, { registrar: 'b', domain: 'x.net' }]);
+      const a = fakeRegistrar('a', async (domains) => {
+        aAsked.resolve();
+        await bAsked.promise;
+        return domains.map((domain) => ({ domain, status: 'available' as const }));
+      });
+      const b = fakeRegistrar('b', async (domains) => {
+        bAsked.resolve();
+        await aAsked.promise;
+        return domains.map((domain) => ({ domain, status: 'registered' as const }));
+      });
+      const answers = await checker([a, b]).check([
+        { registrar: 'a', domain: 'x.com' },
+        { registrar: 'b', domain: 'x.net' },
+      ]);
       expect(statuses(answers)).toEqual({ 'x.com': 'available', 'x.net': 'registered' });
     });
 
-    it('should split a registrar\'s names into batches asked at the same time', async () => {
+    it("should split a registrar's names into batches asked at the same time", async () => {
       let started = 0;
       const allStarted = deferred();
       const a = fakeRegistrar('a', async (domains) => {
@@ -51,16 +70,25 @@ describe('AvailabilityChecker', () => {
     it('should mark the names of a registrar past its deadline unknown (timeout) and keep the others', async () => {
       const stalls = fakeRegistrar('stalls', () => new Promise(() => undefined));
       const fine = fakeRegistrar('fine');
-      const answers = await checker([stalls, fine], { timeoutMs: 20 }).check([{ registrar: 'stalls', domain: 'x.com' }, { registrar: 'fine', domain: 'x.net' }]);
+      const answers = await checker([stalls, fine], { timeoutMs: 20 }).check([
+        { registrar: 'stalls', domain: 'x.com' },
+        { registrar: 'fine', domain: 'x.net' },
+      ]);
       expect(answers.get('x.com')).toEqual({ status: 'unknown', isPremium: false, failure: 'timeout' });
       expect(answers.get('x.net')?.status).toBe('available');
     });
 
     it('should mark the names of a registrar that throws unknown (error), even synchronously', async () => {
-      const throws = fakeRegistrar('throws', undefined, { checkAvailability: () => { throw new Error('registry down'); } });
+      const throws = fakeRegistrar('throws', undefined, {
+        checkAvailability: () => {
+          throw new Error('registry down');
+        },
+      });
       const logger = recordingLogger();
-      const answers = await new AvailabilityChecker(fakeDirectory(throws), clock, logger, { timeoutMs: 1_000, cacheSeconds: 30 })
-        .check([{ registrar: 'throws', domain: 'x.com' }]);
+      const answers = await new AvailabilityChecker(fakeDirectory(throws), clock, logger, {
+        timeoutMs: 1_000,
+        cacheSeconds: 30,
+      }).check([{ registrar: 'throws', domain: 'x.com' }]);
       expect(answers.get('x.com')).toEqual({ status: 'unknown', isPremium: false, failure: 'error' });
       expect(logger.warnings[0].obj).toMatchObject({ registrar: 'throws', err: 'registry down' });
     });
@@ -76,13 +104,24 @@ describe('AvailabilityChecker', () => {
         { domain: 'other.com', status: 'available' },
         null as never,
         { domain: 'c.com', status: 'available', isPremium: true, premiumPrice: { register: -1 } },
-        { domain: 'd.com', status: 'available', isPremium: true, premiumPrice: { register: 1000, renew: 1.5, transfer: 900 } },
+        {
+          domain: 'd.com',
+          status: 'available',
+          isPremium: true,
+          premiumPrice: { register: 1000, renew: 1.5, transfer: 900 },
+        },
       ]);
-      const answers = await checker([odd]).check(['a.com', 'b.com', 'c.com', 'd.com'].map((domain) => ({ registrar: 'odd', domain })));
+      const answers = await checker([odd]).check(
+        ['a.com', 'b.com', 'c.com', 'd.com'].map((domain) => ({ registrar: 'odd', domain })),
+      );
       expect(answers.get('a.com')).toEqual({ status: 'unknown', isPremium: false });
       expect(answers.get('b.com')).toEqual({ status: 'unknown', isPremium: false, failure: 'no_answer' });
       expect(answers.get('c.com')).toEqual({ status: 'available', isPremium: true });
-      expect(answers.get('d.com')).toEqual({ status: 'available', isPremium: true, premiumPrice: { register: 1000, transfer: 900 } });
+      expect(answers.get('d.com')).toEqual({
+        status: 'available',
+        isPremium: true,
+        premiumPrice: { register: 1000, transfer: 900 },
+      });
       expect(answers.has('other.com')).toBe(false);
     });
   });
@@ -93,7 +132,10 @@ describe('AvailabilityChecker', () => {
       const c = checker([a], { cacheSeconds: 10 });
       await c.check([{ registrar: 'a', domain: 'x.com' }]);
       clock.advance(9_000);
-      await c.check([{ registrar: 'a', domain: 'x.com' }, { registrar: 'a', domain: 'y.com' }]);
+      await c.check([
+        { registrar: 'a', domain: 'x.com' },
+        { registrar: 'a', domain: 'y.com' },
+      ]);
       expect(a.batches).toEqual([['x.com'], ['y.com']]);
       clock.advance(2_000);
       await c.check([{ registrar: 'a', domain: 'x.com' }]);
@@ -102,7 +144,11 @@ describe('AvailabilityChecker', () => {
 
     it('should not cache unknown answers', async () => {
       let calls = 0;
-      const flaky = fakeRegistrar('flaky', (domains) => (++calls === 1 ? domains.map((domain) => ({ domain, status: 'unknown' as const })) : domains.map((domain) => ({ domain, status: 'registered' as const }))));
+      const flaky = fakeRegistrar('flaky', (domains) =>
+        ++calls === 1
+          ? domains.map((domain) => ({ domain, status: 'unknown' as const }))
+          : domains.map((domain) => ({ domain, status: 'registered' as const })),
+      );
       const c = checker([flaky]);
       expect((await c.check([{ registrar: 'flaky', domain: 'x.com' }])).get('x.com')?.status).toBe('unknown');
       expect((await c.check([{ registrar: 'flaky', domain: 'x.com' }])).get('x.com')?.status).toBe('registered');
@@ -118,10 +164,16 @@ describe('AvailabilityChecker', () => {
 
     it('should share one registrar call between concurrent searches for the same name', async () => {
       const release = deferred();
-      const slow = fakeRegistrar('slow', async (domains) => { await release.promise; return domains.map((domain) => ({ domain, status: 'available' as const })); });
+      const slow = fakeRegistrar('slow', async (domains) => {
+        await release.promise;
+        return domains.map((domain) => ({ domain, status: 'available' as const }));
+      });
       const c = checker([slow], { cacheSeconds: 0 });
       const first = c.check([{ registrar: 'slow', domain: 'x.com' }]);
-      const second = c.check([{ registrar: 'slow', domain: 'x.com' }, { registrar: 'slow', domain: 'y.com' }]);
+      const second = c.check([
+        { registrar: 'slow', domain: 'x.com' },
+        { registrar: 'slow', domain: 'y.com' },
+      ]);
       release.resolve();
       const [one, two] = await Promise.all([first, second]);
       expect(slow.batches).toEqual([['x.com'], ['y.com']]);

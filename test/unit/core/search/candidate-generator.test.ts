@@ -36,7 +36,9 @@ describe('generateLabels', () => {
   });
 
   it('should add common prefixes and suffixes', () => {
-    expect(labels('bakery')).toEqual(expect.arrayContaining([...PREFIXES.map((p) => `${p}bakery`), ...SUFFIXES.map((s) => `bakery${s}`)]));
+    expect(labels('bakery')).toEqual(
+      expect.arrayContaining([...PREFIXES.map((p) => `${p}bakery`), ...SUFFIXES.map((s) => `bakery${s}`)]),
+    );
   });
 
   it('should join affixes with a hyphen on a hyphenated label', () => {
@@ -80,23 +82,39 @@ describe('generateLabels', () => {
   it('should only ever produce distinct, valid labels other than the term, whatever the term', () => {
     const termText = fc.oneof(
       fc.string({ minLength: 1, maxLength: 30 }),
-      fc.array(fc.constantFrom('best', 'shop', 'my', 'ü', 'x', '-', ' ', 'пр', '1', 'online', 'get'), { minLength: 1, maxLength: 8 }).map((parts) => parts.join('')),
+      fc
+        .array(fc.constantFrom('best', 'shop', 'my', 'ü', 'x', '-', ' ', 'пр', '1', 'online', 'get'), {
+          minLength: 1,
+          maxLength: 8,
+        })
+        .map((parts) => parts.join('')),
     );
-    fc.assert(fc.property(termText, (text) => {
-      let parsed;
-      try {
-        parsed = parseSearchTerm({ searchTerm: text }, () => false);
-      } catch {
-        return; // refused terms are the parser's business
-      }
-      const generated = generateLabels(parsed);
-      const ascii = generated.map((g) => g.label.ascii);
-      expect(new Set(ascii).size).toBe(ascii.length);
-      expect(ascii).not.toContain(parsed.label.ascii);
-      for (const g of generated) {
-        expect(g.label.ascii).toMatch(/^(?!-)[a-z0-9-]{1,63}(?<!-)$/);
-        expect(toASCII(g.label.unicode, { checkHyphens: true, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true, verifyDNSLength: true })).toBe(g.label.ascii);
-      }
-    }), { numRuns: 300 });
+    fc.assert(
+      fc.property(termText, (text) => {
+        let parsed;
+        try {
+          parsed = parseSearchTerm({ searchTerm: text }, () => false);
+        } catch {
+          return; // refused terms are the parser's business
+        }
+        const generated = generateLabels(parsed);
+        const ascii = generated.map((g) => g.label.ascii);
+        expect(new Set(ascii).size).toBe(ascii.length);
+        expect(ascii).not.toContain(parsed.label.ascii);
+        for (const g of generated) {
+          expect(g.label.ascii).toMatch(/^(?!-)[a-z0-9-]{1,63}(?<!-)$/);
+          expect(
+            toASCII(g.label.unicode, {
+              checkHyphens: true,
+              checkBidi: true,
+              checkJoiners: true,
+              useSTD3ASCIIRules: true,
+              verifyDNSLength: true,
+            }),
+          ).toBe(g.label.ascii);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -1,4 +1,9 @@
-import { DEFAULT_REGISTRAR_SCORE, EXACT_MATCH_SCORE, registrarBase, suggestionScore } from '../../../../src/core/search/scoring';
+import {
+  DEFAULT_REGISTRAR_SCORE,
+  EXACT_MATCH_SCORE,
+  registrarBase,
+  suggestionScore,
+} from '../../../../src/core/search/scoring';
 
 describe('suggestionScore', () => {
   it('should keep the base for the first TLD and a label as long as the term', () => {

@@ -8,15 +8,32 @@ import { deferred, fakeDirectory, fakeRegistrar, recordingLogger } from '../../.
 
 /** The catalogue reads a search makes, in memory: each TLD priced 10.00 for one year for group g1. */
 function catalogue(tlds: Array<[string, string]>): UnitOfWork {
-  const rows: Tld[] = tlds.map(([tld, registrar]) => ({ tld, registrar, minLength: 1, maxLength: 63, graceDays: 0, redemptionDays: 0 }));
+  const rows: Tld[] = tlds.map(([tld, registrar]) => ({
+    tld,
+    registrar,
+    minLength: 1,
+    maxLength: 63,
+    graceDays: 0,
+    redemptionDays: 0,
+  }));
   const prices: TldPrice[] = tlds.map(([tld]) => ({ tld, action: 'register', period: 1, price: 1000 }));
-  return { read: { catalogue: { listTlds: async () => rows, prices: async (groupId: string) => (groupId === 'g1' ? prices : []) } } } as unknown as UnitOfWork;
+  return {
+    read: {
+      catalogue: { listTlds: async () => rows, prices: async (groupId: string) => (groupId === 'g1' ? prices : []) },
+    },
+  } as unknown as UnitOfWork;
 }
 
 function service(tlds: Array<[string, string]>, plugins: RegistrarPlugin[], logger = recordingLogger()) {
   const directory = fakeDirectory(...plugins);
-  const availability = new AvailabilityChecker(directory, fixedClock('2026-11-21T10:00:00Z'), logger, { timeoutMs: 1_000, cacheSeconds: 0 });
-  return new SearchService(catalogue(tlds), directory, availability, logger, { registrarTimeoutMs: 1_000, currency: 'EUR' });
+  const availability = new AvailabilityChecker(directory, fixedClock('2026-11-21T10:00:00Z'), logger, {
+    timeoutMs: 1_000,
+    cacheSeconds: 0,
+  });
+  return new SearchService(catalogue(tlds), directory, availability, logger, {
+    registrarTimeoutMs: 1_000,
+    currency: 'EUR',
+  });
 }
 
 describe('SearchService', () => {
@@ -24,25 +41,53 @@ describe('SearchService', () => {
     it('should ask them all at the same time', async () => {
       const aAsked = deferred();
       const bAsked = deferred();
-      const available = (domains: readonly string[]) => domains.map((domain) => ({ domain, status: 'available' as const }));
-      const a = fakeRegistrar('a', async (domains) => { aAsked.resolve(); await bAsked.promise; return available(domains); });
-      const b = fakeRegistrar('b', async (domains) => { bAsked.resolve(); await aAsked.promise; return available(domains); });
-      const results = await service([['.com', 'a'], ['.net', 'b']], [a, b]).lookup('g1', { searchTerm: 'tulip' });
-      expect(results.map((r) => [r.domain.ascii, r.status])).toEqual([['tulip.com', 'available'], ['tulip.net', 'available']]);
+      const available = (domains: readonly string[]) =>
+        domains.map((domain) => ({ domain, status: 'available' as const }));
+      const a = fakeRegistrar('a', async (domains) => {
+        aAsked.resolve();
+        await bAsked.promise;
+        return available(domains);
+      });
+      const b = fakeRegistrar('b', async (domains) => {
+        bAsked.resolve();
+        await aAsked.promise;
+        return available(domains);
+      });
+      const results = await service(
+        [
+          ['.com', 'a'],
+          ['.net', 'b'],
+        ],
+        [a, b],
+      ).lookup('g1', { searchTerm: 'tulip' });
+      expect(results.map((r) => [r.domain.ascii, r.status])).toEqual([
+        ['tulip.com', 'available'],
+        ['tulip.net', 'available'],
+      ]);
     });
   });
 
   describe('when a registrar has the suggestions capability', () => {
     it('should check the exact names while it thinks, and list none of its suggestions when it fails', async () => {
       const logger = recordingLogger();
-      const suggests = fakeRegistrar('s', undefined, { suggestions: { suggest: async () => { throw new Error('suggest API down'); } } });
+      const suggests = fakeRegistrar('s', undefined, {
+        suggestions: {
+          suggest: async () => {
+            throw new Error('suggest API down');
+          },
+        },
+      });
       const results = await service([['.com', 's']], [suggests], logger).suggestions('g1', { searchTerm: 'tulip' });
       expect(results.map((r) => [r.domain.ascii, r.status, r.score])).toEqual([['tulip.com', 'available', 100]]);
-      expect(logger.warnings.map((w) => w.obj)).toContainEqual(expect.objectContaining({ registrar: 's', err: 'suggest API down' }));
+      expect(logger.warnings.map((w) => w.obj)).toContainEqual(
+        expect.objectContaining({ registrar: 's', err: 'suggest API down' }),
+      );
     });
 
     it('should not use the generator for its TLDs', async () => {
-      const suggests = fakeRegistrar('s', undefined, { suggestions: { suggest: async () => [{ domain: 'tulipmarket.com', score: 80 }] } });
+      const suggests = fakeRegistrar('s', undefined, {
+        suggestions: { suggest: async () => [{ domain: 'tulipmarket.com', score: 80 }] },
+      });
       const results = await service([['.com', 's']], [suggests]).suggestions('g1', { searchTerm: 'tulip' });
       expect(results.map((r) => r.domain.ascii)).toEqual(['tulip.com', 'tulipmarket.com']);
       expect(results[1].score).toBe(76 - 6);
@@ -51,17 +96,36 @@ describe('SearchService', () => {
 
   describe('premium prices', () => {
     it('should quote them in the platform currency', async () => {
-      const premium = fakeRegistrar('p', (domains) => domains.map((domain) => ({ domain, status: 'available' as const, isPremium: true, premiumPrice: { register: 250_00 } })));
-      const [result] = await service([['.com', 'p']], [premium]).lookup('g1', { searchTerm: 'gold', premiumEnabled: true });
-      expect(result).toMatchObject({ status: 'available', isPremium: true, premiumPrice: { register: 250_00, currency: 'EUR' } });
+      const premium = fakeRegistrar('p', (domains) =>
+        domains.map((domain) => ({
+          domain,
+          status: 'available' as const,
+          isPremium: true,
+          premiumPrice: { register: 250_00 },
+        })),
+      );
+      const [result] = await service([['.com', 'p']], [premium]).lookup('g1', {
+        searchTerm: 'gold',
+        premiumEnabled: true,
+      });
+      expect(result).toMatchObject({
+        status: 'available',
+        isPremium: true,
+        premiumPrice: { register: 250_00, currency: 'EUR' },
+      });
     });
   });
 
   describe('when the group is offered nothing', () => {
     it('should answer with the requested names as unsupported and ask no registrar', async () => {
       const a = fakeRegistrar('a');
-      const results = await service([['.com', 'a']], [a]).suggestions('other-group', { searchTerm: 'tulip', tldsToInclude: ['.com'] });
-      expect(results.map((r) => [r.domain.ascii, r.status, r.prices])).toEqual([['tulip.com', 'tld_not_supported', []]]);
+      const results = await service([['.com', 'a']], [a]).suggestions('other-group', {
+        searchTerm: 'tulip',
+        tldsToInclude: ['.com'],
+      });
+      expect(results.map((r) => [r.domain.ascii, r.status, r.prices])).toEqual([
+        ['tulip.com', 'tld_not_supported', []],
+      ]);
       expect(a.batches).toEqual([]);
     });
   });

@@ -2,7 +2,8 @@ import { parseSearchTerm } from '../../../../src/core/search/search-term';
 import { isDomainError } from '../../../../src/core/shared/errors';
 
 const KNOWN = new Set(['.com', '.net', '.co.uk', '.uk', '.xn--p1ai']);
-const parse = (input: { searchTerm?: string; punyCodeSearchTerm?: string }) => parseSearchTerm(input, (tld) => KNOWN.has(tld));
+const parse = (input: { searchTerm?: string; punyCodeSearchTerm?: string }) =>
+  parseSearchTerm(input, (tld) => KNOWN.has(tld));
 const refusal = (input: { searchTerm?: string; punyCodeSearchTerm?: string }): string => {
   try {
     parse(input);
@@ -15,21 +16,33 @@ const refusal = (input: { searchTerm?: string; punyCodeSearchTerm?: string }): s
 
 describe('parseSearchTerm', () => {
   describe('when the term is a bare label', () => {
-    it.each(['Bücher', 'BÜCHER', 'xn--bcher-kva', 'XN--BCHER-KVA', ' bücher '])('should normalise %s with UTS-46 to both forms', (searchTerm) => {
-      expect(parse({ searchTerm })).toEqual({ label: { ascii: 'xn--bcher-kva', unicode: 'bücher' }, words: ['bücher'] });
-    });
+    it.each(['Bücher', 'BÜCHER', 'xn--bcher-kva', 'XN--BCHER-KVA', ' bücher '])(
+      'should normalise %s with UTS-46 to both forms',
+      (searchTerm) => {
+        expect(parse({ searchTerm })).toEqual({
+          label: { ascii: 'xn--bcher-kva', unicode: 'bücher' },
+          words: ['bücher'],
+        });
+      },
+    );
 
     it('should map full-width letters to ASCII', () => {
       expect(parse({ searchTerm: 'ＳＨＯＰ' }).label).toEqual({ ascii: 'shop', unicode: 'shop' });
     });
 
     it('should join words separated by spaces, underscores or punctuation and remember them', () => {
-      expect(parse({ searchTerm: 'My Shop' })).toEqual({ label: { ascii: 'myshop', unicode: 'myshop' }, words: ['my', 'shop'] });
+      expect(parse({ searchTerm: 'My Shop' })).toEqual({
+        label: { ascii: 'myshop', unicode: 'myshop' },
+        words: ['my', 'shop'],
+      });
       expect(parse({ searchTerm: 'my_shop!' }).label.ascii).toBe('myshop');
     });
 
     it('should keep single hyphens, collapse runs and drop edge hyphens', () => {
-      expect(parse({ searchTerm: '-my--shop-' })).toEqual({ label: { ascii: 'my-shop', unicode: 'my-shop' }, words: ['my', 'shop'] });
+      expect(parse({ searchTerm: '-my--shop-' })).toEqual({
+        label: { ascii: 'my-shop', unicode: 'my-shop' },
+        words: ['my', 'shop'],
+      });
     });
   });
 
@@ -45,7 +58,10 @@ describe('parseSearchTerm', () => {
 
   describe('when the term is a full name', () => {
     it('should split off the TLD', () => {
-      expect(parse({ searchTerm: 'shop.com' })).toMatchObject({ label: { ascii: 'shop' }, tld: { ascii: '.com', unicode: '.com' } });
+      expect(parse({ searchTerm: 'shop.com' })).toMatchObject({
+        label: { ascii: 'shop' },
+        tld: { ascii: '.com', unicode: '.com' },
+      });
     });
 
     it('should prefer the longest known TLD', () => {
@@ -53,24 +69,35 @@ describe('parseSearchTerm', () => {
     });
 
     it('should take everything after the first label as an unknown TLD, to report it unsupported', () => {
-      expect(parse({ searchTerm: 'shop.example' })).toMatchObject({ label: { ascii: 'shop' }, tld: { ascii: '.example' } });
+      expect(parse({ searchTerm: 'shop.example' })).toMatchObject({
+        label: { ascii: 'shop' },
+        tld: { ascii: '.example' },
+      });
     });
 
-    it.each(['www.shop.com', 'https://www.shop.com/some/path?q=1', 'SHOP.COM.', 'ｓｈｏｐ。ｃｏｍ'])('should read %s as shop and .com', (searchTerm) => {
-      expect(parse({ searchTerm })).toMatchObject({ label: { ascii: 'shop' }, tld: { ascii: '.com' } });
-    });
+    it.each(['www.shop.com', 'https://www.shop.com/some/path?q=1', 'SHOP.COM.', 'ｓｈｏｐ。ｃｏｍ'])(
+      'should read %s as shop and .com',
+      (searchTerm) => {
+        expect(parse({ searchTerm })).toMatchObject({ label: { ascii: 'shop' }, tld: { ascii: '.com' } });
+      },
+    );
 
     it('should read Unicode TLDs', () => {
       expect(parse({ searchTerm: 'пример.рф' })).toEqual({
-        label: { ascii: 'xn--e1afmkfd', unicode: 'пример' }, words: ['пример'], tld: { ascii: '.xn--p1ai', unicode: '.рф' },
+        label: { ascii: 'xn--e1afmkfd', unicode: 'пример' },
+        words: ['пример'],
+        tld: { ascii: '.xn--p1ai', unicode: '.рф' },
       });
     });
   });
 
   describe('when the term is bad', () => {
-    it.each([{}, { searchTerm: '' }, { searchTerm: '   ' }, { punyCodeSearchTerm: '' }])('should say the term is required (%j)', (input) => {
-      expect(refusal(input)).toBe('searchTerm is required');
-    });
+    it.each([{}, { searchTerm: '' }, { searchTerm: '   ' }, { punyCodeSearchTerm: '' }])(
+      'should say the term is required (%j)',
+      (input) => {
+        expect(refusal(input)).toBe('searchTerm is required');
+      },
+    );
 
     it.each([
       ['!!!', /no letters or digits/],

@@ -33,15 +33,20 @@ describe('forEachConcurrentlyPerKey', () => {
     let mostOverall = 0;
     const items = Array.from({ length: 30 }, (_, i) => ({ key: ['a', 'b', 'c'][i % 3]!, i }));
     const done: number[] = [];
-    await forEachConcurrentlyPerKey(items, (item) => item.key, 2, async (item) => {
-      inFlight.set(item.key, (inFlight.get(item.key) ?? 0) + 1);
-      most.set(item.key, Math.max(most.get(item.key) ?? 0, inFlight.get(item.key)!));
-      mostOverall = Math.max(mostOverall, ++overall);
-      await new Promise((resolve) => setImmediate(resolve));
-      done.push(item.i);
-      inFlight.set(item.key, inFlight.get(item.key)! - 1);
-      overall--;
-    });
+    await forEachConcurrentlyPerKey(
+      items,
+      (item) => item.key,
+      2,
+      async (item) => {
+        inFlight.set(item.key, (inFlight.get(item.key) ?? 0) + 1);
+        most.set(item.key, Math.max(most.get(item.key) ?? 0, inFlight.get(item.key)!));
+        mostOverall = Math.max(mostOverall, ++overall);
+        await new Promise((resolve) => setImmediate(resolve));
+        done.push(item.i);
+        inFlight.set(item.key, inFlight.get(item.key)! - 1);
+        overall--;
+      },
+    );
     expect(done.sort((a, b) => a - b)).toEqual([...Array(30).keys()]);
     expect([...most.values()]).toEqual([2, 2, 2]);
     expect(mostOverall).toBe(6);

@@ -1,15 +1,29 @@
 import { InProcessEventBus, type CreditChanged } from '../../../../src/core/shared/events';
 import { recordingLogger } from '../../../support/fakes';
 
-const change: CreditChanged = { resellerId: 'r1', entryId: 'e1', amount: -10_00, kind: 'order_debit', orderId: 'o1', balance: 90_00, at: new Date(0) };
+const change: CreditChanged = {
+  resellerId: 'r1',
+  entryId: 'e1',
+  amount: -10_00,
+  kind: 'order_debit',
+  orderId: 'o1',
+  balance: 90_00,
+  at: new Date(0),
+};
 
 describe('InProcessEventBus', () => {
   it('delivers an event to every subscriber of its name, in order, and stops after unsubscribing', () => {
     const bus = new InProcessEventBus(recordingLogger());
     const seen: string[] = [];
-    const off = bus.on('credit.changed', (e) => { seen.push(`a:${e.amount}`); });
-    bus.on('credit.changed', (e) => { seen.push(`b:${e.balance}`); });
-    bus.on('order.placed', () => { seen.push('wrong'); });
+    const off = bus.on('credit.changed', (e) => {
+      seen.push(`a:${e.amount}`);
+    });
+    bus.on('credit.changed', (e) => {
+      seen.push(`b:${e.balance}`);
+    });
+    bus.on('order.placed', () => {
+      seen.push('wrong');
+    });
     bus.emit('credit.changed', change);
     off();
     bus.emit('credit.changed', change);
@@ -22,12 +36,21 @@ describe('InProcessEventBus', () => {
     const logger = recordingLogger();
     const bus = new InProcessEventBus(logger);
     let delivered = 0;
-    bus.on('credit.changed', () => { throw new Error('host bug'); });
-    bus.on('credit.changed', async () => { throw new Error('async host bug'); });
-    bus.on('credit.changed', () => { delivered++; });
+    bus.on('credit.changed', () => {
+      throw new Error('host bug');
+    });
+    bus.on('credit.changed', async () => {
+      throw new Error('async host bug');
+    });
+    bus.on('credit.changed', () => {
+      delivered++;
+    });
     expect(() => bus.emit('credit.changed', change)).not.toThrow();
     await new Promise((resolve) => setImmediate(resolve));
     expect(delivered).toBe(1);
-    expect(logger.entries.filter((e) => e.level === 'error').map((e) => (e.obj as { event: string }).event)).toEqual(['credit.changed', 'credit.changed']);
+    expect(logger.entries.filter((e) => e.level === 'error').map((e) => (e.obj as { event: string }).event)).toEqual([
+      'credit.changed',
+      'credit.changed',
+    ]);
   });
 });

@@ -1,7 +1,15 @@
 import { formatAmount, parseAmount } from '../../../../src/core/shared/money';
 
 describe('money', () => {
-  it.each([['10', 1000], ['10.5', 1050], ['10.50', 1050], ['0.01', 1], ['-3.25', -325], [' 7.00 ', 700], ['-0', 0]])('parses %s exactly', (text, minor) => {
+  it.each([
+    ['10', 1000],
+    ['10.5', 1050],
+    ['10.50', 1050],
+    ['0.01', 1],
+    ['-3.25', -325],
+    [' 7.00 ', 700],
+    ['-0', 0],
+  ])('parses %s exactly', (text, minor) => {
     expect(parseAmount(text)).toBe(minor);
   });
 

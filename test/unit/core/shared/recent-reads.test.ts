@@ -21,13 +21,21 @@ describe('RecentReads', () => {
   it('shares one read between concurrent misses, and keeps keys apart', async () => {
     const recent = new RecentReads(1000, fixedClock('2026-11-21T10:00:00Z'));
     const source = counting();
-    const answers = await Promise.all([recent.read('a', source.load), recent.read('a', source.load), recent.read('b', source.load)]);
+    const answers = await Promise.all([
+      recent.read('a', source.load),
+      recent.read('a', source.load),
+      recent.read('b', source.load),
+    ]);
     expect(answers).toEqual([1, 1, 2]);
   });
 
   it('forgets a failed read at once', async () => {
     const recent = new RecentReads(1000, fixedClock('2026-11-21T10:00:00Z'));
-    await expect(recent.read('k', async () => { throw new Error('down'); })).rejects.toThrow('down');
+    await expect(
+      recent.read('k', async () => {
+        throw new Error('down');
+      }),
+    ).rejects.toThrow('down');
     expect(await recent.read('k', async () => 'up')).toBe('up');
   });
 

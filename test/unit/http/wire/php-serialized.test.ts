@@ -12,7 +12,9 @@ const errorOf = (input: string) => {
 
 describe('decodeDomainFields', () => {
   it('reads every plain PHP value type, keys as text', () => {
-    const fields = decodeDomainFields(b64('a:6:{s:1:"s";s:3:"abc";s:1:"i";i:-42;s:1:"d";d:1.5E+2;s:1:"t";b:1;s:1:"n";N;i:7;a:1:{i:0;b:0;}}'));
+    const fields = decodeDomainFields(
+      b64('a:6:{s:1:"s";s:3:"abc";s:1:"i";i:-42;s:1:"d";d:1.5E+2;s:1:"t";b:1;s:1:"n";N;i:7;a:1:{i:0;b:0;}}'),
+    );
     expect(fields).toEqual({ s: 'abc', i: -42, d: 150, t: true, n: null, 7: { 0: false } });
     expect(Object.getPrototypeOf(fields)).toBeNull();
   });
