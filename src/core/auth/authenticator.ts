@@ -46,8 +46,8 @@ export class Authenticator {
   async authenticate(credentials: Credentials): Promise<Reseller> {
     const username = (credentials.username ?? '').trim();
     const token = (credentials.token ?? '').trim();
-    const throttleKeys = [`ip:${credentials.clientAddress}`, ...(username ? [`user:${username.toLowerCase()}`] : [])];
-    const wait = this.throttle.retryAfter(throttleKeys);
+    const attempt = { address: credentials.clientAddress, username };
+    const wait = this.throttle.retryAfter(attempt);
     if (wait > 0) {
       throw new DomainError('too_many_attempts', 'Too many failed authentication attempts; try again later', {
         retryAfterSeconds: wait,
@@ -68,10 +68,10 @@ export class Authenticator {
       if (tokensEqual(this.expectedToken(username, apiKey, hour), token)) matched = true;
     }
     if (!found || !matched || !looksLikeToken(token)) {
-      this.throttle.recordFailure(throttleKeys);
+      this.throttle.recordFailure(attempt);
       throw new DomainError('authentication_failed', INVALID_TOKEN);
     }
-    this.throttle.recordSuccess(throttleKeys.slice(1));
+    this.throttle.recordSuccess(attempt);
     const { reseller } = found;
     if (reseller.status !== 'active')
       throw new DomainError('authentication_failed', 'This reseller account is suspended');
