@@ -38,14 +38,34 @@ import { domainField, text } from '../wire/schemas';
 const onDomain = <Shape extends z.ZodRawShape = Record<never, never>>(shape?: Shape) =>
   z.object({ domain: domainField, ...(shape as Shape) });
 
-/** docs/api.md#registrar-lock: the value `locked` locks; any other value (or none) unlocks. */
+/**
+ * docs/api.md#registrar-lock: `locked`/`unlocked`, and the boolean spellings billing modules send instead
+ * (`1`/`0`, `true`/`false`, `on`/`off`), in any letter case. Anything else, a list or none is a
+ * 400: a module that cannot lock must hear so rather than have its domain unlocked.
+ */
+const LOCK_VALUES: Record<string, boolean> = {
+  locked: true,
+  unlocked: false,
+  '1': true,
+  '0': false,
+  true: true,
+  false: false,
+  on: true,
+  off: false,
+};
 const lockStatus = z
-  .unknown()
-  .optional()
-  .transform((v) => typeof v === 'string' && v.trim().toLowerCase() === 'locked')
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? 'lockstatus is required' : 'lockstatus must be a single value, like locked',
+  })
+  .refine(
+    (v) => Object.hasOwn(LOCK_VALUES, v.trim().toLowerCase()),
+    'lockstatus must be locked or unlocked (or 1/0, true/false, on/off)',
+  )
+  .transform((v) => LOCK_VALUES[v.trim().toLowerCase()] === true)
   .meta({
-    type: 'string',
-    description: '"locked" locks the domain; any other value (or none) unlocks it',
+    description: 'locked (also 1, true, on) locks the domain; unlocked (also 0, false, off) unlocks it; any case',
+    enum: Object.keys(LOCK_VALUES),
     examples: ['locked'],
   });
 
@@ -283,7 +303,7 @@ export const domainRoutes = [
   }),
   accepts({
     path: '/domains/:domain/lock',
-    summary: 'Sets the registrar lock: lockstatus=locked locks, any other value unlocks',
+    summary: 'Sets the registrar lock: lockstatus=locked or unlocked (or 1/0, true/false, on/off)',
     input: onDomain({ lockstatus: lockStatus }),
     extra: { lockstatus: LockState },
     answer: (domains, resellerId, input) => domains.saveLock(resellerId, input.domain, input.lockstatus),
