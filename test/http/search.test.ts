@@ -19,7 +19,7 @@ interface Element {
   [key: string]: unknown;
 }
 
-/** Spec 2.5: every field, always present, with its type. */
+/** docs/api.md#suggestion-element: every field, always present, with its type. */
 const SPEC_TYPES: Record<string, string> = {
   domainName: 'string',
   idnDomainName: 'string',
@@ -98,7 +98,7 @@ describe('domain search', () => {
   });
 
   describe('POST /domains/lookup/suggestions', () => {
-    it('answers every field of spec 2.5 with its type, priced from the group catalogue', async () => {
+    it('answers every field of docs/api.md#suggestion-element with its type, priced from the group catalogue', async () => {
       const res = await post(SUGGESTIONS, 'searchTerm=example&tldsToInclude=.com');
       expect(res.status).toBe(200);
       expect(res.body[0]).toEqual({

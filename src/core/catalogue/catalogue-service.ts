@@ -19,7 +19,7 @@ export interface SetTldInput {
   readonly redemptionDays?: number;
 }
 
-/** One row of `GET /tlds/pricing` (decisions.md): one element per TLD and period. */
+/** One row of `GET /tlds/pricing` (docs/api.md#tld-pricing): one element per TLD and period. */
 export interface TldPricingRow {
   readonly tld: string;
   readonly years: number;
@@ -189,7 +189,7 @@ export class CatalogueService {
     return { domain, tld };
   }
 
-  /** Spec 2.10: `{"1": "10.00", "2": "19.50"}` for one action of one domain's TLD. */
+  /** docs/api.md#pricing-of-one-domain: `{"1": "10.00", "2": "19.50"}` for one action of one domain's TLD. */
   async pricing(groupId: string, domainInput: string, action: OrderAction): Promise<Record<string, string>> {
     const { tld } = await this.resolveDomain(groupId, domainInput);
     const prices = await this.priceList(groupId, tld.tld, action);
@@ -207,7 +207,7 @@ export class CatalogueService {
     );
   }
 
-  /** Yearly addon prices of a group (decisions.md: default free). */
+  /** Yearly addon prices of a group (docs/api.md#addons-field: default free). */
   addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
     return this.recent.read(`addons ${groupId}`, () => this.uow.read.catalogue.addonPrices(groupId));
   }
@@ -226,7 +226,7 @@ export class CatalogueService {
     return result;
   }
 
-  /** Decisions.md `GET /tlds/pricing`: one row per offered TLD and period; an unpriced action is left out. */
+  /** docs/api.md#tld-pricing: one row per offered TLD and period; an unpriced action is left out. */
   async tldPricing(groupId: string): Promise<TldPricingRow[]> {
     const [rows, tlds] = await Promise.all([
       this.uow.read.catalogue.prices(groupId),

@@ -3,7 +3,7 @@ import type { Minor } from '../shared/money';
 export const ORDER_ACTIONS = ['register', 'renew', 'transfer'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
-/** Spec 2.4: the addons an order may enable. Each may carry a yearly price per group (default free). */
+/** docs/api.md#addons-field: the addons an order may enable. Each may carry a yearly price per group (default free). */
 export const ADDONS = ['dnsmanagement', 'emailforwarding', 'idprotection'] as const;
 export type AddonName = (typeof ADDONS)[number];
 

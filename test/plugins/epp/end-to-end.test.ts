@@ -132,7 +132,7 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
     await expect(api.delete('shop.test')).resolves.toMatchObject({ success: true, status: 'Cancelled' });
     expect((await domain('shop.test')).status).toBe('Cancelled');
     expect([...registry.statuses, ...registry.rgp]).toEqual(['pendingDelete', 'redemptionPeriod']);
-    // Deletion is not refunded (spec section 3).
+    // Deletion is not refunded (docs/api.md#delete-a-domain).
     expect(await balance()).toBe(start - 3100);
   });
 
