@@ -1,3 +1,4 @@
+import { DEFAULT_DATABASE_URL, type Settings } from './config/settings';
 import type { PeriodPrices } from './core/catalogue/catalogue';
 import type { ResellerModule } from './module';
 
@@ -7,6 +8,14 @@ const DEMO_GROUP = 'default';
 export interface DemoCredentials {
   readonly email: string;
   readonly apiKey: string;
+}
+
+/**
+ * SEED_DEMO when it is set; otherwise only on the embedded SQLite default, the quick start. A
+ * configured database is a deployment: a demo reseller with credit there would be a free account.
+ */
+export function shouldSeedDemo(settings: Pick<Settings, 'seedDemo' | 'databaseUrl'>): boolean {
+  return settings.seedDemo ?? settings.databaseUrl === DEFAULT_DATABASE_URL;
 }
 
 /**
