@@ -23,7 +23,7 @@ export interface HttpApiOptions {
   readonly logger: Logger;
   /** Where the host mounts the API ("" at the root). Unmatched paths under a non-empty prefix get a 404 JSON. */
   readonly prefix?: string;
-  /** Extra base path the routes are also served under (decisions.md: drop-in compatibility). */
+  /** Extra base path the routes are also served under (docs/api.md#base-paths: drop-in compatibility). */
   readonly basePath?: string;
   /** Answer unmatched requests with a 404 JSON even without a prefix (the stand-alone server does). */
   readonly ownAllPaths?: boolean;
@@ -211,7 +211,7 @@ function sendReply(ctx: Ctx, reply: HttpReply): void {
   ctx.body = reply.body;
 }
 
-/** The status and message of an error reply (decisions.md); anything unexpected is a 500 naming the request id. */
+/** The status and message of an error reply (docs/api.md#errors-and-status-codes); anything unexpected is a 500 naming the request id. */
 export function errorReply(error: unknown, requestId: string): { status: number; message: string } {
   if (isDomainError(error)) return { status: STATUS[error.code], message: error.message };
   if (error instanceof HttpInputError) return { status: error.status, message: error.message };
@@ -245,7 +245,7 @@ function checkReply(r: Route, body: unknown): void {
 }
 
 /**
- * Spec 4: a body may repeat a path parameter (`domain`); when it says something else, the request
+ * docs/api.md#the-domain-in-a-path: a body may repeat a path parameter (`domain`); when it says something else, the request
  * is ambiguous and refused rather than guessed. Domains are compared after normalisation, so
  * Unicode in one place and punycode in the other agree.
  */

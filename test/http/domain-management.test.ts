@@ -27,7 +27,7 @@ describe('domain management endpoints', () => {
   });
 
   describe('GET /domains/{domain}/information', () => {
-    it('answers spec 2.6 plus status, leaving unknown dates out', async () => {
+    it('answers docs/api.md#domain-information plus status, leaving unknown dates out', async () => {
       await givenDomain(h.module, 'info.com', { addons: { dnsManagement: true } });
       const res = await get('/domains/info.com/information');
       expect(res.status).toBe(200);
@@ -214,7 +214,7 @@ describe('domain management endpoints', () => {
   });
 
   describe('sync and transfer sync', () => {
-    it('answers spec 2.8 with the expiry date', async () => {
+    it('answers docs/api.md#domain-sync with the expiry date', async () => {
       await givenDomain(h.module, 'sync.com');
       const res = await post('/domains/sync.com/sync', { domain: 'sync.com' });
       expect(res.status).toBe(200);

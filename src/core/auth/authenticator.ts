@@ -13,7 +13,7 @@ export interface Credentials {
   readonly clientAddress: string;
 }
 
-/** Decisions.md: the one message for a bad token or an unknown user, so neither leaks. */
+/** docs/api.md#authentication: the one message for a bad token or an unknown user, so neither leaks. */
 export const INVALID_TOKEN = 'Invalid API Token provided';
 const SKEW_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -24,7 +24,7 @@ const EXPECTED_TOKENS_KEPT = 10_000;
 const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
 
 /**
- * Verifies the spec's hourly HMAC token (section 5 and decisions.md):
+ * Verifies the hourly HMAC token (docs/api.md#authentication):
  * - no `timestamp` header: the current UTC hour, and within 60 s of an hour boundary also the
  *   neighbouring hour (clock skew);
  * - a `timestamp` header: refused when more than 60 s from server time, else the hour of that

@@ -36,7 +36,7 @@ export function normaliseContact(fields: Readonly<Record<string, string>>, where
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
 /**
- * Decisions.md: a registrant needs first and last name (or a full name), email, address1, city,
+ * docs/api.md#contacts-field: a registrant needs first and last name (or a full name), email, address1, city,
  * country (ISO 3166 alpha-2), postcode and phone number. Every missing field is named at once.
  */
 export function assertCompleteRegistrant(contact: Contact, where = 'contacts.registrant'): void {
@@ -52,7 +52,7 @@ export function assertCompleteRegistrant(contact: Contact, where = 'contacts.reg
     throw new DomainError('validation_failed', `${where}.country must be an ISO 3166 alpha-2 code like US or DE`);
 }
 
-/** Uses the group's default registrant when the order carries none (spec 2.3). */
+/** Uses the group's default registrant when the order carries none (docs/api.md#contacts-field). */
 export function withDefaultRegistrant(
   contacts: Contacts,
   groupDefault: Readonly<Record<string, string>> | null,

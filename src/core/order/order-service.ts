@@ -81,7 +81,7 @@ type Verdict =
 const PENDING_STATUSES: readonly DomainStatus[] = ['Pending', 'Pending Registration', 'Pending Transfer'];
 /** A name that left the platform may be registered or transferred in again, by anyone. */
 const REUSABLE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
-/** Decisions.md: renewal needs an active order: Active, Expired or Grace. */
+/** docs/api.md#renew-a-domain: renewal needs an active order: Active, Expired or Grace. */
 const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
 const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
 /** Codes an idempotent replay may carry (what phase 3 can answer). */
@@ -115,17 +115,17 @@ export class OrderService implements TransferOrders {
     private readonly events: EventBus,
   ) {}
 
-  /** Spec 4.1. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
+  /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
   register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'register', command, options, () => this.planNewDomain(reseller, 'register', command));
   }
 
-  /** Decisions.md: the register body plus the EPP code. */
+  /** docs/api.md#transfer-a-domain-in: the register body plus the EPP code. */
   transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'transfer', command, options, () => this.planNewDomain(reseller, 'transfer', command));
   }
 
-  /** Spec 4.3. */
+  /** docs/api.md#renew-a-domain. */
   renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'renew', command, options, () => this.planRenewal(reseller, command));
   }
@@ -500,7 +500,7 @@ export class OrderService implements TransferOrders {
     return this.uow.run(
       async (repos) => {
         await repos.orders.notePending(order.id, note, now, false);
-        // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
+        // docs/api.md#register-a-domain: the reply is success, registration started; a retry replays exactly that.
         if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
       },
       { oneStatement: order.idempotencyKey === null },
@@ -986,7 +986,7 @@ function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   return ADDONS.filter((a) => addons[a] === true);
 }
 
-/** Spec 2.2: ns1 and ns2 required, at most five; host names normalised like domains. */
+/** docs/api.md#nameservers-field: ns1 and ns2 required, at most five; host names normalised like domains. */
 function checkNameservers(raw: readonly string[]): string[] {
   const nameservers = raw.map((ns, i) => {
     try {

@@ -71,7 +71,7 @@ function rolesOf(
 }
 
 /**
- * Orders (decisions.md): `contacts[Registrant|registrant|Admin|Tech|Technical|Billing][field]`,
+ * Orders (docs/api.md#contacts-field): `contacts[Registrant|registrant|Admin|Tech|Technical|Billing][field]`,
  * fields by any spelling of the table; other fields are kept under their folded name so a
  * registrar plugin can still read TLD-specific extras.
  */
@@ -121,7 +121,7 @@ export function contactsFromWire(value: WireValue | undefined): Partial<Record<C
 
 /**
  * Contacts by the billing platform's role and field display names (Registrant → First Name, …):
- * every role, each with every standard field, empty ones as empty strings (decisions.md), then
+ * every role, each with every standard field, empty ones as empty strings (docs/api.md#contacts), then
  * any other field the registrar keeps.
  */
 export function contactsReply(contacts: Contacts): Record<string, Record<string, string>> {
