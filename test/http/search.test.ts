@@ -72,13 +72,13 @@ describe('domain search', () => {
   beforeAll(async () => {
     h = await startHarness({ pluginsDir: FIXTURES, registrar: 'plain', settings: { registrarTimeoutMs: 200 } });
     const { catalogue, resellers } = h.module.services;
-    const prices = { register: '1=20.00,3=55.00', renew: '1=21.00' };
+    const prices = { register: { 1: 2000, 3: 5500 }, renew: { 1: 2100 } };
     await catalogue.setTld({ tld: '.shop', group: 'default', registrar: 'suggesting', prices });
     await catalogue.setTld({
       tld: '.dev',
       group: 'default',
       registrar: 'premium',
-      prices: { register: '1=15.00', renew: '1=15.00', transfer: '1=15.00' },
+      prices: { register: { 1: 1500 }, renew: { 1: 1500 }, transfer: { 1: 1500 } },
     });
     await catalogue.setTld({ tld: '.slow', group: 'default', registrar: 'stalling', prices });
     await catalogue.setTld({ tld: '.fail', group: 'default', registrar: 'failing', prices });
@@ -86,12 +86,12 @@ describe('domain search', () => {
       tld: '.рф',
       group: 'default',
       registrar: 'plain',
-      prices: { register: '1=8.00' },
+      prices: { register: { 1: 800 } },
       minLength: 2,
     });
     await catalogue.setTld({ tld: '.io', group: 'default', registrar: 'plain', prices, minLength: 3 });
     await resellers.createGroup('vip');
-    await catalogue.setTld({ tld: '.vip', group: 'vip', registrar: 'plain', prices: { register: '1=99.00' } });
+    await catalogue.setTld({ tld: '.vip', group: 'vip', registrar: 'plain', prices: { register: { 1: 9900 } } });
   });
   afterAll(async () => {
     await h.close();

@@ -63,7 +63,7 @@ describe('a crash between the phases of an order', () => {
     const directory = directoryOf(fileRegistrar);
     const logger = createLogger('silent');
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
-    await catalogue.setTld({ tld: '.org', group: 'default', registrar: 'file', prices: { register: '1=10.00' } });
+    await catalogue.setTld({ tld: '.org', group: 'default', registrar: 'file', prices: { register: { 1: 1000 } } });
     orders = new OrderService(
       b.uow,
       new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger),

@@ -42,7 +42,7 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
       tld: '.test',
       group: 'default',
       registrar: 'epp',
-      prices: { register: '1=10.00,2=19.00', renew: '1=12.00', transfer: '1=9.00' },
+      prices: { register: { 1: 1000, 2: 1900 }, renew: { 1: 1200 }, transfer: { 1: 900 } },
     });
     await h.module.services.credit.adjust(
       (await h.module.services.resellers.byEmail(h.reseller.email)).id,
