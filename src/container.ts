@@ -1,7 +1,7 @@
 import { Container } from 'inversify';
 import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
-import { FailureThrottle } from './core/auth/failure-throttle';
+import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
 import type { LedgerFactory } from './core/credit/ledger';
@@ -99,6 +99,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         new FailureThrottle(
           {
             maxFailures: settings.authMaxFailures,
+            // One address may serve several resellers' billing platforms (a host, an office NAT):
+            // one misconfigured account must not block the others, so the address gets more room.
+            maxFailuresPerAddress: settings.authMaxFailures * ADDRESS_FAILURES_FACTOR,
             windowSeconds: settings.authFailureWindowSeconds,
             blockSeconds: settings.authBlockSeconds,
           },

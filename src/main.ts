@@ -1,16 +1,21 @@
+#!/usr/bin/env node
 import { loadSettings } from './config/settings';
-import { seedDemo } from './demo-seed';
+import { seedDemo, shouldSeedDemo } from './demo-seed';
 import { createResellerModule } from './module';
 import { startServer } from './server';
+import { handleShutdownSignals } from './shutdown-signals';
 
-/** The stand-alone server: a small host built on the public module API, nothing more. */
+/**
+ * The stand-alone server: a small host built on the public module API, nothing more. In production
+ * it runs compiled, under plain node (`npm run serve`, or the `domain-reseller` bin; docs/operations.md).
+ */
 async function main(): Promise<void> {
   const settings = loadSettings();
   const module = await createResellerModule({ settings: { ...settings } });
   const { logger } = module;
   const applied = await module.migrate();
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  const demo = settings.seedDemo ? await seedDemo(module) : undefined;
+  const demo = shouldSeedDemo(settings) ? await seedDemo(module) : undefined;
 
   module.metrics.collectProcessMetrics();
   // Order reconciliation, domain sync, transfer sync and the API log purge, each claimed so that every process can run them (BACKGROUND_JOBS=false: off).
@@ -24,17 +29,18 @@ async function main(): Promise<void> {
   );
   if (demo) printDemo(base, demo.email, demo.apiKey);
 
-  const stop = (signal: string) => {
-    running.shutdown(signal).then(
-      (finished) => process.exit(finished ? 0 : 1),
-      (error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  handleShutdownSignals({
+    logger,
+    shutdown: (signal) =>
+      running.shutdown(signal).then(
+        (finished) => process.exit(finished ? 0 : 1),
+        (error) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      ),
+    forceExit: (code) => process.exit(code),
+  });
 }
 
 function printDemo(base: string, email: string, apiKey: string): void {

@@ -98,7 +98,7 @@ export interface ResellerModule {
     readonly domains: DomainService;
     /** Domain search: suggestions and exact-name lookup (docs/search.md). */
     readonly search: SearchService;
-    /** Domain management as the HTTP API offers it, per reseller (spec 4.4 to 4.13). */
+    /** Domain management as the HTTP API offers it, per reseller (docs/api.md#domains). */
     readonly domainManagement: DomainManagementService;
     /** Registrar sync of one domain, or a round of them (`reseller-admin sync`, the server's jobs). */
     readonly domainSync: DomainSyncService;

@@ -7,11 +7,11 @@ type JsonSchema = Record<string, unknown>;
 export interface OpenApiOptions {
   readonly title?: string;
   readonly version: string;
-  /** The drop-in base path the routes are also served under (decisions.md), listed as a second server. */
+  /** The drop-in base path the routes are also served under, listed as a second server. */
   readonly basePath?: string;
 }
 
-/** Statuses every reseller route may answer besides 200 (decisions.md "Errors and status codes"). */
+/** Statuses every reseller route may answer besides 200 (docs/api.md#errors-and-status-codes). */
 const RESELLER_ERRORS: Record<number, string> = {
   400: 'Validation error, or a business rule the client can fix (TLD not offered, period not priced, insufficient credit, capability missing)',
   401: 'Authentication failed: missing or wrong headers, unknown user, bad token, stale timestamp, suspended reseller',
@@ -43,7 +43,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 
 /**
  * The body without the path's parameters as required fields: a GET leaves them out, a POST keeps
- * them as optional repeats (spec 4: the body may repeat the path's domain; if it differs, 400).
+ * them as optional repeats (docs/api.md#the-domain-in-a-path: the body may repeat the path's domain; if it differs, 400).
  */
 function withoutPathParams(schema: JsonSchema, names: readonly string[], keepAsRepeats: boolean): JsonSchema {
   if (names.length === 0 || typeof schema.properties !== 'object' || schema.properties === null) return schema;

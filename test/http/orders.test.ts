@@ -226,7 +226,7 @@ describe('order endpoints', () => {
     });
 
     it('charges priced addons per year (set by the operator), accepting 1/0 and on/off flags', async () => {
-      await h.module.services.catalogue.setAddonPrices('default', 'idprotection=2.00,emailforwarding=1.00');
+      await h.module.services.catalogue.setAddonPrices('default', { idprotection: 200, emailforwarding: 100 });
       try {
         const res = await post(
           '/order/domains/register',
@@ -238,7 +238,7 @@ describe('order endpoints', () => {
         expect(res.status).toBe(200);
         expect(await credits()).toBe('76.50');
       } finally {
-        await h.module.services.catalogue.setAddonPrices('default', 'idprotection=0,emailforwarding=0');
+        await h.module.services.catalogue.setAddonPrices('default', { idprotection: 0, emailforwarding: 0 });
       }
     });
 

@@ -73,7 +73,7 @@ describe('a crash between the phases of an order', () => {
       tld: '.org',
       group: 'default',
       registrar: 'file',
-      prices: { register: '1=10.00', transfer: '1=10.00' },
+      prices: { register: { 1: 1000 }, transfer: { 1: 1000 } },
     });
     orders = newOrderService(
       b.uow,

@@ -113,7 +113,7 @@ describe('the order money flow', () => {
 
     it('charges enabled addons per year at the group price, and addons without a price are free', async () => {
       const r = await b.newReseller(10_000);
-      await b.catalogue.setAddonPrices('default', 'idprotection=1.50');
+      await b.catalogue.setAddonPrices('default', { idprotection: 150 });
       await b.orders.register(
         r,
         registration('addons.com', {
@@ -126,7 +126,7 @@ describe('the order money flow', () => {
         request: expect.objectContaining({ addons: ['dnsmanagement', 'idprotection'] }),
       });
       expect(await b.balance(r)).toBe(10_000 - 2_250);
-      await b.catalogue.setAddonPrices('default', 'idprotection=0');
+      await b.catalogue.setAddonPrices('default', { idprotection: 0 });
     });
 
     it('refuses an unpriced period with the allowed ones, and an action the TLD does not offer', async () => {

@@ -126,9 +126,9 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
     tld: '.com',
     group: 'default',
     registrar: 'fake',
-    prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' },
+    prices: { register: { 1: 1000, 2: 1950 }, renew: { 1: 1200, 2: 2300 }, transfer: { 1: 900 } },
   });
-  await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: '1=10.00' } });
+  await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: { 1: 1000 } } });
   return {
     knex,
     uow,

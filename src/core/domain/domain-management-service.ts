@@ -23,8 +23,8 @@ import { parseIpAddress } from './host-names';
 import { GONE_STATUSES, type DomainSyncService, type SyncedDomain } from './domain-sync-service';
 
 /**
- * What a reseller does with a domain it holds (spec 4.4 to 4.13 and the operations of
- * decisions.md beyond the spec). Every operation first proves ownership, then calls the registrar
+ * What a reseller does with a domain it holds (docs/api.md#domains, including the operations
+ * beyond the contract). Every operation first proves ownership, then calls the registrar
  * through the gateway (outside any transaction), then records what it learnt, so information and
  * the admin CLI stay true.
  */
@@ -217,7 +217,7 @@ export class DomainManagementService {
     return this.gateway.saveEmailForwards(domain, normaliseEmailForwards(prefixes, targets));
   }
 
-  /** Spec 4.12 and section 3: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
+  /** docs/api.md#delete-a-domain: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
   async delete(resellerId: string, input: string): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
     const accepted = await this.gateway.delete(domain);

@@ -27,7 +27,7 @@ export type SyncKind = 'domain' | 'transfer';
 /**
  * What transfer sync learnt about a domain in Pending Transfer: the registrar reported the
  * transfer completed or failed, or (`unconfirmed`) the registrar cannot report transfers and the
- * gateway counts it completed on the platform's word (spec 4.6), which settles no money.
+ * gateway counts it completed on the platform's word, which settles no money.
  */
 export type TransferOutcome =
   | { readonly kind: 'completed'; readonly expiryDate?: string }
@@ -146,7 +146,7 @@ export function statusFromSync(current: DomainStatus, view: SyncView, tld: Tld |
 export const GONE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
 const isGone = (domain: DomainRecord) => GONE_STATUSES.includes(domain.status);
 
-/** Brings the platform's record of domains in line with their registrars (spec 4.6, 4.7). */
+/** Brings the platform's record of domains in line with their registrars (docs/api.md#transfer-sync, docs/api.md#domain-sync). */
 export class DomainSyncService {
   constructor(
     private readonly uow: UnitOfWork,
@@ -156,7 +156,7 @@ export class DomainSyncService {
     private readonly transferOrders: TransferOrders,
   ) {}
 
-  /** Spec 4.7 for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
+  /** docs/api.md#domain-sync for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
   async syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
     // Final here (deleted, released, or an order that never took effect): our record is the answer, the registrar is not asked.
     if (isGone(domain)) {
@@ -190,7 +190,7 @@ export class DomainSyncService {
   }
 
   /**
-   * Spec 4.6 for one domain. A completed transfer makes a Pending Transfer domain Active with the
+   * docs/api.md#transfer-sync for one domain. A completed transfer makes a Pending Transfer domain Active with the
    * registrar's expiry. When the domain has an open transfer order, the outcome is handed to the
    * order flow instead (OrderService.settleTransfer): a completed transfer completes the order, a
    * failed one fails it and refunds the reservation, each exactly once, with the order's own

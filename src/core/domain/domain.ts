@@ -1,4 +1,4 @@
-/** The billing platform's domain statuses (decisions.md); docs/orders.md has the state machine. */
+/** The billing platform's domain statuses (docs/orders.md#domain-states-set-by-orders); docs/orders.md has the state machine. */
 export const DOMAIN_STATUSES = [
   'Pending',
   'Pending Registration',
@@ -13,7 +13,7 @@ export const DOMAIN_STATUSES = [
 ] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
-/** Spec 2.4 addons as the platform holds them per domain. */
+/** Addons (docs/api.md#addons-field) as the platform holds them per domain. */
 export interface DomainAddons {
   readonly dnsManagement: boolean;
   readonly emailForwarding: boolean;

@@ -2,7 +2,7 @@ import type { Contact, ContactRole, Contacts } from '../registrar/plugin';
 import { DomainError } from '../shared/errors';
 
 /**
- * Contact field names as billing platforms send them (decisions.md): the lower-case names
+ * Contact field names as billing platforms send them (docs/api.md#contacts-field): the lower-case names
  * (`firstname`, `phonenumber`, `tax_id`) or the display names (`First Name`, `Phone Number`, also
  * with `_` for spaces). Both are folded to the lower-case names; other fields are kept under their
  * folded name so a registrar plugin can still read TLD-specific extras.
@@ -42,7 +42,7 @@ export function contactFieldName(raw: string): string {
   return ALIASES[folded] ?? folded;
 }
 
-/** `Registrant`, `registrant`, `Tech`, `Technical` → the contract's role names; undefined when unknown. */
+/** `Registrant`, `(docs/api.md#contacts-field): `Registrant|registrant`, `Tech`, `Technical` → the contract's role names; undefined when unknown. */
 export function contactRole(raw: string): ContactRole | undefined {
   return ROLES[raw.trim().toLowerCase()];
 }
@@ -74,7 +74,7 @@ export function normaliseContact(fields: Readonly<Record<string, string>>, where
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
 /**
- * Decisions.md: a registrant needs first and last name (or a full name), email, address1, city,
+ * docs/api.md#contacts-field: a registrant needs first and last name (or a full name), email, address1, city,
  * country (ISO 3166 alpha-2), postcode and phone number. Every missing field is named at once.
  */
 export function assertCompleteRegistrant(contact: Contact, where = 'contacts.registrant'): void {
@@ -90,7 +90,7 @@ export function assertCompleteRegistrant(contact: Contact, where = 'contacts.reg
     throw new DomainError('validation_failed', `${where}.country must be an ISO 3166 alpha-2 code like US or DE`);
 }
 
-/** Uses the group's default registrant when the order carries none (spec 2.3). */
+/** Uses the group's default registrant when the order carries none (docs/api.md#contacts-field). */
 export function withDefaultRegistrant(
   contacts: Contacts,
   groupDefault: Readonly<Record<string, string>> | null,

@@ -21,7 +21,7 @@ import type {
   TransferStatus,
 } from './order-registrar';
 
-/** Registrar text goes back to resellers: bounded, one line, never starting with "curl" (decisions.md). */
+/** Registrar text goes back to resellers: bounded, one line, never starting with "curl" (docs/api.md#errors-and-status-codes). */
 export function registrarMessage(text: unknown): string {
   const line = cleanMessage(text);
   return /^curl/i.test(line) ? `registrar: ${line}` : line;

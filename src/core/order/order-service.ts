@@ -118,17 +118,17 @@ export class OrderService implements TransferOrders {
     private readonly events: EventBus,
   ) {}
 
-  /** Spec 4.1. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
+  /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
   register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'register', command, options, () => this.planNewDomain(reseller, 'register', command));
   }
 
-  /** Decisions.md: the register body plus the EPP code. */
+  /** docs/api.md#transfer-a-domain-in: the register body plus the EPP code. */
   transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'transfer', command, options, () => this.planNewDomain(reseller, 'transfer', command));
   }
 
-  /** Spec 4.3. */
+  /** docs/api.md#renew-a-domain. */
   renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'renew', command, options, () => this.planRenewal(reseller, command));
   }
@@ -416,7 +416,7 @@ export class OrderService implements TransferOrders {
         );
         throw refusal;
       }
-      // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
+      // docs/api.md#register-a-domain: the reply is success, registration started; a retry replays exactly that.
       await this.settlement.leave(order, `no definite answer from the registrar: ${answer.message}`, {
         reconcileAttempt: false,
         answer: { ok: true },
@@ -812,7 +812,7 @@ function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   return ADDONS.filter((a) => addons[a] === true);
 }
 
-/** Spec 2.2: ns1 and ns2 required, at most five; host names normalised like domains. */
+/** docs/api.md#nameservers-field: ns1 and ns2 required, at most five; host names normalised like domains. */
 function checkNameservers(raw: readonly string[]): string[] {
   const nameservers = raw.map((ns, i) => {
     try {

@@ -41,7 +41,7 @@ export const NOUN: Record<OrderAction, string> = { register: 'registration', ren
 
 /** The statuses of a domain whose register or transfer order is pending. */
 export const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
-/** Decisions.md: renewal needs an active order: Active, Expired or Grace. */
+/** docs/api.md#renew-a-domain: renewal needs an active order: Active, Expired or Grace. */
 export const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
 /** The longest reconciliation waits between two questions about one order (the backoff's ceiling). */
 export const MAX_RECONCILE_BACKOFF_MS = 6 * 3_600_000;

@@ -1,6 +1,6 @@
 /**
  * Wire formats of the domain-management endpoints: how billing platforms send DNS records,
- * nameservers, contacts and forwards, and the reply shapes of decisions.md they expect back.
+ * nameservers, contacts and forwards, and the reply shapes of docs/api.md they expect back.
  */
 import { z } from 'zod';
 import type { DomainRecord } from '../../core/domain/domain';
@@ -168,7 +168,7 @@ export const textList = (field: string) =>
 
 const isoDate = (date: string | undefined) => (date ? `${date}T00:00:00Z` : undefined);
 
-/** Spec 2.6 plus `status` (decisions.md); a date that is unknown is left out, never null. */
+/** docs/api.md#domain-information plus `status` (docs/api.md); a date that is unknown is left out, never null. */
 export function informationReply(domain: DomainRecord, info: DomainInformationView): Record<string, unknown> {
   const extra = info.extra;
   const reply: Record<string, unknown> = {
@@ -248,7 +248,7 @@ export function contactsReply(contacts: Contacts): Record<string, Record<string,
   return reply;
 }
 
-/** `{"success": true, …}` for the writes decisions.md gives an object reply; `pending` when the registrar completes later. */
+/** `{"success": true, …}` for the writes docs/api.md gives an object reply; `pending` when the registrar completes later. */
 export function successReply(pending: boolean, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { success: true, ...extra, ...(pending ? { pending: true } : {}) };
 }

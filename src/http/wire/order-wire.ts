@@ -10,7 +10,7 @@ import { domainField, optionalText, text } from './schemas';
 
 const invalid = (message: string) => new DomainError('validation_failed', message);
 
-/** Decisions.md: an integer 1 to 10 (whether the group prices it is the catalogue's call). */
+/** docs/api.md#register-a-domain: an integer 1 to 10 (whether the group prices it is the catalogue's call). */
 const regperiod = z
   .string({
     error: (issue) => (issue.input === undefined ? 'regperiod is required' : 'regperiod must be a single whole number'),
@@ -44,14 +44,14 @@ const registerFields = {
   originalvars: nested,
 };
 
-/** Spec 4.1 (and 2.2 to 2.4). */
+/** docs/api.md#register-a-domain. */
 export const RegisterBody = z.object(registerFields);
-/** Decisions.md: the register body plus `eppcode`. */
+/** docs/api.md#transfer-a-domain-in: the register body plus `eppcode`. */
 export const TransferBody = z.object({
   ...registerFields,
   eppcode: text('eppcode').trim().min(1, 'eppcode is required').max(255, 'eppcode is longer than 255 characters'),
 });
-/** Spec 4.3. */
+/** docs/api.md#renew-a-domain. */
 export const RenewBody = z.object({ domain: domainField, regperiod, addons: nested, idnLanguage });
 
 export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterCommand {
@@ -84,7 +84,7 @@ const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } =
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Decisions.md: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
+ * docs/api.md#nameservers-field: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
  * Empty entries are dropped (billing platforms send unset ns3..ns5 as empty strings).
  */
 export function toNameservers(value: WireValue | undefined): string[] {
@@ -115,7 +115,7 @@ export function toNameservers(value: WireValue | undefined): string[] {
     .filter((ns) => ns !== '');
 }
 
-/** Decisions.md: `Registrant|registrant`, `Admin|admin`, `Tech|tech|Technical`, `Billing|billing`; fields folded to the lower-case names. */
+/** docs/api.md#contacts-field: `Registrant|registrant`, `Admin|admin`, `Tech|tech|Technical`, `Billing|billing`; fields folded to the lower-case names. */
 export function toContacts(value: WireValue | undefined): Partial<Record<ContactRole, Contact>> {
   if (value === undefined || value === '') return {};
   if (!isObject(value)) throw invalid('contacts must be sent as contacts[registrant][firstname]=…');
@@ -142,7 +142,7 @@ export function toContacts(value: WireValue | undefined): Partial<Record<Contact
 const TRUE = new Set(['true', '1', 'on', 'yes']);
 const FALSE = new Set(['false', '0', 'off', 'no', '']);
 
-/** Spec 2.4: addon name → boolean; decisions.md booleans (true/false, 1/0, on/off, yes/no). */
+/** docs/api.md#addons-field: addon name → boolean; booleans of docs/api.md#requests (true/false, 1/0, on/off, yes/no). */
 export function toAddons(value: WireValue | undefined): Record<string, boolean> {
   if (value === undefined || value === '') return {};
   if (!isObject(value)) throw invalid('addons must be sent as addons[idprotection]=1, …');
