@@ -526,8 +526,24 @@ describe('domain management endpoints', () => {
       expect(saved.status).toBe(200);
       expect(saved.body).toBe('success');
       const res = await get('/domains/contacts.com/contact');
+      const empty = Object.fromEntries(
+        [
+          'First Name',
+          'Last Name',
+          'Company Name',
+          'Email Address',
+          'Address 1',
+          'Address 2',
+          'City',
+          'State',
+          'Postcode',
+          'Country',
+          'Phone Number',
+        ].map((f) => [f, '']),
+      );
       expect(res.body).toEqual({
         Registrant: {
+          ...empty,
           'First Name': 'Ada',
           'Last Name': 'Lovelace',
           'Email Address': 'ada@example.com',
@@ -537,7 +553,9 @@ describe('domain management endpoints', () => {
           Country: 'GB',
           'Phone Number': '+44.2000000000',
         },
-        Technical: { 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'grace@example.com' },
+        Admin: empty,
+        Technical: { ...empty, 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'grace@example.com' },
+        Billing: empty,
       });
     });
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
 import { MAX_PERIOD, MIN_PERIOD } from '../../core/catalogue/catalogue';
-import { contactRole, normaliseContact } from '../../core/order/contacts';
 import type { RegisterCommand, RenewCommand, TransferCommand } from '../../core/order/order-commands';
-import type { Contact, ContactRole } from '../../core/registrar/plugin';
 import { DomainError } from '../../core/shared/errors';
 import type { WireValue } from './form-body';
+import { toContacts } from './contact-wire';
 import { decodeDomainFields } from './php-serialized';
 import { domainField, optionalText, text } from './schemas';
 
@@ -113,30 +112,6 @@ export function toNameservers(value: WireValue | undefined): string[] {
       return ns.trim();
     })
     .filter((ns) => ns !== '');
-}
-
-/** docs/api.md#contacts-field: `Registrant|registrant`, `Admin|admin`, `Tech|tech|Technical`, `Billing|billing`; fields folded to the lower-case names. */
-export function toContacts(value: WireValue | undefined): Partial<Record<ContactRole, Contact>> {
-  if (value === undefined || value === '') return {};
-  if (!isObject(value)) throw invalid('contacts must be sent as contacts[registrant][firstname]=…');
-  const contacts: Partial<Record<ContactRole, Contact>> = {};
-  for (const [rawRole, fields] of Object.entries(value)) {
-    const role = contactRole(rawRole);
-    if (!role)
-      throw invalid(
-        `contacts: "${rawRole.slice(0, 20)}" is not a contact type; use Registrant, Admin, Tech or Billing`,
-      );
-    if (contacts[role]) throw invalid(`contacts: the ${role} contact is given twice`);
-    if (!isObject(fields))
-      throw invalid(`contacts.${role} must be a set of fields like contacts[${role}][firstname]=…`);
-    const flat: Record<string, string> = Object.create(null);
-    for (const [name, v] of Object.entries(fields)) {
-      if (typeof v !== 'string') throw invalid(`contacts.${role}.${name.slice(0, 40)} must be a single text value`);
-      flat[name] = v;
-    }
-    contacts[role] = normaliseContact(flat, `contacts.${role}`);
-  }
-  return contacts;
 }
 
 const TRUE = new Set(['true', '1', 'on', 'yes']);
