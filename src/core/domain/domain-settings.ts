@@ -47,22 +47,7 @@ export function parseTransferTag(input: string): string {
   return tag;
 }
 
-export const CONTACT_FIELDS = [
-  'firstname',
-  'lastname',
-  'fullname',
-  'companyname',
-  'email',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'postcode',
-  'country',
-  'phonenumber',
-  'tax_id',
-] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+export { CONTACT_FIELDS, type ContactField } from './contact-fields';
 
 /**
  * Checks contact values (the wire has already mapped names to CONTACT_FIELDS). A registrant needs

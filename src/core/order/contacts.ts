@@ -1,51 +1,13 @@
-import type { Contact, ContactRole, Contacts } from '../registrar/plugin';
+import type { Contact, Contacts } from '../registrar/plugin';
+import { contactFieldName } from '../domain/contact-fields';
 import { DomainError } from '../shared/errors';
 
-/**
- * Contact field names as billing platforms send them (docs/api.md#contacts-field): the lower-case names
- * (`firstname`, `phonenumber`, `tax_id`) or the display names (`First Name`, `Phone Number`, also
- * with `_` for spaces). Both are folded to the lower-case names; other fields are kept under their
- * folded name so a registrar plugin can still read TLD-specific extras.
- */
-const ALIASES: Record<string, string> = {
-  firstname: 'firstname',
-  lastname: 'lastname',
-  fullname: 'fullname',
-  companyname: 'companyname',
-  email: 'email',
-  emailaddress: 'email',
-  address1: 'address1',
-  address2: 'address2',
-  city: 'city',
-  state: 'state',
-  postcode: 'postcode',
-  country: 'country',
-  phonenumber: 'phonenumber',
-  taxid: 'tax_id',
-};
-
-const ROLES: Record<string, ContactRole> = {
-  registrant: 'registrant',
-  admin: 'admin',
-  tech: 'tech',
-  technical: 'tech',
-  billing: 'billing',
-};
+/** The spellings of fields and roles (one table for every path: src/core/domain/contact-fields.ts). */
+export { contactFieldName, contactRole } from '../domain/contact-fields';
 
 const MAX_FIELDS = 40;
 const MAX_VALUE = 255;
 const FIELD_NAME = /^[a-z0-9]{1,64}$/;
-
-/** "First Name", "first_name", "FIRSTNAME" → "firstname"; unknown names fold the same way. */
-export function contactFieldName(raw: string): string {
-  const folded = raw.toLowerCase().replace(/[\s_-]+/g, '');
-  return ALIASES[folded] ?? folded;
-}
-
-/** `Registrant`, `(docs/api.md#contacts-field): `Registrant|registrant`, `Tech`, `Technical` → the contract's role names; undefined when unknown. */
-export function contactRole(raw: string): ContactRole | undefined {
-  return ROLES[raw.trim().toLowerCase()];
-}
 
 /** One contact's fields folded to the lower-case names; two spellings of one field must agree. */
 export function normaliseContact(fields: Readonly<Record<string, string>>, where: string): Contact {

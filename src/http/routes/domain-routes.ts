@@ -17,8 +17,6 @@ import {
   accepted,
 } from '../wire/reply-schemas';
 import {
-  contactsFromWire,
-  contactsReply,
   dnsRecordsFromWire,
   dnsRecordsReply,
   emailForwardsReply,
@@ -32,6 +30,7 @@ import {
   textList,
   transferSyncReply,
 } from '../wire/domain-wire';
+import { contactsFromWire, contactsReply } from '../wire/contact-wire';
 import { domainField, text } from '../wire/schemas';
 
 /** Every route here carries `{domain}`; the service proves ownership before anything else (docs/api.md#domains: 409, no leak). */
