@@ -10,6 +10,7 @@ import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
 import type { OrderRegistrar } from './core/order/order-registrar';
+import { OrderSettlement } from './core/order/order-settlement';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
@@ -196,6 +197,7 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
       reconcileAfterMs: settings.reconcileAfterMs,
       idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
       reconcileBatch: settings.reconcileBatch,
+      pendingLimitDays: settings.pendingOrderLimitDays,
     }),
   );
   container
@@ -217,7 +219,17 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         logger: Logger,
         orderSettings: OrderSettings,
         events: EventBus,
-      ) => new OrderService(uow, registrar, catalogue, clock, logger, orderSettings, events),
+      ) =>
+        new OrderService(
+          uow,
+          registrar,
+          catalogue,
+          new OrderSettlement(uow, clock, logger, events, orderSettings),
+          clock,
+          logger,
+          orderSettings,
+          events,
+        ),
       [
         TOKENS.unitOfWork,
         TOKENS.orderRegistrar,

@@ -312,21 +312,25 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     };
     const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
 
-    let document: unknown;
-    const routes: Route[] = [
-      ...ROUTES,
-      ...operationalRoutes({
-        document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath })),
-        readiness,
-        metrics: settings.metrics ? metrics : undefined,
-      }),
-    ];
+    /** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
+    const routesMountedAt = (prefix: string | undefined): Route[] => {
+      let document: unknown;
+      const routes: Route[] = [
+        ...ROUTES,
+        ...operationalRoutes({
+          document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
+          readiness,
+          metrics: settings.metrics ? metrics : undefined,
+        }),
+      ];
+      return routes;
+    };
 
     return {
       middleware: (mount = {}) =>
         createHttpApi({
           container,
-          routes,
+          routes: routesMountedAt(mount.prefix),
           logger,
           basePath: settings.basePath,
           observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },

@@ -51,6 +51,8 @@ export const SettingsSchema = z.strictObject({
   reconcileAfterMs: int(0, 86_400_000).default(60_000),
   /** Pending orders looked at per reconciliation pass. */
   reconcileBatch: int(1, 10_000).default(100),
+  /** Days an order may stay pending before reconciliation hands it to the operator (docs/orders.md). */
+  pendingOrderLimitDays: int(1, 365).default(7),
   /** How long an Idempotency-Key and its first answer are kept; at least 24 hours. */
   idempotencyTtlHours: int(24, 24 * 30).default(24),
   /** Periodic domain sync, transfer sync and order reconciliation in the server; off where an external scheduler runs `reseller-admin sync`. */
@@ -110,6 +112,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   RECONCILE_INTERVAL_MS: 'reconcileIntervalMs',
   RECONCILE_AFTER_MS: 'reconcileAfterMs',
   RECONCILE_BATCH: 'reconcileBatch',
+  PENDING_ORDER_LIMIT_DAYS: 'pendingOrderLimitDays',
   IDEMPOTENCY_TTL_HOURS: 'idempotencyTtlHours',
   BACKGROUND_JOBS: 'backgroundJobs',
   DOMAIN_SYNC_INTERVAL_SECONDS: 'domainSyncIntervalSeconds',

@@ -498,6 +498,46 @@ describe('domain management endpoints', () => {
       expect((await platformRecord(h.module, 'release.com'))?.status).toBe('Transferred Away');
     });
 
+    it('answers information on a deleted (Cancelled) domain from the platform record, not as a registrar fault', async () => {
+      await givenDomain(h.module, 'info-deleted.com', { addons: { idProtection: true } });
+      expect((await post('/domains/info-deleted.com/delete')).status).toBe(200);
+      const res = await get('/domains/info-deleted.com/information');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        domain: 'info-deleted.com',
+        nameservers: ['ns1.sandbox.test', 'ns2.sandbox.test'],
+        transferLock: false,
+        expiryDate: '2027-11-21T00:00:00Z',
+        registrationStatus: 'Cancelled',
+        status: 'Cancelled',
+        restorable: false,
+        renewBeforeExpiration: true,
+        idProtectionStatus: true,
+        dnsManagementStatus: false,
+        emailForwardingStatus: false,
+        irtpOptOutStatus: false,
+        irtpTransferLock: false,
+        domainContactChangePending: false,
+        willDomainSuspend: false,
+        isIrtpEnabled: false,
+        irtpVerificationTriggerFields: [],
+      });
+    });
+
+    it('answers information on a released (Transferred Away) domain from the platform record', async () => {
+      await givenDomain(h.module, 'info-released.com');
+      expect((await post('/domains/info-released.com/release', { transfertag: 'NEW-REGISTRAR' })).status).toBe(200);
+      const res = await get('/domains/info-released.com/information');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        domain: 'info-released.com',
+        nameservers: ['ns1.sandbox.test', 'ns2.sandbox.test'],
+        registrationStatus: 'Transferred Away',
+        status: 'Transferred Away',
+        expiryDate: '2027-11-21T00:00:00Z',
+      });
+    });
+
     it('requires a well-formed transfer tag', async () => {
       await givenDomain(h.module, 'release-bad.com');
       expect((await post('/domains/release-bad.com/release', {})).body).toEqual({ error: 'transfertag is required' });

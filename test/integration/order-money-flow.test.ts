@@ -206,7 +206,7 @@ describe('the order money flow', () => {
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual(['refunded']);
       expect(await b.balance(r)).toBe(5_000);
-      expect(await domainOf('timeout.com')).toBeUndefined();
+      expect(await domainOf('timeout.com')).toMatchObject({ status: 'Cancelled', resellerId: r.id });
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual([]);
       expect(await b.balance(r)).toBe(5_000);

@@ -120,7 +120,8 @@ export interface DomainRepository {
    * `syncedBefore` (or never), not leased to a live claim, and without an order in progress (its
    * reconciliation settles the domain with the order). The claim is a lease held by
    * `owner` until `leaseUntil`, taken with a conditional update, so concurrent workers on any
-   * number of processes never claim the same domain. Oldest sync first.
+   * number of processes never claim the same domain. Oldest sync first. Runs in a unit of work
+   * (on MariaDB its rows are read `FOR UPDATE SKIP LOCKED`).
    */
   claimForSync(claim: SyncClaim): Promise<DomainRecord[]>;
   /** Ends `owner`'s lease on the domain; `syncedAt` stamps it synced (null gives it back unsynced). */

@@ -92,6 +92,30 @@ export interface Accepted {
 const PLATFORM_EXPIRED = new Set(['Expired', 'Grace', 'Redemption']);
 
 /**
+ * Statuses in which the registrar no longer holds the domain for us: asking it would only get a
+ * refusal ("not registered", "not ours"), which is no fault. Information on such a domain is our
+ * record (docs/api.md#domain-information).
+ */
+const GONE_FROM_REGISTRAR = new Set(['Cancelled', 'Transferred Away']);
+
+/** Information from the platform's record alone, for a domain the registrar no longer holds for us. */
+function informationFromRecord(domain: DomainRecord): DomainInformationView {
+  return {
+    nameservers: domain.nameservers,
+    transferLock: domain.transferLock ?? undefined,
+    expiryDate: domain.expiryDate ?? undefined,
+    registrationStatus: domain.status,
+    idProtection: domain.addons.idProtection,
+    dnsManagement: domain.addons.dnsManagement,
+    emailForwarding: domain.addons.emailForwarding,
+    restorable: false,
+    registrantEmail: undefined,
+    extra: {},
+    assembled: true,
+  };
+}
+
+/**
  * Maps a registrar's definite "no" to the platform's error: `unavailable` is a 400 the client can
  * act on; `refused` is the registrar failing the request (502), with its message.
  */
@@ -158,9 +182,11 @@ export class RegistrarGateway {
   /**
    * docs/api.md#domain-information. Without `domainInformation`, the answer is assembled as billing platforms do:
    * nameservers from the registrar (required then), the lock if the registrar can tell (a failure
-   * there is ignored), and expiry, status and addons from the platform's own record.
+   * there is ignored), and expiry, status and addons from the platform's own record. A domain we
+   * know is Cancelled or Transferred Away is answered from our record, without the registrar.
    */
   async information(domain: DomainRecord): Promise<DomainInformationView> {
+    if (GONE_FROM_REGISTRAR.has(domain.status)) return informationFromRecord(domain);
     const plugin = this.pluginFor(domain);
     if (supports(plugin, 'domainInformation')) {
       const info = this.unwrap(

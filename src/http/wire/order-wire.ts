@@ -22,8 +22,74 @@ const regperiod = z
     `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`,
   );
 
-/** Nested objects arrive as PHP-bracket forms or JSON; their shape is checked by the mappers below, which name the field. */
-const nested = z.custom<WireValue>().optional();
+/**
+ * Nested objects arrive as PHP-bracket forms or JSON; their shape is checked by the mappers below,
+ * which name the field. `shape` is what the OpenAPI document says of the field (JSON Schema).
+ */
+const nested = (shape: Record<string, unknown>) => z.custom<WireValue>().optional().meta(shape);
+
+const textValue = { type: 'string' };
+const hostName = { type: 'string', description: 'A host name, like ns1.example.net' };
+const wireFlag = {
+  type: 'string',
+  enum: ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'],
+  description: 'A boolean: true/false, 1/0, on/off or yes/no',
+};
+const contact = {
+  type: 'object',
+  description:
+    'Contact fields by their lower-case names (firstname, lastname, fullname, companyname, email, address1, address2, city, state, postcode, country, phonenumber, tax_id) or the billing platform\'s display names ("First Name", "Email Address", …)',
+  additionalProperties: textValue,
+  examples: [
+    {
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      email: 'ada@example.com',
+      address1: '1 Analytical Way',
+      city: 'London',
+      postcode: 'N1 1AA',
+      country: 'GB',
+      phonenumber: '+44.2071234567',
+    },
+  ],
+};
+
+const nameserversField = nested({
+  description:
+    'nameservers[ns1]=…&nameservers[ns2]=… (ns1 and ns2 required, up to ns5), or positional nameservers[0]=…; empty entries are dropped',
+  anyOf: [
+    {
+      type: 'object',
+      properties: { ns1: hostName, ns2: hostName, ns3: hostName, ns4: hostName, ns5: hostName },
+      additionalProperties: false,
+    },
+    { type: 'array', items: hostName, maxItems: 5 },
+  ],
+});
+const contactsField = nested({
+  description:
+    "Contacts by role: contacts[Registrant][firstname]=…; Registrant is required unless the reseller's group has a default contact",
+  type: 'object',
+  properties: {
+    Registrant: contact,
+    Admin: contact,
+    Tech: { ...contact, description: 'Also accepted as Technical' },
+    Billing: contact,
+  },
+  additionalProperties: false,
+});
+const addonsField = nested({
+  description: 'Addons to enable: addons[idprotection]=1; each may carry a yearly price per group',
+  type: 'object',
+  properties: { dnsmanagement: wireFlag, emailforwarding: wireFlag, idprotection: wireFlag },
+  additionalProperties: false,
+});
+const originalvarsField = nested({
+  description:
+    "The billing platform's original parameters (any nesting): stored as received, at most 16 KiB as JSON, never interpreted",
+  type: 'object',
+  additionalProperties: true,
+});
 
 const idnLanguage = optionalText('idnLanguage')
   .transform((v) => v?.trim() || undefined)
@@ -35,12 +101,12 @@ const idnLanguage = optionalText('idnLanguage')
 const registerFields = {
   domain: domainField,
   regperiod,
-  nameservers: nested,
-  contacts: nested,
-  addons: nested,
+  nameservers: nameserversField,
+  contacts: contactsField,
+  addons: addonsField,
   domainfields: optionalText('domainfields'),
   idnLanguage,
-  originalvars: nested,
+  originalvars: originalvarsField,
 };
 
 /** docs/api.md#register-a-domain. */
@@ -51,7 +117,7 @@ export const TransferBody = z.object({
   eppcode: text('eppcode').trim().min(1, 'eppcode is required').max(255, 'eppcode is longer than 255 characters'),
 });
 /** docs/api.md#renew-a-domain. */
-export const RenewBody = z.object({ domain: domainField, regperiod, addons: nested, idnLanguage });
+export const RenewBody = z.object({ domain: domainField, regperiod, addons: addonsField, idnLanguage });
 
 export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterCommand {
   return {
