@@ -30,6 +30,11 @@ export interface Route<Schema extends z.ZodType = z.ZodType> {
   readonly summary: string;
   /** Groups the route in the OpenAPI document. */
   readonly tag?: string;
+  /**
+   * The handler honours an `Idempotency-Key` header (docs/api.md#idempotency-key): the OpenAPI
+   * document lists the header and its 422 reply.
+   */
+  readonly idempotent?: true;
 }
 
 /** Keeps each route's handler typed by its own schema. */
