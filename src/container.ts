@@ -20,6 +20,7 @@ import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
+import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/shared/events';
 import type { Logger } from './core/shared/logger';
@@ -151,12 +152,15 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.availabilityChecker)
     .toResolvedValue(
-      (registrars: RegistrarDirectory, clock: Clock, logger: Logger) =>
-        new AvailabilityChecker(registrars, clock, logger, {
+      (registrars: RegistrarDirectory, clock: Clock, logger: Logger, events: EventBus) => {
+        const checker = new AvailabilityChecker(registrars, clock, logger, {
           timeoutMs: settings.registrarTimeoutMs,
           cacheSeconds: settings.searchCacheSeconds,
-        }),
-      [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
+        });
+        followOwnOrders(events, checker);
+        return checker;
+      },
+      [TOKENS.registrars, TOKENS.clock, TOKENS.logger, TOKENS.events],
     )
     .inSingletonScope();
   container
