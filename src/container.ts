@@ -3,6 +3,7 @@ import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
+import { type CostPriceSource, CostPriceImport } from './core/catalogue/cost-price-import';
 import { CreditService } from './core/credit/credit-service';
 import type { LedgerFactory } from './core/credit/ledger';
 import { DomainManagementService } from './core/domain/domain-management-service';
@@ -139,6 +140,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   container
+    .bind(TOKENS.costPriceImport)
+    .toResolvedValue(
+      (uow: UnitOfWork, catalogue: CatalogueService, gateway: RegistrarGateway) =>
+        new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
+      [TOKENS.unitOfWork, TOKENS.catalogueService, TOKENS.registrarGateway],
+    )
+    .inSingletonScope();
+  container
     .bind(TOKENS.creditService)
     .toResolvedValue(
       (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
@@ -248,4 +257,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   return container;
+}
+
+/** The cost price import's one way to the registrars: the plugin's `tldPricing`, guarded by the gateway. */
+function tldCostsFrom(gateway: RegistrarGateway): CostPriceSource {
+  return (registrarId) => gateway.tldPrices(registrarId);
 }
