@@ -3,6 +3,7 @@ import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
+import { type CostPriceSource, CostPriceImport } from './core/catalogue/cost-price-import';
 import { CreditService } from './core/credit/credit-service';
 import type { LedgerFactory } from './core/credit/ledger';
 import { DomainManagementService } from './core/domain/domain-management-service';
@@ -20,6 +21,7 @@ import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
+import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/shared/events';
 import type { Logger } from './core/shared/logger';
@@ -136,6 +138,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   container
+    .bind(TOKENS.costPriceImport)
+    .toResolvedValue(
+      (uow: UnitOfWork, catalogue: CatalogueService, gateway: RegistrarGateway) =>
+        new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
+      [TOKENS.unitOfWork, TOKENS.catalogueService, TOKENS.registrarGateway],
+    )
+    .inSingletonScope();
+  container
     .bind(TOKENS.creditService)
     .toResolvedValue(
       (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
@@ -149,12 +159,15 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.availabilityChecker)
     .toResolvedValue(
-      (registrars: RegistrarDirectory, clock: Clock, logger: Logger) =>
-        new AvailabilityChecker(registrars, clock, logger, {
+      (registrars: RegistrarDirectory, clock: Clock, logger: Logger, events: EventBus) => {
+        const checker = new AvailabilityChecker(registrars, clock, logger, {
           timeoutMs: settings.registrarTimeoutMs,
           cacheSeconds: settings.searchCacheSeconds,
-        }),
-      [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
+        });
+        followOwnOrders(events, checker);
+        return checker;
+      },
+      [TOKENS.registrars, TOKENS.clock, TOKENS.logger, TOKENS.events],
     )
     .inSingletonScope();
   container
@@ -242,4 +255,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   return container;
+}
+
+/** The cost price import's one way to the registrars: the plugin's `tldPricing`, guarded by the gateway. */
+function tldCostsFrom(gateway: RegistrarGateway): CostPriceSource {
+  return (registrarId) => gateway.tldPrices(registrarId);
 }
