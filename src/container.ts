@@ -71,8 +71,10 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.resellerDirectory)
     .toResolvedValue(
-      (uow: UnitOfWork, secrets: SecretBox) => new StoredResellerDirectory(uow.read.resellers, secrets),
-      [TOKENS.unitOfWork, TOKENS.secretBox],
+      // ADR 11: the balance read with the reseller is the reseller's only while the ledger is the module's own.
+      (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
+        new StoredResellerDirectory(uow.read.resellers, secrets, ledger === ports.ledger),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],
     )
     .inSingletonScope();
   container.bind(TOKENS.apiLogRepository).toConstantValue(ports.apiLog);
