@@ -1,8 +1,9 @@
 import { Container } from 'inversify';
 import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
-import { FailureThrottle } from './core/auth/failure-throttle';
+import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
+import { type CostPriceSource, CostPriceImport } from './core/catalogue/cost-price-import';
 import { CreditService } from './core/credit/credit-service';
 import type { LedgerFactory } from './core/credit/ledger';
 import { DomainManagementService } from './core/domain/domain-management-service';
@@ -10,6 +11,7 @@ import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
 import type { OrderRegistrar } from './core/order/order-registrar';
+import { OrderSettlement } from './core/order/order-settlement';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
@@ -23,6 +25,7 @@ import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
+import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/shared/events';
 import type { Logger } from './core/shared/logger';
@@ -73,8 +76,10 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.resellerDirectory)
     .toResolvedValue(
-      (uow: UnitOfWork, secrets: SecretBox) => new StoredResellerDirectory(uow.read.resellers, secrets),
-      [TOKENS.unitOfWork, TOKENS.secretBox],
+      // ADR 11: the balance read with the reseller is the reseller's only while the ledger is the module's own.
+      (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
+        new StoredResellerDirectory(uow.read.resellers, secrets, ledger === ports.ledger),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],
     )
     .inSingletonScope();
   container.bind(TOKENS.apiLogRepository).toConstantValue(ports.apiLog);
@@ -102,6 +107,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         new FailureThrottle(
           {
             maxFailures: settings.authMaxFailures,
+            // One address may serve several resellers' billing platforms (a host, an office NAT):
+            // one misconfigured account must not block the others, so the address gets more room.
+            maxFailuresPerAddress: settings.authMaxFailures * ADDRESS_FAILURES_FACTOR,
             windowSeconds: settings.authFailureWindowSeconds,
             blockSeconds: settings.authBlockSeconds,
           },
@@ -136,6 +144,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   container
+    .bind(TOKENS.costPriceImport)
+    .toResolvedValue(
+      (uow: UnitOfWork, catalogue: CatalogueService, gateway: RegistrarGateway) =>
+        new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
+      [TOKENS.unitOfWork, TOKENS.catalogueService, TOKENS.registrarGateway],
+    )
+    .inSingletonScope();
+  container
     .bind(TOKENS.creditService)
     .toResolvedValue(
       (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
@@ -149,11 +165,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.availabilityChecker)
     .toResolvedValue(
-      (registrars: GuardedRegistrars, clock: Clock, logger: Logger) =>
-        new AvailabilityChecker(registrars, clock, logger, {
+      (registrars: GuardedRegistrars, clock: Clock, logger: Logger, events: EventBus) => {
+        const checker = new AvailabilityChecker(registrars, clock, logger, {
           cacheSeconds: settings.searchCacheSeconds,
-        }),
-      [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
+        });
+        followOwnOrders(events, checker);
+        return checker;
+      },
+      [TOKENS.registrars, TOKENS.clock, TOKENS.logger, TOKENS.events],
     )
     .inSingletonScope();
   container
@@ -192,6 +211,7 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
       reconcileAfterMs: settings.reconcileAfterMs,
       idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
       reconcileBatch: settings.reconcileBatch,
+      pendingLimitDays: settings.pendingOrderLimitDays,
     }),
   );
   container
@@ -213,7 +233,17 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         logger: Logger,
         orderSettings: OrderSettings,
         events: EventBus,
-      ) => new OrderService(uow, registrar, catalogue, clock, logger, orderSettings, events),
+      ) =>
+        new OrderService(
+          uow,
+          registrar,
+          catalogue,
+          new OrderSettlement(uow, clock, logger, events, orderSettings),
+          clock,
+          logger,
+          orderSettings,
+          events,
+        ),
       [
         TOKENS.unitOfWork,
         TOKENS.orderRegistrar,
@@ -226,4 +256,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   return container;
+}
+
+/** The cost price import's one way to the registrars: the plugin's `tldPricing`, guarded by the gateway. */
+function tldCostsFrom(gateway: RegistrarGateway): CostPriceSource {
+  return (registrarId) => gateway.tldPrices(registrarId);
 }

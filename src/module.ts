@@ -36,6 +36,7 @@ import { operationalRoutes, type Readiness } from './http/routes/operational-rou
 import { AesSecretBox } from './infra/crypto/aes-secret-box';
 import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/master-key';
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
+import { openHotReads } from './infra/db/direct-reads';
 import { migrateLatest } from './infra/db/migrate';
 import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
@@ -98,7 +99,7 @@ export interface ResellerModule {
     readonly domains: DomainService;
     /** Domain search: suggestions and exact-name lookup (docs/search.md). */
     readonly search: SearchService;
-    /** Domain management as the HTTP API offers it, per reseller (spec 4.4 to 4.13). */
+    /** Domain management as the HTTP API offers it, per reseller (docs/api.md#domains). */
     readonly domainManagement: DomainManagementService;
     /** Registrar sync of one domain, or a round of them (`reseller-admin sync`, the server's jobs). */
     readonly domainSync: DomainSyncService;
@@ -163,6 +164,12 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
       : undefined;
   const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax, logger }) : (options.database as Knex);
+  // ADR 11: authentication's statement on a connection of its own, through the driver's public API.
+  const hotReads = target ? openHotReads(target, { poolMax: settings.dbPoolMax }) : undefined;
+  const closeDatabase = async () => {
+    await hotReads?.close();
+    if (ownsDatabase) await knex.destroy();
+  };
 
   try {
     const secretBox = new AesSecretBox(
@@ -182,7 +189,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       {
         clock,
         logger,
-        unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger),
+        unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger, hotReads),
         ledger: knexLedger,
         apiLog: new KnexApiLogRepository(knex),
         secretBox,
@@ -225,7 +232,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       const checks: Record<string, string> = {};
       if (draining) checks.process = 'shutting down';
       checks.database = await databaseAnswers(knex);
-      checks.plugins = closed ? 'closed' : registrars.ids().length > 0 ? 'ok' : 'no registrar plugin is installed';
+      checks.plugins = closed
+        ? 'closed'
+        : registrars.ids().length === 0
+          ? 'no registrar plugin is installed'
+          : (missingRegistrars(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
       return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
     };
 
@@ -308,21 +319,25 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     };
     const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
 
-    let document: unknown;
-    const routes: Route[] = [
-      ...ROUTES,
-      ...operationalRoutes({
-        document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath })),
-        readiness,
-        metrics: settings.metrics ? metrics : undefined,
-      }),
-    ];
+    /** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
+    const routesMountedAt = (prefix: string | undefined): Route[] => {
+      let document: unknown;
+      const routes: Route[] = [
+        ...ROUTES,
+        ...operationalRoutes({
+          document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
+          readiness,
+          metrics: settings.metrics ? metrics : undefined,
+        }),
+      ];
+      return routes;
+    };
 
     return {
       middleware: (mount = {}) =>
         createHttpApi({
           container,
-          routes,
+          routes: routesMountedAt(mount.prefix),
           logger,
           basePath: settings.basePath,
           observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },
@@ -366,13 +381,31 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         await apiLog.close();
         closed = true;
         await registrars.close();
-        if (ownsDatabase) await knex.destroy();
+        await closeDatabase();
       },
     };
   } catch (error) {
-    if (ownsDatabase) await knex.destroy();
+    await closeDatabase();
     throw error;
   }
+}
+
+/**
+ * TLDs whose registrar plugin is not installed (a plugin removed, or a folder renamed, after the
+ * TLDs were set): their orders would fail one by one, so start-up and /readyz say so.
+ */
+export function missingRegistrars(
+  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
+  registrars: { has(id: string): boolean },
+): string | undefined {
+  const missing = new Map<string, string[]>();
+  for (const { tld, registrar } of tlds)
+    if (!registrars.has(registrar)) missing.set(registrar, [...(missing.get(registrar) ?? []), tld]);
+  if (missing.size === 0) return undefined;
+  return [...missing.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
+    .join('; ');
 }
 
 const roundCounts = (report: SyncRoundReport) => ({

@@ -1,3 +1,5 @@
+import type { Minor } from '../shared/money';
+
 export type ResellerStatus = 'active' | 'suspended';
 
 export interface Reseller {
@@ -15,15 +17,24 @@ export interface ResellerCredentials extends Reseller {
   readonly allowedNetworks: readonly string[];
 }
 
+/**
+ * What authentication reads of a reseller in one statement: its credentials and, where the
+ * repository can read it in that same statement, the balance of the platform's own credit ledger
+ * (ADR 11: `GET /billing/credits` then needs no second read).
+ */
+export interface ResellerSignIn extends ResellerCredentials {
+  readonly ledgerBalance?: Minor;
+}
+
 export interface ResellerGroup {
   readonly id: string;
   readonly name: string;
-  /** Registrant contact used when an order carries none (spec 2.3). */
+  /** Registrant contact used when an order carries none (docs/api.md#contacts-field). */
   readonly defaultContact: Record<string, string> | null;
 }
 
 export interface ResellerRepository {
-  findByEmail(email: string): Promise<ResellerCredentials | undefined>;
+  findByEmail(email: string): Promise<ResellerSignIn | undefined>;
   findById(id: string): Promise<Reseller | undefined>;
   list(): Promise<Reseller[]>;
   insert(reseller: ResellerCredentials): Promise<void>;
@@ -45,7 +56,7 @@ export interface GroupRepository {
 }
 
 /**
- * Seals API keys at rest. The server must hold each key to verify the HMAC (spec 5), so keys are
+ * Seals API keys at rest. The server must hold each key to verify the HMAC, so keys are
  * encrypted under the operator's master key rather than hashed.
  */
 export interface SecretBox {

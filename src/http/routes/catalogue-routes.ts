@@ -8,9 +8,8 @@ const pricingRoute = (action: 'register' | 'renew' | 'transfer') =>
   route({
     method: 'get',
     path: `/order/pricing/domains/${action}`,
-    quiet: true,
     access: 'reseller',
-    summary: `${action} prices per period for one domain's TLD (spec 2.10)`,
+    summary: `${action} prices per period for one domain's TLD`,
     input: z.object({ domain: domainField }),
     output: PeriodPrices,
     handler: ({ input, reseller, resolve }) =>
@@ -21,9 +20,8 @@ export const catalogueRoutes = [
   route({
     method: 'get',
     path: '/tlds',
-    quiet: true,
     access: 'reseller',
-    summary: 'TLDs offered to the reseller\'s group, as [".com", …] (spec 4.16)',
+    summary: 'TLDs offered to the reseller\'s group, as [".com", …]',
     input: noInput,
     output: TldList,
     handler: ({ reseller, resolve }) => resolve(TOKENS.catalogueService).offeredTlds(reseller.groupId),
@@ -31,9 +29,8 @@ export const catalogueRoutes = [
   route({
     method: 'get',
     path: '/tlds/pricing',
-    quiet: true,
     access: 'reseller',
-    summary: 'Prices of every offered TLD, one row per TLD and period (decisions.md)',
+    summary: 'Prices of every offered TLD, one row per TLD and period',
     input: noInput,
     output: TldPricingRows,
     handler: ({ reseller, resolve }) => resolve(TOKENS.catalogueService).tldPricing(reseller.groupId),

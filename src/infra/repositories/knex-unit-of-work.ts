@@ -1,21 +1,27 @@
 import type { Knex } from 'knex';
 import type { LedgerFactory } from '../../core/credit/ledger';
-import type { Repositories, RunOptions, UnitOfWork } from '../../core/shared/unit-of-work';
+import type { Repositories, UnitOfWork } from '../../core/shared/unit-of-work';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
+import type { HotReads } from '../db/direct-reads';
 import { isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
 export const knexLedger: LedgerFactory = (connection) =>
   new KnexLedgerRepository(connection as Knex | Knex.Transaction);
 
-export function knexRepositories(db: Knex | Knex.Transaction, ledger: LedgerFactory = knexLedger): Repositories {
+/** `reads`: the hot-path reader, for repositories outside any transaction only (a transaction reads its own writes). */
+export function knexRepositories(
+  db: Knex | Knex.Transaction,
+  ledger: LedgerFactory = knexLedger,
+  reads?: HotReads,
+): Repositories {
   return {
-    resellers: new KnexResellerRepository(db),
+    resellers: new KnexResellerRepository(db, reads),
     groups: new KnexGroupRepository(db),
     catalogue: new KnexCatalogueRepository(db),
     ledger: ledger(db),
@@ -33,20 +39,19 @@ export class KnexUnitOfWork implements UnitOfWork {
   constructor(
     private readonly db: Knex,
     private readonly ledger: LedgerFactory = knexLedger,
+    reads?: HotReads,
   ) {
-    this.read = knexRepositories(db, ledger);
+    this.read = knexRepositories(db, ledger, reads);
   }
 
   /**
-   * One transaction (or, for work of one statement, that statement alone). A transaction the database aborted to break a deadlock (InnoDB picks a
+   * One transaction. A transaction the database aborted to break a deadlock (InnoDB picks a
    * victim when concurrent orders race for one name) wrote nothing, so it is run again; `work`
    * must only touch the repositories it is given.
    */
-  async run<T>(work: (repos: Repositories) => Promise<T>, options: RunOptions = {}): Promise<T> {
+  async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // One statement is atomic by itself (autocommit): no BEGIN and COMMIT round trips around it.
-        if (options.oneStatement) return await work(this.read);
         return await this.db.transaction((trx) => work(knexRepositories(trx, this.ledger)));
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * The RFC schemas: EPP_SCHEMAS_DIR, else the copy in test/fixtures/epp-schemas (taken from the
- * team's shared/epp-schemas, so a clone tests without anything beside it).
+ * The RFC schemas: EPP_SCHEMAS_DIR, else the copy in test/fixtures/epp-schemas (so a clone tests
+ * without anything beside it).
  * Missing schemas or a missing xmllint fail the run with a message saying what to install.
  */
 export function eppSchemaFile(): string {
