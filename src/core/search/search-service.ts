@@ -368,6 +368,7 @@ function suggestedCandidates(
     if (!split || !tld) continue;
     const sld = { ascii: split.sld, unicode: name.unicode.split('.')[0] };
     if (sld.ascii === term.label.ascii || lengthProblem(sld, tld.offered.tld)) continue;
+    if (builtFromPunycode(sld.ascii, term)) continue;
     const score = suggestionScore({
       base: registrarBase(s.score),
       tldRank: tld.rank,
@@ -376,6 +377,19 @@ function suggestedCandidates(
     candidates.push({ sld, tld, domain: join(sld, tld.forms), score });
   }
   return best(candidates, budget);
+}
+
+/**
+ * A suggestion made by gluing text to the punycode of the term (`getxn--bcher-kva`,
+ * `xn--bcher-kvahq` for `bücher`): valid LDH, but nothing a person searching for `bücher` means
+ * (the second decodes to `büýÿcher`). Candidates come from the Unicode label, each whole
+ * candidate converted with UTS-46 (docs/search.md); a registrar that works on the ASCII form
+ * gets these dropped.
+ */
+function builtFromPunycode(sldAscii: string, term: SearchTerm): boolean {
+  if (sldAscii.indexOf('xn--') > 0) return true;
+  const termAscii = term.label.ascii;
+  return termAscii.startsWith('xn--') && sldAscii !== termAscii && sldAscii.includes(termAscii);
 }
 
 /** De-duplicates by name, keeping the best score. */
