@@ -66,7 +66,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       tld: '.com',
       group: 'bench',
       registrar: 'sandbox',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
     });
     const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
     for (let i = 0; i < RESELLERS; i++) {

@@ -116,7 +116,7 @@ async function startTarget(cacheSeconds: number): Promise<Target> {
       tld,
       group: 'bench',
       registrar: 'latency',
-      prices: { register: '1=10.00,2=20.00', renew: '1=11.00', transfer: '1=9.00' },
+      prices: { register: { 1: 1000, 2: 2000 }, renew: { 1: 1100 }, transfer: { 1: 900 } },
     });
   }
   const email = 'bench@example.com';

@@ -133,7 +133,7 @@ async function main(): Promise<void> {
       tld,
       group: 'soak',
       registrar: 'sandbox',
-      prices: { register: '1=10.00', renew: '1=11.00', transfer: '1=9.00' },
+      prices: { register: { 1: 1000 }, renew: { 1: 1100 }, transfer: { 1: 900 } },
     });
   }
   const resellers = [];

@@ -54,7 +54,7 @@ async function seed(url: string, count: number): Promise<void> {
       tld: '.com',
       group: 'bench',
       registrar: 'sandbox',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
     });
     const { reseller } = await module.services.resellers.create('sync@example.com', 'bench', 0);
     const now = Date.now();

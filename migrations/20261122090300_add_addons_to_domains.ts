@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 
 export async function up(knex: Knex): Promise<void> {
-  // Spec 2.4 addons held per domain. One ALTER statement on MariaDB, so it applies whole or not at all.
+  // Addons (docs/api.md#addons-field) held per domain. One ALTER statement on MariaDB, so it applies whole or not at all.
   await knex.schema.alterTable('domains', (t) => {
     t.boolean('dns_management').notNullable().defaultTo(false);
     t.boolean('email_forwarding').notNullable().defaultTo(false);

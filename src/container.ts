@@ -1,7 +1,7 @@
 import { Container } from 'inversify';
 import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
-import { FailureThrottle } from './core/auth/failure-throttle';
+import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { CreditService } from './core/credit/credit-service';
 import type { LedgerFactory } from './core/credit/ledger';
@@ -10,6 +10,7 @@ import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
 import type { OrderRegistrar } from './core/order/order-registrar';
+import { OrderSettlement } from './core/order/order-settlement';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
@@ -19,6 +20,7 @@ import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/shared/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
+import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/shared/events';
 import type { Logger } from './core/shared/logger';
@@ -98,6 +100,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         new FailureThrottle(
           {
             maxFailures: settings.authMaxFailures,
+            // One address may serve several resellers' billing platforms (a host, an office NAT):
+            // one misconfigured account must not block the others, so the address gets more room.
+            maxFailuresPerAddress: settings.authMaxFailures * ADDRESS_FAILURES_FACTOR,
             windowSeconds: settings.authFailureWindowSeconds,
             blockSeconds: settings.authBlockSeconds,
           },
@@ -145,12 +150,15 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.availabilityChecker)
     .toResolvedValue(
-      (registrars: RegistrarDirectory, clock: Clock, logger: Logger) =>
-        new AvailabilityChecker(registrars, clock, logger, {
+      (registrars: RegistrarDirectory, clock: Clock, logger: Logger, events: EventBus) => {
+        const checker = new AvailabilityChecker(registrars, clock, logger, {
           timeoutMs: settings.registrarTimeoutMs,
           cacheSeconds: settings.searchCacheSeconds,
-        }),
-      [TOKENS.registrars, TOKENS.clock, TOKENS.logger],
+        });
+        followOwnOrders(events, checker);
+        return checker;
+      },
+      [TOKENS.registrars, TOKENS.clock, TOKENS.logger, TOKENS.events],
     )
     .inSingletonScope();
   container
@@ -193,6 +201,7 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
       reconcileAfterMs: settings.reconcileAfterMs,
       idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
       reconcileBatch: settings.reconcileBatch,
+      pendingLimitDays: settings.pendingOrderLimitDays,
     }),
   );
   container
@@ -214,7 +223,17 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         logger: Logger,
         orderSettings: OrderSettings,
         events: EventBus,
-      ) => new OrderService(uow, registrar, catalogue, clock, logger, orderSettings, events),
+      ) =>
+        new OrderService(
+          uow,
+          registrar,
+          catalogue,
+          new OrderSettlement(uow, clock, logger, events, orderSettings),
+          clock,
+          logger,
+          orderSettings,
+          events,
+        ),
       [
         TOKENS.unitOfWork,
         TOKENS.orderRegistrar,

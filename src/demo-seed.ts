@@ -1,3 +1,5 @@
+import { DEFAULT_DATABASE_URL, type Settings } from './config/settings';
+import type { PeriodPrices } from './core/catalogue/catalogue';
 import type { ResellerModule } from './module';
 
 export const DEMO_EMAIL = 'demo@reseller.test';
@@ -9,20 +11,30 @@ export interface DemoCredentials {
 }
 
 /**
+ * SEED_DEMO when it is set; otherwise only on the embedded SQLite default, the quick start. A
+ * configured database is a deployment: a demo reseller with credit there would be a free account.
+ */
+export function shouldSeedDemo(settings: Pick<Settings, 'seedDemo' | 'databaseUrl'>): boolean {
+  return settings.seedDemo ?? settings.databaseUrl === DEFAULT_DATABASE_URL;
+}
+
+/**
  * On an empty database: a demo group, a few TLDs on the sandbox registrar and a demo reseller
  * with credit. Returns the demo credentials when it created them, or undefined when resellers
  * already exist (the key is only ever shown once).
  */
 export async function seedDemo(module: ResellerModule): Promise<DemoCredentials | undefined> {
   const { resellers, catalogue } = module.services;
+  // The demo TLDs are on the sandbox; a PLUGINS_DIR without it gets no demo rather than a failed start.
+  if (!module.registrars.has('sandbox')) return undefined;
   if ((await resellers.list()).length > 0) return undefined;
   const groups = await resellers.listGroups();
   if (!groups.some((g) => g.name === DEMO_GROUP)) await resellers.createGroup(DEMO_GROUP);
-  const tlds: Array<[string, string, string, string]> = [
-    ['.com', '1=10.00,2=20.00,3=30.00,5=50.00,10=100.00', '1=11.00,2=22.00', '1=9.50'],
-    ['.net', '1=12.00,2=24.00,5=60.00', '1=13.00,2=26.00', '1=11.00'],
-    ['.org', '1=11.50,2=23.00', '1=12.50', '1=10.50'],
-    ['.io', '1=35.00', '1=40.00', '1=35.00'],
+  const tlds: Array<[string, PeriodPrices, PeriodPrices, PeriodPrices]> = [
+    ['.com', { 1: 1000, 2: 2000, 3: 3000, 5: 5000, 10: 10000 }, { 1: 1100, 2: 2200 }, { 1: 950 }],
+    ['.net', { 1: 1200, 2: 2400, 5: 6000 }, { 1: 1300, 2: 2600 }, { 1: 1100 }],
+    ['.org', { 1: 1150, 2: 2300 }, { 1: 1250 }, { 1: 1050 }],
+    ['.io', { 1: 3500 }, { 1: 4000 }, { 1: 3500 }],
   ];
   for (const [tld, register, renew, transfer] of tlds) {
     await catalogue.setTld({ tld, group: DEMO_GROUP, registrar: 'sandbox', prices: { register, renew, transfer } });

@@ -1,16 +1,29 @@
+#!/usr/bin/env node
 import { loadSettings } from './config/settings';
-import { seedDemo } from './demo-seed';
+import { seedDemo, shouldSeedDemo } from './demo-seed';
+import { databaseStartupProblem } from './infra/db/errors';
 import { createResellerModule } from './module';
 import { startServer } from './server';
+import { handleShutdownSignals } from './shutdown-signals';
 
-/** The stand-alone server: a small host built on the public module API, nothing more. */
+/**
+ * The stand-alone server: a small host built on the public module API, nothing more. In production
+ * it runs compiled, under plain node (`npm run serve`, or the `domain-reseller` bin; docs/operations.md).
+ */
+let databaseUrl: string | undefined;
+
 async function main(): Promise<void> {
   const settings = loadSettings();
+  databaseUrl = settings.databaseUrl;
   const module = await createResellerModule({ settings: { ...settings } });
   const { logger } = module;
   const applied = await module.migrate();
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  const demo = settings.seedDemo ? await seedDemo(module) : undefined;
+  const demo = shouldSeedDemo(settings) ? await seedDemo(module) : undefined;
+  // Said at start, not only by /readyz: a TLD on a plugin that is not installed fails every order for it.
+  const { checks } = await module.readiness();
+  if (checks.plugins !== 'ok')
+    logger.error({ plugins: checks.plugins }, `not ready until this is fixed (/readyz answers 503): ${checks.plugins}`);
 
   module.metrics.collectProcessMetrics();
   // Order reconciliation, domain sync, transfer sync and the API log purge, each claimed so that every process can run them (BACKGROUND_JOBS=false: off).
@@ -24,17 +37,18 @@ async function main(): Promise<void> {
   );
   if (demo) printDemo(base, demo.email, demo.apiKey);
 
-  const stop = (signal: string) => {
-    running.shutdown(signal).then(
-      (finished) => process.exit(finished ? 0 : 1),
-      (error) => {
-        logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  handleShutdownSignals({
+    logger,
+    shutdown: (signal) =>
+      running.shutdown(signal).then(
+        (finished) => process.exit(finished ? 0 : 1),
+        (error) => {
+          logger.error({ err: error }, 'shutdown failed');
+          process.exit(1);
+        },
+      ),
+    forceExit: (code) => process.exit(code),
+  });
 }
 
 function printDemo(base: string, email: string, apiKey: string): void {
@@ -53,6 +67,7 @@ function printDemo(base: string, email: string, apiKey: string): void {
 }
 
 main().catch((error) => {
-  process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+  const explained = databaseUrl === undefined ? undefined : databaseStartupProblem(error, databaseUrl);
+  process.stderr.write(`${explained ?? (error instanceof Error ? error.message : String(error))}\n`);
   process.exit(1);
 });

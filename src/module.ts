@@ -98,7 +98,7 @@ export interface ResellerModule {
     readonly domains: DomainService;
     /** Domain search: suggestions and exact-name lookup (docs/search.md). */
     readonly search: SearchService;
-    /** Domain management as the HTTP API offers it, per reseller (spec 4.4 to 4.13). */
+    /** Domain management as the HTTP API offers it, per reseller (docs/api.md#domains). */
     readonly domainManagement: DomainManagementService;
     /** Registrar sync of one domain, or a round of them (`reseller-admin sync`, the server's jobs). */
     readonly domainSync: DomainSyncService;
@@ -225,7 +225,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       const checks: Record<string, string> = {};
       if (draining) checks.process = 'shutting down';
       checks.database = await databaseAnswers(knex);
-      checks.plugins = closed ? 'closed' : registrars.ids().length > 0 ? 'ok' : 'no registrar plugin is installed';
+      checks.plugins = closed
+        ? 'closed'
+        : registrars.ids().length === 0
+          ? 'no registrar plugin is installed'
+          : (missingRegistrars(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
       return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
     };
 
@@ -308,21 +312,25 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     };
     const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
 
-    let document: unknown;
-    const routes: Route[] = [
-      ...ROUTES,
-      ...operationalRoutes({
-        document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath })),
-        readiness,
-        metrics: settings.metrics ? metrics : undefined,
-      }),
-    ];
+    /** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
+    const routesMountedAt = (prefix: string | undefined): Route[] => {
+      let document: unknown;
+      const routes: Route[] = [
+        ...ROUTES,
+        ...operationalRoutes({
+          document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
+          readiness,
+          metrics: settings.metrics ? metrics : undefined,
+        }),
+      ];
+      return routes;
+    };
 
     return {
       middleware: (mount = {}) =>
         createHttpApi({
           container,
-          routes,
+          routes: routesMountedAt(mount.prefix),
           logger,
           basePath: settings.basePath,
           observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },
@@ -373,6 +381,24 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     if (ownsDatabase) await knex.destroy();
     throw error;
   }
+}
+
+/**
+ * TLDs whose registrar plugin is not installed (a plugin removed, or a folder renamed, after the
+ * TLDs were set): their orders would fail one by one, so start-up and /readyz say so.
+ */
+export function missingRegistrars(
+  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
+  registrars: { has(id: string): boolean },
+): string | undefined {
+  const missing = new Map<string, string[]>();
+  for (const { tld, registrar } of tlds)
+    if (!registrars.has(registrar)) missing.set(registrar, [...(missing.get(registrar) ?? []), tld]);
+  if (missing.size === 0) return undefined;
+  return [...missing.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
+    .join('; ');
 }
 
 const roundCounts = (report: SyncRoundReport) => ({

@@ -191,7 +191,7 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
       tld: '.com',
       group: GROUP,
       registrar: 'sandbox',
-      prices: { register: '1=12.00,2=23.00', renew: '1=13.00', transfer: '1=11.00' },
+      prices: { register: { 1: 1200, 2: 2300 }, renew: { 1: 1300 }, transfer: { 1: 1100 } },
     });
   }
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * The hour stamp of the token secret (spec section 5): two-digit year, month, day, a space and
+ * The hour stamp of the token secret (docs/api.md#authentication): two-digit year, month, day, a space and
  * the two-digit hour, in UTC. Kept here rather than imported from the core, so the SDK stands alone.
  */
 export function apiTokenHour(at: Date): string {
@@ -10,7 +10,7 @@ export function apiTokenHour(at: Date): string {
 }
 
 /**
- * The `token` header of spec section 5: base64 of the lowercase hex HMAC-SHA256 of the API key,
+ * The `token` header of docs/api.md#authentication: base64 of the lowercase hex HMAC-SHA256 of the API key,
  * keyed with `"<email>:<yy-mm-dd HH>"` for the UTC hour of `at`. Always 88 characters.
  */
 export function apiToken(email: string, apiKey: string, at: Date): string {

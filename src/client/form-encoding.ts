@@ -9,14 +9,14 @@ export type FormValue =
   | { readonly [key: string]: FormValue };
 
 export interface FormEncodingOptions {
-  /** Top-level list parameters sent by repeating the name (`tldsToInclude=.com&tldsToInclude=.net`, spec 2.1) instead of `name[0]=…`. */
+  /** Top-level list parameters sent by repeating the name (`tldsToInclude=.com&tldsToInclude=.net`, docs/api.md#requests) instead of `name[0]=…`. */
   readonly repeat?: readonly string[];
 }
 
 /**
  * Encodes parameters as `application/x-www-form-urlencoded` with PHP-bracket nesting, the way
- * billing platforms send them (decisions.md): `nameservers[ns1]=…`, `contacts[Registrant][firstname]=…`,
- * `dnsrecords[0][hostname]=…`. Booleans become `true`/`false` (spec 2.1); numbers must be finite.
+ * billing platforms send them (docs/api.md#requests): `nameservers[ns1]=…`, `contacts[Registrant][firstname]=…`,
+ * `dnsrecords[0][hostname]=…`. Booleans become `true`/`false` (docs/api.md#requests); numbers must be finite.
  */
 export function encodeForm(params: { readonly [key: string]: FormValue }, options: FormEncodingOptions = {}): string {
   const repeat = new Set(options.repeat ?? []);
@@ -63,7 +63,7 @@ function scalarText(value: FormValue, name: string): string | undefined {
 export type PhpValue = string | number | boolean | null | readonly PhpValue[] | { readonly [key: string]: PhpValue };
 
 /**
- * Spec 4.1 `domainfields`: base64 of a PHP-serialized array. Strings are measured in UTF-8 bytes,
+ * docs/api.md#register-a-domain `domainfields`: base64 of a PHP-serialized array. Strings are measured in UTF-8 bytes,
  * as PHP does; integer-looking keys are written as integer keys.
  */
 export function encodeDomainFields(fields: { readonly [key: string]: PhpValue }): string {

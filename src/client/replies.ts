@@ -1,5 +1,5 @@
 /**
- * The reply shapes of every operation (spec section 2 and decisions.md "Reply shapes"), with the
+ * The reply shapes of every operation (docs/api.md#operations), with the
  * small checks that turn an unexpected answer into an `invalid_reply` error instead of a wrong value.
  */
 
@@ -64,7 +64,7 @@ export function expectSuccess(value: Json, what: string): void {
   fail(`${what} should be "success"`);
 }
 
-/** Lock, ID protection, DNS, delete (decisions.md): `{"success": true, ...}` plus what the registrar returned. */
+/** Lock, ID protection, DNS, delete (docs/api.md#domains): `{"success": true, ...}` plus what the registrar returned. */
 export interface RegistrarResult {
   readonly success: true;
   readonly [key: string]: unknown;
@@ -77,7 +77,7 @@ export function expectRegistrarResult(value: Json, what: string): RegistrarResul
   return obj as RegistrarResult;
 }
 
-/** Spec 2.10: years (as text) → price. */
+/** docs/api.md#pricing-of-one-domain: years (as text) → price. */
 export type PeriodPrices = Readonly<Record<string, string>>;
 
 export function expectPeriodPrices(value: Json, what: string): PeriodPrices {
@@ -125,7 +125,7 @@ export interface PeriodPricing {
   readonly transfer?: string;
 }
 
-/** Spec 2.5 with decisions.md's `status`, `pricing` and `shortestPeriod` shapes. */
+/** docs/api.md#suggestion-element, with its `status`, `pricing` and `shortestPeriod` shapes. */
 export interface DomainSuggestion {
   readonly domainName: string;
   readonly idnDomainName: string;
@@ -165,7 +165,7 @@ export function expectSuggestions(value: Json, what: string): DomainSuggestion[]
   });
 }
 
-/** Spec 2.6, plus `status` (the same value as `registrationStatus`, decisions.md). Unknown dates are absent. */
+/** docs/api.md#domain-information, plus `status` (the same value as `registrationStatus`, docs/api.md). Unknown dates are absent. */
 export interface DomainInformation {
   readonly domain: string;
   readonly nameservers: readonly string[];
@@ -200,7 +200,7 @@ export function expectInformation(value: Json, what: string): DomainInformation 
   return info as unknown as DomainInformation;
 }
 
-/** Decisions.md: `{"ns1": …, "ns5": …}`, unset ones as empty strings. */
+/** docs/api.md#nameservers: `{"ns1": …, "ns5": …}`, unset ones as empty strings. */
 export interface NameserverSet {
   readonly ns1: string;
   readonly ns2: string;
@@ -212,12 +212,12 @@ export interface NameserverSet {
 export function expectNameservers(value: Json, what: string): NameserverSet {
   const obj = expectObject(value, what);
   const out: Record<string, string> = {};
-  // ns1 is always sent (decisions.md: unset ones as empty strings); the others may be left out by other servers.
+  // ns1 is always sent (docs/api.md: unset ones as empty strings); the others may be left out by other servers.
   for (const key of ['ns1', 'ns2', 'ns3', 'ns4', 'ns5']) out[key] = str(obj, key, what, key === 'ns1') ?? '';
   return out as unknown as NameserverSet;
 }
 
-/** Spec 2.8 as decisions.md fixes it; `expirydate` is `YYYY-MM-DD`. */
+/** docs/api.md#domain-sync; `expirydate` is `YYYY-MM-DD`. */
 export interface DomainSyncReply {
   readonly active: boolean;
   readonly expired: boolean;
@@ -236,7 +236,7 @@ export function expectSync(value: Json, what: string): DomainSyncReply {
   return obj as unknown as DomainSyncReply;
 }
 
-/** Spec 2.7. */
+/** docs/api.md#transfer-sync. */
 export interface TransferSyncReply {
   readonly completed: boolean;
   readonly failed: boolean;
@@ -253,7 +253,7 @@ export function expectTransferSync(value: Json, what: string): TransferSyncReply
   return obj as unknown as TransferSyncReply;
 }
 
-/** Spec 2.9, plus `recid` as billing platforms send it. */
+/** docs/api.md#dns-records, plus `recid` as billing platforms send it. */
 export interface DnsRecordReply {
   readonly hostname: string;
   readonly type: string;

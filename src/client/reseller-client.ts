@@ -13,7 +13,7 @@ export interface ResellerClientOptions {
   /** Per-call timeout, covering every attempt of the call. Default 30000 ms. */
   readonly timeoutMs?: number;
   /**
-   * Send the optional `timestamp` header and build the token from that instant (spec 5). Default
+   * Send the optional `timestamp` header and build the token from that instant (docs/api.md#authentication). Default
    * true: the server then never has to guess the hour near a boundary. Turn it off for a client
    * whose clock may be more than 60 s off.
    */
@@ -48,7 +48,7 @@ export interface OrderCallOptions extends CallOptions {
 }
 
 export type ContactRole = 'registrant' | 'admin' | 'tech' | 'billing';
-/** Contact fields by the lower-case names of decisions.md: firstname, lastname, companyname, email, address1, address2, city, state, postcode, country, phonenumber, … */
+/** Contact fields by the lower-case names of docs/api.md#contacts-field: firstname, lastname, companyname, email, address1, address2, city, state, postcode, country, phonenumber, … */
 export type ContactFields = Readonly<Record<string, string>>;
 export type ContactSet = Readonly<Partial<Record<ContactRole, ContactFields>>>;
 
@@ -64,7 +64,7 @@ export interface RegisterOrder {
   readonly period: number;
   /** Two to five host names (ns1 to ns5). */
   readonly nameservers: readonly string[];
-  /** `registrant` is required unless the reseller's group has a default contact. */
+  /** `(docs/api.md#contacts-field): `Registrant|registrant` is required unless the reseller's group has a default contact. */
   readonly contacts?: ContactSet;
   readonly addons?: Addons;
   /** TLD-specific fields, sent as base64 of a PHP-serialized array; a string is sent as it is (already encoded). */
@@ -136,7 +136,7 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * A typed client for every operation of the reseller API: the 17 of the specification and the
- * 15 that deployed clients also call (decisions.md). No dependencies beyond Node's `fetch` and
+ * 15 that deployed clients also call (docs/api.md#operations). No dependencies beyond Node's `fetch` and
  * `crypto`.
  *
  * Every failure is a `ResellerApiError` carrying the HTTP status and the server's `error` message.
@@ -180,17 +180,17 @@ export class ResellerClient {
 
   // ---- account and catalogue ----
 
-  /** `GET /version` (spec 4.17): the module version string. */
+  /** `GET /version` (docs/api.md#version): the module version string. */
   version(options?: CallOptions): Promise<string> {
     return this.call({ method: 'GET', path: '/version', retry: 'safe', parse: reply.expectString }, options);
   }
 
-  /** `GET /billing/credits` (spec 4.15): the balance as a decimal string, like `"123.45"`. */
+  /** `GET /billing/credits` (docs/api.md#credits): the balance as a decimal string, like `"123.45"`. */
   credits(options?: CallOptions): Promise<string> {
     return this.call({ method: 'GET', path: '/billing/credits', retry: 'safe', parse: reply.expectAmount }, options);
   }
 
-  /** `GET /tlds` (spec 4.16): the TLDs offered to the reseller, like `[".com", ".net"]`. */
+  /** `GET /tlds` (docs/api.md#tlds): the TLDs offered to the reseller, like `[".com", ".net"]`. */
   tlds(options?: CallOptions): Promise<string[]> {
     return this.call({ method: 'GET', path: '/tlds', retry: 'safe', parse: reply.expectStringArray }, options);
   }
@@ -200,7 +200,7 @@ export class ResellerClient {
     return this.call({ method: 'GET', path: '/tlds/pricing', retry: 'safe', parse: reply.expectTldPricing }, options);
   }
 
-  /** `GET /order/pricing/domains/{register|renew|transfer}` (spec 4.14): years → price for the domain's TLD. */
+  /** `GET /order/pricing/domains/{register|renew|transfer}` (docs/api.md#pricing-of-one-domain): years → price for the domain's TLD. */
   pricing(domain: string, action: PricingAction = 'register', options?: CallOptions): Promise<reply.PeriodPrices> {
     return this.call(
       {
@@ -216,7 +216,7 @@ export class ResellerClient {
 
   // ---- search ----
 
-  /** `POST /domains/lookup/suggestions` (spec 4.2). */
+  /** `POST /domains/lookup/suggestions` (docs/api.md#domain-suggestions). */
   suggestions(query: SearchQuery, options?: CallOptions): Promise<reply.DomainSuggestion[]> {
     return this.call(
       {
@@ -248,7 +248,7 @@ export class ResellerClient {
 
   // ---- paid orders ----
 
-  /** `POST /order/domains/register` (spec 4.1). Resolves when the server answers `success` (registration started). */
+  /** `POST /order/domains/register` (docs/api.md#register-a-domain). Resolves when the server answers `success` (registration started). */
   register(order: RegisterOrder, options?: OrderCallOptions): Promise<void> {
     return this.call(
       {
@@ -276,7 +276,7 @@ export class ResellerClient {
     );
   }
 
-  /** `POST /order/domains/renew` (spec 4.3). */
+  /** `POST /order/domains/renew` (docs/api.md#renew-a-domain). */
   renew(order: RenewOrder, options?: OrderCallOptions): Promise<void> {
     const params = {
       domain: order.domain,
@@ -292,24 +292,24 @@ export class ResellerClient {
 
   // ---- domain information and sync ----
 
-  /** `GET /domains/{domain}/information` (spec 4.4). */
+  /** `GET /domains/{domain}/information` (docs/api.md#domain-information). */
   information(domain: string, options?: CallOptions): Promise<reply.DomainInformation> {
     return this.call(this.domainOp('GET', domain, 'information', {}, 'safe', reply.expectInformation), options);
   }
 
-  /** `POST /domains/{domain}/sync` (spec 4.7). */
+  /** `POST /domains/{domain}/sync` (docs/api.md#domain-sync). */
   sync(domain: string, options?: CallOptions): Promise<reply.DomainSyncReply> {
     return this.call(this.domainOp('POST', domain, 'sync', {}, 'safe', reply.expectSync), options);
   }
 
-  /** `POST /domains/{domain}/transfersync` (spec 4.6). */
+  /** `POST /domains/{domain}/transfersync` (docs/api.md#transfer-sync). */
   transferSync(domain: string, options?: CallOptions): Promise<reply.TransferSyncReply> {
     return this.call(this.domainOp('POST', domain, 'transfersync', {}, 'safe', reply.expectTransferSync), options);
   }
 
   // ---- nameservers ----
 
-  /** `GET /domains/{domain}/nameservers` (spec 4.8): `ns1` to `ns5`, unset ones empty. */
+  /** `GET /domains/{domain}/nameservers` (docs/api.md#nameservers): `ns1` to `ns5`, unset ones empty. */
   nameservers(domain: string, options?: CallOptions): Promise<reply.NameserverSet> {
     return this.call(this.domainOp('GET', domain, 'nameservers', {}, 'safe', reply.expectNameservers), options);
   }
@@ -361,7 +361,7 @@ export class ResellerClient {
     );
   }
 
-  /** `POST /domains/{domain}/nameservers/delete` (spec 4.9): deletes a child nameserver. */
+  /** `POST /domains/{domain}/nameservers/delete` (docs/api.md#child-nameservers): deletes a child nameserver. */
   deleteNameserver(domain: string, nameserver: string, options?: CallOptions): Promise<reply.RegistrarResult> {
     return this.call(
       this.domainOp('POST', domain, 'nameservers/delete', { nameserver }, 'never', reply.expectRegistrarResult),
@@ -376,7 +376,7 @@ export class ResellerClient {
     return this.call(this.domainOp('GET', domain, 'lock', {}, 'safe', reply.expectLockState), options);
   }
 
-  /** `POST /domains/{domain}/lock` (spec 4.10). */
+  /** `POST /domains/{domain}/lock` (docs/api.md#registrar-lock). */
   saveLock(domain: string, locked: boolean, options?: CallOptions): Promise<reply.RegistrarResult> {
     return this.call(
       this.domainOp(
@@ -391,7 +391,7 @@ export class ResellerClient {
     );
   }
 
-  /** `POST /domains/{domain}/protectid` (spec 4.11). */
+  /** `POST /domains/{domain}/protectid` (docs/api.md#id-protection). */
   saveIdProtection(domain: string, enabled: boolean, options?: CallOptions): Promise<reply.RegistrarResult> {
     return this.call(
       this.domainOp('POST', domain, 'protectid', { status: enabled ? 1 : 0 }, 'safe', reply.expectRegistrarResult),
@@ -399,7 +399,7 @@ export class ResellerClient {
     );
   }
 
-  /** `GET /domains/{domain}/eppcode` (spec 4.13): the transfer authorisation code. */
+  /** `GET /domains/{domain}/eppcode` (docs/api.md#epp-code): the transfer authorisation code. */
   eppCode(domain: string, options?: CallOptions): Promise<string> {
     return this.call(this.domainOp('GET', domain, 'eppcode', {}, 'safe', reply.expectEppCode), options);
   }
@@ -411,7 +411,7 @@ export class ResellerClient {
     return this.call(this.domainOp('GET', domain, 'dns', {}, 'safe', reply.expectDnsRecords), options);
   }
 
-  /** `POST /domains/{domain}/dns` (spec 4.5): saves the records, sent as `dnsrecords[n][hostname]`, … */
+  /** `POST /domains/{domain}/dns` (docs/api.md#dns-records): saves the records, sent as `dnsrecords[n][hostname]`, … */
   saveDnsRecords(
     domain: string,
     records: readonly DnsRecordInput[],
@@ -467,7 +467,7 @@ export class ResellerClient {
 
   // ---- deletion and release ----
 
-  /** `POST /domains/{domain}/delete` (spec 4.12). Never retried. */
+  /** `POST /domains/{domain}/delete` (docs/api.md#delete-a-domain). Never retried. */
   delete(domain: string, options?: CallOptions): Promise<reply.RegistrarResult> {
     return this.call(this.domainOp('POST', domain, 'delete', {}, 'never', reply.expectRegistrarResult), options);
   }
@@ -491,7 +491,7 @@ export class ResellerClient {
     parse: (json: unknown, what: string) => T,
   ): Operation<T> {
     if (typeof domain !== 'string' || domain.trim() === '') throw new TypeError('domain is required');
-    // Spec 4: the body (or query) repeats the path's domain.
+    // docs/api.md#the-domain-in-a-path: the body (or query) repeats the path's domain.
     return {
       method,
       path: `/domains/${encodeURIComponent(domain)}/${action}`,
@@ -584,7 +584,7 @@ export class ResellerClient {
           });
           continue;
         }
-        // Deployed servers may answer an error with status 200; clients read only `error` (decisions.md).
+        // Deployed servers may answer an error with status 200; clients read only `error` (docs/api.md#errors-and-status-codes).
         const message =
           serverMessage ?? `${operation} answered HTTP ${response.status}${text ? `: ${text.slice(0, 200)}` : ''}`;
         throw new ResellerApiError('http', message, { ...details, serverMessage });

@@ -7,8 +7,11 @@ const bool = z
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** Every setting, its default and its bounds: the README's configuration table mirrors this. */
+/** The embedded SQLite database a fresh clone runs on. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/reseller.sqlite';
+
 export const SettingsSchema = z.strictObject({
-  databaseUrl: z.string().min(1).default('sqlite:./data/reseller.sqlite'),
+  databaseUrl: z.string().min(1).default(DEFAULT_DATABASE_URL),
   port: int(0, 65535).default(8080),
   host: z.string().min(1).default('0.0.0.0'),
   /** Extra prefix the routes are also served under, for drop-in compatibility with deployed clients. */
@@ -40,13 +43,16 @@ export const SettingsSchema = z.strictObject({
   authBlockSeconds: int(1, 86_400).default(300),
   /** How long a process reuses the catalogue reads of the order path (TLDs, prices); 0: read every time. */
   catalogueCacheMs: int(0, 60_000).default(1000),
-  seedDemo: bool.default(true),
+  /** Seed the demo reseller on an empty database. Unset: only on the embedded default (DEFAULT_DATABASE_URL). */
+  seedDemo: bool.optional(),
   /** How often the stand-alone server reconciles pending orders; 0 turns the job off. */
   reconcileIntervalMs: int(0, 86_400_000).default(60_000),
   /** How long after the registrar deadline reconciliation leaves a pending order alone (and waits between attempts). */
   reconcileAfterMs: int(0, 86_400_000).default(60_000),
   /** Pending orders looked at per reconciliation pass. */
   reconcileBatch: int(1, 10_000).default(100),
+  /** Days an order may stay pending before reconciliation hands it to the operator (docs/orders.md). */
+  pendingOrderLimitDays: int(1, 365).default(7),
   /** How long an Idempotency-Key and its first answer are kept; at least 24 hours. */
   idempotencyTtlHours: int(24, 24 * 30).default(24),
   /** Periodic domain sync, transfer sync and order reconciliation in the server; off where an external scheduler runs `reseller-admin sync`. */
@@ -106,6 +112,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   RECONCILE_INTERVAL_MS: 'reconcileIntervalMs',
   RECONCILE_AFTER_MS: 'reconcileAfterMs',
   RECONCILE_BATCH: 'reconcileBatch',
+  PENDING_ORDER_LIMIT_DAYS: 'pendingOrderLimitDays',
   IDEMPOTENCY_TTL_HOURS: 'idempotencyTtlHours',
   BACKGROUND_JOBS: 'backgroundJobs',
   DOMAIN_SYNC_INTERVAL_SECONDS: 'domainSyncIntervalSeconds',

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../core/shared/errors';
 
-/** One status per error code (decisions.md); a new code without a status does not compile. */
+/** One status per error code (docs/api.md#errors-and-status-codes); a new code without a status does not compile. */
 export const STATUS: Record<ErrorCode, number> = {
   validation_failed: 400,
   not_offered: 400,

@@ -9,6 +9,7 @@ import type { Reseller } from '../core/reseller/reseller';
 import { DomainError, isDomainError } from '../core/shared/errors';
 import type { Logger } from '../core/shared/logger';
 import { TOKENS } from '../core/tokens';
+import { bodyEncoding, HttpInputError, undecodableBody } from './content-encoding';
 import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
 import { HttpReply, type Route, type RouteContext } from './route-table';
@@ -22,7 +23,7 @@ export interface HttpApiOptions {
   readonly logger: Logger;
   /** Where the host mounts the API ("" at the root). Unmatched paths under a non-empty prefix get a 404 JSON. */
   readonly prefix?: string;
-  /** Extra base path the routes are also served under (decisions.md: drop-in compatibility). */
+  /** Extra base path the routes are also served under (docs/api.md#base-paths: drop-in compatibility). */
   readonly basePath?: string;
   /** Answer unmatched requests with a 404 JSON even without a prefix (the stand-alone server does). */
   readonly ownAllPaths?: boolean;
@@ -126,7 +127,15 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     if (!isForm && !isJson) {
       throw Object.assign(new Error('unsupported content type'), { status: 415 });
     }
-    await readBody(ctx, async () => undefined);
+    const encoding = bodyEncoding(ctx.get('content-encoding'));
+    // The decompressor reads the raw header and knows only the lower-case names.
+    if (encoding) ctx.req.headers['content-encoding'] = encoding;
+    else delete ctx.req.headers['content-encoding'];
+    try {
+      await readBody(ctx, async () => undefined);
+    } catch (error) {
+      throw undecodableBody(error, encoding);
+    }
     const raw = (ctx.request as { body?: unknown }).body;
     const body = isForm ? parseForm(typeof raw === 'string' ? raw : '') : fromJson(raw);
     return Object.assign(query, body);
@@ -202,9 +211,10 @@ function sendReply(ctx: Ctx, reply: HttpReply): void {
   ctx.body = reply.body;
 }
 
-/** The status and message of an error reply (decisions.md); anything unexpected is a 500 naming the request id. */
+/** The status and message of an error reply (docs/api.md#errors-and-status-codes); anything unexpected is a 500 naming the request id. */
 export function errorReply(error: unknown, requestId: string): { status: number; message: string } {
   if (isDomainError(error)) return { status: STATUS[error.code], message: error.message };
+  if (error instanceof HttpInputError) return { status: error.status, message: error.message };
   const status = (error as { status?: unknown }).status;
   if (status === 413) return { status, message: 'The request body is larger than 64 KiB' };
   if (status === 415)
@@ -235,7 +245,7 @@ function checkReply(r: Route, body: unknown): void {
 }
 
 /**
- * Spec 4: a body may repeat a path parameter (`domain`); when it says something else, the request
+ * docs/api.md#the-domain-in-a-path: a body may repeat a path parameter (`domain`); when it says something else, the request
  * is ambiguous and refused rather than guessed. Domains are compared after normalisation, so
  * Unicode in one place and punycode in the other agree.
  */

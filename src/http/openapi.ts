@@ -7,26 +7,65 @@ type JsonSchema = Record<string, unknown>;
 export interface OpenApiOptions {
   readonly title?: string;
   readonly version: string;
-  /** The drop-in base path the routes are also served under (decisions.md), listed as a second server. */
+  /** The drop-in base path the routes are also served under, listed as a second server. */
   readonly basePath?: string;
+  /** Where the host mounts the API (`createHttpApi`'s prefix), so that `servers` name the real paths. */
+  readonly prefix?: string;
 }
 
-/** Statuses every reseller route may answer besides 200 (decisions.md "Errors and status codes"). */
-const RESELLER_ERRORS: Record<number, string> = {
-  400: 'Validation error, or a business rule the client can fix (TLD not offered, period not priced, insufficient credit, capability missing)',
+/** What each error status means (docs/api.md#errors-and-status-codes). */
+const ERROR_STATUSES: Record<number, string> = {
+  400: 'Validation error (a field missing, malformed or sent twice, a body that cannot be parsed or decoded), or a business rule the client can fix (TLD not offered, period not priced, insufficient credit, capability missing)',
   401: 'Authentication failed: missing or wrong headers, unknown user, bad token, stale timestamp, suspended reseller',
   403: "The client address is not on the reseller's IP allow-list",
-  409: "The domain is not in the reseller's account, or an order for it is in progress",
+  404: 'No operation at this path: the {domain} segment is empty or not one path segment',
+  405: 'This path does not serve that method; the Allow header lists the ones it does',
+  409: "The domain is not in the reseller's account, an order for it is in progress, or the Idempotency-Key's first request is still running",
   413: 'The body is larger than 64 KiB',
-  415: 'The body is neither a form nor JSON',
+  415: 'The body is neither a form nor JSON, or its Content-Encoding is not gzip, deflate or br',
+  422: 'The Idempotency-Key was used before with a different request',
   429: 'Too many failed authentications; see Retry-After',
   500: 'Unexpected server error; the message carries the request id',
   502: 'The registrar failed; the message names its error',
+  503: 'Not ready: the database or the registrar plugins are not, or the process is shutting down',
   504: 'The registrar did not answer in time',
 };
 
-const DOMAIN_ERRORS = new Set([400, 401, 403, 409, 413, 415, 429, 500, 502, 504]);
-const ACCOUNT_ERRORS = new Set([400, 401, 403, 413, 415, 429, 500]);
+/** The error statuses a route can answer, from what it is: who may call it, whether it names a domain, whether it orders. */
+export function documentedErrors(r: Route): number[] {
+  // Every route reads and parses a body, and its path answers 405 to other methods.
+  const statuses = [400, 405, 413, 415, 500];
+  if (r.access === 'reseller') statuses.push(401, 403, 429);
+  if (r.path.includes(':domain')) statuses.push(404);
+  if (r.path.includes(':domain') || r.path.startsWith('/order/domains')) statuses.push(409, 502, 504);
+  if (r.idempotent) statuses.push(422);
+  if (r.path === '/readyz') statuses.push(503);
+  return statuses.sort((a, b) => a - b);
+}
+
+/** The headers a route reads besides the credentials, as OpenAPI header parameters. */
+function headerParameters(r: Route): JsonSchema[] {
+  const headers: JsonSchema[] = [];
+  if (r.access === 'reseller')
+    headers.push({
+      name: 'timestamp',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', pattern: '^[0-9]{1,13}$', examples: ['1795435200'] },
+      description:
+        'Unix time in seconds (13 digits are read as milliseconds). When sent, the token must be built for the UTC hour of this time, and a time more than 60 seconds from the server clock is refused with 401. Without it, the current hour (and the neighbouring one within 60 seconds of a boundary) is accepted.',
+    });
+  if (r.idempotent)
+    headers.push({
+      name: 'Idempotency-Key',
+      in: 'header',
+      required: false,
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+      description:
+        'Makes a retry safe: the same key and request within IDEMPOTENCY_TTL_HOURS replay the first answer without a second charge; the same key with another request is a 422, and while the first request runs a 409. Scoped per reseller.',
+    });
+  return headers;
+}
 
 /** `/domains/:domain/lock` → `/domains/{domain}/lock`. */
 export const openApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -43,7 +82,7 @@ function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 
 /**
  * The body without the path's parameters as required fields: a GET leaves them out, a POST keeps
- * them as optional repeats (spec 4: the body may repeat the path's domain; if it differs, 400).
+ * them as optional repeats (docs/api.md#the-domain-in-a-path: the body may repeat the path's domain; if it differs, 400).
  */
 function withoutPathParams(schema: JsonSchema, names: readonly string[], keepAsRepeats: boolean): JsonSchema {
   if (names.length === 0 || typeof schema.properties !== 'object' || schema.properties === null) return schema;
@@ -88,15 +127,18 @@ const tagOf = (r: Route) =>
 function operation(r: Route): JsonSchema {
   const inPath = pathParams(r.path);
   const input = withoutPathParams(jsonSchema(r.input, 'input'), inPath, r.method === 'post');
-  const parameters: JsonSchema[] = inPath.map((name) => ({
-    name,
-    in: 'path',
-    required: true,
-    schema: { type: 'string' },
-    ...(name === 'domain'
-      ? { description: 'The domain name: Unicode or punycode, any case, raw or percent-encoded' }
-      : {}),
-  }));
+  const parameters: JsonSchema[] = inPath.map(
+    (name): JsonSchema => ({
+      name,
+      in: 'path',
+      required: true,
+      schema: { type: 'string' },
+      ...(name === 'domain'
+        ? { description: 'The domain name: Unicode or punycode, any case, raw or percent-encoded' }
+        : {}),
+    }),
+  );
+  parameters.push(...headerParameters(r));
   let requestBody: JsonSchema | undefined;
   if (r.method === 'get') {
     const required = new Set(Array.isArray(input.required) ? (input.required as string[]) : []);
@@ -117,12 +159,6 @@ function operation(r: Route): JsonSchema {
       content: { 'application/x-www-form-urlencoded': { schema: input }, 'application/json': { schema: input } },
     };
   }
-  const errors =
-    r.access === 'public'
-      ? new Set([500])
-      : r.path.includes(':domain') || r.path.startsWith('/order/domains')
-        ? DOMAIN_ERRORS
-        : ACCOUNT_ERRORS;
   const responses: JsonSchema = {
     200: {
       description: 'Success',
@@ -131,17 +167,12 @@ function operation(r: Route): JsonSchema {
       },
     },
   };
-  for (const status of errors) {
+  for (const status of documentedErrors(r)) {
     responses[status] = {
-      description: RESELLER_ERRORS[status] ?? 'Error',
+      description: ERROR_STATUSES[status] ?? 'Error',
       content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
     };
   }
-  if (r.path === '/readyz')
-    responses[503] = {
-      description: 'Not ready: the database or the registrar plugins are not',
-      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-    };
   return {
     operationId: `${r.method}${r.path
       .replace(/[:{}]/g, '')
@@ -169,10 +200,17 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
     const path = openApiPath(r.path);
     paths[path] = { ...paths[path], [r.method]: operation(r) };
   }
+  const prefix = (options.prefix ?? '').replace(/\/+$/, '');
   const servers: JsonSchema[] = [
-    { url: '/', description: 'The API at the root (or under the prefix the host mounts it at)' },
+    prefix
+      ? { url: prefix, description: 'Where the host mounts the API' }
+      : { url: '/', description: 'The API at the root' },
   ];
-  if (options.basePath) servers.push({ url: options.basePath, description: 'The drop-in path deployed clients use' });
+  if (options.basePath)
+    servers.push({
+      url: `${prefix}${options.basePath.replace(/\/+$/, '')}`,
+      description: 'The drop-in path deployed clients use',
+    });
   return {
     openapi: '3.1.0',
     info: {

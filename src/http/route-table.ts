@@ -31,6 +31,11 @@ export interface Route<Schema extends z.ZodType = z.ZodType> {
   /** Groups the route in the OpenAPI document. */
   readonly tag?: string;
   /**
+   * The handler honours an `Idempotency-Key` header (docs/api.md#idempotency-key): the OpenAPI
+   * document lists the header and its 422 reply.
+   */
+  readonly idempotent?: true;
+  /**
    * The handler writes no log lines (it reaches no registrar), so the route runs without a log
    * context: its request line and a 500's line carry the request id themselves, and the route
    * does not switch on the process-wide cost of one (src/infra/logging.ts, `runWithLogContext`).

@@ -104,4 +104,86 @@ describe('reseller-admin order commands', () => {
     });
     expect((await admin('order', 'list', '--status', 'weird')).code).toBe(2);
   });
+
+  describe('order settle: the operator settles a pending order by hand (issue 16)', () => {
+    const pendingOrder = async (domain: string) => {
+      expect((await register(domain)).body).toBe('success');
+      const [found] = (await admin('order', 'list', '--domain', domain, '--status', 'pending')).json;
+      return found;
+    };
+
+    it('lists a pending order with its age and the reason it is still pending', async () => {
+      const listed = await pendingOrder('lost-aged.com');
+      expect(listed).toMatchObject({
+        domain: 'lost-aged.com',
+        status: 'pending',
+        reason: expect.stringMatching(/no definite answer from the registrar/),
+        needsOperator: false,
+      });
+      expect(listed.age).toMatch(/^\d+[dhms]( \d+[hms])?$/);
+      await admin('order', 'settle', listed.id, '--refund', '--note', 'cleaning up');
+    });
+
+    it('refunds exactly once, keeping the domain as Cancelled for the reseller', async () => {
+      const before = (await h.http.get('/billing/credits').set(h.headers())).body;
+      const listed = await pendingOrder('lost-settle.com');
+      const settled = await admin(
+        'order',
+        'settle',
+        listed.id,
+        '--refund',
+        '--note',
+        'registrar ticket 42: never received',
+      );
+      expect(settled.code).toBe(0);
+      expect(settled.json).toMatchObject({
+        id: listed.id,
+        status: 'failed',
+        note: 'operator: registrar ticket 42: never received',
+      });
+      expect((await h.http.get('/billing/credits').set(h.headers())).body).toBe(before);
+      expect(await h.module.knex('domains').where({ name: 'lost-settle.com' }).first()).toMatchObject({
+        status: 'Cancelled',
+      });
+      const again = await admin('order', 'settle', listed.id, '--refund', '--note', 'twice');
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/already failed; nothing was changed/);
+      const refunds = await h.module.knex('credit_entries').where({ order_id: listed.id, kind: 'order_refund' });
+      expect(refunds).toHaveLength(1);
+    });
+
+    it('completes with the expiry the registrar gave, and the domain becomes Active', async () => {
+      const before = (await h.http.get('/billing/credits').set(h.headers())).body;
+      const listed = await pendingOrder('lost-done.com');
+      const settled = await admin(
+        'order',
+        'settle',
+        listed.id,
+        '--complete',
+        '--expiry',
+        '2027-12-01',
+        '--note',
+        'registered, seen in the registrar panel',
+      );
+      expect(settled.code).toBe(0);
+      expect(settled.json).toMatchObject({ status: 'completed', expiryDate: '2027-12-01' });
+      expect(await h.module.knex('domains').where({ name: 'lost-done.com' }).first()).toMatchObject({
+        status: 'Active',
+        expiry_date: '2027-12-01',
+      });
+      expect(Number(before) - Number((await h.http.get('/billing/credits').set(h.headers())).body)).toBe(10);
+      expect((await admin('order', 'settle', listed.id, '--refund', '--note', 'late')).code).toBe(1);
+    });
+
+    it('refuses a command line without exactly one outcome or without a note', async () => {
+      const listed = await pendingOrder('lost-usage.com');
+      expect((await admin('order', 'settle', listed.id, '--note', 'which?')).code).toBe(2);
+      expect((await admin('order', 'settle', listed.id, '--complete', '--refund', '--note', 'both')).code).toBe(2);
+      expect((await admin('order', 'settle', listed.id, '--refund')).code).toBe(2);
+      expect((await admin('order', 'settle', listed.id, '--complete', '--expiry', 'soon', '--note', 'x')).code).toBe(2);
+      expect((await admin('order', 'settle', 'no-such-order', '--refund', '--note', 'x')).code).toBe(1);
+      expect((await admin('order', 'show', listed.id)).json).toMatchObject({ status: 'pending' });
+      await admin('order', 'settle', listed.id, '--refund', '--note', 'cleaning up');
+    });
+  });
 });

@@ -37,7 +37,7 @@ describe('reseller-admin sync', () => {
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
     });
     await module.services.resellers.create('reseller@example.com', 'default', 0);
     // Registered for ten years, so the CLI (on the real clock) finds them active for a long while yet.

@@ -13,7 +13,7 @@ describe('encodeForm', () => {
     );
   });
 
-  it('repeats the name for the lists the spec sends that way', () => {
+  it('repeats the name for the lists the contract sends that way', () => {
     expect(encodeForm({ tldsToInclude: ['.com', '.net'] }, { repeat: ['tldsToInclude'] })).toBe(
       'tldsToInclude=.com&tldsToInclude=.net',
     );
@@ -50,7 +50,7 @@ describe('encodeDomainFields', () => {
 });
 
 describe('apiToken', () => {
-  it('matches the known-answer vector of spec section 5', () => {
+  it('matches the known-answer vector of the token (docs/api.md#authentication)', () => {
     const at = new Date('2026-11-21T10:59:59Z');
     expect(apiTokenHour(at)).toBe('26-11-21 10');
     const token = apiToken('reseller@example.com', 'secret-key', at);

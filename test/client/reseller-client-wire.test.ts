@@ -59,10 +59,10 @@ const suggestion = {
   premiumCostPricing: [],
 };
 
-// Every operation of the API: the spec's 17, then decisions.md's 15.
+// Every operation of the API: the contract's 17, then the 15 beyond it (docs/api.md#operations).
 const CASES: Case[] = [
   {
-    name: 'register (spec 4.1)',
+    name: 'register',
     route: 'POST /order/domains/register',
     reply: 'success',
     result: undefined,
@@ -89,7 +89,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'suggestions (spec 4.2)',
+    name: 'suggestions',
     route: 'POST /domains/lookup/suggestions',
     reply: [suggestion],
     result: [suggestion],
@@ -97,7 +97,7 @@ const CASES: Case[] = [
     params: { searchTerm: 'shop', tldsToInclude: ['.com', '.net'], premiumEnabled: 'false' },
   },
   {
-    name: 'renew (spec 4.3)',
+    name: 'renew',
     route: 'POST /order/domains/renew',
     reply: 'success',
     result: undefined,
@@ -105,7 +105,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com', regperiod: '1', addons: { emailforwarding: 'true' } },
   },
   {
-    name: 'information (spec 4.4)',
+    name: 'information',
     route: 'GET /domains/example.com/information',
     reply: info,
     result: info,
@@ -113,7 +113,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'save DNS (spec 4.5)',
+    name: 'save DNS',
     route: 'POST /domains/example.com/dns',
     reply: { success: true },
     result: { success: true },
@@ -131,7 +131,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: 'transfer sync (spec 4.6)',
+    name: 'transfer sync',
     route: 'POST /domains/example.com/transfersync',
     reply: { completed: true, failed: false, reason: '', expirydate: '2027-01-01' },
     result: { completed: true, failed: false, reason: '', expirydate: '2027-01-01' },
@@ -139,7 +139,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'sync (spec 4.7)',
+    name: 'sync',
     route: 'POST /domains/example.com/sync',
     reply: { active: true, expired: false, transferredAway: false, cancelled: false, expirydate: '2027-11-21' },
     result: { active: true, expired: false, transferredAway: false, cancelled: false, expirydate: '2027-11-21' },
@@ -147,7 +147,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'nameservers (spec 4.8)',
+    name: 'nameservers',
     route: 'GET /domains/example.com/nameservers',
     reply: { ns1: 'a.ns.net', ns2: 'b.ns.net', ns3: '', ns4: '', ns5: '' },
     result: { ns1: 'a.ns.net', ns2: 'b.ns.net', ns3: '', ns4: '', ns5: '' },
@@ -155,7 +155,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'delete nameserver (spec 4.9)',
+    name: 'delete nameserver',
     route: 'POST /domains/example.com/nameservers/delete',
     reply: 'success',
     result: { success: true },
@@ -163,7 +163,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com', nameserver: 'ns1.example.com' },
   },
   {
-    name: 'save lock (spec 4.10)',
+    name: 'save lock',
     route: 'POST /domains/example.com/lock',
     reply: { success: true, locked: true },
     result: { success: true, locked: true },
@@ -171,7 +171,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com', lockstatus: 'locked' },
   },
   {
-    name: 'ID protection (spec 4.11)',
+    name: 'ID protection',
     route: 'POST /domains/example.com/protectid',
     reply: { success: true },
     result: { success: true },
@@ -179,7 +179,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com', status: '0' },
   },
   {
-    name: 'delete (spec 4.12)',
+    name: 'delete',
     route: 'POST /domains/example.com/delete',
     reply: { success: true },
     result: { success: true },
@@ -187,7 +187,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'EPP code (spec 4.13)',
+    name: 'EPP code',
     route: 'GET /domains/example.com/eppcode',
     reply: { eppcode: 'S3cret!' },
     result: 'S3cret!',
@@ -195,7 +195,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'register pricing (spec 4.14)',
+    name: 'register pricing',
     route: 'GET /order/pricing/domains/register',
     reply: { 1: '10.00', 2: '19.50' },
     result: { 1: '10.00', 2: '19.50' },
@@ -203,7 +203,7 @@ const CASES: Case[] = [
     params: { domain: 'example.com' },
   },
   {
-    name: 'credits (spec 4.15)',
+    name: 'credits',
     route: 'GET /billing/credits',
     reply: '123.45',
     result: '123.45',
@@ -211,7 +211,7 @@ const CASES: Case[] = [
     params: {},
   },
   {
-    name: 'TLDs (spec 4.16)',
+    name: 'TLDs',
     route: 'GET /tlds',
     reply: ['.com', '.net'],
     result: ['.com', '.net'],
@@ -219,14 +219,14 @@ const CASES: Case[] = [
     params: {},
   },
   {
-    name: 'version (spec 4.17)',
+    name: 'version',
     route: 'GET /version',
     reply: '2.4.1',
     result: '2.4.1',
     call: (c) => c.version(),
     params: {},
   },
-  // decisions.md "beyond the spec"
+  // docs/api.md#operations: beyond the contract
   {
     name: 'transfer',
     route: 'POST /order/domains/transfer',

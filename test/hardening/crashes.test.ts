@@ -72,7 +72,7 @@ describe('the server process killed with SIGKILL in the middle of orders, then s
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
     });
     ({ apiKey } = await seed.services.resellers.create('crash@example.com', 'default', 100_00));
     email = 'crash@example.com';

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import qs from 'qs';
 import type { z } from 'zod';
+import { buildOpenApiDocument, openApiPath } from '../../src/http/openapi';
 import { ROUTES } from '../../src/http/routes';
 import type { Route } from '../../src/http/route-table';
 import { givenDomain } from '../support/domains';
@@ -16,7 +17,10 @@ import { expectLedgerInvariant } from '../support/ledger-invariant';
  * domains, broken percent-encoding, other methods). Every answer must be well-formed: no 500,
  * a 502/504 only when the registrar said no or did not answer, every error exactly
  * `{"error": "<text>"}` without stack traces or SQL, the server alive after each route, and
- * the ledger invariant intact after each (the global hook, test/support/ledger-invariant-hook.ts).
+ * the ledger invariant intact after each (the global hook, test/support/ledger-invariant-hook.ts),
+ * and every status one the OpenAPI document lists for that operation.
+ * Each test fuzzes its own route when it runs; the summary test fuzzes the routes no earlier test
+ * did, so every test passes alone (`-t`) as in the whole file.
  * FUZZ_RUNS sets the requests per route (default 60); FUZZ_SEED replays a failure.
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 60);
@@ -370,10 +374,27 @@ function send(
   });
 }
 
+/** The statuses the OpenAPI document lists per operation, as "post /domains/{domain}/lock". */
+const DOCUMENTED = new Map<string, Set<number>>(
+  Object.entries(
+    buildOpenApiDocument(ROUTES, { version: '0.0.0' }).paths as Record<
+      string,
+      Record<string, { responses: Record<string, unknown> }>
+    >,
+  ).flatMap(([path, operations]) =>
+    Object.entries(operations).map(([method, op]) => [
+      `${method} ${path}`,
+      new Set(Object.keys(op.responses).map(Number)),
+    ]),
+  ),
+);
+
 describe('fuzzing every route of the route table', () => {
   let h: Harness;
   let port: number;
   const statuses = new Map<number, number>();
+  /** One fuzzing run per route, shared by the test of that route and the summary test. */
+  const fuzzed = new Map<Route, Promise<void>>();
 
   beforeAll(async () => {
     // A registrar deadline short enough that names the sandbox never answers (lost-, slow-) cost little.
@@ -420,9 +441,25 @@ describe('fuzzing every route of the route table', () => {
 
   const routes = ROUTES.map((r) => [r.method.toUpperCase(), r.path, r] as const);
 
-  it.each(routes)(
-    '%s %s: every answer well-formed, the server alive and the ledger intact',
-    async (_method, _path, route) => {
+  /** The operation a request reaches: its own method on the route's path, or the route's when the path lacks that method (a 405). */
+  function documentedFor(route: Route, method: string): { operation: string; statuses: Set<number> } {
+    const own = `${method.toLowerCase()} ${openApiPath(route.path)}`;
+    const operation = DOCUMENTED.has(own) ? own : `${route.method} ${openApiPath(route.path)}`;
+    return { operation, statuses: DOCUMENTED.get(operation) ?? new Set() };
+  }
+
+  const fuzz = (route: Route) => {
+    let run = fuzzed.get(route);
+    if (!run) {
+      run = fuzzing.run(route);
+      fuzzed.set(route, run);
+    }
+    return run;
+  };
+
+  /** Fuzzes one route (the property below, FUZZ_RUNS requests), then checks the server and the ledger. */
+  const fuzzing = {
+    async run(route: Route): Promise<void> {
       await fc.assert(
         fc.asyncProperty(requestArbitrary(route), async (r) => {
           const path =
@@ -438,6 +475,11 @@ describe('fuzzing every route of the route table', () => {
           if (r.method === 'HEAD' || r.method === 'OPTIONS') return;
           // Node's HTTP server refuses a request line and headers over 16 KiB itself, before the app sees it.
           if (reply.status === 431) return;
+          // Documented: the OpenAPI document lists this status for the operation the request reached.
+          const documented = documentedFor(route, r.method);
+          expect(
+            documented.statuses.has(reply.status) ? 'documented' : `undocumented for ${documented.operation}: ${where}`,
+          ).toBe('documented');
           if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
           if (reply.status >= 400) {
             expect(reply.headers['content-type'] ?? where).toMatch(/^application\/json/);
@@ -465,12 +507,20 @@ describe('fuzzing every route of the route table', () => {
       expect(alive.status).toBe(200);
       await expectLedgerInvariant(h.module.knex);
     },
+  };
+
+  it.each(routes)(
+    '%s %s: every answer well-formed and documented, the server alive and the ledger intact',
+    async (_method, _path, route) => {
+      await fuzz(route);
+    },
   );
 
-  it('reached every kind of answer (the fuzzing went past validation, not just bounced off it)', () => {
+  it('reached every kind of answer (the fuzzing went past validation, not just bounced off it)', async () => {
+    for (const route of ROUTES) await fuzz(route);
     const seen = [...statuses.keys()].sort();
     if (process.env.FUZZ_VERBOSE)
       process.stderr.write(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
     for (const status of [200, 400, 401, 404, 409, 413, 415]) expect(seen).toContain(status);
-  });
+  }, 600_000); // alone (-t), it fuzzes every route itself
 });

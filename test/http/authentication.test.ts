@@ -93,7 +93,7 @@ describe('authentication throttling', () => {
     await h.close();
   });
 
-  it('answers 429 with Retry-After once a username has failed too often, even with the right token', async () => {
+  it('answers 429 with Retry-After once a username has failed too often from an address, even with the right token', async () => {
     for (let i = 0; i < 3; i++) {
       const res = await h.http.get('/tlds').set({ username: h.reseller.email, token: `${'B'.repeat(86)}==` });
       expect(res.status).toBe(401);

@@ -35,7 +35,7 @@ describe('catalogue and credit endpoints', () => {
       tld: '.io',
       group: 'vip',
       registrar: 'sandbox',
-      prices: { register: '1=30.00' },
+      prices: { register: { 1: 3000 } },
     });
     const res = await h.http.get('/tlds').set(h.headers());
     expect(res.body).not.toContain('.io');

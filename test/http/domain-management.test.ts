@@ -27,7 +27,7 @@ describe('domain management endpoints', () => {
   });
 
   describe('GET /domains/{domain}/information', () => {
-    it('answers spec 2.6 plus status, leaving unknown dates out', async () => {
+    it('answers docs/api.md#domain-information plus status, leaving unknown dates out', async () => {
       await givenDomain(h.module, 'info.com', { addons: { dnsManagement: true } });
       const res = await get('/domains/info.com/information');
       expect(res.status).toBe(200);
@@ -214,7 +214,7 @@ describe('domain management endpoints', () => {
   });
 
   describe('sync and transfer sync', () => {
-    it('answers spec 2.8 with the expiry date', async () => {
+    it('answers docs/api.md#domain-sync with the expiry date', async () => {
       await givenDomain(h.module, 'sync.com');
       const res = await post('/domains/sync.com/sync', { domain: 'sync.com' });
       expect(res.status).toBe(200);
@@ -400,21 +400,47 @@ describe('domain management endpoints', () => {
       expect((await platformRecord(h.module, 'lock.com'))?.transferLock).toBe(true);
     });
 
-    it.each(['unlocked', 'no', 'LOCK', ''])('unlocks on any other value: %j', async (lockstatus) => {
-      await givenDomain(h.module, 'unlock.com').catch(() => undefined);
-      await post('/domains/unlock.com/lock', { lockstatus: 'locked' });
-      const res = await post('/domains/unlock.com/lock', { lockstatus });
-      expect(res.body).toEqual({ success: true, lockstatus: 'unlocked' });
-      expect((await get('/domains/unlock.com/lock')).body).toBe('unlocked');
-      expect((await platformRecord(h.module, 'unlock.com'))?.transferLock).toBe(false);
+    it.each([
+      ['locked', 'locked'],
+      ['LOCKED', 'locked'],
+      ['1', 'locked'],
+      ['true', 'locked'],
+      ['On', 'locked'],
+      [' on ', 'locked'],
+      ['unlocked', 'unlocked'],
+      ['Unlocked', 'unlocked'],
+      ['0', 'unlocked'],
+      ['FALSE', 'unlocked'],
+      ['off', 'unlocked'],
+    ])('takes lockstatus=%j as a billing module sends it: %s', async (lockstatus, expected) => {
+      await givenDomain(h.module, 'lock-spellings.com').catch(() => undefined);
+      // Start from the opposite state, so that the change is visible.
+      await post('/domains/lock-spellings.com/lock', { lockstatus: expected === 'locked' ? 'unlocked' : 'locked' });
+      const res = await post('/domains/lock-spellings.com/lock', { lockstatus });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ success: true, lockstatus: expected });
+      expect((await get('/domains/lock-spellings.com/lock')).body).toBe(expected);
+      expect((await platformRecord(h.module, 'lock-spellings.com'))?.transferLock).toBe(expected === 'locked');
     });
 
-    it('unlocks when lockstatus is left out', async () => {
-      await givenDomain(h.module, 'unlock-absent.com');
-      expect((await post('/domains/unlock-absent.com/lock', {})).body).toEqual({
-        success: true,
-        lockstatus: 'unlocked',
-      });
+    it.each([
+      ['lockstatus=LOCK', 'lockstatus must be locked or unlocked (or 1/0, true/false, on/off)'],
+      ['lockstatus=no', 'lockstatus must be locked or unlocked (or 1/0, true/false, on/off)'],
+      ['lockstatus=2', 'lockstatus must be locked or unlocked (or 1/0, true/false, on/off)'],
+      ['lockstatus=', 'lockstatus must be locked or unlocked (or 1/0, true/false, on/off)'],
+      ['lockstatus[]=locked', 'lockstatus must be a single value, like locked'],
+      ['lockstatus[0]=locked&lockstatus[1]=unlocked', 'lockstatus must be a single value, like locked'],
+      ['lockstatus[state]=locked', 'lockstatus must be a single value, like locked'],
+      ['lockstatus=locked&lockstatus=unlocked', 'lockstatus must be a single value, like locked'],
+      ['', 'lockstatus is required'],
+    ])('refuses %j with 400 and leaves the lock as it was', async (raw, error) => {
+      await givenDomain(h.module, 'lock-refused.com').catch(() => undefined);
+      await post('/domains/lock-refused.com/lock', { lockstatus: 'locked' });
+      const res = await h.http.post('/domains/lock-refused.com/lock').set(h.headers()).type('form').send(raw);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error });
+      expect((await get('/domains/lock-refused.com/lock')).body).toBe('locked');
+      expect((await platformRecord(h.module, 'lock-refused.com'))?.transferLock).toBe(true);
     });
   });
 
@@ -472,6 +498,46 @@ describe('domain management endpoints', () => {
       expect((await platformRecord(h.module, 'release.com'))?.status).toBe('Transferred Away');
     });
 
+    it('answers information on a deleted (Cancelled) domain from the platform record, not as a registrar fault', async () => {
+      await givenDomain(h.module, 'info-deleted.com', { addons: { idProtection: true } });
+      expect((await post('/domains/info-deleted.com/delete')).status).toBe(200);
+      const res = await get('/domains/info-deleted.com/information');
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        domain: 'info-deleted.com',
+        nameservers: ['ns1.sandbox.test', 'ns2.sandbox.test'],
+        transferLock: false,
+        expiryDate: '2027-11-21T00:00:00Z',
+        registrationStatus: 'Cancelled',
+        status: 'Cancelled',
+        restorable: false,
+        renewBeforeExpiration: true,
+        idProtectionStatus: true,
+        dnsManagementStatus: false,
+        emailForwardingStatus: false,
+        irtpOptOutStatus: false,
+        irtpTransferLock: false,
+        domainContactChangePending: false,
+        willDomainSuspend: false,
+        isIrtpEnabled: false,
+        irtpVerificationTriggerFields: [],
+      });
+    });
+
+    it('answers information on a released (Transferred Away) domain from the platform record', async () => {
+      await givenDomain(h.module, 'info-released.com');
+      expect((await post('/domains/info-released.com/release', { transfertag: 'NEW-REGISTRAR' })).status).toBe(200);
+      const res = await get('/domains/info-released.com/information');
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        domain: 'info-released.com',
+        nameservers: ['ns1.sandbox.test', 'ns2.sandbox.test'],
+        registrationStatus: 'Transferred Away',
+        status: 'Transferred Away',
+        expiryDate: '2027-11-21T00:00:00Z',
+      });
+    });
+
     it('requires a well-formed transfer tag', async () => {
       await givenDomain(h.module, 'release-bad.com');
       expect((await post('/domains/release-bad.com/release', {})).body).toEqual({ error: 'transfertag is required' });
@@ -500,8 +566,24 @@ describe('domain management endpoints', () => {
       expect(saved.status).toBe(200);
       expect(saved.body).toBe('success');
       const res = await get('/domains/contacts.com/contact');
+      const empty = Object.fromEntries(
+        [
+          'First Name',
+          'Last Name',
+          'Company Name',
+          'Email Address',
+          'Address 1',
+          'Address 2',
+          'City',
+          'State',
+          'Postcode',
+          'Country',
+          'Phone Number',
+        ].map((f) => [f, '']),
+      );
       expect(res.body).toEqual({
         Registrant: {
+          ...empty,
           'First Name': 'Ada',
           'Last Name': 'Lovelace',
           'Email Address': 'ada@example.com',
@@ -511,7 +593,9 @@ describe('domain management endpoints', () => {
           Country: 'GB',
           'Phone Number': '+44.2000000000',
         },
-        Technical: { 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'grace@example.com' },
+        Admin: empty,
+        Technical: { ...empty, 'First Name': 'Grace', 'Last Name': 'Hopper', 'Email Address': 'grace@example.com' },
+        Billing: empty,
       });
     });
 

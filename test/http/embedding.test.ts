@@ -30,7 +30,7 @@ describe('embedding the module in a host Koa app', () => {
       tld: '.com',
       group: 'hosted',
       registrar: 'sandbox',
-      prices: { register: '1=8.00' },
+      prices: { register: { 1: 800 } },
     });
     ({ apiKey } = await module.services.resellers.create(email, 'hosted', 500));
 

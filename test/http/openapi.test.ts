@@ -4,7 +4,8 @@ import Koa from 'koa';
 import request, { type Response } from 'supertest';
 import { z } from 'zod';
 import { createHttpApi, mountedRoutes } from '../../src/http/http-api';
-import { openApiPath } from '../../src/http/openapi';
+import { buildOpenApiDocument, openApiPath } from '../../src/http/openapi';
+import { ROUTES } from '../../src/http/routes';
 import { givenDomain } from '../support/domains';
 import { recordingLogger } from '../support/fakes';
 import { startHarness, type Harness } from '../support/harness';
@@ -235,6 +236,91 @@ describe('the OpenAPI document', () => {
       Object.keys(methods).map((m) => `${m} ${path}`),
     );
     expect(documented.filter((op) => !exercised.has(op))).toEqual([]);
+  });
+
+  it('documents the timestamp header on every reseller operation and Idempotency-Key on the paid orders only', () => {
+    type Parameter = { name: string; in: string; required: boolean };
+    const headersOf = (path: string, method: string) =>
+      ((doc.paths[path]![method] as unknown as { parameters?: Parameter[] }).parameters ?? [])
+        .filter((p) => p.in === 'header')
+        .map((p) => `${p.name}${p.required ? '' : '?'}`);
+    expect(headersOf('/billing/credits', 'get')).toEqual(['timestamp?']);
+    expect(headersOf('/domains/{domain}/lock', 'post')).toEqual(['timestamp?']);
+    for (const action of ['register', 'renew', 'transfer'])
+      expect(headersOf(`/order/domains/${action}`, 'post')).toEqual(['timestamp?', 'Idempotency-Key?']);
+    expect(headersOf('/healthz', 'get')).toEqual([]);
+  });
+
+  it('lists 405 on every operation and 422 only where an Idempotency-Key is read', () => {
+    const statusesOf = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses);
+    for (const [path, methods] of Object.entries(doc.paths))
+      for (const method of Object.keys(methods)) expect(statusesOf(path, method)).toContain('405');
+    expect(statusesOf('/order/domains/register', 'post')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '405',
+      '409',
+      '413',
+      '415',
+      '422',
+      '429',
+      '500',
+      '502',
+      '504',
+    ]);
+    expect(statusesOf('/domains/{domain}/lock', 'post')).not.toContain('422');
+    expect(statusesOf('/billing/credits', 'get')).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '405',
+      '413',
+      '415',
+      '429',
+      '500',
+    ]);
+  });
+
+  it('types the nested order fields instead of leaving them open', () => {
+    const body = (path: string) =>
+      (
+        doc.paths[path]!.post as unknown as {
+          requestBody: { content: Record<string, { schema: { properties: Record<string, Record<string, unknown>> } }> };
+        }
+      ).requestBody.content['application/x-www-form-urlencoded']!.schema.properties;
+    const register = body('/order/domains/register');
+    expect(register.nameservers).toMatchObject({
+      anyOf: [{ type: 'object', properties: { ns1: { type: 'string' } } }, { type: 'array' }],
+    });
+    expect(register.contacts).toMatchObject({
+      type: 'object',
+      properties: { Registrant: { type: 'object', additionalProperties: { type: 'string' } } },
+    });
+    expect(register.addons).toMatchObject({ type: 'object', properties: { idprotection: { type: 'string' } } });
+    expect(register.originalvars).toMatchObject({ type: 'object' });
+    expect(body('/order/domains/renew').addons).toEqual(register.addons);
+    for (const field of ['nameservers', 'contacts', 'addons', 'originalvars'])
+      expect(Object.keys(register[field]!)).not.toEqual([]);
+  });
+
+  it('names the prefix the host mounts the API under in servers', async () => {
+    const app = new Koa();
+    app.use(h.module.middleware({ prefix: '/reseller-api' }));
+    const res = await request(app.callback()).get('/reseller-api/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.servers).toEqual([{ url: '/reseller-api', description: 'Where the host mounts the API' }]);
+    expect((doc as unknown as { servers: unknown }).servers).toEqual([
+      { url: '/', description: 'The API at the root' },
+    ]);
+    expect(buildOpenApiDocument(ROUTES, { version: '1', prefix: '/api/', basePath: '/modules/x.php' }).servers).toEqual(
+      [
+        { url: '/api', description: 'Where the host mounts the API' },
+        { url: '/api/modules/x.php', description: 'The drop-in path deployed clients use' },
+      ],
+    );
   });
 
   it('would catch a reply that strays from its schema: checkReplies (on in every HTTP test) turns it into a 500', async () => {

@@ -226,7 +226,7 @@ describe('order endpoints', () => {
     });
 
     it('charges priced addons per year (set by the operator), accepting 1/0 and on/off flags', async () => {
-      await h.module.services.catalogue.setAddonPrices('default', 'idprotection=2.00,emailforwarding=1.00');
+      await h.module.services.catalogue.setAddonPrices('default', { idprotection: 200, emailforwarding: 100 });
       try {
         const res = await post(
           '/order/domains/register',
@@ -238,7 +238,7 @@ describe('order endpoints', () => {
         expect(res.status).toBe(200);
         expect(await credits()).toBe('76.50');
       } finally {
-        await h.module.services.catalogue.setAddonPrices('default', 'idprotection=0,emailforwarding=0');
+        await h.module.services.catalogue.setAddonPrices('default', { idprotection: 0, emailforwarding: 0 });
       }
     });
 
@@ -265,7 +265,8 @@ describe('order endpoints', () => {
       expect(again.body.error).toBe('An order for lost-name.com is already in progress');
       await reconcileLater();
       expect(await credits()).toBe('100.00');
-      expect(await domainOf('lost-name.com')).toBeUndefined();
+      // Kept for the reseller as Cancelled, so that sync can tell its billing platform (issue 13 item 3).
+      expect(await domainOf('lost-name.com')).toMatchObject({ status: 'Cancelled' });
     });
 
     it('completes through reconciliation what the registrar did after the deadline or reported pending', async () => {
@@ -276,7 +277,7 @@ describe('order endpoints', () => {
       await reconcileLater();
       expect(await domainOf('late-name.com')).toMatchObject({ status: 'Active' });
       expect(await domainOf('pending-name.com')).toMatchObject({ status: 'Active' });
-      expect(await domainOf('fault-name.com')).toBeUndefined();
+      expect(await domainOf('fault-name.com')).toMatchObject({ status: 'Cancelled' });
       expect(await credits()).toBe('80.00');
     });
 
@@ -343,7 +344,7 @@ describe('order endpoints', () => {
       expect(await credits()).toBe('82.00');
       await reconcileLater();
       expect(await domainOf('xferok-a.com')).toMatchObject({ status: 'Active' });
-      expect(await domainOf('xferfail-b.com')).toBeUndefined();
+      expect(await domainOf('xferfail-b.com')).toMatchObject({ status: 'Cancelled' });
       expect((await orderOf('xferfail-b.com')).note).toMatch(/losing registrar rejected/);
       expect(await credits()).toBe('91.00');
     });
@@ -434,22 +435,32 @@ describe('order endpoints', () => {
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ completed: false, failed: true });
       });
-      // The row the order created is removed, as a refused transfer's is: no status to report.
-      expect(events).toEqual(['order.failed', 'credit.changed order_refund']);
+      // The row the order created stays, Cancelled, for the reseller (the request had answered success).
+      expect(events).toEqual([
+        'order.failed',
+        'credit.changed order_refund',
+        'domain.status_changed Pending Transfer->Cancelled (order)',
+      ]);
       expect(await orderOf('xferfail-sync.com')).toMatchObject({
         status: 'failed',
         note: 'transfer sync: the transfer failed: the losing registrar rejected the transfer',
       });
-      expect(await domainOf('xferfail-sync.com')).toBeUndefined();
+      expect(await domainOf('xferfail-sync.com')).toMatchObject({ status: 'Cancelled' });
       expect(await credits()).toBe('100.00');
       const refunds = await h.module
         .knex('credit_entries')
         .where({ order_id: (await orderOf('xferfail-sync.com')).id, kind: 'order_refund' });
       expect(refunds).toHaveLength(1);
-      // Nothing left for reconciliation or another transfer sync (the domain is no longer in the account).
+      // Nothing left for reconciliation; another transfer sync answers "failed" from our record, asking no registrar.
       const report = await reconcileLater();
       expect(report.orders.filter((o) => o.domain === 'xferfail-sync.com')).toEqual([]);
-      expect((await transferSync('xferfail-sync.com')).status).toBe(409);
+      const after = await transferSync('xferfail-sync.com');
+      expect(after.status).toBe(200);
+      expect(after.body).toEqual({
+        completed: false,
+        failed: true,
+        reason: 'xferfail-sync.com is Cancelled on this platform; the transfer did not take effect here',
+      });
       expect(await credits()).toBe('100.00');
     });
 

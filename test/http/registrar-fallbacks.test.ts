@@ -18,7 +18,7 @@ describe('capability fallbacks, end to end with the sandbox', () => {
       await h.close();
     });
 
-    it('builds information from the nameservers, the lock and the platform record (spec 4.4)', async () => {
+    it('builds information from the nameservers, the lock and the platform record', async () => {
       await givenDomain(h.module, 'assembled.com', {
         expiryDate: '2029-05-06',
         addons: { idProtection: true, emailForwarding: true },
@@ -44,7 +44,7 @@ describe('capability fallbacks, end to end with the sandbox', () => {
       expect(res.body).not.toHaveProperty('registrantEmailAddress');
     });
 
-    it('answers transfer sync as completed with the expiry date the platform holds (spec 4.6)', async () => {
+    it('answers transfer sync as completed with the expiry date the platform holds', async () => {
       await givenDomain(h.module, 'no-transfer-sync.com', { expiryDate: '2028-02-29', status: 'Pending Transfer' });
       const res = await h.http.post('/domains/no-transfer-sync.com/transfersync').set(h.headers());
       expect(res.status).toBe(200);

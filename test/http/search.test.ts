@@ -19,7 +19,7 @@ interface Element {
   [key: string]: unknown;
 }
 
-/** Spec 2.5: every field, always present, with its type. */
+/** docs/api.md#suggestion-element: every field, always present, with its type. */
 const SPEC_TYPES: Record<string, string> = {
   domainName: 'string',
   idnDomainName: 'string',
@@ -72,13 +72,13 @@ describe('domain search', () => {
   beforeAll(async () => {
     h = await startHarness({ pluginsDir: FIXTURES, registrar: 'plain', settings: { registrarTimeoutMs: 200 } });
     const { catalogue, resellers } = h.module.services;
-    const prices = { register: '1=20.00,3=55.00', renew: '1=21.00' };
+    const prices = { register: { 1: 2000, 3: 5500 }, renew: { 1: 2100 } };
     await catalogue.setTld({ tld: '.shop', group: 'default', registrar: 'suggesting', prices });
     await catalogue.setTld({
       tld: '.dev',
       group: 'default',
       registrar: 'premium',
-      prices: { register: '1=15.00', renew: '1=15.00', transfer: '1=15.00' },
+      prices: { register: { 1: 1500 }, renew: { 1: 1500 }, transfer: { 1: 1500 } },
     });
     await catalogue.setTld({ tld: '.slow', group: 'default', registrar: 'stalling', prices });
     await catalogue.setTld({ tld: '.fail', group: 'default', registrar: 'failing', prices });
@@ -86,19 +86,19 @@ describe('domain search', () => {
       tld: '.рф',
       group: 'default',
       registrar: 'plain',
-      prices: { register: '1=8.00' },
+      prices: { register: { 1: 800 } },
       minLength: 2,
     });
     await catalogue.setTld({ tld: '.io', group: 'default', registrar: 'plain', prices, minLength: 3 });
     await resellers.createGroup('vip');
-    await catalogue.setTld({ tld: '.vip', group: 'vip', registrar: 'plain', prices: { register: '1=99.00' } });
+    await catalogue.setTld({ tld: '.vip', group: 'vip', registrar: 'plain', prices: { register: { 1: 9900 } } });
   });
   afterAll(async () => {
     await h.close();
   });
 
   describe('POST /domains/lookup/suggestions', () => {
-    it('answers every field of spec 2.5 with its type, priced from the group catalogue', async () => {
+    it('answers every field of docs/api.md#suggestion-element with its type, priced from the group catalogue', async () => {
       const res = await post(SUGGESTIONS, 'searchTerm=example&tldsToInclude=.com');
       expect(res.status).toBe(200);
       expect(res.body[0]).toEqual({

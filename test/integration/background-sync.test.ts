@@ -41,7 +41,7 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
       tld: '.com',
       group: 'default',
       registrar: 'counting',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
     });
     await a.services.resellers.create('reseller@example.com', 'default', 0);
     for (let i = 0; i < DOMAINS; i++) {

@@ -29,7 +29,7 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
     });
   });
   afterAll(async () => {
@@ -44,7 +44,7 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=11.00' },
+      prices: { register: { 1: 1100 } },
     });
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '11.00' });
   });
@@ -71,7 +71,7 @@ describe('catalogue reads reused for CATALOGUE_CACHE_MS (ADR 8)', () => {
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=12.00' },
+      prices: { register: { 1: 1200 } },
     });
     clock.advance(server.settings.catalogueCacheMs);
     expect(await server.services.catalogue.pricing(groupId, 'a.com', 'register')).toEqual({ 1: '12.00' });

@@ -27,7 +27,7 @@ describe('DomainSyncService on a real database', () => {
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=10.00' },
+      prices: { register: { 1: 1000 } },
       graceDays: 30,
       redemptionDays: 30,
     });

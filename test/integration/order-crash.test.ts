@@ -6,14 +6,20 @@ import knex, { type Knex } from 'knex';
 import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
 import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
-import { OrderService } from '../../src/core/order/order-service';
+import type { OrderService } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { Repositories, UnitOfWork } from '../../src/core/shared/unit-of-work';
 import { createLogger } from '../../src/infra/logging';
 import { knexRepositories } from '../../src/infra/repositories/knex-unit-of-work';
 import { directoryOf } from '../support/fake-registrar';
 import { FileRegistrar } from '../support/file-registrar';
-import { AFTER_LEASE_MS, registration, SETTINGS, startOrderBench, type OrderBench } from '../support/order-bench';
+import {
+  AFTER_LEASE_MS,
+  newOrderService,
+  registration,
+  startOrderBench,
+  type OrderBench,
+} from '../support/order-bench';
 import { TEST_ENGINE } from '../support/test-database';
 import { InProcessEventBus } from '../../src/core/shared/events';
 
@@ -63,14 +69,18 @@ describe('a crash between the phases of an order', () => {
     const directory = directoryOf(fileRegistrar);
     const logger = createLogger('silent');
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
-    await catalogue.setTld({ tld: '.org', group: 'default', registrar: 'file', prices: { register: '1=10.00' } });
-    orders = new OrderService(
+    await catalogue.setTld({
+      tld: '.org',
+      group: 'default',
+      registrar: 'file',
+      prices: { register: { 1: 1000 }, transfer: { 1: 1000 } },
+    });
+    orders = newOrderService(
       b.uow,
       new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger),
       catalogue,
       b.clock,
       logger,
-      SETTINGS,
       new InProcessEventBus(logger),
     );
     reseller = await b.newReseller(10_000);
@@ -93,7 +103,25 @@ describe('a crash between the phases of an order', () => {
     const report = await orders.reconcile();
     expect(report.orders.filter((o) => o.domain === 'crash-before.org').map((o) => o.result)).toEqual(['refunded']);
     expect(await b.balance(reseller)).toBe(10_000);
-    expect(await b.uow.read.domains.findByName('crash-before.org')).toBeUndefined();
+    expect(await b.uow.read.domains.findByName('crash-before.org')).toMatchObject({ status: 'Cancelled' });
+  });
+
+  it('refunds, through reconciliation, a transfer whose process died before the registrar received it, and keeps its domain as Cancelled', async () => {
+    await runChildAndKill(
+      [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-transfer.org', 'hang', 'transfer'],
+      'CALLED',
+    );
+    expect(await orderFor('crash-transfer.org')).toMatchObject({ action: 'transfer', status: 'pending' });
+    const before = await b.balance(reseller);
+    b.clock.advance(AFTER_LEASE_MS);
+    const report = await orders.reconcile();
+    expect(report.orders.filter((o) => o.domain === 'crash-transfer.org').map((o) => o.result)).toEqual(['refunded']);
+    expect(await orderFor('crash-transfer.org')).toMatchObject({ status: 'failed' });
+    expect(await b.balance(reseller)).toBe(before + 1_000);
+    expect(await b.uow.read.domains.findByName('crash-transfer.org')).toMatchObject({
+      status: 'Cancelled',
+      resellerId: reseller.id,
+    });
   });
 
   it('completes, through reconciliation, an order whose process died after the registrar registered it', async () => {

@@ -113,7 +113,7 @@ describe('the order money flow', () => {
 
     it('charges enabled addons per year at the group price, and addons without a price are free', async () => {
       const r = await b.newReseller(10_000);
-      await b.catalogue.setAddonPrices('default', 'idprotection=1.50');
+      await b.catalogue.setAddonPrices('default', { idprotection: 150 });
       await b.orders.register(
         r,
         registration('addons.com', {
@@ -126,7 +126,7 @@ describe('the order money flow', () => {
         request: expect.objectContaining({ addons: ['dnsmanagement', 'idprotection'] }),
       });
       expect(await b.balance(r)).toBe(10_000 - 2_250);
-      await b.catalogue.setAddonPrices('default', 'idprotection=0');
+      await b.catalogue.setAddonPrices('default', { idprotection: 0 });
     });
 
     it('refuses an unpriced period with the allowed ones, and an action the TLD does not offer', async () => {
@@ -206,7 +206,7 @@ describe('the order money flow', () => {
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual(['refunded']);
       expect(await b.balance(r)).toBe(5_000);
-      expect(await domainOf('timeout.com')).toBeUndefined();
+      expect(await domainOf('timeout.com')).toMatchObject({ status: 'Cancelled', resellerId: r.id });
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual([]);
       expect(await b.balance(r)).toBe(5_000);

@@ -30,6 +30,8 @@ interface Model {
   balance: number;
   /** Names held and Active, with their expiry year. */
   active: Map<number, number>;
+  /** Names whose registration was refunded by reconciliation: kept as Cancelled for the reseller (issue 13 item 3). */
+  cancelled: Set<number>;
   /** Open orders by name: what reconciliation will find at the registrar. */
   open: Map<number, { action: Action; registrarDidIt: boolean; price: number }>;
   keys: Map<number, { action: Action; name: number; answer: Answer }>;
@@ -93,7 +95,8 @@ class Order implements fc.AsyncCommand<Model, Real> {
       if (model.active.has(this.name)) return 'unavailable';
       if (open) return 'conflict';
     } else {
-      if (!model.active.has(this.name) && !open) return 'not_owned';
+      if (!model.active.has(this.name) && !open)
+        return model.cancelled.has(this.name) ? 'validation_failed' : 'not_owned';
       if (open?.action === 'register') return 'conflict';
       // A second renewal reaches the open-order lock only after its debit succeeded.
       if (model.balance < price) return 'insufficient_credit';
@@ -104,6 +107,7 @@ class Order implements fc.AsyncCommand<Model, Real> {
     let answer: Answer = 'success';
     switch (this.behaviour) {
       case 'succeed':
+        model.cancelled.delete(this.name);
         if (this.action === 'register') model.active.set(this.name, 2027);
         else model.active.set(this.name, model.active.get(this.name)! + 1);
         break;
@@ -146,8 +150,10 @@ class Reconcile implements fc.AsyncCommand<Model, Real> {
     for (const [name, open] of model.open) {
       if (open.registrarDidIt) {
         model.active.set(name, open.action === 'register' ? 2027 : model.active.get(name)! + 1);
+        model.cancelled.delete(name);
       } else {
         model.balance += open.price;
+        if (open.action === 'register') model.cancelled.add(name);
       }
     }
     model.open.clear();
@@ -155,7 +161,11 @@ class Reconcile implements fc.AsyncCommand<Model, Real> {
     for (let n = 0; n < NAMES; n++) {
       const domain = await real.b.uow.read.domains.findByName(nameOf(real, n));
       expect(domain ? { status: domain.status, expiry: domain.expiryDate } : undefined).toEqual(
-        model.active.has(n) ? { status: 'Active', expiry: `${model.active.get(n)}-11-21` } : undefined,
+        model.active.has(n)
+          ? { status: 'Active', expiry: `${model.active.get(n)}-11-21` }
+          : model.cancelled.has(n)
+            ? { status: 'Cancelled', expiry: null }
+            : undefined,
       );
     }
   }
@@ -195,7 +205,13 @@ describe('order properties against a ledger model', () => {
         fc.asyncProperty(fc.integer({ min: 0, max: 40_00 }), commands, async (opening, cmds) => {
           const reseller = await b.newReseller(opening);
           const real: Real = { b, reseller, prefix: `p${++run}` };
-          const model: Model = { balance: opening, active: new Map(), open: new Map(), keys: new Map() };
+          const model: Model = {
+            balance: opening,
+            active: new Map(),
+            cancelled: new Set(),
+            open: new Map(),
+            keys: new Map(),
+          };
           await fc.asyncModelRun(() => ({ model, real }), cmds);
           // Whatever was left pending settles, and the books still balance.
           await new Reconcile().run(model, real);

@@ -1,16 +1,20 @@
 import { ulid } from 'ulid';
-import { OrderService } from '../../src/core/order/order-service';
+import type { OrderService } from '../../src/core/order/order-service';
 import { InProcessEventBus, type EventName, type PlatformEvents } from '../../src/core/shared/events';
 import { createLogger } from '../../src/infra/logging';
 import { KnexLedgerRepository } from '../../src/infra/repositories/knex-ledger-repository';
-import { KnexOrderRepository } from '../../src/infra/repositories/knex-order-repository';
-import { AFTER_LEASE_MS, SETTINGS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
-import { TEST_ENGINE } from '../support/test-database';
+import {
+  AFTER_LEASE_MS,
+  newOrderService,
+  registration,
+  startOrderBench,
+  type OrderBench,
+} from '../support/order-bench';
 
 /**
  * The shortcuts that keep an order's round trips down (bench/RESULTS.md, "Hot paths"), each
  * checked for doing what the long way did: the balance answered by the debit's insert, a new
- * name inserted without a read first, and phase 3 as one statement on MariaDB.
+ * name inserted without a read first; and settlement as one transaction on every engine.
  */
 describe('an order in few round trips', () => {
   let b: OrderBench;
@@ -33,7 +37,7 @@ describe('an order in few round trips', () => {
         published.push({ name, event });
       });
     }
-    orders = new OrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'), SETTINGS, events);
+    orders = newOrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'), events);
     b.knex.on('query', record);
   });
   afterAll(async () => {
@@ -171,78 +175,39 @@ describe('an order in few round trips', () => {
     });
   });
 
-  describe('completing an order and its domain in one statement', () => {
-    /** A pending registration whose registrar answer never came: the order and its domain as phase 1 left them. */
-    async function pendingOrder(name: string) {
-      const r = await b.newReseller(10_000);
-      b.fake.script(name, 'timeout');
-      await orders.register(r, registration(name));
-      const order = await orderFor(name);
-      expect(order).toMatchObject({ status: 'pending' });
-      return { r, order };
-    }
-    const change = { expiryDate: '2027-11-21', note: 'done', at: new Date('2026-11-21T12:00:00Z') };
-
-    it(
-      TEST_ENGINE === 'mariadb'
-        ? 'moves both in a single statement without a transaction on MariaDB'
-        : 'is left to the transaction on SQLite: no statement is sent',
-      async () => {
-        const { order } = await pendingOrder('one-rt.com');
-        statements = [];
-        const done = await new KnexOrderRepository(b.knex).completeWithDomain(order.id, change, {
-          id: order.domainId,
-          from: ['Pending Registration'],
-        });
-        if (TEST_ENGINE === 'mariadb') {
-          expect(done).toBe(true);
-          expect(statements).toHaveLength(1);
-          expect(await orderFor('one-rt.com')).toMatchObject({
-            status: 'completed',
-            expiryDate: '2027-11-21',
-            leaseOwner: null,
-            settledAt: change.at,
-          });
-          expect(await domainOf('one-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
-          // The open-order index is free again: the name can be ordered by nobody else, renewed by its owner.
-          expect((await b.knex('orders').where({ id: order.id }).first()).open_domain).toBeNull();
-        } else {
-          expect(done).toBe(false);
-          expect(statements).toEqual([]);
-          expect(await orderFor('one-rt.com')).toMatchObject({ status: 'pending' });
-        }
-      },
-    );
-
-    it('changes nothing when the order is settled already or its domain is not as expected', async () => {
-      const repo = new KnexOrderRepository(b.knex);
-      const { order } = await pendingOrder('two-rt.com');
-      await expect(repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Active'] })).resolves.toBe(
-        false,
-      );
-      await expect(
-        repo.completeWithDomain(order.id, change, {
-          id: order.domainId,
-          from: ['Pending Registration'],
-          resellerId: 'someone-else',
-        }),
-      ).resolves.toBe(false);
-      expect(await orderFor('two-rt.com')).toMatchObject({ status: 'pending' });
-      expect(await domainOf('two-rt.com')).toMatchObject({ status: 'Pending Registration' });
-      // Settled by someone else meanwhile (the domain, in this made-up case, left behind).
-      await b.knex('orders').where({ id: order.id }).update({ status: 'completed', open_domain: null });
-      await expect(
-        repo.completeWithDomain(order.id, change, { id: order.domainId, from: ['Pending Registration'] }),
-      ).resolves.toBe(false);
-      expect(await domainOf('two-rt.com')).toMatchObject({ status: 'Pending Registration' });
-    });
-
-    it('sends phase 3 without BEGIN and COMMIT on MariaDB, and in one transaction otherwise', async () => {
+  describe('settling an order: one transaction of the same statements on every engine', () => {
+    it('sends phase 1 and phase 3 as one transaction each, whoever listens to events', async () => {
       const r = await b.newReseller(10_000);
       statements = [];
       await orders.register(r, registration('phase3-rt.com'));
-      // Phase 1 is always one transaction; phase 3 one more on SQLite.
-      expect(statements.filter(isTransactionControl)).toHaveLength(TEST_ENGINE === 'mariadb' ? 2 : 4);
+      expect(statements.filter(isTransactionControl)).toHaveLength(4);
+      const quiet = newOrderService(
+        b.uow,
+        b.registrar,
+        b.catalogue,
+        b.clock,
+        createLogger('silent'),
+        new InProcessEventBus(createLogger('silent')),
+      );
+      const heard = statements.length;
+      statements = [];
+      await quiet.register(r, registration('phase3-quiet-rt.com'));
+      // The same statements with no listener at all: nothing depends on who subscribes.
+      expect(statements).toHaveLength(heard);
+    });
+
+    it('changes nothing when the order was settled already', async () => {
+      const r = await b.newReseller(10_000);
+      b.fake.script('twice-rt.com', 'timeout');
+      await orders.register(r, registration('twice-rt.com'));
+      const order = await orderFor('twice-rt.com');
+      await b.knex('orders').where({ id: order.id }).update({ status: 'completed', open_domain: null });
+      b.clock.advance(AFTER_LEASE_MS);
+      await expect(orders.settleByOperator(order.id, { outcome: 'refund', note: 'again' })).rejects.toMatchObject({
+        code: 'conflict',
+      });
+      expect(await domainOf('twice-rt.com')).toMatchObject({ status: 'Pending Registration' });
+      expect(await b.balance(r)).toBe(9_000);
     });
   });
 });

@@ -158,14 +158,14 @@ describe('transfer sync settles an open transfer order', () => {
         fake.releaseWhenHeld(3),
       ]),
     );
-    expect(events).toEqual({ 'order.failed': 1 });
+    expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
     const order = await orderOf('race-failed.com');
     expect(order).toMatchObject({
       status: 'failed',
       note: expect.stringMatching(/the transfer failed: the losing registrar rejected the transfer$/),
     });
     expect(await refundsOf(order.id)).toBe(1);
-    expect(await domainOf('race-failed.com')).toBeUndefined();
+    expect(await domainOf('race-failed.com')).toMatchObject({ status: 'Cancelled' });
     expect(await b.balance(r)).toBe(10_000);
   });
 
@@ -183,14 +183,14 @@ describe('transfer sync settles an open transfer order', () => {
         fake.releaseWhenHeld(3),
       ]),
     );
-    expect(events).toEqual({ 'order.failed': 1 });
+    expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
     const order = await orderOf('syncs-failed.com');
     expect(order).toMatchObject({ status: 'failed', note: 'transfer sync: the transfer failed: rejected' });
     expect(await refundsOf(order.id)).toBe(1);
     expect(await b.balance(r)).toBe(10_000);
   });
 
-  it('puts back the row a failed transfer took over, as a refused transfer does', async () => {
+  it('keeps the row a failed transfer took over as Cancelled for the reseller who ordered it (issue 13 item 3)', async () => {
     const previous = await b.newReseller(0);
     const now = b.clock.now();
     await b.uow.run((repos) =>
@@ -212,11 +212,7 @@ describe('transfer sync settles an open transfer order', () => {
     const domain = (await domainOf('came-back.com'))!;
     const events = await countEvents('came-back.com', () => processes[0]!.syncer.transferSync(domain));
     expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
-    expect(await domainOf('came-back.com')).toMatchObject({
-      status: 'Transferred Away',
-      resellerId: previous.id,
-      expiryDate: '2026-05-01',
-    });
+    expect(await domainOf('came-back.com')).toMatchObject({ status: 'Cancelled', resellerId: r.id, expiryDate: null });
     expect(await b.balance(r)).toBe(10_000);
   });
 

@@ -4,8 +4,9 @@ import type { CallContext, RegistrarOutcome, RegistrarPlugin } from '../../src/c
 /**
  * A registrar whose registry is a JSON file, so a child process and the test share it: the child
  * registers (or not) and is killed; the test's reconciliation then asks the same "registry".
- * `onRegister` decides what happens to a registration: 'register-then-hang' records the name and
- * never answers; 'hang' never answers and records nothing.
+ * `onRegister` decides what happens to a registration or a transfer: 'register-then-hang' records
+ * the name and never answers; 'hang' never answers and records nothing. Transfer sync reports a
+ * recorded name as transferred in, and refuses one it has no record of (it never got a transfer).
  */
 export class FileRegistrar implements RegistrarPlugin {
   readonly id = 'file';
@@ -39,6 +40,18 @@ export class FileRegistrar implements RegistrarPlugin {
     this.announce(this.onRegister === 'hang' ? 'CALLED' : 'REGISTERED');
     return new Promise(() => undefined);
   }
+
+  readonly transfer = {
+    transfer: (input: { domain: string; period: number }, ctx: CallContext) => this.register(input, ctx),
+  };
+
+  readonly transferSync = {
+    sync: async ({ domain }: { domain: string }) => {
+      const expiryDate = this.read()[domain];
+      if (!expiryDate) return { ok: false as const, reason: 'refused' as const, message: `no transfer of ${domain}` };
+      return { ok: true as const, completed: true, failed: false, expiryDate };
+    },
+  };
 
   async renew(): Promise<RegistrarOutcome<{ expiryDate: string }>> {
     return { ok: false, reason: 'refused', message: 'not supported here' };

@@ -56,7 +56,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       tld,
       group: 'default',
       registrar: options.registrar ?? 'sandbox',
-      prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00', transfer: '1=9.00' },
+      prices: { register: { 1: 1000, 2: 1950, 5: 4500 }, renew: { 1: 1200, 2: 2300 }, transfer: { 1: 900 } },
     });
   }
   const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);

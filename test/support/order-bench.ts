@@ -20,7 +20,10 @@ import { directoryOf, FakeRegistrar } from './scripted-registrar';
 import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
-import { InProcessEventBus } from '../../src/core/shared/events';
+import { InProcessEventBus, type EventBus } from '../../src/core/shared/events';
+import { OrderSettlement } from '../../src/core/order/order-settlement';
+import type { Clock } from '../../src/core/shared/clock';
+import type { Logger } from '../../src/core/shared/logger';
 
 export const REGISTRAR_DEADLINE_MS = 40;
 export const SETTINGS: OrderSettings = {
@@ -28,7 +31,22 @@ export const SETTINGS: OrderSettings = {
   reconcileAfterMs: 60_000,
   idempotencyTtlMs: 24 * 3_600_000,
   reconcileBatch: 100,
+  pendingLimitDays: 7,
 };
+
+/** An order service with its settlement, wired as src/container.ts wires it. */
+export function newOrderService(
+  uow: UnitOfWork,
+  registrar: OrderRegistrar,
+  catalogue: CatalogueService,
+  clock: Clock,
+  logger: Logger,
+  events: EventBus,
+  settings: OrderSettings = SETTINGS,
+): OrderService {
+  const settlement = new OrderSettlement(uow, clock, logger, events, settings);
+  return new OrderService(uow, registrar, catalogue, settlement, clock, logger, settings, events);
+}
 /** Past every lease: reconciliation may act on anything pending. */
 export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;
 
@@ -102,15 +120,15 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
   const credit = new CreditService(uow, clock, events);
   const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock, events);
   const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) =>
-    new OrderService(other, otherRegistrar, catalogue, clock, logger, SETTINGS, events);
+    newOrderService(other, otherRegistrar, catalogue, clock, logger, events);
   await resellers.createGroup('default');
   await catalogue.setTld({
     tld: '.com',
     group: 'default',
     registrar: 'fake',
-    prices: { register: '1=10.00,2=19.50', renew: '1=12.00,2=23.00', transfer: '1=9.00' },
+    prices: { register: { 1: 1000, 2: 1950 }, renew: { 1: 1200, 2: 2300 }, transfer: { 1: 900 } },
   });
-  await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: '1=10.00' } });
+  await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: { 1: 1000 } } });
   return {
     knex,
     uow,

@@ -70,7 +70,7 @@ export async function startUpstreamPair(options: UpstreamPairOptions): Promise<U
       tld: '.com',
       group: 'default',
       registrar: 'sandbox',
-      prices: { register: '1=8.00,2=15.00', renew: '1=9.00,2=18.00', transfer: '1=7.00' },
+      prices: { register: { 1: 800, 2: 1500 }, renew: { 1: 900, 2: 1800 }, transfer: { 1: 700 } },
     });
     const created = await b.module.services.resellers.create(
       'operator-a@example.net',

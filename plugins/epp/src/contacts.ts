@@ -99,7 +99,7 @@ const limit = (value: string, max: number, name: string, role: string): string =
   return value;
 };
 
-/** Maps the platform's contact fields (decisions.md names) onto an RFC 5733 contact, checking what the schema demands. */
+/** Maps the platform's contact fields (the field names of docs/api.md#contacts-field) onto an RFC 5733 contact, checking what the schema demands. */
 export function toContactData(c: Contact, role: string, postalInfoType: 'auto' | 'int' | 'loc'): ContactData {
   const name = field(c, 'fullname') || [field(c, 'firstname'), field(c, 'lastname')].filter(Boolean).join(' ');
   if (!name) throw new ContactInputError(`${role} contact needs a name (firstname and lastname, or fullname)`);

@@ -872,7 +872,7 @@ export class EppRegistrar implements RegistrarPlugin {
     return this.options.lockStatuses.every((s) => info.statuses.includes(s));
   }
 
-  /** The platform's domain statuses (decisions.md) from EPP and RGP statuses. */
+  /** The platform's domain statuses (docs/orders.md#domain-states-set-by-orders) from EPP and RGP statuses. */
   private statusOf(info: DomainInfo): string {
     if (info.statuses.includes('pendingCreate')) return 'Pending Registration';
     if (info.statuses.includes('pendingTransfer')) return 'Pending Transfer';

@@ -54,7 +54,7 @@ const addYears = (date: string, years: number) => {
  *   `Idempotency-Key`, so the SDK's retries, and any repeat of the same order, are charged once upstream;
  * - only a definite refusal is returned as one (see `upstream-errors.ts`); anything else is thrown,
  *   and the platform keeps the order pending for reconciliation;
- * - the upstream answers "success" for an order it has accepted but not finished (spec 4.1), so
+ * - the upstream answers "success" for an order it has accepted but not finished, so
  *   after a success the plugin reads the domain back and answers `pending` unless it is done: our
  *   reconciliation then settles it through domain sync and transfer sync, which relay the
  *   upstream's pending states too.
@@ -384,7 +384,7 @@ export function createUpstreamRegistrar(
         }
         const expiryDate = dateOf(reply.expirydate);
         if (reply.completed && !expiryDate) {
-          // Spec 4.6: an upstream whose registrar cannot tell answers "completed" with its own record; a pending one is not.
+          // docs/api.md#transfer-sync: an upstream whose registrar cannot tell answers "completed" with its own record; a pending one is not.
           const read = await readState(domain, ctx);
           if ('state' in read && isPendingStatus(read.state.registrationStatus))
             return { ok: true, completed: false, failed: false };

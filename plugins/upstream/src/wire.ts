@@ -55,7 +55,7 @@ const EXTRA_KEYS = [
 
 const bool = (value: unknown): boolean | undefined => (typeof value === 'boolean' ? value : undefined);
 
-/** Spec 2.6 as the upstream wrote it → the contract's information (spec 2.6 extras kept in `extra`). */
+/** Domain information as the upstream wrote it → the contract's (docs/api.md#domain-information; extras kept in `extra`). */
 export function informationFrom(reply: DomainInformationReply): DomainInformation {
   const raw = reply as unknown as Record<string, unknown>;
   const extra = Object.fromEntries(

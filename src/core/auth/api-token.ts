@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Spec section 5: the token is base64( hex( HMAC-SHA256(message = API key,
+ * docs/api.md#authentication: the token is base64( hex( HMAC-SHA256(message = API key,
  * secret = "<email>:<yy-mm-dd HH>" in UTC) ) ), 88 characters long.
  */
 export const TOKEN_LENGTH = 88;
@@ -24,7 +24,7 @@ export function looksLikeToken(token: string): boolean {
   return token.length === TOKEN_LENGTH && TOKEN_ALPHABET.test(token);
 }
 
-/** Constant-time comparison of two tokens of the spec's fixed length. */
+/** Constant-time comparison of two tokens of the fixed length (88 characters). */
 export function tokensEqual(expected: string, given: string): boolean {
   const a = Buffer.from(expected, 'utf8');
   const b = Buffer.from(given, 'utf8');

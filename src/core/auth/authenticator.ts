@@ -13,7 +13,7 @@ export interface Credentials {
   readonly clientAddress: string;
 }
 
-/** Decisions.md: the one message for a bad token or an unknown user, so neither leaks. */
+/** docs/api.md#authentication: the one message for a bad token or an unknown user, so neither leaks. */
 export const INVALID_TOKEN = 'Invalid API Token provided';
 const SKEW_MS = 60_000;
 const HOUR_MS = 3_600_000;
@@ -24,7 +24,7 @@ const EXPECTED_TOKENS_KEPT = 10_000;
 const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
 
 /**
- * Verifies the spec's hourly HMAC token (section 5 and decisions.md):
+ * Verifies the hourly HMAC token (docs/api.md#authentication):
  * - no `timestamp` header: the current UTC hour, and within 60 s of an hour boundary also the
  *   neighbouring hour (clock skew);
  * - a `timestamp` header: refused when more than 60 s from server time, else the hour of that
@@ -46,8 +46,8 @@ export class Authenticator {
   async authenticate(credentials: Credentials): Promise<Reseller> {
     const username = (credentials.username ?? '').trim();
     const token = (credentials.token ?? '').trim();
-    const throttleKeys = [`ip:${credentials.clientAddress}`, ...(username ? [`user:${username.toLowerCase()}`] : [])];
-    const wait = this.throttle.retryAfter(throttleKeys);
+    const attempt = { address: credentials.clientAddress, username };
+    const wait = this.throttle.retryAfter(attempt);
     if (wait > 0) {
       throw new DomainError('too_many_attempts', 'Too many failed authentication attempts; try again later', {
         retryAfterSeconds: wait,
@@ -68,10 +68,10 @@ export class Authenticator {
       if (tokensEqual(this.expectedToken(username, apiKey, hour), token)) matched = true;
     }
     if (!found || !matched || !looksLikeToken(token)) {
-      this.throttle.recordFailure(throttleKeys);
+      this.throttle.recordFailure(attempt);
       throw new DomainError('authentication_failed', INVALID_TOKEN);
     }
-    this.throttle.recordSuccess(throttleKeys.slice(1));
+    this.throttle.recordSuccess(attempt);
     const { reseller } = found;
     if (reseller.status !== 'active')
       throw new DomainError('authentication_failed', 'This reseller account is suspended');

@@ -1,10 +1,21 @@
 import type { Clock } from '../shared/clock';
 
 export interface ThrottlePolicy {
-  /** Failed attempts allowed per key inside one window before the key is blocked. */
+  /** Failed attempts allowed per (client address, username) pair inside one window before the pair is blocked. */
   readonly maxFailures: number;
+  /** Failed attempts allowed per client address, whatever the usernames, before the address is blocked. */
+  readonly maxFailuresPerAddress: number;
   readonly windowSeconds: number;
   readonly blockSeconds: number;
+}
+
+/** The per-address limit is this many times the per-pair limit (AUTH_MAX_FAILURES). */
+export const ADDRESS_FAILURES_FACTOR = 5;
+
+/** Who tried to authenticate: the client address and the username it sent (empty when none). */
+export interface Attempt {
+  readonly address: string;
+  readonly username: string;
 }
 
 interface Counter {
@@ -14,10 +25,14 @@ interface Counter {
 }
 
 /**
- * Counts failed authentications per key (client address, username) and blocks a key for a
- * while once it fails too often. In memory, per process: with several processes an attacker
- * gets at most `maxFailures` tries per window on each, which still makes guessing a 192-bit key
- * hopeless; the throttle exists to stop noisy scanners and log floods.
+ * Counts failed authentications per client address and per (address, username) pair, and blocks
+ * one for a while once it fails too often. Never per username alone: that would let anyone who
+ * knows a reseller's email lock its billing platform out from elsewhere (ADR 3). An attacker
+ * slows only itself; guessing stays hopeless because a key has 192 random bits.
+ *
+ * In memory, per process: with several processes an attacker gets at most the limit per window
+ * on each, which still makes guessing a key hopeless; the throttle exists to stop noisy
+ * scanners, log floods and wasted lookups.
  */
 export class FailureThrottle {
   private readonly counters = new Map<string, Counter>();
@@ -28,32 +43,42 @@ export class FailureThrottle {
     private readonly maxKeys = 100_000,
   ) {}
 
-  /** Seconds the caller must wait, or 0 when none of the keys is blocked. */
-  retryAfter(keys: readonly string[]): number {
+  /** Seconds the caller must wait, or 0 when neither its address nor its (address, username) pair is blocked. */
+  retryAfter(attempt: Attempt): number {
     const now = this.clock.now().getTime();
     let wait = 0;
-    for (const key of keys) {
+    for (const { key } of this.keysOf(attempt)) {
       const counter = this.counters.get(key);
       if (counter && counter.blockedUntil > now) wait = Math.max(wait, Math.ceil((counter.blockedUntil - now) / 1000));
     }
     return wait;
   }
 
-  recordFailure(keys: readonly string[]): void {
+  recordFailure(attempt: Attempt): void {
     const now = this.clock.now().getTime();
-    for (const key of keys) {
+    for (const { key, limit } of this.keysOf(attempt)) {
       let counter = this.counters.get(key);
       if (!counter || now - counter.windowStart >= this.policy.windowSeconds * 1000) {
         counter = { failures: 0, windowStart: now, blockedUntil: 0 };
         this.remember(key, counter);
       }
       counter.failures += 1;
-      if (counter.failures >= this.policy.maxFailures) counter.blockedUntil = now + this.policy.blockSeconds * 1000;
+      if (counter.failures >= limit) counter.blockedUntil = now + this.policy.blockSeconds * 1000;
     }
   }
 
-  recordSuccess(keys: readonly string[]): void {
-    for (const key of keys) this.counters.delete(key);
+  /**
+   * Clears the pair's failures. The address keeps its count: a scanner holding one valid account
+   * must not be able to reset its address between guesses at other usernames.
+   */
+  recordSuccess(attempt: Attempt): void {
+    this.counters.delete(pairKey(attempt));
+  }
+
+  private keysOf(attempt: Attempt): Array<{ key: string; limit: number }> {
+    const keys = [{ key: `ip:${attempt.address}`, limit: this.policy.maxFailuresPerAddress }];
+    if (attempt.username) keys.push({ key: pairKey(attempt), limit: this.policy.maxFailures });
+    return keys;
   }
 
   private remember(key: string, counter: Counter): void {
@@ -66,3 +91,5 @@ export class FailureThrottle {
     this.counters.set(key, counter);
   }
 }
+
+const pairKey = (attempt: Attempt) => `pair:${attempt.address}\u0000${attempt.username.toLowerCase()}`;

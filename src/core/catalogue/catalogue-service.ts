@@ -1,25 +1,34 @@
 import type { RegistrarDirectory } from '../registrar/registrar-directory';
 import { DomainError } from '../shared/errors';
-import { formatAmount, parseAmount, type Minor } from '../shared/money';
+import { formatAmount, type Minor } from '../shared/money';
 import { systemClock, type Clock } from '../shared/clock';
 import { RecentReads } from '../shared/recent-reads';
 import type { UnitOfWork } from '../shared/unit-of-work';
 import { parseDomainName, parseTld, splitRegistrable, type RegistrableDomain } from '../domain/domain-name';
-import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld, type TldPrice } from './catalogue';
+import {
+  ADDONS,
+  addonPricesProblem,
+  periodPricesProblem,
+  type AddonName,
+  type OrderAction,
+  type PeriodPrices,
+  type Tld,
+  type TldPrice,
+} from './catalogue';
 
 export interface SetTldInput {
   readonly tld: string;
   readonly group: string;
   readonly registrar: string;
-  /** Price lists as the CLI writes them: "1=10.00,2=19.50". An action left out keeps its prices. */
-  readonly prices: Partial<Record<OrderAction, string>>;
+  /** Each action's prices replace all of that action's prices for the group; an action left out keeps its own. */
+  readonly prices: Partial<Record<OrderAction, PeriodPrices>>;
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly graceDays?: number;
   readonly redemptionDays?: number;
 }
 
-/** One row of `GET /tlds/pricing` (decisions.md): one element per TLD and period. */
+/** One row of `GET /tlds/pricing` (docs/api.md#tld-pricing): one element per TLD and period. */
 export interface TldPricingRow {
   readonly tld: string;
   readonly years: number;
@@ -36,63 +45,6 @@ export interface TldPricingRow {
 export interface PricedDomain {
   readonly domain: RegistrableDomain;
   readonly tld: Tld;
-}
-
-/** Parses "1=10.00,2=19.50" into period → minor units, refusing duplicate or out-of-range periods. */
-export function parsePriceList(text: string, action: OrderAction): Map<number, Minor> {
-  const prices = new Map<number, Minor>();
-  for (const part of String(text)
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const match = /^(\d{1,2})\s*=\s*(\S+)$/.exec(part);
-    if (!match)
-      throw new DomainError(
-        'validation_failed',
-        `--${action} must look like "1=10.00,2=19.50" (years=price); got "${part}"`,
-      );
-    const period = Number(match[1]);
-    if (period < MIN_PERIOD || period > MAX_PERIOD)
-      throw new DomainError(
-        'validation_failed',
-        `--${action}: periods are ${MIN_PERIOD} to ${MAX_PERIOD} years; got ${period}`,
-      );
-    if (prices.has(period)) throw new DomainError('validation_failed', `--${action}: period ${period} is listed twice`);
-    const price = parseAmount(match[2], `--${action} price for ${period} years`);
-    if (price < 0) throw new DomainError('validation_failed', `--${action}: prices cannot be negative`);
-    prices.set(period, price);
-  }
-  if (prices.size === 0)
-    throw new DomainError('validation_failed', `--${action} needs at least one "years=price" pair`);
-  return prices;
-}
-
-/** Parses "idprotection=2.00,dnsmanagement=0" into addon → yearly price in minor units. */
-export function parseAddonPriceList(text: string): Map<AddonName, Minor> {
-  const prices = new Map<AddonName, Minor>();
-  for (const part of String(text)
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean)) {
-    const match = /^([a-z]+)\s*=\s*(\S+)$/i.exec(part);
-    if (!match)
-      throw new DomainError(
-        'validation_failed',
-        `--addons must look like "idprotection=2.00,dnsmanagement=0" (addon=yearly price); got "${part}"`,
-      );
-    const addon = match[1].toLowerCase() as AddonName;
-    if (!ADDONS.includes(addon))
-      throw new DomainError(
-        'validation_failed',
-        `--addons: unknown addon "${match[1]}"; addons are ${ADDONS.join(', ')}`,
-      );
-    if (prices.has(addon)) throw new DomainError('validation_failed', `--addons: ${addon} is listed twice`);
-    const price = parseAmount(match[2], `--addons price for ${addon}`);
-    if (price < 0) throw new DomainError('validation_failed', '--addons: prices cannot be negative');
-    prices.set(addon, price);
-  }
-  if (prices.size === 0) throw new DomainError('validation_failed', '--addons needs at least one "addon=price" pair');
-  return prices;
 }
 
 export interface CatalogueReadOptions {
@@ -129,8 +81,12 @@ export class CatalogueService {
       );
     }
     const parsed = Object.entries(input.prices)
-      .filter(([, text]) => text !== undefined)
-      .map(([action, text]) => [action as OrderAction, parsePriceList(text as string, action as OrderAction)] as const);
+      .filter(([, prices]) => prices !== undefined)
+      .map(([action, prices]) => {
+        const problem = periodPricesProblem(action as OrderAction, prices);
+        if (problem) throw new DomainError('validation_failed', problem);
+        return [action as OrderAction, toPeriodMap(prices)] as const;
+      });
     const lengths = [input.minLength, input.maxLength, input.graceDays, input.redemptionDays];
     if (lengths.some((n) => n !== undefined && (!Number.isInteger(n) || n < 0 || n > 365))) {
       throw new DomainError('validation_failed', 'lengths and day counts must be whole numbers from 0 to 365');
@@ -140,7 +96,7 @@ export class CatalogueService {
       if (!group) throw new DomainError('not_found', `group "${input.group}" does not exist`);
       const existing = await catalogue.findTld(tldName);
       if (!existing && !input.prices.register)
-        throw new DomainError('validation_failed', `${tldName} is new: give its --register prices`);
+        throw new DomainError('validation_failed', `${tldName} is new: give its register prices`);
       const tld: Tld = {
         tld: tldName,
         registrar: input.registrar,
@@ -189,7 +145,7 @@ export class CatalogueService {
     return { domain, tld };
   }
 
-  /** Spec 2.10: `{"1": "10.00", "2": "19.50"}` for one action of one domain's TLD. */
+  /** docs/api.md#pricing-of-one-domain: `{"1": "10.00", "2": "19.50"}` for one action of one domain's TLD. */
   async pricing(groupId: string, domainInput: string, action: OrderAction): Promise<Record<string, string>> {
     const { tld } = await this.resolveDomain(groupId, domainInput);
     const prices = await this.priceList(groupId, tld.tld, action);
@@ -207,14 +163,19 @@ export class CatalogueService {
     );
   }
 
-  /** Yearly addon prices of a group (decisions.md: default free). */
+  /** Yearly addon prices of a group (docs/api.md#addons-field: default free). */
   addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
     return this.recent.read(`addons ${groupId}`, () => this.uow.read.catalogue.addonPrices(groupId));
   }
 
-  /** Sets yearly addon prices for a group from the CLI's "idprotection=2.00,dnsmanagement=0". */
-  async setAddonPrices(groupName: string, text: string): Promise<{ group: string; addons: Record<string, string> }> {
-    const prices = parseAddonPriceList(text);
+  /** Sets the given addons' yearly prices for a group (minor units); the others keep theirs. */
+  async setAddonPrices(
+    groupName: string,
+    yearly: Readonly<Partial<Record<AddonName, Minor>>>,
+  ): Promise<{ group: string; addons: Record<string, string> }> {
+    const problem = addonPricesProblem(yearly as Record<string, Minor>);
+    if (problem) throw new DomainError('validation_failed', problem);
+    const prices = new Map(Object.entries(yearly) as Array<[AddonName, Minor]>);
     const result = await this.uow.run(async ({ groups, catalogue }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
@@ -226,7 +187,7 @@ export class CatalogueService {
     return result;
   }
 
-  /** Decisions.md `GET /tlds/pricing`: one row per offered TLD and period; an unpriced action is left out. */
+  /** docs/api.md#tld-pricing: one row per offered TLD and period; an unpriced action is left out. */
   async tldPricing(groupId: string): Promise<TldPricingRow[]> {
     const [rows, tlds] = await Promise.all([
       this.uow.read.catalogue.prices(groupId),
@@ -260,6 +221,14 @@ export class CatalogueService {
     }
     return result;
   }
+}
+
+function toPeriodMap(prices: PeriodPrices): Map<number, Minor> {
+  return new Map(
+    Object.entries(prices)
+      .map(([period, price]) => [Number(period), price] as [number, Minor])
+      .sort(([a], [b]) => a - b),
+  );
 }
 
 function groupByAction(rows: TldPrice[]): Record<string, Record<string, string>> {

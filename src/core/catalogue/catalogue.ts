@@ -3,12 +3,49 @@ import type { Minor } from '../shared/money';
 export const ORDER_ACTIONS = ['register', 'renew', 'transfer'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
 
-/** Spec 2.4: the addons an order may enable. Each may carry a yearly price per group (default free). */
+/** docs/api.md#addons-field: the addons an order may enable. Each may carry a yearly price per group (default free). */
 export const ADDONS = ['dnsmanagement', 'emailforwarding', 'idprotection'] as const;
 export type AddonName = (typeof ADDONS)[number];
 
 export const MIN_PERIOD = 1;
 export const MAX_PERIOD = 10;
+
+/** Prices by period in years, in minor units: `{ 1: 1000, 2: 1950 }` is 10.00 for one year, 19.50 for two. */
+export type PeriodPrices = Readonly<Record<number, Minor>>;
+
+/** A price is a whole number of minor units, never negative. */
+function isPrice(price: Minor): boolean {
+  return Number.isSafeInteger(price) && price >= 0;
+}
+
+/**
+ * The periods and prices one action of a TLD may be sold at: at least one period, each from
+ * MIN_PERIOD to MAX_PERIOD years, no negative price. Returns the problem, or undefined.
+ */
+export function periodPricesProblem(action: OrderAction, prices: PeriodPrices): string | undefined {
+  const entries = Object.entries(prices);
+  if (entries.length === 0) return `${action} needs a price for at least one period`;
+  for (const [key, price] of entries) {
+    const period = Number(key);
+    if (!Number.isInteger(period) || period < MIN_PERIOD || period > MAX_PERIOD)
+      return `${action}: periods are ${MIN_PERIOD} to ${MAX_PERIOD} years; got ${key}`;
+    if (!isPrice(price))
+      return `${action}: the price for ${period} years must be a whole number of minor units, not negative`;
+  }
+  return undefined;
+}
+
+/** The yearly addon prices a group may be given: known addons, no negative price. */
+export function addonPricesProblem(prices: Readonly<Record<string, Minor>>): string | undefined {
+  const entries = Object.entries(prices);
+  if (entries.length === 0) return 'give a yearly price for at least one addon';
+  for (const [addon, price] of entries) {
+    if (!(ADDONS as readonly string[]).includes(addon))
+      return `unknown addon "${addon}"; addons are ${ADDONS.join(', ')}`;
+    if (!isPrice(price)) return `${addon}: the yearly price must be a whole number of minor units, not negative`;
+  }
+  return undefined;
+}
 
 export interface Tld {
   /** ASCII form with its dot: ".com", ".co.uk", ".xn--p1ai". */

@@ -60,7 +60,7 @@ function noPriority(priority: string | undefined): boolean {
 }
 
 /**
- * Validates DNS records per type (decisions.md): A/MXE need an IPv4 address, AAAA an IPv6
+ * Validates DNS records per type (docs/domain-management.md#wire-formats): A/MXE need an IPv4 address, AAAA an IPv6
  * address, CNAME/NS/MX a host name, MX and SRV a priority, SRV "weight port target" (or
  * "priority weight port target"), CAA `flags tag "value"`, URL/FRAME an http(s) address, TXT
  * printable text. Records with an empty address are blank rows of a billing platform's form

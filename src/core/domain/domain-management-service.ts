@@ -20,11 +20,11 @@ import {
   parseTransferTag,
 } from './domain-settings';
 import { parseIpAddress } from './host-names';
-import type { DomainSyncService, SyncedDomain } from './domain-sync-service';
+import { GONE_STATUSES, type DomainSyncService, type SyncedDomain } from './domain-sync-service';
 
 /**
- * What a reseller does with a domain it holds (spec 4.4 to 4.13 and the operations of
- * decisions.md beyond the spec). Every operation first proves ownership, then calls the registrar
+ * What a reseller does with a domain it holds (docs/api.md#domains, including the operations
+ * beyond the contract). Every operation first proves ownership, then calls the registrar
  * through the gateway (outside any transaction), then records what it learnt, so information and
  * the admin CLI stay true.
  */
@@ -46,6 +46,33 @@ export class DomainManagementService {
     const domain = await this.uow.read.domains.findByName(name.ascii);
     if (!domain || domain.resellerId !== resellerId)
       throw new DomainError('not_owned', `The domain ${name.unicode} is not in your account`);
+    return domain;
+  }
+
+  /**
+   * A domain the registrar is asked about for the reseller: owned, and still on the platform. A
+   * Cancelled domain (deleted, or an order that never took effect) or one Transferred Away
+   * answers only information, sync and transfer sync, from our record (docs/domain-management.md).
+   */
+  async held(resellerId: string, input: string): Promise<DomainRecord> {
+    const domain = await this.owned(resellerId, input);
+    if (GONE_STATUSES.includes(domain.status))
+      throw new DomainError(
+        'conflict',
+        `The domain ${domain.unicodeName} is ${domain.status}; only information and sync answer for it`,
+      );
+    return domain;
+  }
+
+  /**
+   * A domain the reseller changes or hands away: held, and without an open order. While an order
+   * for it is pending, its outcome decides what the domain is; a change meanwhile could make the
+   * order's refund a free domain (docs/orders.md, "While an order is open").
+   */
+  async changeable(resellerId: string, input: string): Promise<DomainRecord> {
+    const domain = await this.held(resellerId, input);
+    if (await this.uow.read.orders.findOpen(domain.name))
+      throw new DomainError('conflict', `An order for ${domain.unicodeName} is already in progress`);
     return domain;
   }
 
@@ -81,7 +108,7 @@ export class DomainManagementService {
   }
 
   async nameservers(resellerId: string, input: string): Promise<readonly string[]> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.held(resellerId, input);
     const nameservers = await this.gateway.nameservers(domain);
     await this.remember(domain, { nameservers });
     return nameservers;
@@ -92,7 +119,7 @@ export class DomainManagementService {
     input: string,
     nameservers: ReadonlyArray<string | undefined>,
   ): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     const list = normaliseNameservers(nameservers);
     const accepted = await this.gateway.saveNameservers(domain, list);
     if (!accepted.pending) await this.remember(domain, { nameservers: list });
@@ -100,7 +127,7 @@ export class DomainManagementService {
   }
 
   async registerChildHost(resellerId: string, input: string, host: string, ipAddress: string): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     return this.gateway.registerChildHost(
       domain,
       parseChildHost(host, domain.name),
@@ -115,7 +142,7 @@ export class DomainManagementService {
     currentIpAddress: string,
     newIpAddress: string,
   ): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     return this.gateway.modifyChildHost(
       domain,
       parseChildHost(host, domain.name),
@@ -125,46 +152,46 @@ export class DomainManagementService {
   }
 
   async deleteChildHost(resellerId: string, input: string, host: string): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     return this.gateway.deleteChildHost(domain, parseChildHost(host, domain.name));
   }
 
   async dnsRecords(resellerId: string, input: string): Promise<readonly DnsRecord[]> {
-    return this.gateway.dnsRecords(await this.owned(resellerId, input));
+    return this.gateway.dnsRecords(await this.held(resellerId, input));
   }
 
   async saveDnsRecords(resellerId: string, input: string, records: readonly DnsRecordInput[]): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     return this.gateway.saveDnsRecords(domain, validateDnsRecords(records));
   }
 
   async lock(resellerId: string, input: string): Promise<boolean> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.held(resellerId, input);
     const locked = await this.gateway.lock(domain);
     await this.remember(domain, { transferLock: locked });
     return locked;
   }
 
   async saveLock(resellerId: string, input: string, locked: boolean): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     const accepted = await this.gateway.saveLock(domain, locked);
     if (!accepted.pending) await this.remember(domain, { transferLock: locked });
     return accepted;
   }
 
   async saveIdProtection(resellerId: string, input: string, enabled: boolean): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     const accepted = await this.gateway.saveIdProtection(domain, enabled);
     if (!accepted.pending) await this.remember(domain, { addons: { idProtection: enabled } });
     return accepted;
   }
 
   async eppCode(resellerId: string, input: string): Promise<string> {
-    return this.gateway.eppCode(await this.owned(resellerId, input));
+    return this.gateway.eppCode(await this.changeable(resellerId, input));
   }
 
   async contacts(resellerId: string, input: string): Promise<Contacts> {
-    return this.gateway.contacts(await this.owned(resellerId, input));
+    return this.gateway.contacts(await this.held(resellerId, input));
   }
 
   async saveContacts(
@@ -172,12 +199,12 @@ export class DomainManagementService {
     input: string,
     contacts: Partial<Record<ContactRole, Record<string, string>>>,
   ): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     return this.gateway.saveContacts(domain, normaliseContacts(contacts));
   }
 
   async emailForwards(resellerId: string, input: string): Promise<readonly EmailForward[]> {
-    return this.gateway.emailForwards(await this.owned(resellerId, input));
+    return this.gateway.emailForwards(await this.held(resellerId, input));
   }
 
   async saveEmailForwards(
@@ -186,13 +213,13 @@ export class DomainManagementService {
     prefixes: readonly string[],
     targets: readonly string[],
   ): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     return this.gateway.saveEmailForwards(domain, normaliseEmailForwards(prefixes, targets));
   }
 
-  /** Spec 4.12 and section 3: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
+  /** docs/api.md#delete-a-domain: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
   async delete(resellerId: string, input: string): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     const accepted = await this.gateway.delete(domain);
     await this.remember(domain, { status: 'Cancelled' }, 'delete');
     return accepted;
@@ -200,7 +227,7 @@ export class DomainManagementService {
 
   /** Releasing (a .uk tag change) hands the domain to another registrar: it is Transferred Away here. */
   async release(resellerId: string, input: string, transferTag: string): Promise<Accepted> {
-    const domain = await this.owned(resellerId, input);
+    const domain = await this.changeable(resellerId, input);
     const accepted = await this.gateway.release(domain, parseTransferTag(transferTag));
     await this.remember(domain, { status: 'Transferred Away' }, 'release');
     return accepted;

@@ -8,7 +8,7 @@ const quote = (value: string) => JSON.stringify(String(value).slice(0, 80));
 export const MIN_NAMESERVERS = 2;
 export const MAX_NAMESERVERS = 5;
 
-/** Spec 8: ns1 and ns2 required, up to ns5; each a host name, none twice. Blank trailing slots are dropped. */
+/** docs/api.md#limits: ns1 and ns2 required, up to ns5; each a host name, none twice. Blank trailing slots are dropped. */
 export function normaliseNameservers(inputs: ReadonlyArray<string | undefined>): string[] {
   const given = inputs.map((n) => String(n ?? '').trim());
   while (given.length > 0 && given[given.length - 1] === '') given.pop();
@@ -47,26 +47,11 @@ export function parseTransferTag(input: string): string {
   return tag;
 }
 
-export const CONTACT_FIELDS = [
-  'firstname',
-  'lastname',
-  'fullname',
-  'companyname',
-  'email',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'postcode',
-  'country',
-  'phonenumber',
-  'tax_id',
-] as const;
-export type ContactField = (typeof CONTACT_FIELDS)[number];
+export { CONTACT_FIELDS, type ContactField } from './contact-fields';
 
 /**
  * Checks contact values (the wire has already mapped names to CONTACT_FIELDS). A registrant needs
- * what registries require (decisions.md): a name, email, address1, city, country, postcode and
+ * what registries require (docs/api.md#contacts-field): a name, email, address1, city, country, postcode and
  * phone number. Emails and countries are normalised.
  */
 export function normaliseContacts(contacts: Partial<Record<ContactRole, Record<string, string>>>): Contacts {

@@ -27,7 +27,7 @@ export type SyncKind = 'domain' | 'transfer';
 /**
  * What transfer sync learnt about a domain in Pending Transfer: the registrar reported the
  * transfer completed or failed, or (`unconfirmed`) the registrar cannot report transfers and the
- * gateway counts it completed on the platform's word (spec 4.6), which settles no money.
+ * gateway counts it completed on the platform's word, which settles no money.
  */
 export type TransferOutcome =
   | { readonly kind: 'completed'; readonly expiryDate?: string }
@@ -142,7 +142,11 @@ export function statusFromSync(current: DomainStatus, view: SyncView, tld: Tld |
   return current;
 }
 
-/** Brings the platform's record of domains in line with their registrars (spec 4.6, 4.7). */
+/** A domain that has left the platform, or whose order never took effect: final here (Cancelled, Transferred Away). */
+export const GONE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
+const isGone = (domain: DomainRecord) => GONE_STATUSES.includes(domain.status);
+
+/** Brings the platform's record of domains in line with their registrars (docs/api.md#transfer-sync, docs/api.md#domain-sync). */
 export class DomainSyncService {
   constructor(
     private readonly uow: UnitOfWork,
@@ -152,8 +156,20 @@ export class DomainSyncService {
     private readonly transferOrders: TransferOrders,
   ) {}
 
-  /** Spec 4.7 for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
+  /** docs/api.md#domain-sync for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
   async syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
+    // Final here (deleted, released, or an order that never took effect): our record is the answer, the registrar is not asked.
+    if (isGone(domain)) {
+      const view: SyncView = {
+        active: false,
+        expired: false,
+        transferredAway: domain.status === 'Transferred Away',
+        cancelled: domain.status === 'Cancelled',
+        expiryDate: domain.expiryDate ?? undefined,
+        fromPlatform: true,
+      };
+      return { view, domain, changes: {} };
+    }
     const view = await this.gateway.sync(domain);
     if (view.fromPlatform || !SYNCED_STATUSES.includes(domain.status)) return { view, domain, changes: {} };
     // The TLD's grace and redemption days matter only for an expired domain: no read for the others.
@@ -174,7 +190,7 @@ export class DomainSyncService {
   }
 
   /**
-   * Spec 4.6 for one domain. A completed transfer makes a Pending Transfer domain Active with the
+   * docs/api.md#transfer-sync for one domain. A completed transfer makes a Pending Transfer domain Active with the
    * registrar's expiry. When the domain has an open transfer order, the outcome is handed to the
    * order flow instead (OrderService.settleTransfer): a completed transfer completes the order, a
    * failed one fails it and refunds the reservation, each exactly once, with the order's own
@@ -187,6 +203,11 @@ export class DomainSyncService {
   private async applyTransferSync(
     domain: DomainRecord,
   ): Promise<{ view: TransferSyncView; status?: DomainStatus | null }> {
+    if (isGone(domain)) {
+      // A transfer whose order was refunded (or a domain gone since): the billing platform learns it failed, from our record.
+      const reason = `${domain.unicodeName} is ${domain.status} on this platform; the transfer did not take effect here`;
+      return { view: { completed: false, failed: true, reason, expiryDate: undefined, fromPlatform: true } };
+    }
     const view = await this.gateway.transferSync(domain);
     if (domain.status === 'Pending Transfer' && (view.completed || view.failed)) {
       const outcome: TransferOutcome = view.fromPlatform
@@ -232,6 +253,8 @@ export class DomainSyncService {
    */
   async syncDue(options: SyncRoundOptions): Promise<SyncRoundReport> {
     const statuses = SYNC_STATUSES[options.kind];
+    const release = (ids: readonly string[], syncedAt: Date | null) =>
+      this.uow.run((repos) => repos.domains.releaseSyncClaims(ids, options.owner, syncedAt));
     const total = await this.uow.read.domains.countDueForSync({
       statuses,
       syncedBefore: options.syncedBefore,
@@ -243,14 +266,16 @@ export class DomainSyncService {
     let done = 0;
     const claim = () => {
       const now = this.clock.now();
-      const batch = this.uow.read.domains.claimForSync({
-        statuses,
-        syncedBefore: options.syncedBefore,
-        now,
-        leaseUntil: new Date(now.getTime() + options.leaseMs),
-        owner: options.owner,
-        limit: options.batchSize,
-      });
+      const batch = this.uow.run((repos) =>
+        repos.domains.claimForSync({
+          statuses,
+          syncedBefore: options.syncedBefore,
+          now,
+          leaseUntil: new Date(now.getTime() + options.leaseMs),
+          owner: options.owner,
+          limit: options.batchSize,
+        }),
+      );
       // Claimed ahead: a failure is reported where the batch is awaited, not as an unhandled rejection meanwhile.
       batch.catch(() => undefined);
       return batch;
@@ -294,14 +319,13 @@ export class DomainSyncService {
         },
       );
       // One statement per batch rather than one write per domain (each a commit: on SQLite a WAL sync).
-      await this.uow.read.domains.releaseSyncClaims(finished, options.owner, this.clock.now());
-      await this.uow.read.domains.releaseSyncClaims(untouched, options.owner, null);
+      await release(finished, this.clock.now());
+      await release(untouched, null);
     }
     // A batch claimed ahead and then not worked on (the process is stopping) is given back unsynced.
     if (next)
-      await this.uow.read.domains.releaseSyncClaims(
+      await release(
         (await next.catch(() => [])).map((d) => d.id),
-        options.owner,
         null,
       );
     return {

@@ -1,4 +1,4 @@
-/** The billing platform's domain statuses (decisions.md); docs/orders.md has the state machine. */
+/** The billing platform's domain statuses (docs/orders.md#domain-states-set-by-orders); docs/orders.md has the state machine. */
 export const DOMAIN_STATUSES = [
   'Pending',
   'Pending Registration',
@@ -13,7 +13,7 @@ export const DOMAIN_STATUSES = [
 ] as const;
 export type DomainStatus = (typeof DOMAIN_STATUSES)[number];
 
-/** Spec 2.4 addons as the platform holds them per domain. */
+/** Addons (docs/api.md#addons-field) as the platform holds them per domain. */
 export interface DomainAddons {
   readonly dnsManagement: boolean;
   readonly emailForwarding: boolean;
@@ -120,7 +120,8 @@ export interface DomainRepository {
    * `syncedBefore` (or never), not leased to a live claim, and without an order in progress (its
    * reconciliation settles the domain with the order). The claim is a lease held by
    * `owner` until `leaseUntil`, taken with a conditional update, so concurrent workers on any
-   * number of processes never claim the same domain. Oldest sync first.
+   * number of processes never claim the same domain. Oldest sync first. Runs in a unit of work
+   * (on MariaDB its rows are read `FOR UPDATE SKIP LOCKED`).
    */
   claimForSync(claim: SyncClaim): Promise<DomainRecord[]>;
   /** Ends `owner`'s lease on the domain; `syncedAt` stamps it synced (null gives it back unsynced). */

@@ -1,51 +1,13 @@
-import type { Contact, ContactRole, Contacts } from '../registrar/plugin';
+import type { Contact, Contacts } from '../registrar/plugin';
+import { contactFieldName } from '../domain/contact-fields';
 import { DomainError } from '../shared/errors';
 
-/**
- * Contact field names as billing platforms send them (decisions.md): the lower-case names
- * (`firstname`, `phonenumber`, `tax_id`) or the display names (`First Name`, `Phone Number`, also
- * with `_` for spaces). Both are folded to the lower-case names; other fields are kept under their
- * folded name so a registrar plugin can still read TLD-specific extras.
- */
-const ALIASES: Record<string, string> = {
-  firstname: 'firstname',
-  lastname: 'lastname',
-  fullname: 'fullname',
-  companyname: 'companyname',
-  email: 'email',
-  emailaddress: 'email',
-  address1: 'address1',
-  address2: 'address2',
-  city: 'city',
-  state: 'state',
-  postcode: 'postcode',
-  country: 'country',
-  phonenumber: 'phonenumber',
-  taxid: 'tax_id',
-};
-
-const ROLES: Record<string, ContactRole> = {
-  registrant: 'registrant',
-  admin: 'admin',
-  tech: 'tech',
-  technical: 'tech',
-  billing: 'billing',
-};
+/** The spellings of fields and roles (one table for every path: src/core/domain/contact-fields.ts). */
+export { contactFieldName, contactRole } from '../domain/contact-fields';
 
 const MAX_FIELDS = 40;
 const MAX_VALUE = 255;
 const FIELD_NAME = /^[a-z0-9]{1,64}$/;
-
-/** "First Name", "first_name", "FIRSTNAME" → "firstname"; unknown names fold the same way. */
-export function contactFieldName(raw: string): string {
-  const folded = raw.toLowerCase().replace(/[\s_-]+/g, '');
-  return ALIASES[folded] ?? folded;
-}
-
-/** `Registrant`, `registrant`, `Tech`, `Technical` → the contract's role names; undefined when unknown. */
-export function contactRole(raw: string): ContactRole | undefined {
-  return ROLES[raw.trim().toLowerCase()];
-}
 
 /** One contact's fields folded to the lower-case names; two spellings of one field must agree. */
 export function normaliseContact(fields: Readonly<Record<string, string>>, where: string): Contact {
@@ -74,7 +36,7 @@ export function normaliseContact(fields: Readonly<Record<string, string>>, where
 const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]{2,}$/;
 
 /**
- * Decisions.md: a registrant needs first and last name (or a full name), email, address1, city,
+ * docs/api.md#contacts-field: a registrant needs first and last name (or a full name), email, address1, city,
  * country (ISO 3166 alpha-2), postcode and phone number. Every missing field is named at once.
  */
 export function assertCompleteRegistrant(contact: Contact, where = 'contacts.registrant'): void {
@@ -90,7 +52,7 @@ export function assertCompleteRegistrant(contact: Contact, where = 'contacts.reg
     throw new DomainError('validation_failed', `${where}.country must be an ISO 3166 alpha-2 code like US or DE`);
 }
 
-/** Uses the group's default registrant when the order carries none (spec 2.3). */
+/** Uses the group's default registrant when the order carries none (docs/api.md#contacts-field). */
 export function withDefaultRegistrant(
   contacts: Contacts,
   groupDefault: Readonly<Record<string, string>> | null,

@@ -21,7 +21,7 @@ import type {
   TransferStatus,
 } from './order-registrar';
 
-/** Registrar text goes back to resellers: bounded, one line, never starting with "curl" (decisions.md). */
+/** Registrar text goes back to resellers: bounded, one line, never starting with "curl" (docs/api.md#errors-and-status-codes). */
 export function registrarMessage(text: unknown): string {
   const line = cleanMessage(text);
   return /^curl/i.test(line) ? `registrar: ${line}` : line;
@@ -143,7 +143,11 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
       const result = await this.gateway.invoke(registrarId, 'transferSync.sync', TransferSync, (plugin, ctx) =>
         plugin.transferSync!.sync({ domain }, ctx),
       );
-      if (!result.ok) return { kind: 'unknown', message: registrarMessage(result.message) };
+      if (!result.ok) {
+        // A definite refusal of the transfer query: the registrar has no transfer of this name.
+        if (result.reason !== 'pending') return { kind: 'not_found', message: registrarMessage(result.message) };
+        return { kind: 'unknown', message: registrarMessage(result.message) };
+      }
       if (result.completed) return { kind: 'completed', ...(result.expiryDate && { expiryDate: result.expiryDate }) };
       if (result.failed) return { kind: 'failed', reason: registrarMessage(result.reason) };
       return { kind: 'in_progress' };

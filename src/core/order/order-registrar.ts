@@ -44,5 +44,7 @@ export type DomainLookup =
 export type TransferStatus =
   | { readonly kind: 'completed'; readonly expiryDate?: string }
   | { readonly kind: 'failed'; readonly reason: string }
+  /** The registrar says it has no transfer of this name (it refused the transfer query): it never received one. */
+  | { readonly kind: 'not_found'; readonly message: string }
   | { readonly kind: 'in_progress' }
   | { readonly kind: 'unknown'; readonly message: string };

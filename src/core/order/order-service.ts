@@ -2,27 +2,27 @@ import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
 import { creditChanged } from '../credit/credit-service';
-import { postWithBalance, type LedgerEntry } from '../credit/ledger';
+import { postWithBalance } from '../credit/ledger';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
 import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domain/domain-sync-service';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../shared/clock';
 import { DomainError, type ErrorCode } from '../shared/errors';
-import type { CreditChanged, EventBus, EventName, PlatformEvents } from '../shared/events';
+import type { EventBus } from '../shared/events';
 import type { Logger } from '../shared/logger';
 import { formatAmount, type Minor } from '../shared/money';
-import type { Repositories, RunOptions, UnitOfWork } from '../shared/unit-of-work';
+import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
 import { assertCompleteRegistrant, withDefaultRegistrant } from './contacts';
-import { addYears, isIsoDate, isoDay } from './dates';
+import { addYears, isIsoDate } from './dates';
 import { registrarMessage } from './gateway-order-registrar';
 import { fingerprintOf, parseIdempotencyKey } from './idempotency';
 import type { IdempotencyRecord, IdempotentAnswer, Order, OrderListFilter, OrderRequest, PriorDomain } from './order';
+import type { OrderSettlement, Verdict } from './order-settlement';
+import { NOUN, PENDING_STATUS_OF, RENEWABLE_STATUSES } from './order-settlement';
+import { runAndPublish, statusChanged, type Outbox } from './outbox';
 import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { OrderRegistrar, RegistrarAnswer, TransferStatus } from './order-registrar';
-
-/** Events a unit of work collects, published once it has committed (and never for one rolled back or retried). */
-type Outbox = Array<{ [K in EventName]: { name: K; event: PlatformEvents[K] } }[EventName]>;
 
 export interface OrderSettings {
   /** The registrar deadline: the request path owns a new order at least this long. */
@@ -37,6 +37,12 @@ export interface OrderSettings {
   readonly idempotencyTtlMs: number;
   /** Pending orders looked at per reconciliation pass. */
   readonly reconcileBatch: number;
+  /**
+   * Days an order may stay pending before reconciliation hands it to the operator (its note says
+   * so, `order list --status pending` shows it, the log reports it at error level): registries
+   * take up to five days to finish a transfer.
+   */
+  readonly pendingLimitDays: number;
 }
 
 export interface ReconcileReport {
@@ -44,7 +50,7 @@ export interface ReconcileReport {
   readonly checked: number;
   readonly completed: number;
   readonly refunded: number;
-  /** Still pending: the registrar could not say; asked again after `reconcileAfterMs`. */
+  /** Still pending: the registrar could not say; asked again after a backoff (`reconcileAfterMs`, doubled per attempt). */
   readonly unresolved: number;
   /** Claimed by another process (or settled) between listing and claiming, or settled by another party (transfer sync, say) while asked about. */
   readonly busy: number;
@@ -73,22 +79,18 @@ interface Plan {
   readonly call: (order: Order) => Promise<RegistrarAnswer>;
 }
 
-type Verdict =
-  | { readonly kind: 'complete'; readonly expiryDate: string | null; readonly note: string }
-  | { readonly kind: 'refund'; readonly note: string }
-  | { readonly kind: 'leave'; readonly note: string };
-
 const PENDING_STATUSES: readonly DomainStatus[] = ['Pending', 'Pending Registration', 'Pending Transfer'];
 /** A name that left the platform may be registered or transferred in again, by anyone. */
 const REUSABLE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
-/** Decisions.md: renewal needs an active order: Active, Expired or Grace. */
-const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
-const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
 /** Codes an idempotent replay may carry (what phase 3 can answer). */
 const REPLAYABLE_CODES: readonly ErrorCode[] = ['unavailable', 'registrar_failed'];
 const MAX_ORIGINAL_VARS = 16 * 1024;
 
-const NOUN: Record<OrderAction, string> = { register: 'registration', renew: 'renewal', transfer: 'transfer' };
+const DAY_MS = 86_400_000;
+/** How an order handed to the operator is marked in its note (and so in `order list`). */
+export const OPERATOR_NOTE = 'needs the operator';
+const DOMAIN_CHANGED =
+  'not refunded: the domain changed while the order was open (the name was ours); settle it with `order settle`';
 
 /** Raised inside phase 1 when another request holds the Idempotency-Key: the transaction rolls back, then the key's answer is read. */
 class KeyTaken extends Error {}
@@ -109,23 +111,24 @@ export class OrderService implements TransferOrders {
     private readonly uow: UnitOfWork,
     private readonly registrar: OrderRegistrar,
     private readonly catalogue: CatalogueService,
+    private readonly settlement: OrderSettlement,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: OrderSettings,
     private readonly events: EventBus,
   ) {}
 
-  /** Spec 4.1. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
+  /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
   register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'register', command, options, () => this.planNewDomain(reseller, 'register', command));
   }
 
-  /** Decisions.md: the register body plus the EPP code. */
+  /** docs/api.md#transfer-a-domain-in: the register body plus the EPP code. */
   transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'transfer', command, options, () => this.planNewDomain(reseller, 'transfer', command));
   }
 
-  /** Spec 4.3. */
+  /** docs/api.md#renew-a-domain. */
   renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<'success'> {
     return this.place(reseller, 'renew', command, options, () => this.planRenewal(reseller, command));
   }
@@ -207,7 +210,7 @@ export class OrderService implements TransferOrders {
     key: string | undefined,
     fingerprint: string | undefined,
   ): Promise<Order> {
-    return this.runAndPublish(async (repos, outbox) => {
+    return runAndPublish(this.uow, this.events, async (repos, outbox) => {
       const now = this.clock.now();
       const orderId = ulid();
       if (key !== undefined) {
@@ -237,15 +240,15 @@ export class OrderService implements TransferOrders {
         note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`,
         createdAt: now,
       };
-      const debited = await this.postEntry(repos, debit);
-      if (debited) this.creditChanged(outbox, debited);
-      if (!debited) {
+      const balanceAfter = await postWithBalance(repos.ledger, debit);
+      if (balanceAfter === null) {
         const balance = await repos.ledger.balance(reseller.id);
         throw new DomainError(
           'insufficient_credit',
           `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`,
         );
       }
+      outbox.push({ name: 'credit.changed', event: creditChanged(debit, balanceAfter) });
       const order: Order = {
         id: orderId,
         resellerId: reseller.id,
@@ -287,61 +290,6 @@ export class OrderService implements TransferOrders {
     });
   }
 
-  /** One unit of work whose events are published once it has committed. */
-  private async runAndPublish<T>(
-    work: (repos: Repositories, outbox: Outbox) => Promise<T>,
-    options?: RunOptions,
-  ): Promise<T> {
-    const outbox: Outbox = [];
-    const result = await this.uow.run((repos) => {
-      outbox.length = 0; // a transaction the database retried starts over
-      return work(repos, outbox);
-    }, options);
-    for (const { name, event } of outbox) this.events.emit(name, event as never);
-    return result;
-  }
-
-  /**
-   * Posts an order's ledger entry; null, writing nothing, when the balance cannot take it. The
-   * balance after the entry (for `credit.changed`) is learnt in the entry's transaction, and only
-   * when someone listens (`postWithBalance`: in the post's own round trips where the ledger can).
-   */
-  private async postEntry(
-    repos: Repositories,
-    entry: LedgerEntry,
-  ): Promise<{ credit: CreditChanged | undefined } | null> {
-    if (!this.events.hasListeners('credit.changed'))
-      return (await repos.ledger.post(entry)) ? { credit: undefined } : null;
-    const balance = await postWithBalance(repos.ledger, entry);
-    return balance === null ? null : { credit: creditChanged(entry, balance) };
-  }
-
-  private creditChanged(outbox: Outbox, posted: { credit: CreditChanged | undefined }): void {
-    if (posted.credit) outbox.push({ name: 'credit.changed', event: posted.credit });
-  }
-
-  private statusChanged(
-    outbox: Outbox,
-    order: { domainId: string; domain: string; resellerId: string },
-    from: DomainStatus | null,
-    to: DomainStatus,
-    at: Date,
-  ): void {
-    if (from === to) return;
-    outbox.push({
-      name: 'domain.status_changed',
-      event: {
-        domainId: order.domainId,
-        domain: order.domain,
-        resellerId: order.resellerId,
-        from,
-        to,
-        cause: 'order',
-        at,
-      },
-    });
-  }
-
   private async claimNewDomain(
     repos: Repositories,
     reseller: OrderingReseller,
@@ -373,13 +321,7 @@ export class OrderService implements TransferOrders {
       createdAt: now,
     };
     if (await repos.domains.insertForOrder(record)) {
-      this.statusChanged(
-        outbox,
-        { domainId: record.id, domain: record.name, resellerId: reseller.id },
-        null,
-        status,
-        now,
-      );
+      statusChanged(outbox, { domainId: record.id, domain: record.name }, reseller.id, null, status, now);
       return { domainId: record.id, prior: null };
     }
     const existing = await repos.domains.findByName(plan.domain.ascii);
@@ -395,9 +337,10 @@ export class OrderService implements TransferOrders {
         at: now,
       });
       if (!moved) throw inProgress(plan.domain.unicode);
-      this.statusChanged(
+      statusChanged(
         outbox,
-        { domainId: existing.id, domain: existing.name, resellerId: reseller.id },
+        { domainId: existing.id, domain: existing.name },
+        reseller.id,
         existing.status,
         status,
         now,
@@ -439,44 +382,45 @@ export class OrderService implements TransferOrders {
     };
   }
 
-  /** Phase 3: one short transaction per outcome, each a conditional update from `pending`. */
+  /** Phase 3: the registrar's answer settles the order through the settlement, or leaves it pending. */
   private async conclude(order: Order, answer: RegistrarAnswer): Promise<'success'> {
-    const now = this.clock.now();
     try {
       if (answer.kind === 'done') {
         if (order.action === 'transfer' && !isIsoDate(answer.expiryDate)) {
           // Accepted by the registrar but finished by the registry later: reconciliation follows the transfer.
-          await this.leavePending(
+          await this.settlement.leave(
             order,
             'the registrar accepted the transfer; waiting for the registry to complete it',
-            now,
+            {
+              reconcileAttempt: false,
+              answer: { ok: true },
+            },
           );
           return 'success';
         }
-        const expiryDate = this.expiryAfter(order, answer.expiryDate);
-        const settled = await this.completeOrder(order, expiryDate, `${NOUN[order.action]} done`, now);
-        return settled ? 'success' : this.answerOfSettled(order.id);
+        const expiryDate = this.settlement.expiryAfter(order, answer.expiryDate);
+        const settled = await this.settlement.complete(order, expiryDate, `${NOUN[order.action]} done`);
+        return settled === 'completed' ? 'success' : this.answerOfSettled(order.id);
       }
       if (answer.kind === 'refused') {
         const refusal = refusalError(order, answer.reason, answer.message);
-        const settled = await this.runAndPublish((repos, outbox) =>
-          this.fail(
-            repos,
-            outbox,
-            order,
-            `refused by the registrar: ${answer.message}`,
-            { ok: false, code: refusal.code, message: refusal.message },
-            now,
-          ),
-        );
-        if (!settled) return this.answerOfSettled(order.id);
+        const settled = await this.settlement.refund(order, `refused by the registrar: ${answer.message}`, 'request', {
+          ok: false,
+          code: refusal.code,
+          message: refusal.message,
+        });
+        if (settled !== 'refunded') return this.answerOfSettled(order.id);
         this.logger.info(
           { orderId: order.id, reason: answer.reason },
           'order failed at the registrar; reservation refunded',
         );
         throw refusal;
       }
-      await this.leavePending(order, `no definite answer from the registrar: ${answer.message}`, now);
+      // docs/api.md#register-a-domain: the reply is success, registration started; a retry replays exactly that.
+      await this.settlement.leave(order, `no definite answer from the registrar: ${answer.message}`, {
+        reconcileAttempt: false,
+        answer: { ok: true },
+      });
       this.logger.warn(
         { orderId: order.id, domain: order.domain },
         'registrar outcome unknown; order stays pending for reconciliation',
@@ -496,17 +440,6 @@ export class OrderService implements TransferOrders {
     }
   }
 
-  private leavePending(order: Order, note: string, now: Date): Promise<void> {
-    return this.uow.run(
-      async (repos) => {
-        await repos.orders.notePending(order.id, note, now, false);
-        // Spec 4.1: the reply is success, registration started; a retry replays exactly that.
-        if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-      },
-      { oneStatement: order.idempotencyKey === null },
-    );
-  }
-
   /** Another party settled the order first: answer what it became. */
   private async answerOfSettled(orderId: string): Promise<'success'> {
     const order = await this.uow.read.orders.findById(orderId);
@@ -518,161 +451,14 @@ export class OrderService implements TransferOrders {
     return 'success';
   }
 
-  /**
-   * pending → completed with its domain. Without an Idempotency-Key to finish, first as one
-   * atomic statement (no transaction round trips) where the database can; when that changes
-   * nothing (the database cannot, or the order or its domain is not as expected) the transaction
-   * of `complete` settles it and tells the cases apart. False when the order was settled already.
-   */
-  private async completeOrder(order: Order, expiryDate: string | null, note: string, at: Date): Promise<boolean> {
-    if (order.idempotencyKey === null) {
-      const renewal = order.action === 'renew';
-      const domain = renewal
-        ? { id: order.domainId, from: RENEWABLE_STATUSES, resellerId: order.resellerId }
-        : { id: order.domainId, from: [PENDING_STATUS_OF[order.action as 'register' | 'transfer']] };
-      const both = await this.runAndPublish(
-        async (repos, outbox) => {
-          const moved = await repos.orders.completeWithDomain(order.id, { expiryDate, note, at }, domain);
-          if (moved) this.completed(outbox, order, expiryDate, at, true);
-          return moved;
-        },
-        { oneStatement: true },
-      );
-      if (both) return true;
-    }
-    return this.runAndPublish((repos, outbox) => this.complete(repos, outbox, order, expiryDate, note, at));
-  }
-
-  /** The events of a completed order, in the order `complete` has always published them. */
-  private completed(outbox: Outbox, order: Order, expiryDate: string | null, at: Date, domainMoved: boolean): void {
-    const from = order.action === 'renew' ? (order.priorDomain?.status ?? null) : PENDING_STATUS_OF[order.action];
-    outbox.push({
-      name: 'order.completed',
-      event: {
-        orderId: order.id,
-        resellerId: order.resellerId,
-        action: order.action,
-        domain: order.domain,
-        expiryDate,
-        at,
-      },
-    });
-    if (domainMoved) this.statusChanged(outbox, order, from, 'Active', at);
-  }
-
-  /** pending → completed, and the domain with it. False when the order was settled already. */
-  private async complete(
-    repos: Repositories,
-    outbox: Outbox,
-    order: Order,
-    expiryDate: string | null,
-    note: string,
-    at: Date,
-  ): Promise<boolean> {
-    if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return false;
-    const moved =
-      order.action === 'renew'
-        ? await repos.domains.transitionForOrder(
-            order.domainId,
-            RENEWABLE_STATUSES,
-            { status: 'Active', expiryDate, at },
-            order.resellerId,
-          )
-        : await repos.domains.transitionForOrder(order.domainId, [PENDING_STATUS_OF[order.action]], {
-            status: 'Active',
-            expiryDate,
-            at,
-          });
-    if (!moved)
-      this.logger.warn(
-        { orderId: order.id, domain: order.domain },
-        'order completed but the domain had left the expected state; domain left as it is',
-      );
-    // Only an order placed with an Idempotency-Key has a key to finish: one statement less in the transaction otherwise.
-    if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
-    this.completed(outbox, order, expiryDate, at, moved);
-    return true;
-  }
-
-  /** pending → failed, the reservation refunded in full, the domain put back. False when settled already. */
-  private async fail(
-    repos: Repositories,
-    outbox: Outbox,
-    order: Order,
-    note: string,
-    answer: IdempotentAnswer,
-    at: Date,
-  ): Promise<boolean> {
-    if (!(await repos.orders.settle(order.id, 'failed', { note, at }))) return false;
-    const refund = {
-      id: ulid(),
-      resellerId: order.resellerId,
-      amount: order.price,
-      kind: 'order_refund' as const,
-      orderId: order.id,
-      note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`,
-      createdAt: at,
-    };
-    const refunded = await this.postEntry(repos, refund);
-    if (!refunded) throw new Error(`refund of order ${order.id} could not be posted`);
-    outbox.push({
-      name: 'order.failed',
-      event: {
-        orderId: order.id,
-        resellerId: order.resellerId,
-        action: order.action,
-        domain: order.domain,
-        reason: note,
-        refunded: order.price,
-        at,
-      },
-    });
-    this.creditChanged(outbox, refunded);
-    if (order.action !== 'renew') {
-      const pending = PENDING_STATUS_OF[order.action];
-      const prior = order.priorDomain;
-      const restored = prior
-        ? await repos.domains.transitionForOrder(order.domainId, [pending], {
-            status: prior.status,
-            resellerId: prior.resellerId,
-            registrar: prior.registrar,
-            expiryDate: prior.expiryDate,
-            at,
-          })
-        : await repos.domains.deleteForFailedOrder(order.domainId, pending);
-      if (!restored)
-        this.logger.warn(
-          { orderId: order.id, domain: order.domain },
-          'order failed but its domain had left the pending state; domain left as it is',
-        );
-      // A row the order created is deleted: the platform no longer holds the domain, and there is no status to report.
-      else if (prior)
-        this.statusChanged(
-          outbox,
-          { domainId: order.domainId, domain: order.domain, resellerId: prior.resellerId },
-          pending,
-          prior.status,
-          at,
-        );
-    }
-    if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, answer);
-    return true;
-  }
-
-  /** The registrar's expiry when it gave a real date; otherwise the period counted from what we know. */
-  private expiryAfter(order: Order, reported: string | undefined): string | null {
-    if (isIsoDate(reported)) return reported;
-    if (order.action === 'renew')
-      return order.priorDomain?.expiryDate ? addYears(order.priorDomain.expiryDate, order.period) : null;
-    return addYears(isoDay(order.createdAt), order.period);
-  }
-
   // ---- reconciliation ----
 
   /**
    * Settles pending orders whose request path is over (its lease ran out): asks the registrar
    * and completes or refunds, each exactly once. Several processes may run this at once: an
-   * order is claimed with a conditional update of its lease before the registrar is asked.
+   * order is claimed with a conditional update of its lease before the registrar is asked. An
+   * order the registrar cannot settle is asked about again after a backoff that doubles per
+   * attempt; one pending longer than `pendingLimitDays` is flagged for the operator.
    */
   async reconcile(options: { limit?: number; owner?: string; signal?: AbortSignal } = {}): Promise<ReconcileReport> {
     const owner = (options.owner ?? `reconciler:${ulid()}`).slice(0, 64);
@@ -717,57 +503,93 @@ export class OrderService implements TransferOrders {
         });
       }
     }
-    report.purgedIdempotencyKeys = await this.uow.read.idempotency.purgeExpired(this.clock.now());
+    const now = this.clock.now();
+    report.purgedIdempotencyKeys = await this.uow.run((repos) => repos.idempotency.purgeExpired(now));
     return report;
   }
 
-  private async reconcileOne(orderId: string, owner: string): Promise<'busy' | ReconciledOrder> {
+  /** Takes an order's lease (one conditional update) for the length of one registrar question. */
+  private claim(orderId: string, owner: string): Promise<boolean> {
     const now = this.clock.now();
     const until = new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs);
-    if (!(await this.uow.read.orders.claim(orderId, owner, now, until))) return 'busy';
+    return this.uow.run((repos) => repos.orders.claim(orderId, owner, now, until));
+  }
+
+  private async reconcileOne(orderId: string, owner: string): Promise<'busy' | ReconciledOrder> {
+    if (!(await this.claim(orderId, owner))) return 'busy';
     const order = await this.uow.read.orders.findById(orderId);
     if (order?.status !== 'pending') return 'busy';
-    const verdict = await this.verdict(order);
-    const at = this.clock.now();
-    let result: 'completed' | 'refunded' | 'unresolved' = 'unresolved';
-    if (verdict.kind === 'leave') {
-      await this.uow.read.orders.notePending(order.id, verdict.note, at, true);
-    } else {
-      const settled = await this.settleBy(order, verdict, at);
+    let verdict = await this.verdict(order);
+    let result: ReconciledOrder['result'] = 'unresolved';
+    if (verdict.kind !== 'leave') {
+      const settled = await this.settlement.apply(order, verdict, 'reconciliation');
       // Settled meanwhile by another party (transfer sync, a request path past its deadline): not this pass's to report.
-      if (!settled) return 'busy';
-      result = settled;
+      if (settled === 'settled_already') return 'busy';
+      if (settled === 'completed' || settled === 'refunded') result = settled;
+      else verdict = { kind: 'leave', note: `${verdict.note}; ${DOMAIN_CHANGED}` };
+    }
+    if (result === 'unresolved') {
+      verdict = { kind: 'leave', note: this.overdue(order, verdict.note) };
+      await this.settlement.leave(order, verdict.note, { reconcileAttempt: true });
     }
     this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order reconciled');
     return { id: order.id, domain: order.domain, action: order.action, result, note: verdict.note };
   }
 
-  /** Completes or refunds a pending order on a verdict, exactly once: undefined when it was settled already. */
-  private async settleBy(
-    order: Order,
-    verdict: Exclude<Verdict, { kind: 'leave' }>,
-    at: Date,
-  ): Promise<'completed' | 'refunded' | undefined> {
-    if (verdict.kind === 'complete') {
-      return (await this.completeOrder(order, verdict.expiryDate, verdict.note, at)) ? 'completed' : undefined;
+  /** An order pending longer than the limit is the operator's: the note says so and the log shouts. */
+  private overdue(order: Order, note: string): string {
+    const days = Math.floor((this.clock.now().getTime() - order.createdAt.getTime()) / DAY_MS);
+    if (days < this.settings.pendingLimitDays) return note;
+    this.logger.error(
+      { orderId: order.id, domain: order.domain, days },
+      'order pending past the limit; settle it with `reseller-admin order settle`',
+    );
+    return `${OPERATOR_NOTE} (pending ${days} days): ${note}`;
+  }
+
+  // ---- the operator settles by hand ----
+
+  /**
+   * `reseller-admin order settle`: the operator completes or refunds a pending order after
+   * checking with the registrar, through the same settlement as every other path, exactly once
+   * (an order settled meanwhile is refused, whoever settled it). A refund keeps a register or
+   * transfer's domain as Cancelled for the reseller, as reconciliation does.
+   */
+  async settleByOperator(
+    orderId: string,
+    decision: { readonly outcome: 'complete' | 'refund'; readonly note: string; readonly expiryDate?: string },
+  ): Promise<Order> {
+    const note = decision.note.trim();
+    if (note === '') throw new DomainError('validation_failed', 'a note is required: say why the order is settled');
+    if (decision.expiryDate !== undefined && !isIsoDate(decision.expiryDate))
+      throw new DomainError('validation_failed', `the expiry date must be YYYY-MM-DD, not "${decision.expiryDate}"`);
+    const order = await this.uow.read.orders.findById(orderId);
+    if (!order) throw new DomainError('not_found', `No order with id ${orderId}`);
+    if (order.status !== 'pending')
+      throw new DomainError('conflict', `Order ${orderId} is already ${order.status}; nothing was changed`);
+    const settled =
+      decision.outcome === 'complete'
+        ? await this.settlement.complete(
+            order,
+            decision.expiryDate ?? this.settlement.expiryAfter(order, undefined),
+            `operator: ${note}`,
+          )
+        : await this.settlement.refund(order, `operator: ${note}`, 'operator');
+    if (settled === 'settled_already') {
+      const now = await this.uow.read.orders.findById(orderId);
+      throw new DomainError('conflict', `Order ${orderId} was settled meanwhile (${now?.status}); nothing was changed`);
     }
-    const answer = {
-      ok: false,
-      code: 'registrar_failed',
-      message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded`,
-    } as const;
-    return (await this.runAndPublish((repos, outbox) => this.fail(repos, outbox, order, verdict.note, answer, at)))
-      ? 'refunded'
-      : undefined;
+    this.logger.info({ orderId, result: settled, note }, 'order settled by the operator');
+    return (await this.uow.read.orders.findById(orderId))!;
   }
 
   // ---- transfer sync hands over what it learnt ----
 
   /**
    * Transfer sync learnt the outcome of a transfer (docs/domain-management.md): when the domain
-   * has an open transfer order, the order is settled here, through the same transitions as phase
-   * 3 and reconciliation (`complete`/`fail`, each a conditional update from pending, so whoever
-   * settles first wins and the others change nothing).
+   * has an open transfer order, the order is settled here, through the same settlement as phase 3
+   * and reconciliation (each move a conditional update from pending, so whoever settles first
+   * wins and the others change nothing).
    *
    * - completed: the order completes and the domain becomes Active with the registrar's expiry,
    *   at once: the domain is in our account, whoever holds the order's lease.
@@ -784,54 +606,34 @@ export class OrderService implements TransferOrders {
     if (outcome.kind === 'unconfirmed') {
       return { kind: 'left', note: 'the registrar cannot report transfer progress; reconciliation settles the order' };
     }
-    const verdict = this.transferVerdict(
+    const verdict = transferVerdict(
       outcome.kind === 'completed' ? outcome : { kind: 'failed', reason: registrarMessage(outcome.reason) },
       'transfer sync',
     );
     if (verdict.kind === 'leave') return { kind: 'left', note: verdict.note };
-    if (verdict.kind === 'refund') {
-      const now = this.clock.now();
-      const until = new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs);
-      if (!(await this.uow.read.orders.claim(order.id, `transfer-sync:${ulid()}`, now, until))) {
-        const note = `${verdict.note}; refunded once the order's lease runs out`;
-        await this.uow.read.orders.notePending(order.id, note, now, false);
-        this.logger.info(
-          { orderId: order.id, domain: order.domain },
-          'transfer sync reports the transfer failed; the order is leased, left to its holder',
-        );
-        return { kind: 'left', note };
-      }
+    if (verdict.kind === 'refund' && !(await this.claim(order.id, `transfer-sync:${ulid()}`))) {
+      const note = `${verdict.note}; refunded once the order's lease runs out`;
+      await this.settlement.leave(order, note, { reconcileAttempt: false });
+      this.logger.info(
+        { orderId: order.id, domain: order.domain },
+        'transfer sync reports the transfer failed; the order is leased, left to its holder',
+      );
+      return { kind: 'left', note };
     }
-    const result = await this.settleBy(order, verdict, this.clock.now());
-    if (!result) return { kind: 'left', note: 'the order was settled meanwhile' };
+    const result = await this.settlement.apply(order, verdict, 'transfer sync');
+    if (result === 'settled_already') return { kind: 'left', note: 'the order was settled meanwhile' };
+    if (result !== 'completed' && result !== 'refunded') {
+      const note = `${verdict.note}; ${DOMAIN_CHANGED}`;
+      await this.settlement.leave(order, note, { reconcileAttempt: false });
+      return { kind: 'left', note };
+    }
     this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order settled by transfer sync');
-    return { kind: 'settled', result, status: result === 'completed' ? 'Active' : (order.priorDomain?.status ?? null) };
-  }
-
-  /** Where a transfer stands, as the order flow settles on it: reconciliation and transfer sync alike. */
-  private transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfer sync'): Verdict {
-    switch (status.kind) {
-      case 'completed':
-        return {
-          kind: 'complete',
-          expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null,
-          note: `${source}: the transfer completed`,
-        };
-      case 'failed':
-        return { kind: 'refund', note: `${source}: the transfer failed: ${status.reason}` };
-      case 'in_progress':
-        return { kind: 'leave', note: `${source}: the transfer is still in progress at the registry` };
-      default:
-        return {
-          kind: 'leave',
-          note: `${source === 'reconciled' ? 'reconciliation' : source} could not tell: ${status.message}`,
-        };
-    }
+    return { kind: 'settled', result, status: result === 'completed' ? 'Active' : 'Cancelled' };
   }
 
   private async verdict(order: Order): Promise<Verdict> {
     if (order.action === 'transfer') {
-      return this.transferVerdict(await this.registrar.transferStatus(order.registrar, order.domain), 'reconciled');
+      return transferVerdict(await this.registrar.transferStatus(order.registrar, order.domain), 'reconciled');
     }
     const found = await this.registrar.lookup(order.registrar, order.domain);
     if (found.kind === 'unknown') return { kind: 'leave', note: `reconciliation could not tell: ${found.message}` };
@@ -840,7 +642,7 @@ export class OrderService implements TransferOrders {
     if (order.action === 'register') {
       return {
         kind: 'complete',
-        expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.expiryAfter(order, undefined),
+        expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.settlement.expiryAfter(order, undefined),
         note: 'reconciled: registered in our account',
       };
     }
@@ -975,6 +777,30 @@ export class OrderService implements TransferOrders {
   }
 }
 
+/** Where a transfer stands, as the order flow settles on it: reconciliation and transfer sync alike. */
+function transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfer sync'): Verdict {
+  switch (status.kind) {
+    case 'completed':
+      return {
+        kind: 'complete',
+        expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null,
+        note: `${source}: the transfer completed`,
+      };
+    case 'failed':
+      return { kind: 'refund', note: `${source}: the transfer failed: ${status.reason}` };
+    case 'not_found':
+      // Asked only once the order's lease has run out: a request the registrar received by then, it has recorded.
+      return { kind: 'refund', note: `${source}: the registrar has no transfer of this name: ${status.message}` };
+    case 'in_progress':
+      return { kind: 'leave', note: `${source}: the transfer is still in progress at the registry` };
+    default:
+      return {
+        kind: 'leave',
+        note: `${source === 'reconciled' ? 'reconciliation' : source} could not tell: ${status.message}`,
+      };
+  }
+}
+
 function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   for (const name of Object.keys(addons)) {
     if (!ADDONS.includes(name as AddonName))
@@ -986,7 +812,7 @@ function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   return ADDONS.filter((a) => addons[a] === true);
 }
 
-/** Spec 2.2: ns1 and ns2 required, at most five; host names normalised like domains. */
+/** docs/api.md#nameservers-field: ns1 and ns2 required, at most five; host names normalised like domains. */
 function checkNameservers(raw: readonly string[]): string[] {
   const nameservers = raw.map((ns, i) => {
     try {

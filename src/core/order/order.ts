@@ -83,20 +83,13 @@ export interface OrderRepository {
     change: { expiryDate?: string | null; note: string; at: Date },
   ): Promise<boolean>;
   /**
-   * pending → completed together with the order's domain moving from one of `domain.from` (and,
-   * when given, still held by `domain.resellerId`) to Active with the expiry, in ONE statement
-   * that the database applies atomically (MariaDB/MySQL: a multi-table UPDATE). True when both
-   * moved. False, having changed nothing, when either was not as expected, or when the database
-   * cannot do it in one statement (SQLite: no statement is sent): the caller then settles in a
-   * transaction with `settle` and the domain repository, which tells the cases apart.
+   * Records what was learnt about a still-pending order without settling it: counts a
+   * reconciliation attempt, and with `leaseUntil` sets when it is next looked at (the backoff).
    */
-  completeWithDomain(
+  notePending(
     id: string,
-    change: { expiryDate: string | null; note: string; at: Date },
-    domain: { id: string; from: readonly DomainStatus[]; resellerId?: string },
-  ): Promise<boolean>;
-  /** Records what was learnt about a still-pending order without settling it (and counts a reconciliation attempt). */
-  notePending(id: string, note: string, at: Date, isReconcileAttempt: boolean): Promise<void>;
+    change: { note: string; at: Date; isReconcileAttempt: boolean; leaseUntil?: Date },
+  ): Promise<void>;
   /** Pending orders whose lease has run out (or never had one), oldest first. */
   listClaimable(now: Date, limit: number): Promise<Order[]>;
   /**

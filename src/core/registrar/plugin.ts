@@ -19,7 +19,7 @@ export interface CallContext {
   readonly transactionId: string;
 }
 
-/** Contact fields, normalised to the lower-case names of decisions.md (firstname, lastname, email, …). */
+/** Contact fields, normalised to the lower-case names of docs/api.md#contacts-field (firstname, lastname, email, …). */
 export type Contact = Readonly<Record<string, string>>;
 export const CONTACT_ROLES = ['registrant', 'admin', 'tech', 'billing'] as const;
 export type ContactRole = (typeof CONTACT_ROLES)[number];
@@ -88,7 +88,7 @@ export interface DomainInformation {
   readonly emailForwarding?: boolean;
   readonly restorable?: boolean;
   readonly registrantEmail?: string;
-  /** Anything else of spec 2.6 the registrar knows (irtp fields, transferLockExpiryDate, …). */
+  /** Anything else of docs/api.md#domain-information the registrar knows (irtp fields, transferLockExpiryDate, …). */
   readonly extra?: Readonly<Record<string, unknown>>;
 }
 
@@ -141,7 +141,7 @@ export interface TldPriceOffer {
 export interface TransferCapability {
   transfer(input: TransferInput, ctx: CallContext): Promise<RegistrarOutcome<Partial<Registered>>>;
 }
-/** Optional. Without it, information is assembled from nameservers, lock status and the platform's own record (spec 4.4). */
+/** Optional. Without it, information is assembled from nameservers, lock status and the platform's own record (docs/api.md#domain-information). */
 export interface DomainInformationCapability {
   get(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<DomainInformation>>;
 }
@@ -199,7 +199,7 @@ export interface ReleaseCapability {
 export interface DomainSyncCapability {
   sync(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<DomainSyncResult>>;
 }
-/** Optional. Without it, transfer sync answers completed with the platform's expiry date (spec 4.6). */
+/** Optional. Without it, transfer sync answers completed with the platform's expiry date (docs/api.md#transfer-sync). */
 export interface TransferSyncCapability {
   sync(input: DomainRef, ctx: CallContext): Promise<RegistrarOutcome<TransferSyncResult>>;
 }

@@ -80,7 +80,7 @@ const NameserverList = z.preprocess(
   z.array(Hostname).max(13),
 );
 
-/** The spec 2.6 fields beyond the core ones a registrar may add in `extra`; each is checked on its own. */
+/** The docs/api.md#domain-information fields beyond the core ones a registrar may add in `extra`; each is checked on its own. */
 export const INFORMATION_EXTRAS = {
   transferLockExpiryDate: RegistrarDateTime,
   irtpOptOutStatus: z.boolean(),

@@ -61,7 +61,7 @@ export interface DomainInformationView {
   readonly restorable: boolean;
   readonly registrantEmail: string | undefined;
   readonly extra: InformationExtras;
-  /** True when the registrar lacks `domainInformation` and the gateway assembled the answer (spec 4.4). */
+  /** True when the registrar lacks `domainInformation` and the gateway assembled the answer (docs/api.md#domain-information). */
   readonly assembled: boolean;
 }
 
@@ -80,7 +80,7 @@ export interface TransferSyncView {
   readonly failed: boolean;
   readonly reason: string | undefined;
   readonly expiryDate: string | undefined;
-  /** True when the registrar lacks `transferSync` (spec 4.6). */
+  /** True when the registrar lacks `transferSync` (docs/api.md#transfer-sync). */
   readonly fromPlatform: boolean;
 }
 
@@ -90,6 +90,30 @@ export interface Accepted {
 }
 
 const PLATFORM_EXPIRED = new Set(['Expired', 'Grace', 'Redemption']);
+
+/**
+ * Statuses in which the registrar no longer holds the domain for us: asking it would only get a
+ * refusal ("not registered", "not ours"), which is no fault. Information on such a domain is our
+ * record (docs/api.md#domain-information).
+ */
+const GONE_FROM_REGISTRAR = new Set(['Cancelled', 'Transferred Away']);
+
+/** Information from the platform's record alone, for a domain the registrar no longer holds for us. */
+function informationFromRecord(domain: DomainRecord): DomainInformationView {
+  return {
+    nameservers: domain.nameservers,
+    transferLock: domain.transferLock ?? undefined,
+    expiryDate: domain.expiryDate ?? undefined,
+    registrationStatus: domain.status,
+    idProtection: domain.addons.idProtection,
+    dnsManagement: domain.addons.dnsManagement,
+    emailForwarding: domain.addons.emailForwarding,
+    restorable: false,
+    registrantEmail: undefined,
+    extra: {},
+    assembled: true,
+  };
+}
 
 /**
  * Maps a registrar's definite "no" to the platform's error: `unavailable` is a 400 the client can
@@ -109,7 +133,7 @@ export function outcomeError(registrarId: string, failure: { reason: string; mes
 /**
  * The one way the core talks to registrar plugins. It resolves the plugin serving a domain, cuts
  * every call off at the deadline, checks every answer as untrusted input, turns refusals and
- * faults into the errors of decisions.md (never a stack trace), and owns every fallback for a
+ * faults into the errors of docs/api.md#errors-and-status-codes (never a stack trace), and owns every fallback for a
  * capability a plugin lacks. Services never touch plugins.
  */
 export class RegistrarGateway {
@@ -156,11 +180,13 @@ export class RegistrarGateway {
   // ---- information and sync, with their fallbacks ----
 
   /**
-   * Spec 4.4. Without `domainInformation`, the answer is assembled as billing platforms do:
+   * docs/api.md#domain-information. Without `domainInformation`, the answer is assembled as billing platforms do:
    * nameservers from the registrar (required then), the lock if the registrar can tell (a failure
-   * there is ignored), and expiry, status and addons from the platform's own record.
+   * there is ignored), and expiry, status and addons from the platform's own record. A domain we
+   * know is Cancelled or Transferred Away is answered from our record, without the registrar.
    */
   async information(domain: DomainRecord): Promise<DomainInformationView> {
+    if (GONE_FROM_REGISTRAR.has(domain.status)) return informationFromRecord(domain);
     const plugin = this.pluginFor(domain);
     if (supports(plugin, 'domainInformation')) {
       const info = this.unwrap(
@@ -211,7 +237,7 @@ export class RegistrarGateway {
     };
   }
 
-  /** Spec 4.7. Without `domainSync`, the platform's own record is reported unchanged. */
+  /** docs/api.md#domain-sync. Without `domainSync`, the platform's own record is reported unchanged. */
   async sync(domain: DomainRecord): Promise<SyncView> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'domainSync')) {
@@ -240,7 +266,7 @@ export class RegistrarGateway {
     };
   }
 
-  /** Spec 4.6: without `transferSync`, the transfer counts as completed, with the platform's expiry date. */
+  /** docs/api.md#transfer-sync: without `transferSync`, the transfer counts as completed, with the platform's expiry date. */
   async transferSync(domain: DomainRecord): Promise<TransferSyncView> {
     const plugin = this.pluginFor(domain);
     if (!supports(plugin, 'transferSync')) {
@@ -527,7 +553,7 @@ export class RegistrarGateway {
     throw outcomeError(plugin.id, answer);
   }
 
-  /** The lock for the information fallback: any failure to learn it is ignored (spec 4.4). */
+  /** The lock for the information fallback: any failure to learn it is ignored (docs/api.md#domain-information). */
   private async lockIfKnown(plugin: RegistrarPlugin, domain: DomainRecord): Promise<boolean | undefined> {
     if (!supports(plugin, 'registrarLock')) return undefined;
     try {
@@ -544,7 +570,7 @@ export class RegistrarGateway {
     }
   }
 
-  /** Keeps the spec 2.6 extras that are well formed; a bad one is dropped, not fatal. */
+  /** Keeps the docs/api.md#domain-information extras that are well formed; a bad one is dropped, not fatal. */
   private extras(registrarId: string, extra: Record<string, unknown> | undefined): InformationExtras {
     const kept: Record<string, unknown> = {};
     for (const [key, schema] of Object.entries(INFORMATION_EXTRAS)) {

@@ -3,7 +3,7 @@ import type { Reseller, ResellerRepository, SecretBox } from './reseller';
 /** What authentication needs to know about the reseller a request names. */
 export interface AuthenticatingReseller {
   readonly reseller: Reseller;
-  /** The API key in plain text: the token is an HMAC of it (spec 5), so it cannot be a hash. */
+  /** The API key in plain text: the token is an HMAC of it, so it cannot be a hash. */
   readonly apiKey: string;
   /** CIDR ranges the reseller's requests must come from; empty allows every address. */
   readonly allowedNetworks: readonly string[];

@@ -91,6 +91,11 @@ export class ResellerService {
     return reseller;
   }
 
+  /** Undefined when no reseller has this id. */
+  byId(id: string): Promise<Reseller | undefined> {
+    return this.uow.read.resellers.findById(id);
+  }
+
   list(): Promise<Reseller[]> {
     return this.uow.read.resellers.list();
   }

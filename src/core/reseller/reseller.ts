@@ -18,7 +18,7 @@ export interface ResellerCredentials extends Reseller {
 export interface ResellerGroup {
   readonly id: string;
   readonly name: string;
-  /** Registrant contact used when an order carries none (spec 2.3). */
+  /** Registrant contact used when an order carries none (docs/api.md#contacts-field). */
   readonly defaultContact: Record<string, string> | null;
 }
 
@@ -45,7 +45,7 @@ export interface GroupRepository {
 }
 
 /**
- * Seals API keys at rest. The server must hold each key to verify the HMAC (spec 5), so keys are
+ * Seals API keys at rest. The server must hold each key to verify the HMAC, so keys are
  * encrypted under the operator's master key rather than hashed.
  */
 export interface SecretBox {

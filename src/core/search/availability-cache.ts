@@ -39,6 +39,15 @@ export class AvailabilityCache<V> {
     }
   }
 
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  /** Drops every entry whose key passes the test (a name cached under several registrars). */
+  deleteWhere(test: (key: string) => boolean): void {
+    for (const key of [...this.entries.keys()]) if (test(key)) this.entries.delete(key);
+  }
+
   get size(): number {
     return this.entries.size;
   }

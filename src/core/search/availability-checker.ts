@@ -48,6 +48,8 @@ const STATUSES: ReadonlySet<string> = new Set<AvailabilityStatus>(['available', 
  */
 export class AvailabilityChecker {
   private readonly cache: AvailabilityCache<AvailabilityAnswer>;
+  /** Names our own orders hold, by ASCII name: answered `registered` without asking (docs/search.md). */
+  private readonly ours: AvailabilityCache<true>;
   private readonly inFlight = new Map<string, Promise<AvailabilityAnswer>>();
   private readonly batchSize: number;
 
@@ -58,6 +60,7 @@ export class AvailabilityChecker {
     private readonly options: AvailabilityCheckerOptions,
   ) {
     this.cache = new AvailabilityCache(clock, options.cacheSeconds, options.cacheMaxEntries);
+    this.ours = new AvailabilityCache(clock, options.cacheSeconds, options.cacheMaxEntries);
     this.batchSize = Math.max(1, options.batchSize ?? DEFAULT_BATCH_SIZE);
   }
 
@@ -71,6 +74,26 @@ export class AvailabilityChecker {
     const answers = new Map<string, AvailabilityAnswer>();
     await Promise.all([...byRegistrar].map(([id, names]) => this.checkWith(id, [...names], answers)));
     return answers;
+  }
+
+  /**
+   * A registration or transfer of ours took (or holds) the name: searches answer `registered` for
+   * it at once, for as long as an answer is cached, instead of a registrar answer cached before.
+   */
+  heldByUs(domain: string): void {
+    this.forgetAnswers(domain);
+    this.ours.set(domain, true);
+  }
+
+  /** What we knew of the name is stale (our order failed, our domain was cancelled or left): the next search asks. */
+  forget(domain: string): void {
+    this.forgetAnswers(domain);
+    this.ours.delete(domain);
+  }
+
+  private forgetAnswers(domain: string): void {
+    const suffix = cacheKey('', domain);
+    this.cache.deleteWhere((key) => key.endsWith(suffix));
   }
 
   private async checkWith(id: string, names: string[], into: Map<string, AvailabilityAnswer>): Promise<void> {
@@ -88,6 +111,10 @@ export class AvailabilityChecker {
     const waiting: Array<Promise<void>> = [];
     const fresh: string[] = [];
     for (const name of names) {
+      if (this.ours.get(name)) {
+        into.set(name, REGISTERED);
+        continue;
+      }
       const key = cacheKey(id, name);
       const cached = this.cache.get(key);
       const pending = cached ? undefined : this.inFlight.get(key);
@@ -150,6 +177,7 @@ export class AvailabilityChecker {
 }
 
 const cacheKey = (registrar: string, name: string) => `${registrar}\u0000${name}`;
+const REGISTERED: AvailabilityAnswer = Object.freeze({ status: 'registered', isPremium: false });
 const unknown = (failure: AvailabilityFailure): AvailabilityAnswer => ({
   status: 'unknown',
   isPremium: false,

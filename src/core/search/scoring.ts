@@ -1,5 +1,5 @@
 /**
- * The relevance score of a search result (spec 2.5 `score`), an integer from 1 to 100.
+ * The relevance score of a search result (docs/api.md#suggestion-element `score`), an integer from 1 to 100.
  * docs/search.md explains it for resellers; this is the one place it is computed.
  *
  * - The exact name (the searched label on a TLD) scores 100 on every TLD and is always listed first.

@@ -55,7 +55,7 @@ interface Candidate {
 }
 
 /**
- * Domain search (spec 4.2 and decisions.md `POST /domains/lookup`): the exact names on every
+ * Domain search (docs/api.md#search): the exact names on every
  * searched TLD first, then suggestions, each with its availability, the group's prices and the
  * TLD's rules. docs/search.md describes inputs, scoring and caching.
  */
@@ -68,13 +68,13 @@ export class SearchService {
     private readonly options: SearchServiceOptions,
   ) {}
 
-  /** Spec 4.2: the exact names, then up to `maxResults` available suggestions by relevance. */
+  /** docs/api.md#domain-suggestions: the exact names, then up to `maxResults` available suggestions by relevance. */
   suggestions(groupId: string, query: SearchQuery): Promise<SearchResult[]> {
     return this.search(groupId, query, 'suggestions');
   }
 
   /**
-   * Decisions.md `POST /domains/lookup`: the availability of the exact names only, in the same
+   * docs/api.md#lookup: the availability of the exact names only, in the same
    * element shape. A full-name term without `tldsToInclude` looks up that one name.
    */
   lookup(groupId: string, query: SearchQuery): Promise<SearchResult[]> {

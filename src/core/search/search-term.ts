@@ -54,7 +54,7 @@ export function toLabel(unicodeText: string): NameForms | null {
 }
 
 /**
- * Normalises a search term (spec 4.2) as a customer types it into a search box:
+ * Normalises a search term (docs/api.md#domain-suggestions) as a customer types it into a search box:
  * - `punyCodeSearchTerm` wins over `searchTerm` when it is not blank;
  * - UTS-46 mapping (case, width, `。` dots), punycode labels decoded, a scheme or path dropped;
  * - a full name (`shop.com`, `www.shop.com`) gives the label and its TLD: the longest suffix

@@ -7,7 +7,7 @@ export interface NameForms {
 }
 
 /**
- * What a search asks for, as the wire gave it (spec 4.2). The term wins over nothing:
+ * What a search asks for, as the wire gave it (docs/api.md#domain-suggestions). The term wins over nothing:
  * `punyCodeSearchTerm` is used when it is not blank, else `searchTerm`.
  */
 export interface SearchQuery {
@@ -24,7 +24,7 @@ export interface SearchQuery {
 }
 
 /**
- * The availability of one name as a search reports it. Decisions.md maps these to the wire:
+ * The availability of one name as a search reports it. docs/api.md maps these to the wire:
  * `available for registration`, `registered`, `reserved`, `unknown`, `tld not supported`.
  */
 export type SearchStatus = 'available' | 'registered' | 'reserved' | 'unknown' | 'tld_not_supported';
@@ -44,7 +44,7 @@ export interface PremiumPrice {
   readonly currency: string;
 }
 
-/** One element of a search reply (spec 2.5), before wire formatting. */
+/** One element of a search reply, before wire formatting. */
 export interface SearchResult {
   readonly domain: NameForms;
   readonly sld: NameForms;

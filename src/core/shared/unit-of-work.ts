@@ -17,18 +17,10 @@ export interface Repositories {
 
 /**
  * The core's only way to touch storage. `run` is one short transaction (never held across a
- * registrar call); `read` uses the pool directly for single statements.
+ * registrar call): every write goes through it, a single statement too (claims, notes, lease
+ * releases, purges). `read` uses the pool directly, for reads only.
  */
 export interface UnitOfWork {
-  run<T>(work: (repos: Repositories) => Promise<T>, options?: RunOptions): Promise<T>;
+  run<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
   readonly read: Repositories;
-}
-
-export interface RunOptions {
-  /**
-   * The work issues at most one statement, which the database applies atomically on its own: a
-   * unit of work may run it without a transaction (saving the BEGIN and COMMIT round trips).
-   * Running it in a transaction anyway is always correct.
-   */
-  readonly oneStatement?: boolean;
 }

@@ -17,8 +17,6 @@ import {
   accepted,
 } from '../wire/reply-schemas';
 import {
-  contactsFromWire,
-  contactsReply,
   dnsRecordsFromWire,
   dnsRecordsReply,
   emailForwardsReply,
@@ -32,24 +30,45 @@ import {
   textList,
   transferSyncReply,
 } from '../wire/domain-wire';
+import { contactsFromWire, contactsReply } from '../wire/contact-wire';
 import { domainField, text } from '../wire/schemas';
 
-/** Every route here carries `{domain}`; the service proves ownership before anything else (decisions.md: 409, no leak). */
+/** Every route here carries `{domain}`; the service proves ownership before anything else (docs/api.md#domains: 409, no leak). */
 const onDomain = <Shape extends z.ZodRawShape = Record<never, never>>(shape?: Shape) =>
   z.object({ domain: domainField, ...(shape as Shape) });
 
-/** Spec 4.10: the value `locked` locks; any other value (or none) unlocks. */
+/**
+ * docs/api.md#registrar-lock: `locked`/`unlocked`, and the boolean spellings billing modules send instead
+ * (`1`/`0`, `true`/`false`, `on`/`off`), in any letter case. Anything else, a list or none is a
+ * 400: a module that cannot lock must hear so rather than have its domain unlocked.
+ */
+const LOCK_VALUES: Record<string, boolean> = {
+  locked: true,
+  unlocked: false,
+  '1': true,
+  '0': false,
+  true: true,
+  false: false,
+  on: true,
+  off: false,
+};
 const lockStatus = z
-  .unknown()
-  .optional()
-  .transform((v) => typeof v === 'string' && v.trim().toLowerCase() === 'locked')
+  .string({
+    error: (issue) =>
+      issue.input === undefined ? 'lockstatus is required' : 'lockstatus must be a single value, like locked',
+  })
+  .refine(
+    (v) => Object.hasOwn(LOCK_VALUES, v.trim().toLowerCase()),
+    'lockstatus must be locked or unlocked (or 1/0, true/false, on/off)',
+  )
+  .transform((v) => LOCK_VALUES[v.trim().toLowerCase()] === true)
   .meta({
-    type: 'string',
-    description: '"locked" locks the domain; any other value (or none) unlocks it',
+    description: 'locked (also 1, true, on) locks the domain; unlocked (also 0, false, off) unlocks it; any case',
+    enum: Object.keys(LOCK_VALUES),
     examples: ['locked'],
   });
 
-/** Spec 4.11: 1 enables, 0 disables, anything else is a 400. */
+/** docs/api.md#id-protection: 1 enables, 0 disables, anything else is a 400. */
 const idProtectionStatus = z
   .unknown()
   .refine((v) => v === '1' || v === '0', 'status must be 1 (enable ID protection) or 0 (disable it)')
@@ -186,7 +205,7 @@ export const domainRoutes = [
   reads({
     path: '/domains/:domain/information',
     summary:
-      'Domain information (spec 4.4, 2.6); assembled from nameservers, lock and the platform record when the registrar has no information call',
+      'Domain information; assembled from nameservers, lock and the platform record when the registrar has no information call',
     output: Information,
     answer: async (domains, resellerId, domain) => {
       const { domain: record, information } = await domains.information(resellerId, domain);
@@ -195,20 +214,20 @@ export const domainRoutes = [
   }),
   reads({
     path: '/domains/:domain/dns',
-    summary: 'The DNS records, as a list of {hostname, type, address, priority, recid} (decisions.md)',
+    summary: 'The DNS records, as a list of {hostname, type, address, priority, recid}',
     output: DnsRecords,
     answer: async (domains, resellerId, domain) => dnsRecordsReply(await domains.dnsRecords(resellerId, domain)),
   }),
   accepts({
     path: '/domains/:domain/dns',
-    summary: 'Saves the DNS records (spec 4.5): one record or a list; records with an empty address are left out',
+    summary: 'Saves the DNS records: one record or a list; records with an empty address are left out',
     input: onDomain({ dnsrecords: dnsRecordsWire }),
     answer: (domains, resellerId, input) => domains.saveDnsRecords(resellerId, input.domain, input.dnsrecords),
   }),
   domainRoute({
     method: 'post',
     path: '/domains/:domain/transfersync',
-    summary: 'Transfer sync (spec 4.6, 2.7): {completed, failed, reason, expirydate}',
+    summary: 'Transfer sync: {completed, failed, reason, expirydate}',
     input: onDomain(),
     output: TransferSyncResult,
     answer: async (domains, resellerId, { domain }) =>
@@ -217,20 +236,20 @@ export const domainRoutes = [
   domainRoute({
     method: 'post',
     path: '/domains/:domain/sync',
-    summary: 'Domain sync (spec 4.7, 2.8): {active, expired, transferredAway, cancelled, expirydate}',
+    summary: 'Domain sync: {active, expired, transferredAway, cancelled, expirydate}',
     input: onDomain(),
     output: SyncResult,
     answer: async (domains, resellerId, { domain }) => syncReply((await domains.sync(resellerId, domain)).view),
   }),
   reads({
     path: '/domains/:domain/nameservers',
-    summary: 'The nameservers as {ns1 … ns5}, unset ones empty (spec 4.8)',
+    summary: 'The nameservers as {ns1 … ns5}, unset ones empty',
     output: Nameservers,
     answer: async (domains, resellerId, domain) => nameserversReply(await domains.nameservers(resellerId, domain)),
   }),
   saves({
     path: '/domains/:domain/nameservers',
-    summary: 'Saves ns1 … ns5 (ns1 and ns2 required) (decisions.md)',
+    summary: 'Saves ns1 … ns5 (ns1 and ns2 required)',
     input: mapInput(
       z.looseObject({
         domain: domainField,
@@ -253,14 +272,14 @@ export const domainRoutes = [
   }),
   saves({
     path: '/domains/:domain/nameservers/register',
-    summary: 'Registers a child nameserver (a host under the domain) with its IP address (decisions.md)',
+    summary: 'Registers a child nameserver (a host under the domain) with its IP address',
     input: onDomain({ nameserver: text('nameserver'), ipaddress: text('ipaddress') }),
     answer: (domains, resellerId, input) =>
       domains.registerChildHost(resellerId, input.domain, input.nameserver, input.ipaddress),
   }),
   saves({
     path: '/domains/:domain/nameservers/modify',
-    summary: "Changes a child nameserver's IP address (decisions.md)",
+    summary: "Changes a child nameserver's IP address",
     input: onDomain({
       nameserver: text('nameserver'),
       currentipaddress: text('currentipaddress'),
@@ -271,19 +290,19 @@ export const domainRoutes = [
   }),
   saves({
     path: '/domains/:domain/nameservers/delete',
-    summary: 'Deletes a child nameserver (spec 4.9)',
+    summary: 'Deletes a child nameserver',
     input: onDomain({ nameserver: text('nameserver') }),
     answer: (domains, resellerId, input) => domains.deleteChildHost(resellerId, input.domain, input.nameserver),
   }),
   reads({
     path: '/domains/:domain/lock',
-    summary: 'The registrar lock as "locked" or "unlocked" (decisions.md)',
+    summary: 'The registrar lock as "locked" or "unlocked"',
     output: LockState,
     answer: async (domains, resellerId, domain) => ((await domains.lock(resellerId, domain)) ? 'locked' : 'unlocked'),
   }),
   accepts({
     path: '/domains/:domain/lock',
-    summary: 'Sets the registrar lock: lockstatus=locked locks, any other value unlocks (spec 4.10)',
+    summary: 'Sets the registrar lock: lockstatus=locked or unlocked (or 1/0, true/false, on/off)',
     input: onDomain({ lockstatus: lockStatus }),
     extra: { lockstatus: LockState },
     answer: (domains, resellerId, input) => domains.saveLock(resellerId, input.domain, input.lockstatus),
@@ -291,7 +310,7 @@ export const domainRoutes = [
   }),
   accepts({
     path: '/domains/:domain/protectid',
-    summary: 'ID protection: status=1 enables, status=0 disables (spec 4.11)',
+    summary: 'ID protection: status=1 enables, status=0 disables',
     input: onDomain({ status: idProtectionStatus }),
     extra: { idprotection: z.boolean() },
     answer: (domains, resellerId, input) => domains.saveIdProtection(resellerId, input.domain, input.status),
@@ -299,7 +318,7 @@ export const domainRoutes = [
   }),
   accepts({
     path: '/domains/:domain/delete',
-    summary: 'Requests deletion; on success the domain is Cancelled (spec 4.12, section 3)',
+    summary: 'Requests deletion; on success the domain is Cancelled',
     input: onDomain(),
     extra: { status: z.literal('Cancelled') },
     answer: (domains, resellerId, input) => domains.delete(resellerId, input.domain),
@@ -307,31 +326,31 @@ export const domainRoutes = [
   }),
   reads({
     path: '/domains/:domain/eppcode',
-    summary: 'The EPP (transfer) code as {eppcode} (spec 4.13)',
+    summary: 'The EPP (transfer) code as {eppcode}',
     output: EppCode,
     answer: async (domains, resellerId, domain) => ({ eppcode: await domains.eppCode(resellerId, domain) }),
   }),
   reads({
     path: '/domains/:domain/contact',
-    summary: 'Contact details by role (Registrant, Admin, Technical, Billing) with display field names (decisions.md)',
+    summary: 'Contact details by role (Registrant, Admin, Technical, Billing) with display field names',
     output: ContactDetails,
     answer: async (domains, resellerId, domain) => contactsReply(await domains.contacts(resellerId, domain)),
   }),
   saves({
     path: '/domains/:domain/contact',
-    summary: 'Saves contact details sent as contactdetails[Registrant][First Name]=… (decisions.md)',
+    summary: 'Saves contact details sent as contactdetails[Registrant][First Name]=…',
     input: onDomain({ contactdetails: contactDetailsWire }),
     answer: (domains, resellerId, input) => domains.saveContacts(resellerId, input.domain, input.contactdetails),
   }),
   reads({
     path: '/domains/:domain/email',
-    summary: 'Email forwards as a list of {prefix, forwardto} (decisions.md)',
+    summary: 'Email forwards as a list of {prefix, forwardto}',
     output: EmailForwards,
     answer: async (domains, resellerId, domain) => emailForwardsReply(await domains.emailForwards(resellerId, domain)),
   }),
   saves({
     path: '/domains/:domain/email',
-    summary: 'Saves email forwards from prefix[] and forwardto[] (decisions.md); none clears them',
+    summary: 'Saves email forwards from prefix[] and forwardto[]; none clears them',
     input: onDomain({
       prefix: listWire('prefix', 'The mailbox names (before the @)'),
       forwardto: listWire('forwardto', 'The addresses to forward to'),
@@ -341,7 +360,7 @@ export const domainRoutes = [
   }),
   saves({
     path: '/domains/:domain/release',
-    summary: 'Releases the domain to the registrar named by transfertag (decisions.md); it is then Transferred Away',
+    summary: 'Releases the domain to the registrar named by transfertag; it is then Transferred Away',
     input: onDomain({ transfertag: text('transfertag') }),
     answer: (domains, resellerId, input) => domains.release(resellerId, input.domain, input.transfertag),
   }),

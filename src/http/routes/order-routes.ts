@@ -10,7 +10,7 @@ import {
   toTransferCommand,
 } from '../wire/order-wire';
 
-/** Decisions.md: an optional `Idempotency-Key` header on the paid order endpoints. */
+/** docs/api.md#idempotency-key: an optional `Idempotency-Key` header on the paid order endpoints. */
 const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 export const orderRoutes = [
@@ -18,7 +18,8 @@ export const orderRoutes = [
     method: 'post',
     path: '/order/domains/register',
     access: 'reseller',
-    summary: 'Registers a domain paid from credit; "success" once registration is done or started (spec 4.1)',
+    idempotent: true,
+    summary: 'Registers a domain paid from credit; "success" once registration is done or started',
     input: RegisterBody,
     output: Success,
     handler: ({ input, reseller, header, resolve }) =>
@@ -30,7 +31,8 @@ export const orderRoutes = [
     method: 'post',
     path: '/order/domains/transfer',
     access: 'reseller',
-    summary: 'Transfers a domain in with its EPP code, paid from credit (decisions.md)',
+    idempotent: true,
+    summary: 'Transfers a domain in with its EPP code, paid from credit',
     input: TransferBody,
     output: Success,
     handler: ({ input, reseller, header, resolve }) =>
@@ -42,7 +44,8 @@ export const orderRoutes = [
     method: 'post',
     path: '/order/domains/renew',
     access: 'reseller',
-    summary: 'Renews a domain of the reseller that is Active, Expired or in Grace (spec 4.3)',
+    idempotent: true,
+    summary: 'Renews a domain of the reseller that is Active, Expired or in Grace',
     input: RenewBody,
     output: Success,
     handler: ({ input, reseller, header, resolve }) =>

@@ -33,15 +33,13 @@ function searchRoute({
 export const searchRoutes = [
   searchRoute({
     path: '/domains/lookup/suggestions',
-    summary:
-      'The exact name on every searched TLD, then available suggestions by relevance (spec 4.2, elements spec 2.5)',
+    summary: 'The exact name on every searched TLD, then available suggestions by relevance',
     input: SuggestionsBody,
     search: 'suggestions',
   }),
   searchRoute({
     path: '/domains/lookup',
-    summary:
-      'Availability of the exact names: the term on each searched TLD, in the suggestion element shape (decisions.md)',
+    summary: 'Availability of the exact names: the term on each searched TLD, in the suggestion element shape',
     input: LookupBody,
     search: 'lookup',
   }),

@@ -1,11 +1,11 @@
 /**
  * Wire formats of the domain-management endpoints: how billing platforms send DNS records,
- * nameservers, contacts and forwards, and the reply shapes of decisions.md they expect back.
+ * nameservers, contacts and forwards, and the reply shapes of docs/api.md they expect back.
  */
 import { z } from 'zod';
 import type { DomainRecord } from '../../core/domain/domain';
 import type { DnsRecordInput } from '../../core/domain/dns-records';
-import type { ContactRole, Contacts, DnsRecord, EmailForward } from '../../core/registrar/plugin';
+import type { DnsRecord, EmailForward } from '../../core/registrar/plugin';
 import type { DomainInformationView, SyncView, TransferSyncView } from '../../core/registrar/registrar-gateway';
 import { DomainError, isDomainError } from '../../core/shared/errors';
 import type { WireValue } from './form-body';
@@ -87,80 +87,6 @@ export function nameserversFromWire(params: { [key: string]: WireValue | undefin
   return [1, 2, 3, 4, 5].map((i) => textOf(params[`ns${i}`], `ns${i}`));
 }
 
-const ROLE_ALIASES: Record<string, ContactRole> = {
-  registrant: 'registrant',
-  admin: 'admin',
-  tech: 'tech',
-  technical: 'tech',
-  billing: 'billing',
-};
-const FIELD_ALIASES: Record<string, string> = {
-  firstname: 'firstname',
-  lastname: 'lastname',
-  fullname: 'fullname',
-  companyname: 'companyname',
-  company: 'companyname',
-  email: 'email',
-  emailaddress: 'email',
-  address1: 'address1',
-  address2: 'address2',
-  city: 'city',
-  state: 'state',
-  region: 'state',
-  postcode: 'postcode',
-  zipcode: 'postcode',
-  country: 'country',
-  phonenumber: 'phonenumber',
-  phone: 'phonenumber',
-  taxid: 'tax_id',
-};
-const DISPLAY_NAMES: Record<string, string> = {
-  firstname: 'First Name',
-  lastname: 'Last Name',
-  fullname: 'Full Name',
-  companyname: 'Company Name',
-  email: 'Email Address',
-  address1: 'Address 1',
-  address2: 'Address 2',
-  city: 'City',
-  state: 'State',
-  postcode: 'Postcode',
-  country: 'Country',
-  phonenumber: 'Phone Number',
-  tax_id: 'Tax ID',
-};
-const ROLE_DISPLAY: Record<ContactRole, string> = {
-  registrant: 'Registrant',
-  admin: 'Admin',
-  tech: 'Technical',
-  billing: 'Billing',
-};
-
-/** `contactdetails[Registrant][First Name]=…` (or lower-case names, or `_` for spaces) to the core's contact field names. */
-export function contactsFromWire(value: WireValue | undefined): Partial<Record<ContactRole, Record<string, string>>> {
-  if (value === undefined || value === '') throw bad('contactdetails is required');
-  if (!isObject(value))
-    throw bad('contactdetails must hold contacts by role, like contactdetails[Registrant][First Name]');
-  const contacts: Partial<Record<ContactRole, Record<string, string>>> = {};
-  for (const [roleKey, fields] of Object.entries(value)) {
-    const role = ROLE_ALIASES[roleKey.toLowerCase()];
-    if (!role)
-      throw bad(`contactdetails: "${roleKey.slice(0, 40)}" is not a contact; use Registrant, Admin, Tech or Billing`);
-    if (!isObject(fields)) throw bad(`contactdetails[${roleKey}] must hold contact fields`);
-    const contact: Record<string, string> = { ...contacts[role] };
-    for (const [fieldKey, fieldValue] of Object.entries(fields)) {
-      const field = FIELD_ALIASES[fieldKey.toLowerCase().replace(/[\s_-]+/g, '')];
-      if (!field)
-        throw bad(
-          `contactdetails[${roleKey}]: "${fieldKey.slice(0, 40)}" is not a contact field; use ${Object.values(DISPLAY_NAMES).join(', ')}`,
-        );
-      contact[field] = textOf(fieldValue, `contactdetails[${roleKey}][${fieldKey}]`) ?? '';
-    }
-    contacts[role] = contact;
-  }
-  return contacts;
-}
-
 export const textList = (field: string) =>
   mapped((value) => listOf(value, field).map((v, i) => textOf(v, `${field}[${i}]`) ?? ''));
 
@@ -168,7 +94,7 @@ export const textList = (field: string) =>
 
 const isoDate = (date: string | undefined) => (date ? `${date}T00:00:00Z` : undefined);
 
-/** Spec 2.6 plus `status` (decisions.md); a date that is unknown is left out, never null. */
+/** docs/api.md#domain-information plus `status` (docs/api.md); a date that is unknown is left out, never null. */
 export function informationReply(domain: DomainRecord, info: DomainInformationView): Record<string, unknown> {
   const extra = info.extra;
   const reply: Record<string, unknown> = {
@@ -236,19 +162,7 @@ export function emailForwardsReply(forwards: readonly EmailForward[]): Array<{ p
   return forwards.map((f) => ({ prefix: f.prefix, forwardto: f.forwardTo }));
 }
 
-/** Contacts by the billing platform's role and field display names (Registrant → First Name, …). */
-export function contactsReply(contacts: Contacts): Record<string, Record<string, string>> {
-  const reply: Record<string, Record<string, string>> = {};
-  for (const [role, contact] of Object.entries(contacts) as Array<[ContactRole, Record<string, string> | undefined]>) {
-    if (!contact) continue;
-    reply[ROLE_DISPLAY[role]] = Object.fromEntries(
-      Object.entries(contact).map(([field, value]) => [DISPLAY_NAMES[field] ?? field, value]),
-    );
-  }
-  return reply;
-}
-
-/** `{"success": true, …}` for the writes decisions.md gives an object reply; `pending` when the registrar completes later. */
+/** `{"success": true, …}` for the writes docs/api.md gives an object reply; `pending` when the registrar completes later. */
 export function successReply(pending: boolean, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { success: true, ...extra, ...(pending ? { pending: true } : {}) };
 }

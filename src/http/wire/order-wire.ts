@@ -1,16 +1,15 @@
 import { z } from 'zod';
 import { MAX_PERIOD, MIN_PERIOD } from '../../core/catalogue/catalogue';
-import { contactRole, normaliseContact } from '../../core/order/contacts';
 import type { RegisterCommand, RenewCommand, TransferCommand } from '../../core/order/order-commands';
-import type { Contact, ContactRole } from '../../core/registrar/plugin';
 import { DomainError } from '../../core/shared/errors';
 import type { WireValue } from './form-body';
+import { toContacts } from './contact-wire';
 import { decodeDomainFields } from './php-serialized';
 import { domainField, optionalText, text } from './schemas';
 
 const invalid = (message: string) => new DomainError('validation_failed', message);
 
-/** Decisions.md: an integer 1 to 10 (whether the group prices it is the catalogue's call). */
+/** docs/api.md#register-a-domain: an integer 1 to 10 (whether the group prices it is the catalogue's call). */
 const regperiod = z
   .string({
     error: (issue) => (issue.input === undefined ? 'regperiod is required' : 'regperiod must be a single whole number'),
@@ -23,8 +22,74 @@ const regperiod = z
     `regperiod must be a whole number of years from ${MIN_PERIOD} to ${MAX_PERIOD}`,
   );
 
-/** Nested objects arrive as PHP-bracket forms or JSON; their shape is checked by the mappers below, which name the field. */
-const nested = z.custom<WireValue>().optional();
+/**
+ * Nested objects arrive as PHP-bracket forms or JSON; their shape is checked by the mappers below,
+ * which name the field. `shape` is what the OpenAPI document says of the field (JSON Schema).
+ */
+const nested = (shape: Record<string, unknown>) => z.custom<WireValue>().optional().meta(shape);
+
+const textValue = { type: 'string' };
+const hostName = { type: 'string', description: 'A host name, like ns1.example.net' };
+const wireFlag = {
+  type: 'string',
+  enum: ['true', 'false', '1', '0', 'on', 'off', 'yes', 'no'],
+  description: 'A boolean: true/false, 1/0, on/off or yes/no',
+};
+const contact = {
+  type: 'object',
+  description:
+    'Contact fields by their lower-case names (firstname, lastname, fullname, companyname, email, address1, address2, city, state, postcode, country, phonenumber, tax_id) or the billing platform\'s display names ("First Name", "Email Address", …)',
+  additionalProperties: textValue,
+  examples: [
+    {
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      email: 'ada@example.com',
+      address1: '1 Analytical Way',
+      city: 'London',
+      postcode: 'N1 1AA',
+      country: 'GB',
+      phonenumber: '+44.2071234567',
+    },
+  ],
+};
+
+const nameserversField = nested({
+  description:
+    'nameservers[ns1]=…&nameservers[ns2]=… (ns1 and ns2 required, up to ns5), or positional nameservers[0]=…; empty entries are dropped',
+  anyOf: [
+    {
+      type: 'object',
+      properties: { ns1: hostName, ns2: hostName, ns3: hostName, ns4: hostName, ns5: hostName },
+      additionalProperties: false,
+    },
+    { type: 'array', items: hostName, maxItems: 5 },
+  ],
+});
+const contactsField = nested({
+  description:
+    "Contacts by role: contacts[Registrant][firstname]=…; Registrant is required unless the reseller's group has a default contact",
+  type: 'object',
+  properties: {
+    Registrant: contact,
+    Admin: contact,
+    Tech: { ...contact, description: 'Also accepted as Technical' },
+    Billing: contact,
+  },
+  additionalProperties: false,
+});
+const addonsField = nested({
+  description: 'Addons to enable: addons[idprotection]=1; each may carry a yearly price per group',
+  type: 'object',
+  properties: { dnsmanagement: wireFlag, emailforwarding: wireFlag, idprotection: wireFlag },
+  additionalProperties: false,
+});
+const originalvarsField = nested({
+  description:
+    "The billing platform's original parameters (any nesting): stored as received, at most 16 KiB as JSON, never interpreted",
+  type: 'object',
+  additionalProperties: true,
+});
 
 const idnLanguage = optionalText('idnLanguage')
   .transform((v) => v?.trim() || undefined)
@@ -36,23 +101,23 @@ const idnLanguage = optionalText('idnLanguage')
 const registerFields = {
   domain: domainField,
   regperiod,
-  nameservers: nested,
-  contacts: nested,
-  addons: nested,
+  nameservers: nameserversField,
+  contacts: contactsField,
+  addons: addonsField,
   domainfields: optionalText('domainfields'),
   idnLanguage,
-  originalvars: nested,
+  originalvars: originalvarsField,
 };
 
-/** Spec 4.1 (and 2.2 to 2.4). */
+/** docs/api.md#register-a-domain. */
 export const RegisterBody = z.object(registerFields);
-/** Decisions.md: the register body plus `eppcode`. */
+/** docs/api.md#transfer-a-domain-in: the register body plus `eppcode`. */
 export const TransferBody = z.object({
   ...registerFields,
   eppcode: text('eppcode').trim().min(1, 'eppcode is required').max(255, 'eppcode is longer than 255 characters'),
 });
-/** Spec 4.3. */
-export const RenewBody = z.object({ domain: domainField, regperiod, addons: nested, idnLanguage });
+/** docs/api.md#renew-a-domain. */
+export const RenewBody = z.object({ domain: domainField, regperiod, addons: addonsField, idnLanguage });
 
 export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterCommand {
   return {
@@ -84,7 +149,7 @@ const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } =
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Decisions.md: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
+ * docs/api.md#nameservers-field: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
  * Empty entries are dropped (billing platforms send unset ns3..ns5 as empty strings).
  */
 export function toNameservers(value: WireValue | undefined): string[] {
@@ -115,34 +180,10 @@ export function toNameservers(value: WireValue | undefined): string[] {
     .filter((ns) => ns !== '');
 }
 
-/** Decisions.md: `Registrant|registrant`, `Admin|admin`, `Tech|tech|Technical`, `Billing|billing`; fields folded to the lower-case names. */
-export function toContacts(value: WireValue | undefined): Partial<Record<ContactRole, Contact>> {
-  if (value === undefined || value === '') return {};
-  if (!isObject(value)) throw invalid('contacts must be sent as contacts[registrant][firstname]=…');
-  const contacts: Partial<Record<ContactRole, Contact>> = {};
-  for (const [rawRole, fields] of Object.entries(value)) {
-    const role = contactRole(rawRole);
-    if (!role)
-      throw invalid(
-        `contacts: "${rawRole.slice(0, 20)}" is not a contact type; use Registrant, Admin, Tech or Billing`,
-      );
-    if (contacts[role]) throw invalid(`contacts: the ${role} contact is given twice`);
-    if (!isObject(fields))
-      throw invalid(`contacts.${role} must be a set of fields like contacts[${role}][firstname]=…`);
-    const flat: Record<string, string> = Object.create(null);
-    for (const [name, v] of Object.entries(fields)) {
-      if (typeof v !== 'string') throw invalid(`contacts.${role}.${name.slice(0, 40)} must be a single text value`);
-      flat[name] = v;
-    }
-    contacts[role] = normaliseContact(flat, `contacts.${role}`);
-  }
-  return contacts;
-}
-
 const TRUE = new Set(['true', '1', 'on', 'yes']);
 const FALSE = new Set(['false', '0', 'off', 'no', '']);
 
-/** Spec 2.4: addon name → boolean; decisions.md booleans (true/false, 1/0, on/off, yes/no). */
+/** docs/api.md#addons-field: addon name → boolean; booleans of docs/api.md#requests (true/false, 1/0, on/off, yes/no). */
 export function toAddons(value: WireValue | undefined): Record<string, boolean> {
   if (value === undefined || value === '') return {};
   if (!isObject(value)) throw invalid('addons must be sent as addons[idprotection]=1, …');

@@ -22,7 +22,7 @@ const bad = (why: string) =>
   new DomainError('validation_failed', `domainfields is not a base64 PHP-serialized array: ${why}`);
 
 /**
- * Decodes `domainfields` (decisions.md): base64 of a PHP `serialize()`d array of TLD-specific
+ * Decodes `domainfields` (docs/api.md#domainfields): base64 of a PHP `serialize()`d array of TLD-specific
  * fields. A small strict reader of the plain-data subset (`a`, `s`, `i`, `d`, `b`, `N`): it never
  * builds objects (`O`, `C`, enums), never follows references (`r`, `R`), checks every length,
  * bounds size, depth and element count, and refuses trailing bytes. Arrays become

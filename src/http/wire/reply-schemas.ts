@@ -1,5 +1,5 @@
 /**
- * The shape of every reply (decisions.md "Reply shapes"), as each route's `output`: one source for
+ * The shape of every reply (docs/api.md#replies), as each route's `output`: one source for
  * the OpenAPI document and for the tests that check real replies against it. Objects are strict,
  * so a key a reply grows without the document saying so fails the tests.
  */
@@ -29,7 +29,7 @@ export const TldList = z.array(z.string().regex(/^\.[a-z0-9.-]+$/)).meta({ examp
 
 export const PeriodPrices = z
   .record(z.string().regex(/^\d{1,2}$/), Decimal)
-  .meta({ description: 'Price per period in years (spec 2.10)', examples: [{ 1: '10.00', 2: '19.50' }] });
+  .meta({ description: 'Price per period in years', examples: [{ 1: '10.00', 2: '19.50' }] });
 
 export const TldPricingRows = z
   .array(
@@ -89,7 +89,7 @@ export const Suggestion = z
       }),
     ]),
   })
-  .meta({ description: 'Spec 2.5' });
+  .meta({ description: 'One search result' });
 export const Suggestions = z.array(Suggestion);
 
 export const Information = z
@@ -116,7 +116,7 @@ export const Information = z
     irtpVerificationTriggerFields: z.array(z.string()),
     registrantEmailAddress: z.string().optional(),
   })
-  .meta({ description: 'Spec 2.6; a date that is unknown is left out, never null' });
+  .meta({ description: 'Domain information; a date that is unknown is left out, never null' });
 
 export const DnsRecords = z
   .array(
@@ -138,7 +138,7 @@ export const SyncResult = z
     cancelled: z.boolean(),
     expirydate: IsoDate.optional(),
   })
-  .meta({ description: 'Spec 2.8 plus cancelled' });
+  .meta({ description: 'Domain sync' });
 
 export const TransferSyncResult = z
   .strictObject({
@@ -147,7 +147,7 @@ export const TransferSyncResult = z
     reason: z.string(),
     expirydate: IsoDate.optional(),
   })
-  .meta({ description: 'Spec 2.7' });
+  .meta({ description: 'Transfer sync' });
 
 export const Nameservers = z
   .strictObject({ ns1: z.string(), ns2: z.string(), ns3: z.string(), ns4: z.string(), ns5: z.string() })

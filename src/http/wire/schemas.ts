@@ -12,7 +12,7 @@ export const domainField = text('domain')
   .max(1024, 'domain is too long')
   .meta({ description: 'A domain name: Unicode or punycode, any case', examples: ['example.com'] });
 
-/** Decisions.md: booleans accept true/false, 1/0, on/off, yes/no. */
+/** docs/api.md#requests: booleans accept true/false, 1/0, on/off, yes/no. */
 export const wireBoolean = (field: string) =>
   z
     .string()

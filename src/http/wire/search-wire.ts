@@ -4,7 +4,7 @@ import { formatAmount } from '../../core/shared/money';
 import { optionalText, wireBoolean } from './schemas';
 
 /**
- * A list as PHP clients send it (decisions.md): repeated names (`tldsToInclude=.com&tldsToInclude=.net`),
+ * A list as PHP clients send it (docs/api.md#requests): repeated names (`tldsToInclude=.com&tldsToInclude=.net`),
  * `tldsToInclude[]=…`, `tldsToInclude[0]=…` (a keyed object once indices pass the parser's array
  * limit), one plain value, or a JSON array.
  */
@@ -22,7 +22,7 @@ const textList = (field: string) =>
     });
 
 /**
- * Spec 4.2: "must always be an array (an empty array is valid) and must never be null". PHP
+ * docs/api.md#domain-suggestions: "must always be an array (an empty array is valid) and must never be null". PHP
  * clients drop an empty array from a form, so absent means empty too. Billing platforms put
  * their registrar's own settings in it; the one we read is `maxResults` (1 to 100), the rest are
  * ignored.
@@ -42,7 +42,7 @@ const suggestionSettings = z
     return { maxResults: Number(max.trim()) };
   });
 
-/** `POST /domains/lookup`: the search fields of spec 4.2 without suggestionSettings. */
+/** `POST /domains/lookup`: the search fields of docs/api.md#domain-suggestions without suggestionSettings. */
 export const LookupBody = z.object({
   searchTerm: optionalText('searchTerm'),
   punyCodeSearchTerm: optionalText('punyCodeSearchTerm'),
@@ -51,7 +51,7 @@ export const LookupBody = z.object({
   premiumEnabled: wireBoolean('premiumEnabled').optional(),
 });
 
-/** `POST /domains/lookup/suggestions` (spec 4.2). */
+/** `POST /domains/lookup/suggestions` (docs/api.md#domain-suggestions). */
 export const SuggestionsBody = LookupBody.extend({
   suggestionSettings: suggestionSettings.optional(),
 });
@@ -70,7 +70,7 @@ export function toSearchQuery(body: z.infer<typeof SuggestionsBody> | z.infer<ty
 
 type Prices = { register: string; renew?: string; transfer?: string };
 
-/** Spec 2.5, every field always present with its type (docs/search.md). */
+/** docs/api.md#suggestion-element, every field always present with its type (docs/search.md). */
 export interface SuggestionWire {
   domainName: string;
   idnDomainName: string;
@@ -94,7 +94,7 @@ export interface SuggestionWire {
   premiumCostPricing: [] | (Partial<Prices> & { CurrencyCode: string });
 }
 
-/** Decisions.md: the billing platform's status phrases. */
+/** docs/api.md#suggestion-element: the billing platform's status phrases. */
 const STATUS_TEXT: Record<SearchStatus, string> = {
   available: 'available for registration',
   registered: 'registered',

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
@@ -14,7 +14,10 @@ export function decodeMasterKey(text: string, where: string): Buffer {
 /** Reads the key file, or creates one with a fresh random key (mode 0600) when it does not exist yet. */
 export function loadOrCreateMasterKeyFile(file: string): { key: Buffer; created: boolean } {
   if (existsSync(file)) return { key: decodeMasterKey(readFileSync(file, 'utf8'), file), created: false };
-  mkdirSync(path.dirname(file), { recursive: true });
+  if (!existsSync(path.dirname(file))) {
+    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    chmodSync(path.dirname(file), 0o700);
+  }
   const key = randomBytes(32);
   // 'wx' fails if another process created it first; then read theirs.
   try {

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../../core/shared/logger';
@@ -41,7 +41,8 @@ function knexLog(logger: Logger | undefined): Knex.Config['log'] {
     // Another process holding the migration lock is expected: migrateLatest waits for it.
     const text = String(message);
     if (/already locked|release the lock manually/.test(text)) return;
-    logger?.warn({ knex: text }, 'database');
+    // The first line says what happened; knex appends the driver's stack trace to some (a failed connection).
+    logger?.warn({ knex: text.split('\n')[0] }, 'database');
   };
   return { warn: quiet, error: quiet, deprecate: quiet, debug: () => undefined };
 }
@@ -74,9 +75,29 @@ function reusePreparedStatements(conn: SqliteConnection): void {
   };
 }
 
+/**
+ * The SQLite file holds contacts, sealed API keys and the ledger: a folder the server creates is
+ * 0700 and a database file it creates is 0600, whatever the umask (chmod after creating, since the
+ * umask only ever takes bits away from a mode asked for). SQLite gives the -wal and -shm files the
+ * database file's mode. Existing folders and files keep the mode their owner gave them.
+ */
+function createPrivately(file: string): void {
+  const folder = path.dirname(file);
+  if (!existsSync(folder)) {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    chmodSync(folder, 0o700);
+  }
+  try {
+    closeSync(openSync(file, 'wx', 0o600));
+    chmodSync(file, 0o600);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
+
 export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
   if (target.kind === 'sqlite') {
-    if (target.location !== ':memory:') mkdirSync(path.dirname(target.location), { recursive: true });
+    if (target.location !== ':memory:') createPrivately(target.location);
     const busyTimeout = options.sqliteBusyTimeoutMs ?? 5000;
     const db = knex({
       client: 'better-sqlite3',

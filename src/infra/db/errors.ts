@@ -22,3 +22,32 @@ export function isRetryableTransactionError(error: unknown): boolean {
     (typeof e?.code === 'string' && e.code.startsWith('SQLITE_BUSY'))
   );
 }
+
+/**
+ * Why the server (or the CLI) cannot use the configured MariaDB/MySQL database, said so that the
+ * operator knows what to do, without a stack trace; undefined for any other error.
+ */
+export function databaseStartupProblem(error: unknown, databaseUrl: string): string | undefined {
+  if (!/^(mysql|mariadb):\/\//.test(databaseUrl.trim())) return undefined;
+  const e = error as { code?: unknown; errno?: unknown };
+  const url = new URL(databaseUrl.trim());
+  const server = `${url.hostname}:${url.port || 3306}`;
+  const name = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  const create = `CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;`;
+  if (e?.code === 'ER_BAD_DB_ERROR' || e?.errno === 1049)
+    return [
+      `the database "${name}" does not exist on ${server} (DATABASE_URL).`,
+      'Create it as a user allowed to, then start again; the tables are created on start:',
+      `  ${create}`,
+      'docs/operations.md (section 2, the database) also creates a user for it and its grants.',
+    ].join('\n');
+  if (e?.code === 'ER_NO_DB_ERROR' || e?.errno === 1046)
+    return `DATABASE_URL names no database on ${server}: add it to the path, like mysql://user:password@${server}/reseller`;
+  if (e?.code === 'ER_ACCESS_DENIED_ERROR' || e?.errno === 1045)
+    return `MariaDB at ${server} refused the user "${decodeURIComponent(url.username)}" (DATABASE_URL): check the user name, the password and the grants`;
+  if (e?.code === 'ER_DBACCESS_DENIED_ERROR' || e?.errno === 1044)
+    return `the user "${decodeURIComponent(url.username)}" may not use the database "${name}" on ${server}: GRANT ALL PRIVILEGES ON \`${name}\`.* TO it`;
+  if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || e?.code === 'ETIMEDOUT')
+    return `cannot reach MariaDB at ${server} (DATABASE_URL): ${String(e.code)}`;
+  return undefined;
+}

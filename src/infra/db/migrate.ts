@@ -45,3 +45,14 @@ async function keepOneLockRow(db: Knex): Promise<void> {
     // The table may not exist yet (another process is creating it): the next attempt sees it.
   }
 }
+
+/**
+ * The migrations this code knows that the database has not applied, in order (all of them on a
+ * database without the bookkeeping table). Reads only: unlike knex's `migrate.list`, it never
+ * creates the bookkeeping tables.
+ */
+export async function pendingMigrations(db: Knex): Promise<string[]> {
+  if (!(await db.schema.hasTable('knex_migrations'))) return MIGRATIONS.map(([name]) => name);
+  const applied = new Set((await db('knex_migrations').select('name')).map((row: { name: string }) => row.name));
+  return MIGRATIONS.map(([name]) => name).filter((name) => !applied.has(name));
+}

@@ -12,6 +12,7 @@ import {
   type RegistrarPlugin,
 } from '../../core/registrar/plugin';
 import type { RegistrarDirectory } from '../../core/registrar/registrar-directory';
+import { providePlatformTo } from './platform-module';
 
 /** The platform-level option every plugin takes: capabilities the operator switches off. */
 export const DISABLED_CAPABILITIES_OPTION = 'disabledCapabilities';
@@ -172,11 +173,12 @@ export async function loadPluginFolder(
   try {
     entryFile = realpathSync(require.resolve(path.resolve(realFolder, main)));
   } catch {
-    throw new Error(`entry "${main}" cannot be found`);
+    throw new Error(`entry "${main}" cannot be found${typeScriptHint(realFolder, main)}`);
   }
   if (!entryFile.startsWith(realFolder + path.sep))
     throw new Error('entry resolves outside the plugin folder; refusing to load it');
 
+  providePlatformTo(realFolder);
   const exported = (require(entryFile) as { default?: unknown }).default;
   if (!isRegistrarPluginDefinition(exported))
     throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
@@ -362,6 +364,13 @@ function withCapabilities(plugin: RegistrarPlugin, inUse: readonly CapabilityNam
     });
   }
   return Object.freeze(view) as unknown as RegistrarPlugin;
+}
+
+/** Plain node (the built server) does not run TypeScript: say so when the entry exists only as .ts. */
+function typeScriptHint(folder: string, main: string): string {
+  const sources = [`${path.resolve(folder, main.replace(/\.js$/, ''))}.ts`, path.join(folder, 'index.ts')];
+  if (!sources.some((file) => existsSync(file))) return '';
+  return ': there is only TypeScript, which the built server (plain node) does not run; compile it to JavaScript and point "main" at the .js file (docs/plugins.md)';
 }
 
 function messageOf(error: unknown): string {

@@ -194,18 +194,10 @@ export class KnexDomainRepository implements DomainRepository {
       }
       return found;
     };
-    let ids: string[];
-    if (databaseKind(this.db) === 'mysql' && !(this.db as Knex.Transaction).isTransaction) {
-      // MariaDB: rows another worker is claiming at this moment are skipped rather than waited for.
-      ids = await (this.db as Knex).transaction(async (trx) => {
-        const found = await candidates(trx, true);
-        await take(trx, found);
-        return found;
-      });
-    } else {
-      ids = await candidates(this.db, false);
-      await take(this.db, ids);
-    }
+    // MariaDB: rows another worker is claiming at this moment are skipped rather than waited for
+    // (the caller's unit of work holds the locks until the claim commits).
+    const ids = await candidates(this.db, databaseKind(this.db) === 'mysql');
+    await take(this.db, ids);
     if (ids.length === 0) return [];
     const rows: DomainRow[] = await this.db('domains')
       .whereIn('id', ids)

@@ -1,8 +1,6 @@
 import type { Knex } from 'knex';
 import type { OrderAction } from '../../core/catalogue/catalogue';
-import type { DomainStatus } from '../../core/domain/domain';
 import type { Order, OrderListFilter, OrderRepository, OrderStatus, PriorDomain } from '../../core/order/order';
-import { databaseKind } from '../db/database-kind';
 import { isUniqueViolation } from '../db/errors';
 
 interface OrderRow {
@@ -135,46 +133,17 @@ export class KnexOrderRepository implements OrderRepository {
     return moved === 1;
   }
 
-  async completeWithDomain(
+  async notePending(
     id: string,
-    change: { expiryDate: string | null; note: string; at: Date },
-    domain: { id: string; from: readonly DomainStatus[]; resellerId?: string },
-  ): Promise<boolean> {
-    // SQLite updates one table per statement: the caller's transaction does it.
-    if (databaseKind(this.db) !== 'mysql' || domain.from.length === 0) return false;
-    const at = change.at.getTime();
-    const [result] = await this.db.raw(
-      'update `orders` as `o`, `domains` as `d` set ' +
-        "`o`.`status` = 'completed', `o`.`open_domain` = null, `o`.`expiry_date` = ?, `o`.`note` = ?, `o`.`lease_owner` = null, " +
-        "`o`.`lease_until` = null, `o`.`settled_at` = ?, `o`.`updated_at` = ?, `d`.`status` = 'Active', `d`.`expiry_date` = ?, `d`.`updated_at` = ? " +
-        "where `o`.`id` = ? and `o`.`status` = 'pending' and `d`.`id` = ? and `d`.`status` in (" +
-        domain.from.map(() => '?').join(', ') +
-        ')' +
-        (domain.resellerId === undefined ? '' : ' and `d`.`reseller_id` = ?'),
-      [
-        change.expiryDate,
-        change.note.slice(0, NOTE_LENGTH),
-        at,
-        at,
-        change.expiryDate,
-        at,
-        id,
-        domain.id,
-        ...domain.from,
-        ...(domain.resellerId === undefined ? [] : [domain.resellerId]),
-      ],
-    );
-    // Both rows match or neither (the WHERE spans both): 0 rows, nothing changed.
-    return Number((result as { affectedRows?: number }).affectedRows ?? 0) > 0;
-  }
-
-  async notePending(id: string, note: string, at: Date, isReconcileAttempt: boolean): Promise<void> {
+    change: { note: string; at: Date; isReconcileAttempt: boolean; leaseUntil?: Date },
+  ): Promise<void> {
     await this.db('orders')
       .where({ id, status: 'pending' })
       .update({
-        note: note.slice(0, NOTE_LENGTH),
-        ...(isReconcileAttempt && { reconcile_attempts: this.db.raw('reconcile_attempts + 1') }),
-        updated_at: at.getTime(),
+        note: change.note.slice(0, NOTE_LENGTH),
+        ...(change.isReconcileAttempt && { reconcile_attempts: this.db.raw('reconcile_attempts + 1') }),
+        ...(change.leaseUntil && { lease_until: change.leaseUntil.getTime() }),
+        updated_at: change.at.getTime(),
       });
   }
 

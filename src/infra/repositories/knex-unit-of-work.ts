@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { LedgerFactory } from '../../core/credit/ledger';
-import type { Repositories, RunOptions, UnitOfWork } from '../../core/shared/unit-of-work';
+import type { Repositories, UnitOfWork } from '../../core/shared/unit-of-work';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
@@ -38,15 +38,13 @@ export class KnexUnitOfWork implements UnitOfWork {
   }
 
   /**
-   * One transaction (or, for work of one statement, that statement alone). A transaction the database aborted to break a deadlock (InnoDB picks a
+   * One transaction. A transaction the database aborted to break a deadlock (InnoDB picks a
    * victim when concurrent orders race for one name) wrote nothing, so it is run again; `work`
    * must only touch the repositories it is given.
    */
-  async run<T>(work: (repos: Repositories) => Promise<T>, options: RunOptions = {}): Promise<T> {
+  async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        // One statement is atomic by itself (autocommit): no BEGIN and COMMIT round trips around it.
-        if (options.oneStatement) return await work(this.read);
         return await this.db.transaction((trx) => work(knexRepositories(trx, this.ledger)));
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;

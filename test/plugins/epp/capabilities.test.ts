@@ -503,7 +503,7 @@ describe('EPP registrar capabilities against the test registry', () => {
       await register('info.test');
     });
 
-    it('gives the domain information of spec 2.6', async () => {
+    it('gives the domain information of docs/api.md#domain-information', async () => {
       await plugin.registrarLock.save({ domain: 'info.test', locked: true }, f.ctx());
       await expect(plugin.domainInformation.get({ domain: 'info.test' }, f.ctx())).resolves.toMatchObject({
         ok: true,

@@ -42,7 +42,7 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
       tld: '.test',
       group: 'default',
       registrar: 'epp',
-      prices: { register: '1=10.00,2=19.00', renew: '1=12.00', transfer: '1=9.00' },
+      prices: { register: { 1: 1000, 2: 1900 }, renew: { 1: 1200 }, transfer: { 1: 900 } },
     });
     await h.module.services.credit.adjust(
       (await h.module.services.resellers.byEmail(h.reseller.email)).id,
@@ -132,7 +132,7 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
     await expect(api.delete('shop.test')).resolves.toMatchObject({ success: true, status: 'Cancelled' });
     expect((await domain('shop.test')).status).toBe('Cancelled');
     expect([...registry.statuses, ...registry.rgp]).toEqual(['pendingDelete', 'redemptionPeriod']);
-    // Deletion is not refunded (spec section 3).
+    // Deletion is not refunded (docs/api.md#delete-a-domain).
     expect(await balance()).toBe(start - 3100);
   });
 

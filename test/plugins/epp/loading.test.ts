@@ -109,7 +109,7 @@ describe('the epp plugin inside the platform module', () => {
         tld: '.test',
         group: 'default',
         registrar: 'epp',
-        prices: { register: '1=10.00' },
+        prices: { register: { 1: 1000 } },
       });
       const tlds = await h.http.get('/tlds').set(h.headers());
       expect(tlds.body).toContain('.test');

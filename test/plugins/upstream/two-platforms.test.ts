@@ -228,7 +228,7 @@ describe('the upstream plugin: platform A sells through platform B', () => {
         tld: '.com',
         group: 'default',
         registrar: 'upstream',
-        prices: { register: '1=10.00,2=19.50,5=45.00', renew: '1=12.00,2=23.00,5=55.00', transfer: '1=9.00' },
+        prices: { register: { 1: 1000, 2: 1950, 5: 4500 }, renew: { 1: 1200, 2: 2300, 5: 5500 }, transfer: { 1: 900 } },
       });
       const error = await failure(p.reseller.renew({ domain: 'bistro.com', period: 5 }));
       expect(error.status).toBe(502);

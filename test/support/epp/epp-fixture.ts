@@ -77,7 +77,7 @@ export async function startEppFixture(serverOptions: Partial<EppTestServerOption
   };
 }
 
-/** A registrant as the platform hands it over (decisions.md field names). */
+/** A registrant as the platform hands it over (the field names of docs/api.md#contacts-field). */
 export const REGISTRANT = {
   firstname: 'Ada',
   lastname: 'Lovelace',

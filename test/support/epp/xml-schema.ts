@@ -3,8 +3,8 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 /**
- * The RFC schemas: EPP_SCHEMAS_DIR, else the copy in test/fixtures/epp-schemas (taken from the
- * team's shared/epp-schemas, so a clone tests without anything beside it).
+ * The RFC schemas: EPP_SCHEMAS_DIR, else the copy in test/fixtures/epp-schemas (so a clone tests
+ * without anything beside it).
  */
 export function eppSchemaDir(): string {
   const dir = process.env.EPP_SCHEMAS_DIR ?? path.resolve(__dirname, '..', '..', 'fixtures', 'epp-schemas');

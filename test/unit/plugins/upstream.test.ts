@@ -330,7 +330,7 @@ describe('upstream registrar plugin', () => {
         });
       });
 
-      it('information: a pending domain is relayed as pending; otherwise the spec 2.6 fields are mapped', async () => {
+      it('information: a pending domain is relayed as pending; otherwise the docs/api.md#domain-information fields are mapped', async () => {
         stub.on(
           'GET /domains/x.com/information',
           { json: info('Pending Transfer') },

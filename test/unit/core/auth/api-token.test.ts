@@ -1,6 +1,6 @@
 import { computeToken, looksLikeToken, tokenHour, tokensEqual } from '../../../../src/core/auth/api-token';
 
-describe('the spec section 5 token', () => {
+describe('the token of docs/api.md#authentication', () => {
   it('matches the known-answer vector computed independently with openssl', () => {
     // printf %s "test-api-key-0123456789" | openssl dgst -sha256 -hmac "reseller@example.com:26-03-05 14" | sed 's/^.*= //' | tr -d '\n' | base64
     const token = computeToken('reseller@example.com', 'test-api-key-0123456789', new Date('2026-03-05T14:30:00Z'));

@@ -23,7 +23,10 @@ function setup(at: string, status: 'active' | 'suspended' = 'active', allowedNet
   const repo = {
     findByEmail: async (email: string) => (email === EMAIL ? row : undefined),
   } as unknown as ResellerRepository;
-  const throttle = new FailureThrottle({ maxFailures: 3, windowSeconds: 60, blockSeconds: 60 }, clock);
+  const throttle = new FailureThrottle(
+    { maxFailures: 3, maxFailuresPerAddress: 15, windowSeconds: 60, blockSeconds: 60 },
+    clock,
+  );
   const auth = new Authenticator(new StoredResellerDirectory(repo, plainBox), throttle, clock);
   const creds = (token: string, extra: Partial<Credentials> = {}): Credentials => ({
     username: EMAIL,

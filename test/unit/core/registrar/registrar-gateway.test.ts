@@ -9,7 +9,7 @@ const gatewayFor = (plugin: ReturnType<typeof fakeRegistrar>, timeoutMs = 1000) 
 };
 
 describe('RegistrarGateway', () => {
-  describe('information (spec 4.4)', () => {
+  describe('information', () => {
     it('asks a registrar that offers domainInformation, filling what it leaves out from the platform record', async () => {
       const plugin = fakeRegistrar();
       const { gateway } = gatewayFor(plugin);
@@ -106,7 +106,7 @@ describe('RegistrarGateway', () => {
       expect(plugin.calls).toEqual([]);
     });
 
-    it('keeps the well-formed spec 2.6 extras a registrar adds and drops the rest', async () => {
+    it('keeps the well-formed docs/api.md#domain-information extras a registrar adds and drops the rest', async () => {
       const plugin = fakeRegistrar();
       plugin.domainInformation = {
         get: async () => ({
@@ -131,7 +131,7 @@ describe('RegistrarGateway', () => {
     });
   });
 
-  describe('transfer sync (spec 4.6)', () => {
+  describe('transfer sync', () => {
     it('without transferSync, answers completed with the expiry date the platform holds', async () => {
       const plugin = fakeRegistrar({ without: ['transferSync'] });
       const answer = await gatewayFor(plugin).gateway.transferSync(
@@ -162,7 +162,7 @@ describe('RegistrarGateway', () => {
     });
   });
 
-  describe('domain sync (spec 4.7)', () => {
+  describe('domain sync', () => {
     it('without domainSync, reports the platform record unchanged', async () => {
       const plugin = fakeRegistrar({ without: ['domainSync'] });
       const { gateway } = gatewayFor(plugin);

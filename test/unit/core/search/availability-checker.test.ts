@@ -1,5 +1,7 @@
 import { AvailabilityChecker, type AvailabilityCheckerOptions } from '../../../../src/core/search/availability-checker';
 import { fixedClock } from '../../../../src/core/shared/clock';
+import { InProcessEventBus } from '../../../../src/core/shared/events';
+import { followOwnOrders } from '../../../../src/core/search/own-orders';
 import type { RegistrarPlugin } from '../../../../src/core/registrar/plugin';
 import { deferred, fakeDirectory, fakeRegistrar, recordingLogger } from '../../../support/fakes';
 
@@ -179,6 +181,87 @@ describe('AvailabilityChecker', () => {
       expect(slow.batches).toEqual([['x.com'], ['y.com']]);
       expect(one.get('x.com')?.status).toBe('available');
       expect(statuses(two)).toEqual({ 'x.com': 'available', 'y.com': 'available' });
+    });
+  });
+
+  describe("when the platform's own orders change a name", () => {
+    const events = () => new InProcessEventBus(recordingLogger());
+    const placed = (action: 'register' | 'renew' | 'transfer', domain: string) => ({
+      orderId: 'o1',
+      resellerId: 'r1',
+      action,
+      domain,
+      period: 1,
+      price: 1000,
+      at: clock.now(),
+    });
+
+    it('should answer registered without asking once our registration is placed', async () => {
+      const a = fakeRegistrar('a');
+      const bus = events();
+      const subject = checker([a]);
+      followOwnOrders(bus, subject);
+      await subject.check([{ registrar: 'a', domain: 'x.com' }]);
+      bus.emit('order.placed', placed('register', 'x.com'));
+      expect(statuses(await subject.check([{ registrar: 'a', domain: 'x.com' }]))).toEqual({ 'x.com': 'registered' });
+      expect(a.batches).toEqual([['x.com']]);
+    });
+
+    it('should ask again once our order failed', async () => {
+      const a = fakeRegistrar('a');
+      const bus = events();
+      const subject = checker([a]);
+      followOwnOrders(bus, subject);
+      bus.emit('order.placed', placed('register', 'x.com'));
+      bus.emit('order.failed', {
+        orderId: 'o1',
+        resellerId: 'r1',
+        action: 'register',
+        domain: 'x.com',
+        reason: 'refused',
+        refunded: 1000,
+        at: clock.now(),
+      });
+      expect(statuses(await subject.check([{ registrar: 'a', domain: 'x.com' }]))).toEqual({ 'x.com': 'available' });
+      expect(a.batches).toEqual([['x.com']]);
+    });
+
+    it('should leave a renewal alone', async () => {
+      const a = fakeRegistrar('a');
+      const bus = events();
+      const subject = checker([a]);
+      followOwnOrders(bus, subject);
+      await subject.check([{ registrar: 'a', domain: 'x.com' }]);
+      bus.emit('order.placed', placed('renew', 'x.com'));
+      expect(statuses(await subject.check([{ registrar: 'a', domain: 'x.com' }]))).toEqual({ 'x.com': 'available' });
+      expect(a.batches).toEqual([['x.com']]);
+    });
+
+    it('should ask again once our domain is cancelled, for every registrar that answered for it', async () => {
+      const a = fakeRegistrar('a');
+      const b = fakeRegistrar('b');
+      const bus = events();
+      const subject = checker([a, b]);
+      followOwnOrders(bus, subject);
+      await subject.check([
+        { registrar: 'a', domain: 'x.com' },
+        { registrar: 'b', domain: 'x.com' },
+      ]);
+      bus.emit('domain.status_changed', {
+        domainId: 'd1',
+        domain: 'x.com',
+        resellerId: 'r1',
+        from: 'Active',
+        to: 'Cancelled',
+        cause: 'delete',
+        at: clock.now(),
+      });
+      await subject.check([
+        { registrar: 'a', domain: 'x.com' },
+        { registrar: 'b', domain: 'x.com' },
+      ]);
+      expect(a.batches).toEqual([['x.com'], ['x.com']]);
+      expect(b.batches).toEqual([['x.com'], ['x.com']]);
     });
   });
 });

@@ -1,0 +1,168 @@
+import type { Writable } from 'node:stream';
+import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { loadSettings } from '../config/settings';
+import { createLogger } from '../infra/logging';
+import { createResellerModule, type ResellerModule } from '../module';
+import { checkDatabaseReady } from './database-check';
+
+export interface CliIo {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** What a command's handler gets: the module opened on the configured database, and the streams. */
+export interface CommandContext {
+  readonly module: ResellerModule;
+  readonly io: CliIo;
+}
+
+/**
+ * A command's work: its positional arguments in declared order, its options as commander parsed
+ * them. The value it returns is printed as JSON on stdout.
+ */
+export type CommandHandler<Options = Record<string, never>> = (
+  context: CommandContext,
+  args: string[],
+  options: Options,
+) => Promise<unknown>;
+
+/** Exit codes: 0 done, 1 the command failed, 2 the command line was wrong. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/**
+ * A command line the handler cannot use (a flag value it cannot read, a missing argument that
+ * depends on another). Reported like commander's own parse errors: the message, the command's
+ * usage, exit code 2.
+ */
+export class UsageError extends Error {}
+
+/**
+ * An option-argument parser for commander: the parse function's errors become commander's
+ * "option '--x <n>' argument 'y' is invalid" usage error before any database is opened.
+ */
+export function flagValue<T>(parse: (text: string) => T): (text: string) => T {
+  return (text) => {
+    try {
+      return parse(text);
+    } catch (error) {
+      throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+    }
+  };
+}
+
+/** A whole number within bounds, for flags like `--limit` and `--concurrency`. */
+export function wholeNumber(flag: string, min = 0, max = 9999): (text: string) => number {
+  return flagValue((text) => {
+    if (!/^\d{1,6}$/.test(text)) throw new Error(`--${flag} must be a whole number`);
+    const n = Number(text);
+    if (n < min || n > max) throw new Error(`--${flag} must be from ${min} to ${max}`);
+    return n;
+  });
+}
+
+/**
+ * One run of the CLI: the commander program, and the way each command's action opens the
+ * module, runs its handler and leaves its result to be printed.
+ */
+export class CliRuntime {
+  readonly program: Command;
+  private result: { readonly value: unknown } | undefined;
+
+  constructor(
+    readonly io: CliIo,
+    version: string,
+  ) {
+    this.program = new Command('reseller-admin')
+      .version(version, '-V, --version', 'print the version')
+      .helpOption('-h, --help', 'show help for the command')
+      .helpCommand(false)
+      .exitOverride()
+      .configureOutput({
+        writeOut: (text) => io.stdout.write(text),
+        writeErr: (text) => io.stderr.write(text),
+      })
+      .showSuggestionAfterError(true)
+      .showHelpAfterError('(reseller-admin --help lists the commands)');
+  }
+
+  /**
+   * A command group (`reseller-admin group …`): its subcommands are added to it; without one it
+   * prints its own help.
+   */
+  group(name: string, description: string): Command {
+    return this.program.command(name).description(description).showHelpAfterError(true);
+  }
+
+  /** A leaf command under `parent` (the program or a group); a usage error prints its help. */
+  command(parent: Command, nameAndArgs: string, description: string): Command {
+    return parent.command(nameAndArgs).description(description).showHelpAfterError(true).allowExcessArguments(false);
+  }
+
+  /** Turns a handler into a commander action that opens the checked database first. */
+  action<Options>(handler: CommandHandler<Options>): (...params: unknown[]) => Promise<void> {
+    return this.actionOn('ready', handler);
+  }
+
+  /**
+   * Like `action`, for the one command that may create the database and bring its schema up to
+   * date (`migrate`): it skips the readiness check.
+   */
+  migratingAction<Options>(handler: CommandHandler<Options>): (...params: unknown[]) => Promise<void> {
+    return this.actionOn('any', handler);
+  }
+
+  private actionOn<Options>(
+    database: 'ready' | 'any',
+    handler: CommandHandler<Options>,
+  ): (...params: unknown[]) => Promise<void> {
+    return async (...params) => {
+      const command = params[params.length - 1] as Command;
+      const args = command.processedArgs.filter((a): a is string => typeof a === 'string');
+      const module = await this.open(database);
+      try {
+        this.result = { value: await handler({ module, io: this.io }, args, command.opts() as Options) };
+      } catch (error) {
+        if (error instanceof UsageError) command.error(`error: ${error.message}`, { exitCode: EXIT.usage });
+        throw error;
+      } finally {
+        await module.close();
+      }
+    };
+  }
+
+  private async open(database: 'ready' | 'any'): Promise<ResellerModule> {
+    const settings = loadSettings(this.io.env);
+    // Only `migrate` (and the server) may create a database: a mistyped DATABASE_URL must not.
+    if (database === 'ready') checkDatabaseReady.beforeConnecting(settings.databaseUrl);
+    const module = await createResellerModule({
+      settings: { ...settings },
+      logger: createLogger('warn', this.io.stderr as never),
+    });
+    if (database === 'ready') {
+      try {
+        await checkDatabaseReady.schema(module.knex);
+      } catch (error) {
+        await module.close();
+        throw error;
+      }
+    }
+    return module;
+  }
+
+  /** Parses and runs; returns the exit code. */
+  async run(argv: readonly string[]): Promise<number> {
+    try {
+      await this.program.parseAsync([...argv], { from: 'user' });
+    } catch (error) {
+      if (error instanceof CommanderError) {
+        // --help and --version print and succeed; a group run without a subcommand prints its help and fails.
+        return error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? EXIT.ok : EXIT.usage;
+      }
+      this.io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+      return EXIT.failed;
+    }
+    if (this.result) this.io.stdout.write(`${JSON.stringify(this.result.value, null, 2)}\n`);
+    return EXIT.ok;
+  }
+}

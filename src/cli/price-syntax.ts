@@ -1,0 +1,63 @@
+import type { AddonName, OrderAction, PeriodPrices } from '../core/catalogue/catalogue';
+import { type Minor, parseAmount } from '../core/shared/money';
+
+interface PairSyntax {
+  readonly flag: string;
+  /** How the flag is written, like `1=10.00,2=19.50`. */
+  readonly example: string;
+  /** What one pair means, like `years=price`. */
+  readonly pair: string;
+  /** The key's pattern, and what a key is called in messages. */
+  readonly key: RegExp;
+  readonly keyName: string;
+}
+
+/**
+ * The CLI's price lists: `--register "1=10.00,2=19.50"` and `--addons "idprotection=2.00"`.
+ * Only the syntax is checked here, in the flag's terms; which periods, addons and amounts are
+ * allowed is the catalogue's rule (src/core/catalogue/catalogue.ts).
+ */
+function parsePairs(text: string, syntax: PairSyntax): Array<[string, Minor]> {
+  const { flag, example, pair, key, keyName } = syntax;
+  const seen = new Set<string>();
+  const result: Array<[string, Minor]> = [];
+  for (const part of text
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const match = new RegExp(`^(${key.source})\\s*=\\s*(\\S+)$`, 'i').exec(part);
+    if (!match) throw new Error(`${flag} must look like "${example}" (${pair}); got "${part}"`);
+    const name = match[1].toLowerCase();
+    if (seen.has(name)) throw new Error(`${flag}: ${keyName} ${name} is listed twice`);
+    seen.add(name);
+    result.push([name, parseAmount(match[2], `${flag} price for ${keyName} ${name}`)]);
+  }
+  if (result.length === 0) throw new Error(`${flag} needs at least one "${pair}" pair`);
+  return result;
+}
+
+/** `"1=10.00,2=19.50"` → `{ 1: 1000, 2: 1950 }`, for `--register`, `--renew` and `--transfer`. */
+export function parsePeriodPrices(text: string, action: OrderAction): PeriodPrices {
+  return Object.fromEntries(
+    parsePairs(text, {
+      flag: `--${action}`,
+      example: '1=10.00,2=19.50',
+      pair: 'years=price',
+      key: /\d{1,2}/,
+      keyName: 'period',
+    }),
+  );
+}
+
+/** `"idprotection=2.00,dnsmanagement=0"` → `{ idprotection: 200, dnsmanagement: 0 }`, for `--addons`. */
+export function parseAddonPrices(text: string): Partial<Record<AddonName, Minor>> {
+  return Object.fromEntries(
+    parsePairs(text, {
+      flag: '--addons',
+      example: 'idprotection=2.00,dnsmanagement=0',
+      pair: 'addon=yearly price',
+      key: /[a-z]+/,
+      keyName: 'addon',
+    }),
+  );
+}

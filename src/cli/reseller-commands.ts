@@ -1,0 +1,67 @@
+import { formatAmount, parseAmount } from '../core/shared/money';
+import type { CliRuntime } from './cli-program';
+
+export function resellerCommands(cli: CliRuntime): void {
+  const reseller = cli.group('reseller', 'reseller accounts, their API keys and IP allow-lists');
+
+  cli
+    .command(reseller, 'create <email>', 'create a reseller; prints its API key, the only time it is shown')
+    .requiredOption('--group <name>', 'the group whose prices the reseller pays')
+    .option('--credit <amount>', 'opening credit, like 100.00')
+    .action(
+      cli.action<{ group: string; credit?: string }>(async ({ module }, [email], options) => {
+        const opening = options.credit === undefined ? 0 : parseAmount(options.credit, '--credit');
+        const { reseller: created, apiKey } = await module.services.resellers.create(email, options.group, opening);
+        return { email: created.email, apiKey };
+      }),
+    );
+
+  cli
+    .command(reseller, 'rotate-key <email>', 'issue a new API key; tokens made with the old one stop working')
+    .action(cli.action(async ({ module }, [email]) => ({ apiKey: await module.services.resellers.rotateKey(email) })));
+
+  for (const [verb, status, description] of [
+    ['suspend', 'suspended', 'refuse every API call of the reseller'],
+    ['activate', 'active', 'let a suspended reseller call the API again'],
+  ] as const) {
+    cli.command(reseller, `${verb} <email>`, description).action(
+      cli.action(async ({ module }, [email]) => {
+        const changed = await module.services.resellers.setStatus(email, status);
+        return { email: changed.email, status: changed.status };
+      }),
+    );
+  }
+
+  cli.command(reseller, 'list', 'list the resellers with their balance').action(
+    cli.action(async ({ module }) => {
+      const { resellers, credit } = module.services;
+      return Promise.all(
+        (await resellers.list()).map(async (r) => ({
+          email: r.email,
+          status: r.status,
+          balance: formatAmount(await credit.balance(r.id)),
+        })),
+      );
+    }),
+  );
+
+  cli
+    .command(
+      reseller,
+      'allow-ip <email> <cidr>',
+      'add a range to the IP allow-list (requests must then come from an allowed range; a bare address is one host)',
+    )
+    .action(cli.action(({ module }, [email, cidr]) => module.services.resellers.allowNetwork(email, cidr)));
+
+  cli
+    .command(
+      reseller,
+      'disallow-ip <email> <cidr>',
+      'remove a range from the IP allow-list (with the last range gone, any address is allowed again)',
+    )
+    .action(cli.action(({ module }, [email, cidr]) => module.services.resellers.disallowNetwork(email, cidr)));
+
+  cli
+    .command(reseller, 'allowed-ips <email>', "show the reseller's IP allow-list")
+    .action(cli.action(({ module }, [email]) => module.services.resellers.allowedNetworks(email)));
+}

@@ -1,0 +1,268 @@
+import type { OrderAction } from '../catalogue/catalogue';
+import { creditChanged } from '../credit/credit-service';
+import { postWithBalance, type LedgerEntry } from '../credit/ledger';
+import type { DomainStatus } from '../domain/domain';
+import type { Clock } from '../shared/clock';
+import type { EventBus } from '../shared/events';
+import { ulid } from '../shared/ids';
+import type { Logger } from '../shared/logger';
+import { formatAmount } from '../shared/money';
+import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
+import { addYears, isIsoDate, isoDay } from './dates';
+import type { IdempotentAnswer, Order } from './order';
+import { runAndPublish, statusChanged, type Outbox } from './outbox';
+
+/** Who settles an order: the request that placed it, reconciliation, transfer sync or the operator. */
+export type SettledBy = 'request' | 'reconciliation' | 'transfer sync' | 'operator';
+
+/** What is known about a pending order, and so what becomes of it. */
+export type Verdict =
+  | { readonly kind: 'complete'; readonly expiryDate: string | null; readonly note: string }
+  | { readonly kind: 'refund'; readonly note: string }
+  | { readonly kind: 'leave'; readonly note: string };
+
+/**
+ * What a settlement did:
+ * - `completed`, `refunded`: this call moved the order from pending;
+ * - `settled_already`: another party settled it first; nothing was written;
+ * - `domain_changed`: a refund found the domain no longer as the order left it (the reseller acted
+ *   on it, or it left the platform): nothing was written, the order stays pending for the operator.
+ */
+export type SettleResult = 'completed' | 'refunded' | 'settled_already' | 'domain_changed';
+
+export interface SettlementSettings {
+  /** The registrar deadline; a lease for a registrar call covers it. */
+  readonly registrarTimeoutMs: number;
+  /** How long after a lease reconciliation waits before asking again; doubled per unresolved attempt. */
+  readonly reconcileAfterMs: number;
+}
+
+export const NOUN: Record<OrderAction, string> = { register: 'registration', renew: 'renewal', transfer: 'transfer' };
+
+/** The statuses of a domain whose register or transfer order is pending. */
+export const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
+/** docs/api.md#renew-a-domain: renewal needs an active order: Active, Expired or Grace. */
+export const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
+/** The longest reconciliation waits between two questions about one order (the backoff's ceiling). */
+export const MAX_RECONCILE_BACKOFF_MS = 6 * 3_600_000;
+
+/**
+ * The one place an order settles (docs/orders.md). A small state machine over the order and its
+ * domain, used alike by the request path, reconciliation, transfer sync and the operator's
+ * `order settle`:
+ *
+ * | order             | register / transfer domain                         | renew domain              |
+ * | ----------------- | -------------------------------------------------- | ------------------------- |
+ * | pending→completed | Pending … → Active, with the expiry                | Active/Expired/Grace → Active, with the expiry |
+ * | pending→failed    | request path: back as it was (or removed);         | unchanged                 |
+ * |   (refund)        | later: Cancelled, kept for the ordering reseller   |                           |
+ * | pending (leave)   | unchanged; the next question after a backoff       | unchanged                 |
+ *
+ * Every move is one transaction of the same statements on every engine: a conditional update of
+ * the order from `pending` (so whoever settles first wins and the others change nothing), its
+ * domain, the refund's ledger entry and the Idempotency-Key's answer. Events are published after
+ * the commit, whoever listens.
+ */
+export class OrderSettlement {
+  constructor(
+    private readonly uow: UnitOfWork,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+    private readonly events: EventBus,
+    private readonly settings: SettlementSettings,
+  ) {}
+
+  /** Settles on a verdict: complete, refund or leave pending (noting what was learnt). */
+  async apply(
+    order: Order,
+    verdict: Verdict,
+    by: SettledBy,
+    answer?: IdempotentAnswer,
+  ): Promise<SettleResult | 'left'> {
+    if (verdict.kind === 'complete') return this.complete(order, verdict.expiryDate, verdict.note);
+    if (verdict.kind === 'refund') return this.refund(order, verdict.note, by, answer);
+    await this.leave(order, verdict.note, { reconcileAttempt: by === 'reconciliation' });
+    return 'left';
+  }
+
+  /** pending → completed, and the domain Active with the expiry. */
+  complete(order: Order, expiryDate: string | null, note: string): Promise<SettleResult> {
+    const at = this.clock.now();
+    return this.runAndPublish(async (repos, outbox) => {
+      if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return 'settled_already';
+      const from =
+        order.action === 'renew' ? RENEWABLE_STATUSES : [PENDING_STATUS_OF[order.action as 'register' | 'transfer']];
+      const moved = await repos.domains.transitionForOrder(
+        order.domainId,
+        from,
+        { status: 'Active', expiryDate, at },
+        order.action === 'renew' ? order.resellerId : undefined,
+      );
+      if (!moved)
+        this.logger.warn(
+          { orderId: order.id, domain: order.domain },
+          'order completed but the domain had left the expected state; domain left as it is',
+        );
+      if (order.idempotencyKey !== null) await repos.idempotency.finishForOrder(order.id, { ok: true });
+      outbox.push({
+        name: 'order.completed',
+        event: {
+          orderId: order.id,
+          resellerId: order.resellerId,
+          action: order.action,
+          domain: order.domain,
+          expiryDate,
+          at,
+        },
+      });
+      if (moved) {
+        const before = order.action === 'renew' ? (order.priorDomain?.status ?? null) : PENDING_STATUS_OF[order.action];
+        statusChanged(outbox, order, order.resellerId, before, 'Active', at);
+      }
+      return 'completed';
+    });
+  }
+
+  /**
+   * pending → failed with the price refunded in full. The domain of a register or transfer goes
+   * back as it was when the request path heard the refusal (the reseller was told it failed);
+   * when the order is refunded later (the reseller was told "success"), it stays in the
+   * reseller's account as Cancelled, so that sync and information can say the name is not
+   * registered (issue 13 item 3). Reconciliation and transfer sync never refund an order whose
+   * domain is no longer as the order left it: the reseller acted on it, so the name was ours.
+   */
+  refund(order: Order, note: string, by: SettledBy, answer?: IdempotentAnswer): Promise<SettleResult> {
+    const at = this.clock.now();
+    const guarded = by === 'reconciliation' || by === 'transfer sync';
+    return this.runAndPublish(async (repos, outbox) => {
+      if (!(await repos.orders.settle(order.id, 'failed', { note, at }))) return 'settled_already';
+      let domainMoved: { from: DomainStatus; to: DomainStatus; resellerId: string } | 'removed' | undefined;
+      if (order.action === 'renew') {
+        if (guarded) {
+          const domain = await repos.domains.findByName(order.domain);
+          const asLeft =
+            domain?.id === order.domainId &&
+            domain.resellerId === order.resellerId &&
+            RENEWABLE_STATUSES.includes(domain.status);
+          // Rolls the order back to pending with the rest of this transaction.
+          if (!asLeft) throw new DomainChanged();
+        }
+      } else {
+        const pending = PENDING_STATUS_OF[order.action];
+        const prior = order.priorDomain;
+        if (by === 'request') {
+          const restored = prior
+            ? await repos.domains.transitionForOrder(order.domainId, [pending], {
+                status: prior.status,
+                resellerId: prior.resellerId,
+                registrar: prior.registrar,
+                expiryDate: prior.expiryDate,
+                at,
+              })
+            : await repos.domains.deleteForFailedOrder(order.domainId, pending);
+          if (restored)
+            domainMoved = prior ? { from: pending, to: prior.status, resellerId: prior.resellerId } : 'removed';
+        } else {
+          const cancelled = await repos.domains.transitionForOrder(
+            order.domainId,
+            [pending],
+            { status: 'Cancelled', resellerId: order.resellerId, expiryDate: null, at },
+            guarded ? order.resellerId : undefined,
+          );
+          if (cancelled) domainMoved = { from: pending, to: 'Cancelled', resellerId: order.resellerId };
+          else if (guarded) throw new DomainChanged();
+        }
+        if (!domainMoved)
+          this.logger.warn(
+            { orderId: order.id, domain: order.domain },
+            'order failed but its domain had left the pending state; domain left as it is',
+          );
+      }
+      const refund: LedgerEntry = {
+        id: ulid(),
+        resellerId: order.resellerId,
+        amount: order.price,
+        kind: 'order_refund',
+        orderId: order.id,
+        note: `refund: ${NOUN[order.action]} of ${order.domain} did not happen`,
+        createdAt: at,
+      };
+      const balance = await postWithBalance(repos.ledger, refund);
+      if (balance === null) throw new Error(`refund of order ${order.id} could not be posted`);
+      if (order.idempotencyKey !== null) {
+        await repos.idempotency.finishForOrder(
+          order.id,
+          answer ?? {
+            ok: false,
+            code: 'registrar_failed',
+            message: `The ${NOUN[order.action]} of ${order.domain} did not go through at the registrar; ${formatAmount(order.price)} was refunded`,
+          },
+        );
+      }
+      outbox.push({
+        name: 'order.failed',
+        event: {
+          orderId: order.id,
+          resellerId: order.resellerId,
+          action: order.action,
+          domain: order.domain,
+          reason: note,
+          refunded: order.price,
+          at,
+        },
+      });
+      outbox.push({ name: 'credit.changed', event: creditChanged(refund, balance) });
+      // A row the order created and removed has no status to report.
+      if (domainMoved && domainMoved !== 'removed')
+        statusChanged(outbox, order, domainMoved.resellerId, domainMoved.from, domainMoved.to, at);
+      return 'refunded';
+    }).catch((error: unknown) => {
+      if (error instanceof DomainChanged) return 'domain_changed' as const;
+      throw error;
+    });
+  }
+
+  /**
+   * The order stays pending: records what was learnt. A reconciliation attempt also sets when it
+   * is asked about next: `reconcileAfterMs` doubled per unresolved attempt, at most
+   * `MAX_RECONCILE_BACKOFF_MS`, so a registrar that cannot answer is not called every pass.
+   * `answer` finishes the Idempotency-Key (the request path's "success, started").
+   */
+  leave(order: Order, note: string, options: { reconcileAttempt: boolean; answer?: IdempotentAnswer }): Promise<void> {
+    const at = this.clock.now();
+    const leaseUntil = options.reconcileAttempt
+      ? new Date(at.getTime() + this.settings.registrarTimeoutMs + this.backoffMs(order.reconcileAttempts + 1))
+      : undefined;
+    return this.uow.run(async (repos) => {
+      await repos.orders.notePending(order.id, {
+        note,
+        at,
+        isReconcileAttempt: options.reconcileAttempt,
+        ...(leaseUntil && { leaseUntil }),
+      });
+      if (options.answer && order.idempotencyKey !== null)
+        await repos.idempotency.finishForOrder(order.id, options.answer);
+    });
+  }
+
+  /** How long reconciliation waits after its `attempt`-th unresolved question about an order. */
+  backoffMs(attempt: number): number {
+    const doubled = this.settings.reconcileAfterMs * 2 ** Math.min(Math.max(attempt - 1, 0), 20);
+    return Math.max(this.settings.reconcileAfterMs, Math.min(doubled, MAX_RECONCILE_BACKOFF_MS));
+  }
+
+  /** The registrar's expiry when it gave a real date; otherwise the period counted from what we know. */
+  expiryAfter(order: Order, reported: string | undefined): string | null {
+    if (isIsoDate(reported)) return reported;
+    if (order.action === 'renew')
+      return order.priorDomain?.expiryDate ? addYears(order.priorDomain.expiryDate, order.period) : null;
+    return addYears(isoDay(order.createdAt), order.period);
+  }
+
+  private runAndPublish<T>(work: (repos: Repositories, outbox: Outbox) => Promise<T>): Promise<T> {
+    return runAndPublish(this.uow, this.events, work);
+  }
+}
+
+/** Raised inside a refund's transaction when the domain is no longer as the order left it: nothing is written. */
+class DomainChanged extends Error {}

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import Koa from 'koa';
+import { createResellerModule, type ResellerModule } from '../../src/module';
+import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+
+const mode = (file: string) => statSync(file).mode & 0o777;
+
+describe('the embedded SQLite database on disk', () => {
+  let dir: string;
+  let umask: number;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'file-modes-'));
+    // The most permissive umask there is: the modes must not depend on it.
+    umask = process.umask(0);
+  });
+  afterEach(() => {
+    process.umask(umask);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates its folder 0700 and the database, its WAL files and the master key 0600 whatever the umask', async () => {
+    const data = path.join(dir, 'data');
+    const module = await createResellerModule({
+      database: `sqlite:${path.join(data, 'reseller.sqlite')}`,
+      settings: { logLevel: 'silent' },
+    });
+    try {
+      await module.migrate();
+      await module.services.resellers.createGroup('default');
+      expect(mode(data)).toBe(0o700);
+      for (const file of ['reseller.sqlite', 'reseller.sqlite-wal', 'reseller.sqlite-shm', 'master.key'])
+        expect(`${file} ${mode(path.join(data, file)).toString(8)}`).toBe(`${file} 600`);
+    } finally {
+      await module.close();
+    }
+  });
+});
+
+describe('a TLD whose registrar plugin is not installed', () => {
+  let module: ResellerModule | undefined;
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await module?.close();
+    await h?.close();
+  });
+
+  it('makes /readyz answer 503 naming the plugin and its TLDs', async () => {
+    // TLDs set on the bundled sandbox; the same database then served with a plugins folder without it.
+    h = await startHarness();
+    module = await createResellerModule({
+      database: h.databaseUrl,
+      pluginsDir: path.resolve(__dirname, '../../examples/plugins'),
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
+    const app = new Koa();
+    app.use(module.middleware({ ownAllPaths: true }));
+    const reply = await request(app.callback()).get('/readyz');
+    const problem = 'plugin "sandbox" is not installed, but TLDs use it: .com, .net, .org';
+    expect(reply.status).toBe(503);
+    expect(reply.body).toEqual({
+      error: `not ready: plugins: ${problem}`,
+      checks: { database: 'ok', plugins: problem },
+    });
+  });
+});

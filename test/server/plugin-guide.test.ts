@@ -1,0 +1,136 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import request from 'supertest';
+import { computeToken } from '../../src/core/auth/api-token';
+import { builtPackage } from '../support/built-package';
+
+const ROOT = path.resolve(__dirname, '../..');
+const run = promisify(execFile);
+
+/** The files docs/plugins.md shows under `<!-- guide-file: PATH -->`, exactly as shown. */
+function guideFiles(): Map<string, string> {
+  const guide = readFileSync(path.join(ROOT, 'docs/plugins.md'), 'utf8');
+  const files = new Map<string, string>();
+  for (const match of guide.matchAll(/<!-- guide-file: (\S+) -->\n```\w*\n([\s\S]*?)\n```/g))
+    files.set(match[1]!, `${match[2]!}\n`);
+  return files;
+}
+
+function writeGuideFiles(files: Map<string, string>, prefix: string, into: string): void {
+  for (const [name, text] of files) {
+    if (!name.startsWith(`${prefix}/`)) continue;
+    const target = path.join(into, name.slice(prefix.length + 1));
+    mkdirSync(path.dirname(target), { recursive: true });
+    writeFileSync(target, text);
+  }
+}
+
+/**
+ * docs/plugins.md, "Your own plugin in a deployment, step by step", followed from an empty folder
+ * against the built server: a JavaScript plugin folder, and a TypeScript plugin developed as its
+ * own package (compiled against the built platform's published types), packed and unpacked into
+ * the deployment's plugins folder. Both load in `node dist/src/main.js` and answer a search.
+ */
+describe('a plugin written as docs/plugins.md says', () => {
+  let built: string;
+  let deployment: string;
+  let server: ChildProcess | undefined;
+  beforeAll(async () => {
+    built = await builtPackage();
+    deployment = mkdtempSync(path.join(os.tmpdir(), 'plugin-guide-'));
+  }, 300_000);
+  afterAll(() => {
+    if (server && server.exitCode === null) server.kill('SIGKILL');
+    rmSync(deployment, { recursive: true, force: true });
+  });
+
+  it('loads in the built server, as a plugin folder and as a packed TypeScript package', async () => {
+    const files = guideFiles();
+    expect([...files.keys()].sort()).toEqual([
+      'acme-ts/package.json',
+      'acme-ts/src/index.ts',
+      'acme-ts/tsconfig.json',
+      'acme/index.js',
+      'acme/package.json',
+    ]);
+    const plugins = path.join(deployment, 'plugins');
+
+    // A plugin folder: make it, write its manifest and entry. Nothing is installed in it.
+    mkdirSync(path.join(plugins, 'acme'), { recursive: true });
+    writeGuideFiles(files, 'acme', path.join(plugins, 'acme'));
+
+    // A package: its files; `npm install` brings the platform (here: the build) and TypeScript.
+    const project = path.join(deployment, 'reseller-plugin-acme-ts');
+    writeGuideFiles(files, 'acme-ts', project);
+    mkdirSync(path.join(project, 'node_modules'));
+    symlinkSync(built, path.join(project, 'node_modules', 'domain-reseller'));
+    symlinkSync(path.join(ROOT, 'node_modules', 'typescript'), path.join(project, 'node_modules', 'typescript'));
+    await run(process.execPath, [path.join(project, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], {
+      cwd: project,
+    }).catch((error: { stdout: string }) => {
+      throw new Error(`the guide's TypeScript plugin does not compile:\n${error.stdout}`);
+    });
+    await run('npm', ['pack', '--silent', '--pack-destination', deployment], { cwd: project });
+    // Unpacked into a folder named by its id. (Its `npm install --omit=dev --omit=peer` is skipped: it has no dependencies.)
+    mkdirSync(path.join(plugins, 'acme-ts'));
+    await run('tar', [
+      '-xzf',
+      path.join(deployment, 'reseller-plugin-acme-ts-1.0.0.tgz'),
+      '-C',
+      path.join(plugins, 'acme-ts'),
+      '--strip-components=1',
+    ]);
+
+    // The operator's commands, with the built CLI.
+    const env: NodeJS.ProcessEnv = { ...process.env, PLUGINS_DIR: plugins, LOG_LEVEL: 'warn' };
+    for (const name of ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'CONFIG_FILE', 'SEED_DEMO', 'BASE_PATH'])
+      delete env[name];
+    const admin = async (...args: string[]) =>
+      (await run(process.execPath, [path.join(built, 'dist/src/cli/main.js'), ...args], { cwd: deployment, env }))
+        .stdout;
+    await admin('migrate');
+    await admin('group', 'create', 'default');
+    await admin('tld', 'set', '.shop', '--group', 'default', '--registrar', 'acme', '--register', '1=5.00');
+    await admin('tld', 'set', '.store', '--group', 'default', '--registrar', 'acme-ts', '--register', '1=5.00');
+    const { apiKey } = JSON.parse(
+      await admin('reseller', 'create', 'shop@example.com', '--group', 'default', '--credit', '100.00'),
+    ) as { apiKey: string };
+
+    server = spawn(process.execPath, [path.join(built, 'dist/src/main.js')], {
+      cwd: deployment,
+      env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BACKGROUND_JOBS: 'false' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    server.stdout!.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    server.stderr!.on('data', (chunk) => {
+      output += String(chunk);
+    });
+    const port = await new Promise<number>((resolve, reject) => {
+      server!.stdout!.on('data', () => {
+        const port = /"port":(\d+),.*"msg":"domain reseller API listening"/.exec(output)?.[1];
+        if (port) resolve(Number(port));
+      });
+      server!.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${output}`)));
+    });
+    const api = request(`http://127.0.0.1:${port}`);
+    expect((await api.get('/readyz')).body).toEqual({ status: 'ready', checks: { database: 'ok', plugins: 'ok' } });
+    const lookup = await api
+      .post('/domains/lookup')
+      .set({ username: 'shop@example.com', token: computeToken('shop@example.com', apiKey, new Date()) })
+      .type('form')
+      .send('searchTerm=hello&tldsToInclude[]=.shop&tldsToInclude[]=.store');
+    expect(lookup.status).toBe(200);
+    expect(lookup.body).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ domainName: 'hello.shop' }),
+        expect.objectContaining({ domainName: 'hello.store' }),
+      ]),
+    );
+  }, 240_000);
+});
