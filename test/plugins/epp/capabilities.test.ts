@@ -47,13 +47,15 @@ describe('EPP registrar capabilities against the test registry', () => {
       expect(f.server.commands('domain:check')).toHaveLength(3);
     });
 
-    it('marks names unknown when the registry refuses their batch', async () => {
+    it('splits a batch the registry refuses as too large and answers every name', async () => {
       const wide = await f.plugin({ checkBatchSize: 10 });
       const results = await wide.checkAvailability(
         Array.from({ length: 8 }, (_, i) => `x${i}.test`),
         f.ctx(),
       );
-      expect(new Set(results.map((r) => r.status))).toEqual(new Set(['unknown']));
+      expect(new Set(results.map((r) => r.status))).toEqual(new Set(['available']));
+      // Refused with a reason that names no name: halved into two checks of 4.
+      expect(f.server.commands('domain:check').map((c) => c.code)).toEqual([2306, 1000, 1000]);
     });
   });
 
@@ -477,7 +479,7 @@ describe('EPP registrar capabilities against the test registry', () => {
       });
       f.server.registry.domains.get('manage.test')!.authInfo = '';
       const fresh = await plugin.eppCode.get({ domain: 'manage.test' }, f.ctx());
-      expect(fresh).toMatchObject({ ok: true, eppCode: expect.stringMatching(/^.{16}$/) });
+      expect(fresh).toMatchObject({ ok: true, eppCode: expect.stringMatching(/^.{24}$/) });
       expect(f.server.registry.domains.get('manage.test')!.authInfo).toBe((fresh as { eppCode: string }).eppCode);
     });
 

@@ -299,7 +299,7 @@ describe('the EPP plugin against registry rules', () => {
     });
 
     it('reconnects when the registry dropped an idle session anyway', async () => {
-      await start({ idleTimeoutMs: 100 });
+      await start({ idleTimeoutMs: 1_000 });
       const plugin = await f.plugin({ keepAliveMs: 60_000, sessions: 1 });
       await plugin.checkAvailability(['a.test'], f.ctx());
       await eventually(() => f.server.stats.idleDrops === 1, 'the idle drop');
