@@ -3,6 +3,7 @@ import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
 import type { Authenticator } from './auth/authenticator';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
+import type { CostPriceImport } from './catalogue/cost-price-import';
 import type { CreditService } from './credit/credit-service';
 import type { LedgerFactory } from './credit/ledger';
 import type { DomainManagementService } from './domain/domain-management-service';
@@ -10,9 +11,8 @@ import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
 import type { OrderRegistrar } from './order/order-registrar';
 import type { OrderService, OrderSettings } from './order/order-service';
-import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
-import type { RegistrarCallObserver } from './registrar/observed-registrar-directory';
+import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
@@ -43,13 +43,15 @@ export const TOKENS = {
   events: token<EventBus>('events'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
-  /** The installed registrar plugins, every call observed. */
-  registrars: token<RegistrarDirectory>('registrars'),
+  /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */
+  registrars: token<GuardedRegistrars>('registrars'),
   registrarGateway: token<RegistrarGateway>('registrarGateway'),
   authThrottle: token<FailureThrottle>('authThrottle'),
   authenticator: token<Authenticator>('authenticator'),
   resellerService: token<ResellerService>('resellerService'),
   catalogueService: token<CatalogueService>('catalogueService'),
+  /** Sale prices from a registrar's cost prices and a margin rule (`reseller-admin tld import-costs`). */
+  costPriceImport: token<CostPriceImport>('costPriceImport'),
   creditService: token<CreditService>('creditService'),
   domainService: token<DomainService>('domainService'),
   availabilityChecker: token<AvailabilityChecker>('availabilityChecker'),
