@@ -127,7 +127,7 @@ const refused = (message: string): RegistrarOutcome<never> => ({ ok: false, reas
 const notHere = (domain: string) => refused(`${domain} is not registered at the sandbox registry`);
 const ok = { ok: true } as const;
 
-export default defineRegistrarPlugin<SandboxOptions>({
+export default defineRegistrarPlugin<SandboxOptions, RegistrarPlugin>({
   id: 'sandbox',
   apiVersion: 1,
   parseOptions,
