@@ -1,5 +1,6 @@
 import path from 'node:path';
 import manifest from '../../../plugins/epp/package.json';
+import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import { CAPABILITY_NAMES, supports } from '../../../src/core/registrar/plugin';
 import { fixedClock } from '../../../src/core/shared/clock';
 import { MemoryPluginStore } from '../../../src/testing/memory-plugin-store';
@@ -50,13 +51,9 @@ describe('the epp plugin in the platform', () => {
   it('loads unconfigured beside the other plugins, so the platform starts without it', async () => {
     const registry = await loadPlugins(PLUGINS_DIR, {}, host);
     expect(registry.ids()).toContain('epp');
+    const epp = guardRegistrar(registry.installed('epp'), { timeoutMs: 1_000, logger: silent });
     await expect(
-      registry
-        .get('epp')
-        .register(
-          { domain: 'a.test', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} },
-          { signal: new AbortController().signal, transactionId: 'x' },
-        ),
+      epp.register({ domain: 'a.test', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} }),
     ).rejects.toThrow(/not configured/);
     await registry.close();
   });

@@ -4,6 +4,7 @@ import { EppTimeoutError } from '../../../plugins/epp/src/connection';
 import { EppTemporaryError, EppUnavailableError } from '../../../plugins/epp/src/session-pool';
 import { NS } from '../../../plugins/epp/src/xml';
 import { fixedClock } from '../../../src/core/shared/clock';
+import { isPluginNotConfigured } from '../../../src/core/registrar/plugin';
 import { makeTestCertificates, type TestCertificates } from '../../support/epp/certificates';
 import { REGISTRANT, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
 
@@ -257,8 +258,8 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
     });
   });
 
-  it('fails every call with a clear message while not configured', async () => {
-    const plugin = await eppPlugin.create(eppPlugin.parseOptions({}), {
+  it('is created as not configured, with a reason naming what to set', async () => {
+    const created = await eppPlugin.create(eppPlugin.parseOptions({}), {
       logger: {
         info() {},
         warn() {},
@@ -271,6 +272,6 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
       clock: fixedClock('2026-11-21T00:00:00Z'),
       store: new MemoryPluginStore(),
     });
-    await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(/not configured/);
+    expect(isPluginNotConfigured(created) && created.reason).toMatch(/^set plugins\.epp \(host, clientId/);
   });
 });
