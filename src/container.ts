@@ -3,6 +3,7 @@ import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
+import { type CostPriceSource, CostPriceImport } from './core/catalogue/cost-price-import';
 import { CreditService } from './core/credit/credit-service';
 import type { LedgerFactory } from './core/credit/ledger';
 import { DomainManagementService } from './core/domain/domain-management-service';
@@ -70,8 +71,10 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.resellerDirectory)
     .toResolvedValue(
-      (uow: UnitOfWork, secrets: SecretBox) => new StoredResellerDirectory(uow.read.resellers, secrets),
-      [TOKENS.unitOfWork, TOKENS.secretBox],
+      // ADR 11: the balance read with the reseller is the reseller's only while the ledger is the module's own.
+      (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
+        new StoredResellerDirectory(uow.read.resellers, secrets, ledger === ports.ledger),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],
     )
     .inSingletonScope();
   container.bind(TOKENS.apiLogRepository).toConstantValue(ports.apiLog);
@@ -134,6 +137,14 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
       (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
         new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
       [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
+    )
+    .inSingletonScope();
+  container
+    .bind(TOKENS.costPriceImport)
+    .toResolvedValue(
+      (uow: UnitOfWork, catalogue: CatalogueService, gateway: RegistrarGateway) =>
+        new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
+      [TOKENS.unitOfWork, TOKENS.catalogueService, TOKENS.registrarGateway],
     )
     .inSingletonScope();
   container
@@ -246,4 +257,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     )
     .inSingletonScope();
   return container;
+}
+
+/** The cost price import's one way to the registrars: the plugin's `tldPricing`, guarded by the gateway. */
+function tldCostsFrom(gateway: RegistrarGateway): CostPriceSource {
+  return (registrarId) => gateway.tldPrices(registrarId);
 }

@@ -36,6 +36,7 @@ import { operationalRoutes, type Readiness } from './http/routes/operational-rou
 import { AesSecretBox } from './infra/crypto/aes-secret-box';
 import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/master-key';
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
+import { openHotReads } from './infra/db/direct-reads';
 import { migrateLatest } from './infra/db/migrate';
 import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
@@ -163,6 +164,12 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
       : undefined;
   const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax, logger }) : (options.database as Knex);
+  // ADR 11: authentication's statement on a connection of its own, through the driver's public API.
+  const hotReads = target ? openHotReads(target, { poolMax: settings.dbPoolMax }) : undefined;
+  const closeDatabase = async () => {
+    await hotReads?.close();
+    if (ownsDatabase) await knex.destroy();
+  };
 
   try {
     const secretBox = new AesSecretBox(
@@ -182,7 +189,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       {
         clock,
         logger,
-        unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger),
+        unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger, hotReads),
         ledger: knexLedger,
         apiLog: new KnexApiLogRepository(knex),
         secretBox,
@@ -374,11 +381,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         await apiLog.close();
         closed = true;
         await registrars.close();
-        if (ownsDatabase) await knex.destroy();
+        await closeDatabase();
       },
     };
   } catch (error) {
-    if (ownsDatabase) await knex.destroy();
+    await closeDatabase();
     throw error;
   }
 }

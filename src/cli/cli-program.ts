@@ -91,7 +91,7 @@ export class CliRuntime {
    * prints its own help.
    */
   group(name: string, description: string): Command {
-    return this.program.command(name).description(description).showHelpAfterError(true);
+    return this.program.command(name).description(description).helpCommand(false).showHelpAfterError(true);
   }
 
   /** A leaf command under `parent` (the program or a group); a usage error prints its help. */

@@ -1,5 +1,8 @@
 import type { AddonName, OrderAction, PeriodPrices } from '../core/catalogue/catalogue';
+import type { Rounding } from '../core/catalogue/cost-price-import';
+import { parseTld } from '../core/domain/domain-name';
 import { type Minor, parseAmount } from '../core/shared/money';
+import { flagValue } from './cli-program';
 
 interface PairSyntax {
   readonly flag: string;
@@ -61,3 +64,40 @@ export function parseAddonPrices(text: string): Partial<Record<AddonName, Minor>
     }),
   );
 }
+
+/** `--percent 12.5` → 1250 basis points (hundredths of a percent), exactly. */
+export const parsePercent = flagValue((text: string): number => {
+  const match = /^(\d{1,5})(?:\.(\d{1,2}))?%?$/.exec(text.trim());
+  if (!match) throw new Error('--percent must be a percentage like 20 or 12.5');
+  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+});
+
+/** An amount flag like `--fixed 1.00`, in minor units; negative amounts are refused here. */
+export function priceFlag(flag: string): (text: string) => Minor {
+  return flagValue((text) => {
+    const minor = parseAmount(text, flag);
+    if (minor < 0) throw new Error(`${flag} cannot be negative`);
+    return minor;
+  });
+}
+
+/** `none`, `x.99` (the next price ending in .99) or `0.50` (the next multiple of 0.50). */
+export const parseRounding = flagValue((text: string): Rounding => {
+  const rule = text.trim().toLowerCase();
+  if (rule === 'none') return { kind: 'none' };
+  const ending = /^x\.(\d{2})$/.exec(rule);
+  if (ending) return { kind: 'ending', cents: Number(ending[1]) };
+  if (/^\d{1,7}(\.\d{1,2})?$/.test(rule) && parseAmount(rule) > 0) return { kind: 'multiple', of: parseAmount(rule) };
+  throw new Error('--round must be none, a price ending like x.99, or a multiple like 0.50');
+});
+
+/** `".com,net"` → `['.com', '.net']`. */
+export const parseTldList = flagValue((text: string): string[] => {
+  const tlds = text
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map((t) => parseTld(t).ascii);
+  if (tlds.length === 0) throw new Error('--tlds needs at least one TLD, like .com');
+  return tlds;
+});

@@ -1,6 +1,18 @@
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from '../core/catalogue/catalogue';
-import { type CliRuntime, wholeNumber } from './cli-program';
-import { parsePeriodPrices } from './price-syntax';
+import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalogue/cost-price-import';
+import { formatAmount, type Minor } from '../core/shared/money';
+import { TOKENS } from '../core/tokens';
+import { type CliIo, type CliRuntime, UsageError, wholeNumber } from './cli-program';
+import { parsePercent, parsePeriodPrices, parseRounding, parseTldList, priceFlag } from './price-syntax';
+
+interface ImportCostsOptions {
+  readonly group: string;
+  readonly percent?: number;
+  readonly fixed?: Minor;
+  readonly round: Rounding;
+  readonly tlds?: string[];
+  readonly dryRun?: boolean;
+}
 
 interface TldSetOptions {
   readonly group: string;
@@ -45,6 +57,51 @@ export function tldCommands(cli: CliRuntime): void {
     );
 
   cli
+    .command(
+      tld,
+      'import-costs <registrar>',
+      "set a group's prices from the registrar's cost prices plus a margin; prints the diff (on stderr) before writing",
+    )
+    .requiredOption('--group <name>', 'the group whose prices are set')
+    .option('--percent <n>', 'margin as a percentage of the cost, like 20 or 12.5', parsePercent)
+    .option('--fixed <amount>', 'margin as a fixed amount added after the percentage, like 1.00', priceFlag('--fixed'))
+    .option(
+      '--round <rule>',
+      'round each price up: none, to a price ending in given cents (x.99, x.00, x.95), or to a multiple (0.50, 1.00)',
+      parseRounding,
+      { kind: 'none' },
+    )
+    .option(
+      '--tlds <list>',
+      'only these TLDs, like ".com,.net" (default: every TLD the registrar prices)',
+      parseTldList,
+    )
+    .option('--dry-run', 'show the diff; change nothing')
+    .addHelpText(
+      'after',
+      '\nA TLD not on sale yet is added, served by this registrar; one served by another registrar is skipped.\n' +
+        'For each action the registrar prices, the group keeps exactly the periods it prices (others are removed:\n' +
+        'their old prices may now be below cost); actions it does not price keep their prices.',
+    )
+    .action(
+      cli.action<ImportCostsOptions>(async ({ module, io }, [registrar], options) => {
+        if (options.percent === undefined && options.fixed === undefined)
+          throw new UsageError('give the margin: --percent, --fixed or both (--percent 0 sells at cost)');
+        const importer = module.container.get(TOKENS.costPriceImport);
+        const plan = await importer.plan({
+          registrar,
+          group: options.group,
+          margin: { percentBasisPoints: options.percent ?? 0, fixed: options.fixed ?? 0, rounding: options.round },
+          tlds: options.tlds,
+        });
+        printDiff(io, plan);
+        const dryRun = options.dryRun === true;
+        if (!dryRun) await importer.apply(plan);
+        return describePlan(plan, dryRun);
+      }),
+    );
+
+  cli
     .command(tld, 'list', 'list the TLDs on sale')
     .action(cli.action(({ module }) => module.services.catalogue.listTlds()));
 }
@@ -56,4 +113,43 @@ function priceLists(options: TldSetOptions): Partial<Record<OrderAction, PeriodP
     if (text !== undefined) lists[action] = parsePeriodPrices(text, action);
   }
   return lists;
+}
+
+const amount = (minor: Minor | null) => (minor === null ? null : formatAmount(minor));
+
+function describeChange(c: PriceChange) {
+  return {
+    tld: c.tld,
+    action: c.action,
+    period: c.period,
+    cost: amount(c.cost),
+    from: amount(c.from),
+    to: amount(c.to),
+  };
+}
+
+function describePlan(plan: CostPriceImportPlan, dryRun: boolean) {
+  return {
+    registrar: plan.registrar,
+    group: plan.group,
+    dryRun,
+    applied: !dryRun && plan.writes.length > 0,
+    newTlds: plan.newTlds,
+    changes: plan.changes.map(describeChange),
+    unchanged: plan.unchanged,
+    skipped: plan.skipped,
+  };
+}
+
+/** The diff for a person, on stderr: one line per price, like `.com register 1y: 10.00 -> 10.99 (cost 8.00)`. */
+function printDiff(io: CliIo, plan: CostPriceImportPlan): void {
+  const lines = plan.changes.map((c) => {
+    const what = `${c.tld} ${c.action} ${c.period}y`;
+    if (c.to === null) return `- ${what}: ${amount(c.from)} removed (no longer priced by ${plan.registrar})`;
+    if (c.from === null) return `+ ${what}: ${amount(c.to)} (cost ${amount(c.cost)})`;
+    return `~ ${what}: ${amount(c.from)} -> ${amount(c.to)} (cost ${amount(c.cost)})`;
+  });
+  for (const s of plan.skipped) lines.push(`  ${s.tld} skipped: ${s.reason}`);
+  lines.push(`${plan.changes.length} price(s) to change, ${plan.unchanged} unchanged, group ${plan.group}`);
+  io.stderr.write(`${lines.join('\n')}\n`);
 }

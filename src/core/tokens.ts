@@ -3,6 +3,7 @@ import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
 import type { Authenticator } from './auth/authenticator';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
+import type { CostPriceImport } from './catalogue/cost-price-import';
 import type { CreditService } from './credit/credit-service';
 import type { LedgerFactory } from './credit/ledger';
 import type { DomainManagementService } from './domain/domain-management-service';
@@ -50,6 +51,8 @@ export const TOKENS = {
   authenticator: token<Authenticator>('authenticator'),
   resellerService: token<ResellerService>('resellerService'),
   catalogueService: token<CatalogueService>('catalogueService'),
+  /** Sale prices from a registrar's cost prices and a margin rule (`reseller-admin tld import-costs`). */
+  costPriceImport: token<CostPriceImport>('costPriceImport'),
   creditService: token<CreditService>('creditService'),
   domainService: token<DomainService>('domainService'),
   availabilityChecker: token<AvailabilityChecker>('availabilityChecker'),

@@ -64,10 +64,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
-      const observe = observeRoute(r.method, r.path, observation, {
-        operational: r.access === 'public',
-        quiet: r.quiet === true,
-      });
+      const observe = observeRoute(r.method, r.path, observation, { operational: r.access === 'public' });
       const handle = (ctx: Ctx) => serve(ctx, r);
       router[r.method](`${base}${r.path}`, observe, handle);
       if (!r.path.includes(':'))

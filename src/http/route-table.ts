@@ -1,6 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { z } from 'zod';
-import type { Reseller } from '../core/reseller/reseller';
+import type { AuthenticatedReseller } from '../core/auth/authenticator';
 
 export type Access = 'reseller' | 'public';
 
@@ -8,7 +8,7 @@ export interface RouteContext<Input> {
   /** Query string, body and path parameters merged, then validated by the route's schema. */
   readonly input: Input;
   /** The authenticated reseller; routes with `access: 'public'` never read it. */
-  readonly reseller: Reseller;
+  readonly reseller: AuthenticatedReseller;
   readonly requestId: string;
   readonly header: (name: string) => string | undefined;
   /** Resolves a core service from the container (memoised: no per-request container work). */
@@ -35,13 +35,6 @@ export interface Route<Schema extends z.ZodType = z.ZodType> {
    * document lists the header and its 422 reply.
    */
   readonly idempotent?: true;
-  /**
-   * The handler writes no log lines (it reaches no registrar), so the route runs without a log
-   * context: its request line and a 500's line carry the request id themselves, and the route
-   * does not switch on the process-wide cost of one (src/infra/logging.ts, `runWithLogContext`).
-   * test/http/quiet-routes.test.ts holds every quiet route to it.
-   */
-  readonly quiet?: true;
 }
 
 /** Keeps each route's handler typed by its own schema. */

@@ -101,38 +101,18 @@ export interface LogContext {
 }
 
 const context = new AsyncLocalStorage<LogContext>();
-let running = 0;
 
 /**
  * Runs `work` with `bindings` added to every log line it writes, through any logger of this
- * module, until the promise it returns settles.
- *
- * While a context is open, Node 20 runs a hook for every promise and async resource of the
- * process (AsyncLocalStorage), and that cost every request about a tenth of its CPU
- * (bench/RESULTS.md). So the storage is switched on only while at least one piece of work runs
- * in a context, and off again when the last one ends; routes that write no log lines run
- * without one (`quiet` in the route table). Work left running after its context ended (a
- * detached promise) writes its later lines without the bindings.
+ * module, until the promise it returns settles. Work left running after its context ended (a
+ * detached promise) keeps the bindings; work started outside any context has none.
  */
 export function runWithLogContext<T>(bindings: LogContext, work: () => Promise<T>): Promise<T> {
-  running++;
-  let result: Promise<T>;
   try {
-    result = context.run(bindings, work);
+    return context.run(bindings, work);
   } catch (error) {
-    result = Promise.reject(error);
+    return Promise.reject(error);
   }
-  return result.finally(leave);
-}
-
-/** How many pieces of work run in a log context now; the storage (and its cost) is on only while this is above 0. */
-export function openLogContexts(): number {
-  return running;
-}
-
-function leave(): void {
-  running--;
-  if (running === 0) context.disable();
 }
 
 export function currentLogContext(): LogContext | undefined {
@@ -153,22 +133,33 @@ export function createLogger(
   level: string,
   destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false }),
 ): Logger {
-  const logger = pino(
-    {
-      level,
-      base: { service: 'domain-reseller' },
-      mixin: () => context.getStore() ?? {},
-      formatters: { log: (object) => redactSecrets(object) },
-    },
-    destination,
+  return redacting(
+    pino(
+      {
+        level,
+        base: { service: 'domain-reseller' },
+        mixin: () => context.getStore() ?? {},
+        formatters: { log: (object) => redactSecrets(object) },
+      },
+      destination,
+    ),
   );
-  // pino applies formatters to a line's own fields only; a child's bindings are redacted here.
-  // Children are made from their parent's prototype chain, so every descendant gets this.
-  const makeChild = Object.getPrototypeOf(logger).child as pino.Logger['child'];
-  logger.child = function child(this: pino.Logger, bindings, options) {
-    return makeChild.call(this, redactSecrets(bindings), options);
-  } as pino.Logger['child'];
-  return Object.assign(logger, { [OURS]: true });
+}
+
+/**
+ * pino applies `formatters.log` to a line's own fields only, never to a child logger's bindings
+ * (its `formatters.bindings` is reset for children): ours are redacted on the way in.
+ */
+function redacting(logger: pino.Logger): Logger {
+  const own: Logger & { [OURS]: true } = {
+    info: logger.info.bind(logger) as Logger['info'],
+    warn: logger.warn.bind(logger) as Logger['warn'],
+    error: logger.error.bind(logger) as Logger['error'],
+    debug: logger.debug.bind(logger) as Logger['debug'],
+    child: (bindings) => redacting(logger.child(redactSecrets(bindings))),
+    [OURS]: true,
+  };
+  return own;
 }
 
 /** Whether the logger came from `createLogger` (it adds the log context itself). */

@@ -79,8 +79,12 @@ describe('domains whose order is still pending, and orders that never took effec
     });
 
     it('lets the domain be acted on once its order has completed', async () => {
-      expect((await actions('slow-pending.com').lock()).status).toBe(200);
-      expect((await actions('slow-pending.com').eppcode()).status).toBe(200);
+      expect((await register('slow-settled.com')).status).toBe(200);
+      expect((await actions('slow-settled.com').lock()).status).toBe(409);
+      await reconcileLater();
+      expect(await orderOf('slow-settled.com')).toMatchObject({ status: 'completed' });
+      expect((await actions('slow-settled.com').lock()).status).toBe(200);
+      expect((await actions('slow-settled.com').eppcode()).status).toBe(200);
     });
   });
 

@@ -3,30 +3,36 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { directReaderOf, readFirst } from '../../src/infra/db/direct-reads';
+import { type HotReads, knexHotReads, openHotReads } from '../../src/infra/db/direct-reads';
+import { migrateLatest } from '../../src/infra/db/migrate';
+import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
 /**
- * The hot-path reads beside knex (src/infra/db/direct-reads.ts, ADR 10) see what is committed
- * and nothing else, on the run's engine: SQLite's query-only second connection, or a
- * connection borrowed from the MariaDB pool.
+ * The hot-path reads on a connection of their own (src/infra/db/direct-reads.ts, ADR 11) see
+ * what is committed and nothing else, on the run's engine: SQLite's query-only connection of the
+ * file, or the MariaDB pool of its own.
  */
 describe(`hot-path reads (${TEST_ENGINE})`, () => {
   let database: TestDatabase;
   let db: Knex;
-  const status = async (on: Knex | Knex.Transaction = db) =>
-    (await readFirst<{ status: string }>(on, 'SELECT status FROM accounts WHERE id = ?', ['a']))?.status;
+  let reads: HotReads;
+  const status = async (on: HotReads = reads) =>
+    (await on.first<{ status: string }>('SELECT status FROM accounts WHERE id = ?', ['a']))?.status;
 
   beforeEach(async () => {
     database = await createTestDatabase();
-    db = connectDatabase(parseDatabaseUrl(database.url));
+    const target = parseDatabaseUrl(database.url);
+    db = connectDatabase(target);
     await db.schema.createTable('accounts', (t) => {
       t.string('id').primary();
       t.string('status');
     });
     await db('accounts').insert({ id: 'a', status: 'active' });
+    reads = openHotReads(target, { poolMax: 4 })!;
   });
   afterEach(async () => {
+    await reads.close();
     await db.destroy();
     await database.drop();
   });
@@ -58,11 +64,11 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
     expect(await status()).toBe('suspended');
   });
 
-  it('never see a rolled-back write; inside the transaction the read is made on it and sees its own write', async () => {
+  it('never see a rolled-back write; a read made on the transaction sees its own write', async () => {
     await expect(
       db.transaction(async (trx) => {
         await trx('accounts').where({ id: 'a' }).update({ status: 'gone' });
-        expect(await status(trx)).toBe('gone');
+        expect(await status(knexHotReads(trx))).toBe('gone');
         expect(await status()).toBe('active');
         throw new Error('roll back');
       }),
@@ -70,12 +76,15 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
     expect(await status()).toBe('active');
   });
 
-  it('answer undefined for no row and pass a database error on', async () => {
-    expect(await readFirst(db, 'SELECT status FROM accounts WHERE id = ?', ['nobody'])).toBeUndefined();
-    // Matched by message: better-sqlite3's error class comes from another realm under jest's workers.
-    await expect(readFirst(db, 'SELECT status FROM no_such_table WHERE id = ?', ['a'])).rejects.toMatchObject({
-      message: expect.stringMatching(/no_such_table/),
-    });
+  it('answer undefined for no row and pass a database error on without its values', async () => {
+    expect(await reads.first('SELECT status FROM accounts WHERE id = ?', ['nobody'])).toBeUndefined();
+    // Matched by message: the drivers' error classes come from another realm under jest's workers.
+    const failed = await reads.first('SELECT status FROM no_such_table WHERE id = ?', ['secret-value']).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failed).toMatchObject({ message: expect.stringMatching(/no_such_table/) });
+    expect(JSON.stringify(failed)).not.toContain('secret-value');
     expect(await status()).toBe('active');
   });
 
@@ -90,53 +99,109 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
     await Promise.all(writes);
     for (const value of seen) expect(value).toMatch(/^(active|s\d+)$/);
   });
+
+  it('refuse to read once closed', async () => {
+    const other = openHotReads(parseDatabaseUrl(database.url))!;
+    expect(await status(other)).toBe('active');
+    await other.close();
+    await expect(status(other)).rejects.toThrow(/closed/i);
+  });
+});
+
+/**
+ * Authentication's one statement (ADR 11): the reseller with its balance, read outside any
+ * transaction through the hot-path reader, and inside a unit of work through the transaction.
+ */
+describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let reads: HotReads;
+  let uow: KnexUnitOfWork;
+  const EMAIL = 'signin@example.com';
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    const target = parseDatabaseUrl(database.url);
+    db = connectDatabase(target);
+    await migrateLatest(db);
+    reads = openHotReads(target, { poolMax: 4 }) ?? knexHotReads(db);
+    uow = new KnexUnitOfWork(db, knexLedger, reads);
+    await db('reseller_groups').insert({ id: 'g1', name: 'default' });
+    await db('resellers').insert({
+      id: 'r1',
+      email: EMAIL,
+      group_id: 'g1',
+      status: 'active',
+      sealed_api_key: 'sealed',
+      created_at: 0,
+    });
+  });
+  afterEach(async () => {
+    await reads.close();
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('reads a reseller without a credit account with a balance of 0, and its balance once it has one', async () => {
+    expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ id: 'r1', ledgerBalance: 0 });
+    await db('credit_accounts').insert({ reseller_id: 'r1', balance_minor: 12_345 });
+    expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ id: 'r1', ledgerBalance: 12_345 });
+    expect(await uow.read.resellers.findByEmail('nobody@example.com')).toBeUndefined();
+  });
+
+  it('sees a suspension and a debit committed by anyone on the next read', async () => {
+    await db('credit_accounts').insert({ reseller_id: 'r1', balance_minor: 500 });
+    expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'active', ledgerBalance: 500 });
+    await db('resellers').where({ id: 'r1' }).update({ status: 'suspended' });
+    await db('credit_accounts').where({ reseller_id: 'r1' }).update({ balance_minor: 200 });
+    expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'suspended', ledgerBalance: 200 });
+  });
+
+  it('inside a unit of work reads its own writes, which no one else sees before the commit', async () => {
+    await db('credit_accounts').insert({ reseller_id: 'r1', balance_minor: 500 });
+    await uow.run(async (repos) => {
+      await repos.resellers.setStatus('r1', 'suspended');
+      expect(await repos.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'suspended' });
+      expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'active' });
+    });
+    expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'suspended' });
+  });
 });
 
 describe('the SQLite query-only connection', () => {
   let dir: string;
   let db: Knex;
+  let reads: HotReads;
   beforeEach(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'direct-reads-'));
-    db = connectDatabase({ kind: 'sqlite', location: path.join(dir, 'db.sqlite') });
+    const target = { kind: 'sqlite', location: path.join(dir, 'db.sqlite') } as const;
+    db = connectDatabase(target);
     await db.schema.createTable('accounts', (t) => {
       t.string('id').primary();
       t.string('status');
     });
+    reads = openHotReads(target)!;
   });
   afterEach(async () => {
+    await reads.close();
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('cannot write', () => {
-    expect(() =>
-      directReaderOf(db)!.first("INSERT INTO accounts (id, status) VALUES ('b', 'x') RETURNING id", []),
-    ).toThrow(/readonly|read-only|query_only/i);
-  });
-
-  it('is offered for the root connection only', async () => {
-    await db.transaction(async (trx) => {
-      expect(directReaderOf(trx)).toBeUndefined();
+  it('cannot write', async () => {
+    // Matched by message: better-sqlite3's error class comes from another realm under jest's workers.
+    await expect(
+      reads.first("INSERT INTO accounts (id, status) VALUES ('b', 'x') RETURNING id", []),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(/readonly|read-only|query_only/i),
     });
-    expect(directReaderOf(db)).toBeDefined();
+    expect(await db('accounts').count({ n: '*' })).toEqual([{ n: 0 }]);
   });
 
-  it('is closed with the connection', async () => {
-    const reader = directReaderOf(db)!;
-    expect(reader.first('SELECT 1 AS one', [])).toEqual({ one: 1 });
-    await db.destroy();
-    expect(directReaderOf(db)).toBeUndefined();
-    expect(() => reader.first('SELECT 1', [])).toThrow(/closed/);
-    db = connectDatabase({ kind: 'sqlite', location: path.join(dir, 'db.sqlite') });
-  });
-
-  it('is not made for a database in memory or on MySQL', async () => {
+  it('is not opened for a database in memory: knex answers there', async () => {
+    expect(openHotReads({ kind: 'sqlite', location: ':memory:' })).toBeUndefined();
     const memory = connectDatabase({ kind: 'sqlite', location: ':memory:' });
-    const mysql = connectDatabase({ kind: 'mysql', location: 'mysql://root@127.0.0.1:1/none' });
-    expect(directReaderOf(memory)).toBeUndefined();
-    expect(directReaderOf(mysql)).toBeUndefined();
-    expect(await readFirst(memory, 'SELECT 2 AS two', [])).toEqual({ two: 2 });
+    expect(await knexHotReads(memory).first('SELECT 2 AS two', [])).toEqual({ two: 2 });
     await memory.destroy();
-    await mysql.destroy();
   });
 });

@@ -1,5 +1,6 @@
 import type { Clock } from '../shared/clock';
 import { DomainError } from '../shared/errors';
+import type { Minor } from '../shared/money';
 import type { Reseller } from '../reseller/reseller';
 import type { ResellerDirectory } from '../reseller/reseller-directory';
 import { computeToken, looksLikeToken, tokensEqual } from './api-token';
@@ -11,6 +12,12 @@ export interface Credentials {
   readonly token: string | undefined;
   readonly timestamp: string | undefined;
   readonly clientAddress: string;
+}
+
+/** The reseller a request authenticated as. */
+export interface AuthenticatedReseller extends Reseller {
+  /** The balance read with the reseller in authentication's one statement, when the directory read it (ADR 11). */
+  readonly balance?: Minor;
 }
 
 /** docs/api.md#authentication: the one message for a bad token or an unknown user, so neither leaks. */
@@ -43,7 +50,7 @@ export class Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  async authenticate(credentials: Credentials): Promise<Reseller> {
+  async authenticate(credentials: Credentials): Promise<AuthenticatedReseller> {
     const username = (credentials.username ?? '').trim();
     const token = (credentials.token ?? '').trim();
     const attempt = { address: credentials.clientAddress, username };
@@ -82,7 +89,7 @@ export class Authenticator {
         { resellerId: reseller.id },
       );
     }
-    return reseller;
+    return found.balance === undefined ? reseller : { ...reseller, balance: found.balance };
   }
 
   /**

@@ -28,6 +28,13 @@ export interface SetTldInput {
   readonly redemptionDays?: number;
 }
 
+export interface SetTldResult {
+  readonly tld: Tld;
+  readonly group: string;
+  /** The group's prices for the TLD after the change: action → period → decimal price. */
+  readonly prices: Record<string, Record<string, string>>;
+}
+
 /** One row of `GET /tlds/pricing` (docs/api.md#tld-pricing): one element per TLD and period. */
 export interface TldPricingRow {
   readonly tld: string;
@@ -69,9 +76,45 @@ export class CatalogueService {
     this.recent = new RecentReads(options.cacheMs, options.clock);
   }
 
-  async setTld(
-    input: SetTldInput,
-  ): Promise<{ tld: Tld; group: string; prices: Record<string, Record<string, string>> }> {
+  async setTld(input: SetTldInput): Promise<SetTldResult> {
+    const [result] = await this.setTlds([input]);
+    return result;
+  }
+
+  /** Sets several TLDs and their prices in one unit of work: all of them, or (on any problem) none. */
+  async setTlds(inputs: readonly SetTldInput[]): Promise<SetTldResult[]> {
+    const checked = inputs.map((input) => this.checkSetTld(input));
+    const results = await this.uow.run(async ({ groups, catalogue }) => {
+      const done: SetTldResult[] = [];
+      for (const { input, tldName, prices } of checked) {
+        const group = await groups.findByName(input.group.trim());
+        if (!group) throw new DomainError('not_found', `group "${input.group}" does not exist`);
+        const existing = await catalogue.findTld(tldName);
+        if (!existing && !input.prices.register)
+          throw new DomainError('validation_failed', `${tldName} is new: give its register prices`);
+        const tld: Tld = {
+          tld: tldName,
+          registrar: input.registrar,
+          minLength: input.minLength ?? existing?.minLength ?? 1,
+          maxLength: input.maxLength ?? existing?.maxLength ?? 63,
+          graceDays: input.graceDays ?? existing?.graceDays ?? 0,
+          redemptionDays: input.redemptionDays ?? existing?.redemptionDays ?? 0,
+        };
+        if (tld.minLength < 1 || tld.maxLength > 63 || tld.minLength > tld.maxLength) {
+          throw new DomainError('validation_failed', 'label lengths must satisfy 1 <= min <= max <= 63');
+        }
+        await catalogue.upsertTld(tld);
+        for (const [action, list] of prices) await catalogue.replacePrices(group.id, tldName, action, list);
+        const rows = await catalogue.prices(group.id, tldName);
+        done.push({ tld, group: group.name, prices: groupByAction(rows) });
+      }
+      return done;
+    });
+    this.recent.clear();
+    return results;
+  }
+
+  private checkSetTld(input: SetTldInput) {
     const { ascii: tldName } = parseTld(input.tld);
     if (!this.registrars.has(input.registrar)) {
       const known = this.registrars.ids();
@@ -80,41 +123,18 @@ export class CatalogueService {
         `registrar "${input.registrar}" is not an installed plugin; installed: ${known.length ? known.join(', ') : 'none'}`,
       );
     }
-    const parsed = Object.entries(input.prices)
-      .filter(([, prices]) => prices !== undefined)
-      .map(([action, prices]) => {
-        const problem = periodPricesProblem(action as OrderAction, prices);
+    const prices = Object.entries(input.prices)
+      .filter(([, list]) => list !== undefined)
+      .map(([action, list]) => {
+        const problem = periodPricesProblem(action as OrderAction, list);
         if (problem) throw new DomainError('validation_failed', problem);
-        return [action as OrderAction, toPeriodMap(prices)] as const;
+        return [action as OrderAction, toPeriodMap(list)] as const;
       });
     const lengths = [input.minLength, input.maxLength, input.graceDays, input.redemptionDays];
     if (lengths.some((n) => n !== undefined && (!Number.isInteger(n) || n < 0 || n > 365))) {
       throw new DomainError('validation_failed', 'lengths and day counts must be whole numbers from 0 to 365');
     }
-    const result = await this.uow.run(async ({ groups, catalogue }) => {
-      const group = await groups.findByName(input.group.trim());
-      if (!group) throw new DomainError('not_found', `group "${input.group}" does not exist`);
-      const existing = await catalogue.findTld(tldName);
-      if (!existing && !input.prices.register)
-        throw new DomainError('validation_failed', `${tldName} is new: give its register prices`);
-      const tld: Tld = {
-        tld: tldName,
-        registrar: input.registrar,
-        minLength: input.minLength ?? existing?.minLength ?? 1,
-        maxLength: input.maxLength ?? existing?.maxLength ?? 63,
-        graceDays: input.graceDays ?? existing?.graceDays ?? 0,
-        redemptionDays: input.redemptionDays ?? existing?.redemptionDays ?? 0,
-      };
-      if (tld.minLength < 1 || tld.maxLength > 63 || tld.minLength > tld.maxLength) {
-        throw new DomainError('validation_failed', 'label lengths must satisfy 1 <= min <= max <= 63');
-      }
-      await catalogue.upsertTld(tld);
-      for (const [action, prices] of parsed) await catalogue.replacePrices(group.id, tldName, action, prices);
-      const rows = await catalogue.prices(group.id, tldName);
-      return { tld, group: group.name, prices: groupByAction(rows) };
-    });
-    this.recent.clear();
-    return result;
+    return { input, tldName, prices };
   }
 
   offeredTlds(groupId: string): Promise<string[]> {

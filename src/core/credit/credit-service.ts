@@ -18,6 +18,15 @@ export class CreditService {
   }
 
   /**
+   * The balance of a request's reseller: the one read in its authentication's statement when
+   * there is one (committed state as a read now would see it, one statement fewer: ADR 11), else
+   * read from the ledger.
+   */
+  async balanceOf(reseller: { readonly id: string; readonly balance?: Minor }): Promise<Minor> {
+    return reseller.balance ?? this.balance(reseller.id);
+  }
+
+  /**
    * A top-up (positive) or an adjustment (negative) by the operator. An adjustment that would take
    * the balance below zero is refused whole.
    */

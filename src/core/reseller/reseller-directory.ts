@@ -1,3 +1,4 @@
+import type { Minor } from '../shared/money';
 import type { Reseller, ResellerRepository, SecretBox } from './reseller';
 
 /** What authentication needs to know about the reseller a request names. */
@@ -7,6 +8,11 @@ export interface AuthenticatingReseller {
   readonly apiKey: string;
   /** CIDR ranges the reseller's requests must come from; empty allows every address. */
   readonly allowedNetworks: readonly string[];
+  /**
+   * Optional. The reseller's credit balance, read in the same statement as the rest; a directory
+   * that cannot leave it out and the balance is read from the ledger when a route needs it.
+   */
+  readonly balance?: Minor;
 }
 
 /**
@@ -25,16 +31,22 @@ export class StoredResellerDirectory implements ResellerDirectory {
   // Opening a sealed key costs an AES-GCM decryption; the sealed text changes on rotation, so it is the cache key.
   private readonly openedKeys = new Map<string, string>();
 
+  /**
+   * `ledgerIsStored`: the module's ledger is the platform's own (not a host's rebound one), so
+   * the balance the sign-in statement reads with the reseller is the reseller's balance (ADR 11).
+   */
   constructor(
     private readonly resellers: ResellerRepository,
     private readonly secrets: SecretBox,
+    private readonly ledgerIsStored = false,
   ) {}
 
   async findForAuthentication(email: string): Promise<AuthenticatingReseller | undefined> {
     const found = await this.resellers.findByEmail(email);
     if (!found) return undefined;
-    const { sealedApiKey, allowedNetworks, ...reseller } = found;
-    return { reseller, apiKey: this.open(sealedApiKey), allowedNetworks };
+    const { sealedApiKey, allowedNetworks, ledgerBalance, ...reseller } = found;
+    const balance = this.ledgerIsStored ? ledgerBalance : undefined;
+    return { reseller, apiKey: this.open(sealedApiKey), allowedNetworks, balance };
   }
 
   private open(sealed: string): string {

@@ -1,3 +1,5 @@
+import type { Minor } from '../shared/money';
+
 export type ResellerStatus = 'active' | 'suspended';
 
 export interface Reseller {
@@ -15,6 +17,15 @@ export interface ResellerCredentials extends Reseller {
   readonly allowedNetworks: readonly string[];
 }
 
+/**
+ * What authentication reads of a reseller in one statement: its credentials and, where the
+ * repository can read it in that same statement, the balance of the platform's own credit ledger
+ * (ADR 11: `GET /billing/credits` then needs no second read).
+ */
+export interface ResellerSignIn extends ResellerCredentials {
+  readonly ledgerBalance?: Minor;
+}
+
 export interface ResellerGroup {
   readonly id: string;
   readonly name: string;
@@ -23,7 +34,7 @@ export interface ResellerGroup {
 }
 
 export interface ResellerRepository {
-  findByEmail(email: string): Promise<ResellerCredentials | undefined>;
+  findByEmail(email: string): Promise<ResellerSignIn | undefined>;
   findById(id: string): Promise<Reseller | undefined>;
   list(): Promise<Reseller[]>;
   insert(reseller: ResellerCredentials): Promise<void>;

@@ -57,11 +57,11 @@ export function observeRoute(
   method: string,
   route: string,
   observation: RequestObservation,
-  kind: { operational?: boolean; quiet?: boolean } = {},
+  kind: { operational?: boolean } = {},
 ): Koa.Middleware {
   const upper = method.toUpperCase();
   const operational = kind.operational === true;
-  const runInContext = kind.quiet ? undefined : observation.runInContext;
+  const { runInContext } = observation;
   return async (ctx, next) => {
     const started = performance.now();
     const call: ApiCall = { requestId: requestIdOf(ctx), method: upper, route };

@@ -9,17 +9,15 @@ export const accountRoutes = [
   route({
     method: 'get',
     path: '/billing/credits',
-    quiet: true,
     access: 'reseller',
     summary: 'The credit balance as a decimal string, like "123.45"',
     input: noInput,
     output: Credits,
-    handler: async ({ reseller, resolve }) => formatAmount(await resolve(TOKENS.creditService).balance(reseller.id)),
+    handler: async ({ reseller, resolve }) => formatAmount(await resolve(TOKENS.creditService).balanceOf(reseller)),
   }),
   route({
     method: 'get',
     path: '/version',
-    quiet: true,
     access: 'reseller',
     summary: 'The module version string',
     input: noInput,

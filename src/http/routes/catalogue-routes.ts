@@ -8,7 +8,6 @@ const pricingRoute = (action: 'register' | 'renew' | 'transfer') =>
   route({
     method: 'get',
     path: `/order/pricing/domains/${action}`,
-    quiet: true,
     access: 'reseller',
     summary: `${action} prices per period for one domain's TLD`,
     input: z.object({ domain: domainField }),
@@ -21,7 +20,6 @@ export const catalogueRoutes = [
   route({
     method: 'get',
     path: '/tlds',
-    quiet: true,
     access: 'reseller',
     summary: 'TLDs offered to the reseller\'s group, as [".com", …]',
     input: noInput,
@@ -31,7 +29,6 @@ export const catalogueRoutes = [
   route({
     method: 'get',
     path: '/tlds/pricing',
-    quiet: true,
     access: 'reseller',
     summary: 'Prices of every offered TLD, one row per TLD and period',
     input: noInput,

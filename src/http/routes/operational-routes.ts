@@ -27,7 +27,6 @@ export function operationalRoutes(deps: OperationalDependencies): Route[] {
     route({
       method: 'get',
       path: '/healthz',
-      quiet: true,
       access: 'public',
       summary: 'Liveness: the process is up and serving (it checks nothing else)',
       input: noInput,
@@ -54,7 +53,6 @@ export function operationalRoutes(deps: OperationalDependencies): Route[] {
     route({
       method: 'get',
       path: '/openapi.json',
-      quiet: true,
       access: 'public',
       summary: 'This API as an OpenAPI 3.1 document, generated from the route table',
       input: noInput,

@@ -2,7 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../../core/shared/logger';
-import { allowPooledReads, attachSqliteReader } from './direct-reads';
+import type { PoolOptions } from 'mysql2';
 
 import type { DatabaseKind } from './database-kind';
 
@@ -49,29 +49,24 @@ function knexLog(logger: Logger | undefined): Knex.Config['log'] {
 
 interface SqliteConnection {
   pragma(sql: string): unknown;
-  prepare(sql: string): unknown;
 }
 
-const STATEMENT_CACHE_SIZE = 500;
-
 /**
- * knex prepares every query's SQL afresh on better-sqlite3 (about a tenth of a single-row read;
- * bench/RESULTS.md, hot-path changes). The connection keeps the statements of the last 500
- * distinct SQL texts and hands them out again: knex only ever runs a statement to completion
- * (`all` or `run`) before the next one starts on this single connection, so a statement is
- * never busy when reused, and SQLite re-prepares a cached statement itself after a schema change.
+ * mysql2's connection options from a `mysql://` URL, the same for knex's pool and the hot-path
+ * pool: utf8mb4; dates stay text and BIGINT a JS number (no timezone or float surprises).
  */
-function reusePreparedStatements(conn: SqliteConnection): void {
-  const prepare = conn.prepare.bind(conn);
-  const statements = new Map<string, unknown>();
-  conn.prepare = (sql: string) => {
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      statement = prepare(sql);
-      if (statements.size >= STATEMENT_CACHE_SIZE) statements.delete(statements.keys().next().value!);
-      statements.set(sql, statement);
-    }
-    return statement;
+export function mysqlConnectionOptions(location: string): PoolOptions {
+  const url = new URL(location);
+  return {
+    host: url.hostname,
+    port: url.port ? Number(url.port) : 3306,
+    user: decodeURIComponent(url.username),
+    password: decodeURIComponent(url.password),
+    database: decodeURIComponent(url.pathname.replace(/^\//, '')),
+    charset: 'utf8mb4',
+    dateStrings: true,
+    supportBigNumbers: true,
+    bigNumberStrings: false,
   };
 }
 
@@ -99,7 +94,7 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
   if (target.kind === 'sqlite') {
     if (target.location !== ':memory:') createPrivately(target.location);
     const busyTimeout = options.sqliteBusyTimeoutMs ?? 5000;
-    const db = knex({
+    return knex({
       client: 'better-sqlite3',
       connection: { filename: target.location },
       useNullAsDefault: true,
@@ -114,35 +109,18 @@ export function connectDatabase(target: DatabaseTarget, options: ConnectOptions 
           conn.pragma('journal_mode = WAL');
           conn.pragma(`busy_timeout = ${busyTimeout}`);
           conn.pragma('foreign_keys = ON');
-          reusePreparedStatements(conn);
           done(null, conn);
         },
       },
     });
-    if (target.location !== ':memory:') attachSqliteReader(db, target.location, busyTimeout);
-    return db;
   }
-  const url = new URL(target.location);
-  const db = knex({
+  return knex({
     client: 'mysql2',
     log: knexLog(options.logger),
     // knex writes a failed query's values into the error message, and unexpected errors are logged:
     // contacts, idempotency keys or sealed keys would reach the log. The SQL with its placeholders says enough.
     compileSqlOnError: false,
-    connection: {
-      host: url.hostname,
-      port: url.port ? Number(url.port) : 3306,
-      user: decodeURIComponent(url.username),
-      password: decodeURIComponent(url.password),
-      database: decodeURIComponent(url.pathname.replace(/^\//, '')),
-      charset: 'utf8mb4',
-      // Dates stay text and BIGINT stays a JS number: no timezone or float surprises.
-      dateStrings: true,
-      supportBigNumbers: true,
-      bigNumberStrings: false,
-    },
+    connection: mysqlConnectionOptions(target.location) as Knex.MySql2ConnectionConfig,
     pool: { min: 0, max: options.poolMax ?? 10 },
   });
-  allowPooledReads(db);
-  return db;
 }

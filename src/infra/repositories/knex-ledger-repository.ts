@@ -2,7 +2,6 @@ import type { Knex } from 'knex';
 import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
 import type { Minor } from '../../core/shared/money';
 import { databaseKind, rawRows } from '../db/database-kind';
-import { readFirst } from '../db/direct-reads';
 
 interface EntryRow {
   id: string;
@@ -54,7 +53,7 @@ export class KnexLedgerRepository implements LedgerRepository {
   }
 
   async balance(resellerId: string): Promise<Minor> {
-    const row = await readFirst<{ balance_minor: number | string }>(this.db, BALANCE, [resellerId]);
+    const row = rawRows<{ balance_minor: number | string }>(this.db, await this.db.raw(BALANCE, [resellerId]))[0];
     return row ? Number(row.balance_minor) : 0;
   }
 

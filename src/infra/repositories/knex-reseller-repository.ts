@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
 import { databaseKind } from '../db/database-kind';
-import { readFirst } from '../db/direct-reads';
+import { type HotReads, knexHotReads } from '../db/direct-reads';
 import type {
   Reseller,
   ResellerCredentials,
   ResellerGroup,
+  ResellerSignIn,
   ResellerRepository,
   ResellerStatus,
   GroupRepository,
@@ -18,6 +19,9 @@ interface ResellerRow {
   sealed_api_key: string;
   created_at: number | string;
   allowed_networks?: string | null;
+}
+interface SignInRow extends ResellerRow {
+  ledger_balance: number | string | null;
 }
 interface GroupRow {
   id: string;
@@ -51,15 +55,25 @@ const toCredentials = (row: ResellerRow): ResellerCredentials => ({
 const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller =>
   reseller;
 
-const FIND_BY_EMAIL = 'SELECT * FROM resellers WHERE email = ? LIMIT 1';
+// One statement for everything authentication and GET /billing/credits need (ADR 11); no account row is a balance of 0.
+const FIND_BY_EMAIL = `SELECT r.*, a.balance_minor AS ledger_balance FROM resellers r
+  LEFT JOIN credit_accounts a ON a.reseller_id = r.id WHERE r.email = ? LIMIT 1`;
 
 export class KnexResellerRepository implements ResellerRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  private readonly reads: HotReads;
 
-  /** The reseller with its allow-list: authentication runs this on every request. */
-  async findByEmail(email: string): Promise<ResellerCredentials | undefined> {
-    const row = await readFirst<ResellerRow>(this.db, FIND_BY_EMAIL, [email]);
-    return row && toCredentials(row);
+  /** `reads`: the hot-path reader for the sign-in statement (src/infra/db/direct-reads.ts); never given for a transaction. */
+  constructor(
+    private readonly db: Knex | Knex.Transaction,
+    reads?: HotReads,
+  ) {
+    this.reads = reads ?? knexHotReads(db);
+  }
+
+  /** The reseller with its allow-list and balance: authentication runs this on every request. */
+  async findByEmail(email: string): Promise<ResellerSignIn | undefined> {
+    const row = await this.reads.first<SignInRow>(FIND_BY_EMAIL, [email]);
+    return row && { ...toCredentials(row), ledgerBalance: Number(row.ledger_balance ?? 0) };
   }
 
   async findById(id: string): Promise<Reseller | undefined> {

@@ -7,15 +7,21 @@ import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
+import type { HotReads } from '../db/direct-reads';
 import { isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
 export const knexLedger: LedgerFactory = (connection) =>
   new KnexLedgerRepository(connection as Knex | Knex.Transaction);
 
-export function knexRepositories(db: Knex | Knex.Transaction, ledger: LedgerFactory = knexLedger): Repositories {
+/** `reads`: the hot-path reader, for repositories outside any transaction only (a transaction reads its own writes). */
+export function knexRepositories(
+  db: Knex | Knex.Transaction,
+  ledger: LedgerFactory = knexLedger,
+  reads?: HotReads,
+): Repositories {
   return {
-    resellers: new KnexResellerRepository(db),
+    resellers: new KnexResellerRepository(db, reads),
     groups: new KnexGroupRepository(db),
     catalogue: new KnexCatalogueRepository(db),
     ledger: ledger(db),
@@ -33,8 +39,9 @@ export class KnexUnitOfWork implements UnitOfWork {
   constructor(
     private readonly db: Knex,
     private readonly ledger: LedgerFactory = knexLedger,
+    reads?: HotReads,
   ) {
-    this.read = knexRepositories(db, ledger);
+    this.read = knexRepositories(db, ledger, reads);
   }
 
   /**

@@ -1,0 +1,92 @@
+import { cli } from '../support/cli';
+import { TEST_MASTER_KEY } from '../support/harness';
+import { createTestDatabase, type TestDatabase } from '../support/test-database';
+
+// The sandbox plugin prices .com at 8.00 to register, 9.00 to renew and 8.00 to transfer, for one year.
+describe('reseller-admin tld import-costs', () => {
+  let db: TestDatabase;
+  let env: NodeJS.ProcessEnv;
+  const comPrices = async () =>
+    (await cli(env, 'tld', 'set', '.com', '--group', 'retail', '--registrar', 'sandbox')).json().prices;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    env = { DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+    await cli(env, 'migrate');
+    await cli(env, 'group', 'create', 'retail');
+    await cli(env, 'tld', 'set', '.com', '--group', 'retail', '--registrar', 'sandbox', '--register', '1=10.00');
+  });
+  afterAll(async () => {
+    await db.drop();
+  });
+
+  const importCosts = (...flags: string[]) =>
+    cli(env, 'tld', 'import-costs', 'sandbox', '--group', 'retail', '--tlds', '.com', ...flags);
+
+  it('shows the diff with --dry-run and changes nothing', async () => {
+    const run = await importCosts('--percent', '20', '--fixed', '1.00', '--round', 'x.99', '--dry-run');
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({
+      registrar: 'sandbox',
+      group: 'retail',
+      dryRun: true,
+      applied: false,
+      newTlds: [],
+      changes: [
+        { tld: '.com', action: 'register', period: 1, cost: '8.00', from: '10.00', to: '10.99' },
+        { tld: '.com', action: 'renew', period: 1, cost: '9.00', from: null, to: '11.99' },
+        { tld: '.com', action: 'transfer', period: 1, cost: '8.00', from: null, to: '10.99' },
+      ],
+      unchanged: 0,
+      skipped: [],
+    });
+    expect(run.stderr).toBe(
+      '~ .com register 1y: 10.00 -> 10.99 (cost 8.00)\n' +
+        '+ .com renew 1y: 11.99 (cost 9.00)\n' +
+        '+ .com transfer 1y: 10.99 (cost 8.00)\n' +
+        '3 price(s) to change, 0 unchanged, group retail\n',
+    );
+    expect(await comPrices()).toEqual({ register: { 1: '10.00' } });
+  });
+
+  it('writes the prices it showed, and then finds nothing to change', async () => {
+    const run = await importCosts('--percent', '20', '--fixed', '1.00', '--round', 'x.99');
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({ dryRun: false, applied: true, unchanged: 0 });
+    expect(run.json().changes).toHaveLength(3);
+    expect(await comPrices()).toEqual({
+      register: { 1: '10.99' },
+      renew: { 1: '11.99' },
+      transfer: { 1: '10.99' },
+    });
+    const again = await importCosts('--percent', '20', '--fixed', '1.00', '--round', 'x.99');
+    expect(again.json()).toMatchObject({ applied: false, changes: [], unchanged: 3 });
+  });
+
+  it('rounds to a multiple', async () => {
+    const run = await importCosts('--percent', '12.5', '--round', '0.50', '--dry-run');
+    expect(run.json().changes.map((c: { action: string; to: string }) => [c.action, c.to])).toEqual([
+      ['register', '9.00'],
+      ['renew', '10.50'],
+      ['transfer', '9.00'],
+    ]);
+  });
+
+  it('refuses a command line without a margin or with a rule it cannot read, as usage errors', async () => {
+    const noMargin = await importCosts('--dry-run');
+    expect(noMargin.code).toBe(2);
+    expect(noMargin.stderr).toMatch(/^error: give the margin: --percent, --fixed or both/);
+    expect(noMargin.stderr).toMatch(/Usage: reseller-admin tld import-costs \[options\] <registrar>/);
+    const badRound = await importCosts('--percent', '10', '--round', 'up');
+    expect(badRound.code).toBe(2);
+    expect(badRound.stderr).toMatch(/--round must be none, a price ending like x.99, or a multiple like 0.50/);
+    const badPercent = await importCosts('--percent', '-5');
+    expect(badPercent.code).toBe(2);
+  });
+
+  it('fails on a registrar that is not installed', async () => {
+    const run = await cli(env, 'tld', 'import-costs', 'nosuch', '--group', 'retail', '--percent', '10');
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/nosuch is not installed/);
+  });
+});
