@@ -15,7 +15,11 @@ import { OrderSettlement } from './core/order/order-settlement';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
-import { observeRegistrarCalls, type RegistrarCallObserver } from './core/registrar/observed-registrar-directory';
+import {
+  guardRegistrars,
+  type GuardedRegistrars,
+  type RegistrarCallObserver,
+} from './core/registrar/guarded-registrar';
 import type { SecretBox } from './core/reseller/reseller';
 import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
 import { ResellerService } from './core/reseller/reseller-service';
@@ -64,8 +68,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.registrars)
     .toResolvedValue(
-      (observer: RegistrarCallObserver) => observeRegistrarCalls(ports.registrars, observer),
-      [TOKENS.registrarCallObserver],
+      (observer: RegistrarCallObserver, logger: Logger) =>
+        guardRegistrars(ports.registrars, { timeoutMs: settings.registrarTimeoutMs, observer, logger }),
+      [TOKENS.registrarCallObserver, TOKENS.logger],
     )
     .inSingletonScope();
   container
@@ -90,8 +95,7 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.registrarGateway)
     .toResolvedValue(
-      (registrars: RegistrarDirectory, logger: Logger) =>
-        new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
+      (registrars: GuardedRegistrars, logger: Logger) => new RegistrarGateway(registrars, logger),
       [TOKENS.registrars, TOKENS.logger],
     )
     .inSingletonScope();
@@ -134,9 +138,9 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     .bind(TOKENS.catalogueService)
     .toResolvedValue(
       // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS.
-      (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
-        new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
-      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
+      (uow: UnitOfWork, currency: string, clock: Clock) =>
+        new CatalogueService(uow, ports.registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
+      [TOKENS.unitOfWork, TOKENS.currency, TOKENS.clock],
     )
     .inSingletonScope();
   container
@@ -161,9 +165,8 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.availabilityChecker)
     .toResolvedValue(
-      (registrars: RegistrarDirectory, clock: Clock, logger: Logger, events: EventBus) => {
+      (registrars: GuardedRegistrars, clock: Clock, logger: Logger, events: EventBus) => {
         const checker = new AvailabilityChecker(registrars, clock, logger, {
-          timeoutMs: settings.registrarTimeoutMs,
           cacheSeconds: settings.searchCacheSeconds,
         });
         followOwnOrders(events, checker);
@@ -177,15 +180,11 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
     .toResolvedValue(
       (
         uow: UnitOfWork,
-        registrars: RegistrarDirectory,
+        registrars: GuardedRegistrars,
         availability: AvailabilityChecker,
         logger: Logger,
         currency: string,
-      ) =>
-        new SearchService(uow, registrars, availability, logger, {
-          registrarTimeoutMs: settings.registrarTimeoutMs,
-          currency,
-        }),
+      ) => new SearchService(uow, registrars, availability, logger, { currency }),
       [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
     )
     .inSingletonScope();
@@ -218,7 +217,7 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
   container
     .bind(TOKENS.orderRegistrar)
     .toResolvedValue(
-      (registrars: RegistrarDirectory, gateway: RegistrarGateway, logger: Logger) =>
+      (registrars: GuardedRegistrars, gateway: RegistrarGateway, logger: Logger) =>
         new GatewayOrderRegistrar(registrars, gateway, logger),
       [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
     )

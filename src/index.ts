@@ -16,7 +16,7 @@ export type {
   RegistrarCallObserver,
   RegistrarCall,
   RegistrarCallOutcome,
-} from './core/registrar/observed-registrar-directory';
+} from './core/registrar/guarded-registrar';
 export {
   InProcessEventBus,
   type EventBus,

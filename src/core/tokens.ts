@@ -11,9 +11,8 @@ import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
 import type { OrderRegistrar } from './order/order-registrar';
 import type { OrderService, OrderSettings } from './order/order-service';
-import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
-import type { RegistrarCallObserver } from './registrar/observed-registrar-directory';
+import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
@@ -44,8 +43,8 @@ export const TOKENS = {
   events: token<EventBus>('events'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
-  /** The installed registrar plugins, every call observed. */
-  registrars: token<RegistrarDirectory>('registrars'),
+  /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */
+  registrars: token<GuardedRegistrars>('registrars'),
   registrarGateway: token<RegistrarGateway>('registrarGateway'),
   authThrottle: token<FailureThrottle>('authThrottle'),
   authenticator: token<Authenticator>('authenticator'),

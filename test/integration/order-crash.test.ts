@@ -5,6 +5,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
 import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
@@ -70,6 +71,7 @@ describe('a crash between the phases of an order', () => {
     const fileRegistrar = new FileRegistrar(registryFile, 'succeed');
     const directory = directoryOf(fileRegistrar);
     const logger = createLogger('silent');
+    const registrars = guardRegistrars(directory, { timeoutMs: 1_000, logger });
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
     await catalogue.setTld({
       tld: '.org',
@@ -79,7 +81,7 @@ describe('a crash between the phases of an order', () => {
     });
     orders = newOrderService(
       b.uow,
-      new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger),
+      new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger),
       catalogue,
       b.clock,
       logger,
