@@ -120,6 +120,7 @@ export interface CommandOptions {
 }
 
 export interface PoolLogger {
+  error(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
@@ -356,10 +357,13 @@ export class SessionPool {
       this.lastFailure = (error as Error).message;
       this.logger.warn({ err: this.lastFailure, failures: this.failures, backoffMs: backoff }, 'epp connection failed');
       if (error instanceof EppTimeoutError) throw error;
-      if (error instanceof EppConfigurationError)
+      if (error instanceof EppConfigurationError) {
+        // Not the network: only the operator can fix it, so it is logged as an error.
+        this.logger.error({ err: error.message }, 'epp plugin configuration does not fit the registry');
         throw new EppUnavailableError(`the EPP plugin's configuration does not fit the registry: ${error.message}`, {
           cause: error,
         });
+      }
       throw new EppUnavailableError(`cannot open an EPP session: ${this.lastFailure}`, { cause: error });
     }
   }

@@ -82,6 +82,9 @@ describe('the EPP plugin against registry rules', () => {
           'longer ones: configure a password of 6 to 16 characters',
       );
       expect(f.server.received).toEqual([]);
+      expect(f.logs.filter((l) => l.level === 'error').map((l) => l.msg)).toEqual([
+        'epp plugin configuration does not fit the registry',
+      ]);
     });
 
     it('refuses a password shorter than 6 characters when the options are read', async () => {
