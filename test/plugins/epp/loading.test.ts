@@ -92,8 +92,8 @@ describe('the epp plugin in the platform', () => {
     );
     connection.destroy();
     expect(answer).toMatchObject({ kind: 'response', response: { code: 2001 } });
-    expect(f.server.schemaErrors).toEqual([expect.stringMatching(/client sent an invalid frame/)]);
-    f.server.schemaErrors.length = 0;
+    expect(f.server.protocolErrors).toEqual([expect.stringMatching(/client sent an invalid frame/)]);
+    f.server.protocolErrors.length = 0;
   });
 });
 
@@ -119,6 +119,6 @@ describe('the epp plugin inside the platform module', () => {
       await epp.close();
     }
     expect(epp.server.stats.logouts).toBe(1);
-    expect(epp.server.schemaErrors).toEqual([]);
+    expect(epp.server.protocolErrors).toEqual([]);
   });
 });
