@@ -26,8 +26,8 @@ import type { UnitOfWork } from './shared/unit-of-work';
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
 
 /**
- * Every service identifier in one place. A host rebinds a port by its token in the module's
- * `configureContainer` option, before anything is resolved (docs/embedding.md lists the ports).
+ * Every service identifier of the core in one place (src/container.ts binds them). A host replaces
+ * a port with the module's `ports` option (docs/embedding.md lists the ports).
  */
 export const TOKENS = {
   clock: token<Clock>('clock'),
@@ -59,7 +59,7 @@ export const TOKENS = {
   domainSyncService: token<DomainSyncService>('domainSyncService'),
   domainManagementService: token<DomainManagementService>('domainManagementService'),
   orderSettings: token<OrderSettings>('orderSettings'),
-  /** The order flow's registrar port; a host (or the registrar gateway) may rebind it. */
+  /** The order flow's registrar port, over the guarded registrars. */
   orderRegistrar: token<OrderRegistrar>('orderRegistrar'),
   orderService: token<OrderService>('orderService'),
   apiLogRepository: token<ApiLogRepository>('apiLogRepository'),

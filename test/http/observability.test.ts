@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import type { ResellerDirectory } from '../../src/core/reseller/reseller-directory';
-import { TOKENS } from '../../src/core/tokens';
 import { createLogger } from '../../src/infra/logging';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
@@ -38,15 +37,17 @@ describe('observability', () => {
     beforeAll(async () => {
       h = await startHarness({
         logger: logs.logger,
-        configureContainer: (container) => {
+        ports: {
           // A directory that fails for one username: a genuine unexpected error on the request path.
-          const stored = container.get(TOKENS.resellerDirectory);
-          container.rebindSync(TOKENS.resellerDirectory).toConstantValue({
-            findForAuthentication: async (email) => {
-              if (email === 'boom@example.com') throw new Error('directory exploded');
-              return stored.findForAuthentication(email);
-            },
-          } satisfies ResellerDirectory);
+          resellerDirectory: ({ builtIn }) => {
+            const stored = builtIn();
+            return {
+              findForAuthentication: async (email) => {
+                if (email === 'boom@example.com') throw new Error('directory exploded');
+                return stored.findForAuthentication(email);
+              },
+            } satisfies ResellerDirectory;
+          },
         },
       });
       await givenDomain(h.module, 'logged.com');
