@@ -73,7 +73,7 @@ export type Ownership =
  */
 const GONE_FROM_REGISTRAR = new Set(['Cancelled', 'Transferred Away']);
 
-/** Information from the platform's record alone, for a domain the registrar no longer holds for us. */
+/** Information from the platform's record alone: for a domain the registrar no longer holds for us, and the base of the assembled answer. */
 function informationFromRecord(domain: DomainRecord): DomainInformationView {
   return {
     nameservers: domain.nameservers,
@@ -160,17 +160,9 @@ export class RegistrarGateway {
     );
     const locked = await this.lockIfKnown(registrar, domain);
     return {
+      ...informationFromRecord(domain),
       nameservers,
       transferLock: locked ?? domain.transferLock ?? undefined,
-      expiryDate: domain.expiryDate ?? undefined,
-      registrationStatus: domain.status,
-      idProtection: domain.addons.idProtection,
-      dnsManagement: domain.addons.dnsManagement,
-      emailForwarding: domain.addons.emailForwarding,
-      restorable: false,
-      registrantEmail: undefined,
-      extra: {},
-      assembled: true,
     };
   }
 
