@@ -1,3 +1,5 @@
+import type { AddonName } from '../catalogue/catalogue';
+import { formatAmount } from '../shared/money';
 import type { ContactRole, Contacts, DnsRecord, EmailForward } from '../registrar/plugin';
 import type {
   Accepted,
@@ -21,6 +23,13 @@ import {
 } from './domain-settings';
 import { parseIpAddress } from './host-names';
 import { GONE_STATUSES, type DomainSyncService, type SyncedDomain } from './domain-sync-service';
+
+/** The domain record's flag for each addon. */
+const ADDON_FIELD = {
+  dnsmanagement: 'dnsManagement',
+  emailforwarding: 'emailForwarding',
+  idprotection: 'idProtection',
+} as const satisfies Record<AddonName, keyof DomainRecord['addons']>;
 
 /**
  * What a reseller does with a domain it holds (docs/api.md#domains, including the operations
@@ -162,7 +171,9 @@ export class DomainManagementService {
 
   async saveDnsRecords(resellerId: string, input: string, records: readonly DnsRecordInput[]): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
-    return this.gateway.saveDnsRecords(domain, validateDnsRecords(records));
+    const valid = validateDnsRecords(records);
+    await this.assertAddonBought(domain, 'dnsmanagement');
+    return this.gateway.saveDnsRecords(domain, valid);
   }
 
   async lock(resellerId: string, input: string): Promise<boolean> {
@@ -181,6 +192,7 @@ export class DomainManagementService {
 
   async saveIdProtection(resellerId: string, input: string, enabled: boolean): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
+    if (enabled) await this.assertAddonBought(domain, 'idprotection');
     const accepted = await this.gateway.saveIdProtection(domain, enabled);
     if (!accepted.pending) await this.remember(domain, { addons: { idProtection: enabled } });
     return accepted;
@@ -214,7 +226,9 @@ export class DomainManagementService {
     targets: readonly string[],
   ): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
-    return this.gateway.saveEmailForwards(domain, normaliseEmailForwards(prefixes, targets));
+    const forwards = normaliseEmailForwards(prefixes, targets);
+    await this.assertAddonBought(domain, 'emailforwarding');
+    return this.gateway.saveEmailForwards(domain, forwards);
   }
 
   /** docs/api.md#delete-a-domain: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
@@ -231,6 +245,23 @@ export class DomainManagementService {
     const accepted = await this.gateway.release(domain, parseTransferTag(transferTag));
     await this.remember(domain, { status: 'Transferred Away' }, 'release');
     return accepted;
+  }
+
+  /**
+   * docs/orders.md#addons-turned-on-later: a priced addon the domain was not ordered with is not
+   * switched on for free; the request is refused naming the yearly price, nothing changed. An
+   * addon the group does not price (free) may be used on any domain.
+   */
+  private async assertAddonBought(domain: DomainRecord, addon: AddonName): Promise<void> {
+    if (domain.addons[ADDON_FIELD[addon]]) return;
+    const reseller = await this.uow.read.resellers.findById(domain.resellerId);
+    const price = reseller ? ((await this.uow.read.catalogue.addonPrices(reseller.groupId)).get(addon) ?? 0) : 0;
+    if (price === 0) return;
+    throw new DomainError(
+      'validation_failed',
+      `${domain.unicodeName} was not ordered with ${addon}, a paid addon (${formatAmount(price)} a year); ` +
+        'it is bought with a register or transfer order; nothing was changed',
+    );
   }
 
   /** Records what a registrar call taught us; a change that changes nothing is not written. */

@@ -723,8 +723,15 @@ export class OrderService implements TransferOrders {
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(domain.unicode);
     this.assertRegistrarAvailable(existing.registrar, domain.unicode);
     const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
-    const price = await this.priceOf(reseller, 'renew', tld, command.period, command.addons, premium);
-    const addons = enabledAddons(command.addons);
+    // docs/orders.md#addons-turned-on-later: a renewal renews the addons the domain has, at their prices.
+    const renewed = {
+      ...command.addons,
+      ...(existing.addons.dnsManagement && { dnsmanagement: true }),
+      ...(existing.addons.emailForwarding && { emailforwarding: true }),
+      ...(existing.addons.idProtection && { idprotection: true }),
+    };
+    const price = await this.priceOf(reseller, 'renew', tld, command.period, renewed, premium);
+    const addons = enabledAddons(renewed);
     return {
       action: 'renew',
       domain,
