@@ -241,7 +241,7 @@ async function main(): Promise<void> {
     [
       '## 2. Orders: `POST /order/domains/register`',
       '',
-      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process, one database. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, phase 1 transaction, the sandbox registrar storing the name, phase 3 (one statement on MariaDB), request log); the baseline is bare Koa doing the same two transactions on the same tables. ${machine()}.`,
+      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process, one database. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, phase 1 transaction, the sandbox registrar storing the name, phase 3 transaction, request log); the baseline is bare Koa doing the same two transactions on the same tables. ${machine()}.`,
       '',
       table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
       '',

@@ -1,5 +1,6 @@
-import { Container } from 'inversify';
-import { ApiLogService, type ApiLogRepository } from './core/api-log/api-log';
+import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
+import type { Knex } from 'knex';
+import { ApiLogService, BufferedApiLog, type ApiLogRepository } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
@@ -15,7 +16,11 @@ import { OrderSettlement } from './core/order/order-settlement';
 import { OrderService, type OrderSettings } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
-import { observeRegistrarCalls, type RegistrarCallObserver } from './core/registrar/observed-registrar-directory';
+import {
+  guardRegistrars,
+  type GuardedRegistrars,
+  type RegistrarCallObserver,
+} from './core/registrar/guarded-registrar';
 import type { SecretBox } from './core/reseller/reseller';
 import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
 import { ResellerService } from './core/reseller/reseller-service';
@@ -29,76 +34,159 @@ import type { UnitOfWork } from './core/shared/unit-of-work';
 import { TOKENS } from './core/tokens';
 import type { Settings } from './config/settings';
 
-export interface Ports {
+import type { HotReads } from './infra/db/direct-reads';
+import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
+import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
+import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
+
+/** What the module hands the container: what is made with I/O before the graph (database, key, plugins). */
+export interface Platform {
+  readonly settings: Settings;
   readonly clock: Clock;
   readonly logger: Logger;
-  /** Storage: a unit of work whose ledger comes from the given factory (a host may rebind the factory). */
-  readonly unitOfWork: (ledger: LedgerFactory) => UnitOfWork;
-  readonly ledger: LedgerFactory;
-  readonly apiLog: ApiLogRepository;
+  readonly knex: Knex;
+  /** ADR 11: authentication's statement on a connection of its own (undefined on a host's knex). */
+  readonly hotReads: HotReads | undefined;
   readonly secretBox: SecretBox;
-  readonly registrars: RegistrarDirectory;
-  readonly registrarCallObserver: RegistrarCallObserver;
+  /** The installed registrar plugins (the plugin loader's registry). */
+  readonly plugins: RegistrarDirectory;
+}
+
+/** What a host's port factory is given: the module's context, and the module's own port to wrap or ignore. */
+export interface PortContext<T> {
+  readonly knex: Knex;
+  readonly settings: Settings;
+  readonly logger: Logger;
+  readonly clock: Clock;
+  /** The port the module would use, made on first call. */
+  builtIn(): T;
 }
 
 /**
- * The composition root: the only place the service graph is built. Everything is bound lazily
- * (resolved on first use), so a host may rebind a port between this and the first `get`.
+ * The ports a host may replace (docs/embedding.md), each made by a factory from the module's
+ * context. Every service that depends on a port is built with the host's implementation.
  */
-export function buildContainer(ports: Ports, settings: Settings): Container {
-  const container = new Container();
-  container.bind(TOKENS.clock).toConstantValue(ports.clock);
-  container.bind(TOKENS.logger).toConstantValue(ports.logger);
-  container.bind(TOKENS.currency).toConstantValue(settings.currency);
-  container.bind(TOKENS.ledgerFactory).toConstantValue(ports.ledger);
-  container
-    .bind(TOKENS.unitOfWork)
-    .toResolvedValue((ledger: LedgerFactory) => ports.unitOfWork(ledger), [TOKENS.ledgerFactory])
-    .inSingletonScope();
-  container.bind(TOKENS.secretBox).toConstantValue(ports.secretBox);
-  container
-    .bind(TOKENS.events)
-    .toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger])
-    .inSingletonScope();
-  container.bind(TOKENS.registrarCallObserver).toConstantValue(ports.registrarCallObserver);
-  container
-    .bind(TOKENS.registrars)
-    .toResolvedValue(
-      (observer: RegistrarCallObserver) => observeRegistrarCalls(ports.registrars, observer),
-      [TOKENS.registrarCallObserver],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.resellerDirectory)
-    .toResolvedValue(
-      // ADR 11: the balance read with the reseller is the reseller's only while the ledger is the module's own.
-      (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
-        new StoredResellerDirectory(uow.read.resellers, secrets, ledger === ports.ledger),
-      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],
-    )
-    .inSingletonScope();
-  container.bind(TOKENS.apiLogRepository).toConstantValue(ports.apiLog);
-  container
-    .bind(TOKENS.apiLogService)
-    .toResolvedValue(
+export interface HostPorts {
+  /** Who may call the API, with which key and from where. */
+  readonly resellerDirectory?: (context: PortContext<ResellerDirectory>) => ResellerDirectory;
+  /** The credit ledger a unit of work uses (a host that keeps balances itself). */
+  readonly ledgerFactory?: (context: PortContext<LedgerFactory>) => LedgerFactory;
+  /** The module's events. */
+  readonly events?: (context: PortContext<EventBus>) => EventBus;
+  /** Told about every registrar call (default: the Prometheus metrics). */
+  readonly registrarCallObserver?: (context: PortContext<RegistrarCallObserver>) => RegistrarCallObserver;
+}
+
+const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
+
+/** What the composition root binds beyond the core's `TOKENS`: adapters the core must not name. */
+export const MODULE_TOKENS = {
+  /** The Prometheus metrics: the default registrar call observer, fed by events, served at /metrics. */
+  metrics: token<PrometheusMetrics>('metrics'),
+  /** The API log's in-memory buffer, written in batches off the request path. */
+  apiLogBuffer: token<BufferedApiLog>('apiLogBuffer'),
+} as const;
+
+/** The module's own implementation of each replaceable port, under a token of its own. */
+const BUILT_IN = {
+  resellerDirectory: token<ResellerDirectory>('builtIn/resellerDirectory'),
+  ledgerFactory: token<LedgerFactory>('builtIn/ledgerFactory'),
+  events: token<EventBus>('builtIn/events'),
+  registrarCallObserver: token<RegistrarCallObserver>('builtIn/registrarCallObserver'),
+} as const satisfies { readonly [K in keyof Required<HostPorts>]: ServiceIdentifier<unknown> };
+
+/**
+ * The composition root: the only place the service graph is built, one container module per
+ * area. Everything is a singleton resolved on first use.
+ */
+export function buildContainer(platform: Platform, ports: HostPorts = {}): Container {
+  const container = new Container({ defaultScope: 'Singleton' });
+  container.loadSync(
+    platformModule(platform),
+    observabilityModule(platform.settings),
+    registrarModule(platform),
+    accountModule(platform.settings),
+    catalogueModule(platform),
+    searchModule(platform.settings),
+    domainModule(),
+    orderModule(platform.settings),
+  );
+  // Each replaceable port: the host's factory when it gave one, else the module's own.
+  const { knex, settings, logger, clock } = platform;
+  for (const name of Object.keys(BUILT_IN) as (keyof HostPorts)[]) {
+    const factory = ports[name] as ((context: PortContext<unknown>) => unknown) | undefined;
+    const builtIn = () => container.get(BUILT_IN[name] as ServiceIdentifier<unknown>);
+    container
+      .bind(TOKENS[name] as ServiceIdentifier<unknown>)
+      .toDynamicValue(() => (factory ? factory({ knex, settings, logger, clock, builtIn }) : builtIn()));
+  }
+  return container;
+}
+
+function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: Platform): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.clock).toConstantValue(clock);
+    bind(TOKENS.logger).toConstantValue(logger);
+    bind(TOKENS.currency).toConstantValue(settings.currency);
+    bind(TOKENS.secretBox).toConstantValue(secretBox);
+    bind(BUILT_IN.events).toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger]);
+    bind(BUILT_IN.ledgerFactory).toConstantValue(knexLedger);
+    bind(TOKENS.unitOfWork).toResolvedValue(
+      (ledger: LedgerFactory) => new KnexUnitOfWork(knex, ledger, hotReads),
+      [TOKENS.ledgerFactory],
+    );
+    bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex));
+  });
+}
+
+function observabilityModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(MODULE_TOKENS.metrics).toResolvedValue((logger: Logger) => new PrometheusMetrics(logger), [TOKENS.logger]);
+    bind(BUILT_IN.registrarCallObserver).toResolvedValue(
+      (metrics: PrometheusMetrics) => metrics,
+      [MODULE_TOKENS.metrics],
+    );
+    bind(TOKENS.apiLogService).toResolvedValue(
       (repository: ApiLogRepository, clock: Clock) =>
         new ApiLogService(repository, clock, settings.apiLogRetentionDays),
       [TOKENS.apiLogRepository, TOKENS.clock],
-    )
-    .inSingletonScope();
+    );
+    bind(MODULE_TOKENS.apiLogBuffer).toResolvedValue(
+      (repository: ApiLogRepository, logger: Logger, metrics: PrometheusMetrics) =>
+        new BufferedApiLog(
+          repository,
+          logger,
+          { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax },
+          metrics,
+        ),
+      [TOKENS.apiLogRepository, TOKENS.logger, MODULE_TOKENS.metrics],
+    );
+  });
+}
 
-  container
-    .bind(TOKENS.registrarGateway)
-    .toResolvedValue(
-      (registrars: RegistrarDirectory, logger: Logger) =>
-        new RegistrarGateway(registrars, { timeoutMs: settings.registrarTimeoutMs }, logger),
+function registrarModule({ plugins, settings }: Platform): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.registrars).toResolvedValue(
+      (observer: RegistrarCallObserver, logger: Logger) =>
+        guardRegistrars(plugins, { timeoutMs: settings.registrarTimeoutMs, observer, logger }),
+      [TOKENS.registrarCallObserver, TOKENS.logger],
+    );
+    bind(TOKENS.registrarGateway).toResolvedValue(
+      (registrars: GuardedRegistrars, logger: Logger) => new RegistrarGateway(registrars, logger),
       [TOKENS.registrars, TOKENS.logger],
-    )
-    .inSingletonScope();
+    );
+  });
+}
 
-  container
-    .bind(TOKENS.authThrottle)
-    .toResolvedValue(
+function accountModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(BUILT_IN.resellerDirectory).toResolvedValue(
+      // ADR 11: the balance read with the reseller is the reseller's only while the ledger is the module's own.
+      (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
+        new StoredResellerDirectory(uow.read.resellers, secrets, ledger === knexLedger),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],
+    );
+    bind(TOKENS.authThrottle).toResolvedValue(
       (clock: Clock) =>
         new FailureThrottle(
           {
@@ -112,120 +200,95 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
           clock,
         ),
       [TOKENS.clock],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.authenticator)
-    .toResolvedValue(
+    );
+    bind(TOKENS.authenticator).toResolvedValue(
       (directory: ResellerDirectory, throttle: FailureThrottle, clock: Clock) =>
         new Authenticator(directory, throttle, clock),
       [TOKENS.resellerDirectory, TOKENS.authThrottle, TOKENS.clock],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.resellerService)
-    .toResolvedValue(
+    );
+    bind(TOKENS.resellerService).toResolvedValue(
       (uow: UnitOfWork, secrets: SecretBox, clock: Clock, events: EventBus) =>
         new ResellerService(uow, secrets, clock, events),
       [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.events],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.catalogueService)
-    .toResolvedValue(
-      // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS.
-      (uow: UnitOfWork, registrars: RegistrarDirectory, currency: string, clock: Clock) =>
-        new CatalogueService(uow, registrars, currency, { cacheMs: settings.catalogueCacheMs, clock }),
-      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.currency, TOKENS.clock],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.costPriceImport)
-    .toResolvedValue(
+    );
+    bind(TOKENS.creditService).toResolvedValue(
+      (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
+      [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
+    );
+  });
+}
+
+function catalogueModule({ plugins, settings }: Platform): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.catalogueService).toResolvedValue(
+      // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS. The catalogue
+      // checks `--registrar` names against the installed plugins; it never calls them.
+      (uow: UnitOfWork, currency: string, clock: Clock) =>
+        new CatalogueService(uow, plugins, currency, { cacheMs: settings.catalogueCacheMs, clock }),
+      [TOKENS.unitOfWork, TOKENS.currency, TOKENS.clock],
+    );
+    bind(TOKENS.costPriceImport).toResolvedValue(
       (uow: UnitOfWork, catalogue: CatalogueService, gateway: RegistrarGateway) =>
         new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
       [TOKENS.unitOfWork, TOKENS.catalogueService, TOKENS.registrarGateway],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.creditService)
-    .toResolvedValue(
-      (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
-      [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.domainService)
-    .toResolvedValue((uow: UnitOfWork) => new DomainService(uow), [TOKENS.unitOfWork])
-    .inSingletonScope();
-  container
-    .bind(TOKENS.availabilityChecker)
-    .toResolvedValue(
-      (registrars: RegistrarDirectory, clock: Clock, logger: Logger, events: EventBus) => {
+    );
+  });
+}
+
+function searchModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.availabilityChecker).toResolvedValue(
+      (registrars: GuardedRegistrars, clock: Clock, logger: Logger, events: EventBus) => {
         const checker = new AvailabilityChecker(registrars, clock, logger, {
-          timeoutMs: settings.registrarTimeoutMs,
           cacheSeconds: settings.searchCacheSeconds,
         });
         followOwnOrders(events, checker);
         return checker;
       },
       [TOKENS.registrars, TOKENS.clock, TOKENS.logger, TOKENS.events],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.searchService)
-    .toResolvedValue(
-      (
-        uow: UnitOfWork,
-        registrars: RegistrarDirectory,
-        availability: AvailabilityChecker,
-        logger: Logger,
-        currency: string,
-      ) =>
-        new SearchService(uow, registrars, availability, logger, {
-          registrarTimeoutMs: settings.registrarTimeoutMs,
-          currency,
-        }),
-      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger, TOKENS.currency],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.domainSyncService)
-    .toResolvedValue(
+    );
+    bind(TOKENS.searchService).toResolvedValue(
+      (uow: UnitOfWork, registrars: GuardedRegistrars, availability: AvailabilityChecker, logger: Logger) =>
+        new SearchService(uow, registrars, availability, logger, { currency: settings.currency }),
+      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger],
+    );
+  });
+}
+
+function domainModule(): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.domainService).toResolvedValue((uow: UnitOfWork) => new DomainService(uow), [TOKENS.unitOfWork]);
+    bind(TOKENS.domainSyncService).toResolvedValue(
       // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
       (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus, orders: OrderService) =>
         new DomainSyncService(uow, gateway, clock, events, orders),
       [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events, TOKENS.orderService],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.domainManagementService)
-    .toResolvedValue(
+    );
+    bind(TOKENS.domainManagementService).toResolvedValue(
       (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock, events: EventBus) =>
         new DomainManagementService(uow, gateway, syncer, clock, events),
       [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock, TOKENS.events],
-    )
-    .inSingletonScope();
-  container.bind(TOKENS.orderSettings).toConstantValue(
-    Object.freeze({
-      registrarTimeoutMs: settings.registrarTimeoutMs,
-      reconcileAfterMs: settings.reconcileAfterMs,
-      idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
-      reconcileBatch: settings.reconcileBatch,
-      pendingLimitDays: settings.pendingOrderLimitDays,
-    }),
-  );
-  container
-    .bind(TOKENS.orderRegistrar)
-    .toResolvedValue(
-      (registrars: RegistrarDirectory, gateway: RegistrarGateway, logger: Logger) =>
+    );
+  });
+}
+
+function orderModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    bind(TOKENS.orderSettings).toConstantValue(
+      Object.freeze({
+        registrarTimeoutMs: settings.registrarTimeoutMs,
+        reconcileAfterMs: settings.reconcileAfterMs,
+        idempotencyTtlMs: settings.idempotencyTtlHours * 3_600_000,
+        reconcileBatch: settings.reconcileBatch,
+        pendingLimitDays: settings.pendingOrderLimitDays,
+      }),
+    );
+    bind(TOKENS.orderRegistrar).toResolvedValue(
+      (registrars: GuardedRegistrars, gateway: RegistrarGateway, logger: Logger) =>
         new GatewayOrderRegistrar(registrars, gateway, logger),
       [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
-    )
-    .inSingletonScope();
-  container
-    .bind(TOKENS.orderService)
-    .toResolvedValue(
+    );
+    bind(TOKENS.orderService).toResolvedValue(
       (
         uow: UnitOfWork,
         registrar: OrderRegistrar,
@@ -254,9 +317,8 @@ export function buildContainer(ports: Ports, settings: Settings): Container {
         TOKENS.orderSettings,
         TOKENS.events,
       ],
-    )
-    .inSingletonScope();
-  return container;
+    );
+  });
 }
 
 /** The cost price import's one way to the registrars: the plugin's `tldPricing`, guarded by the gateway. */

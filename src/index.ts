@@ -8,7 +8,8 @@ export {
   type SyncRunOptions,
 } from './module';
 export { createServerApp, startServer, type RunningServer } from './server';
-// Ports a host may rebind in `configureContainer` (docs/embedding.md), and the event types.
+// Ports a host may replace with the module's `ports` option (docs/embedding.md), and the event types.
+export type { HostPorts, PortContext } from './container';
 export type { ResellerDirectory, AuthenticatingReseller } from './core/reseller/reseller-directory';
 export type { Reseller, ResellerStatus } from './core/reseller/reseller';
 export type { LedgerRepository, LedgerEntry, LedgerFactory, EntryKind } from './core/credit/ledger';
@@ -16,7 +17,7 @@ export type {
   RegistrarCallObserver,
   RegistrarCall,
   RegistrarCallOutcome,
-} from './core/registrar/observed-registrar-directory';
+} from './core/registrar/guarded-registrar';
 export {
   InProcessEventBus,
   type EventBus,

@@ -7,8 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { ulid } from 'ulid';
 import { version } from '../package.json';
 import { parseSettings, type Settings } from './config/settings';
-import { buildContainer } from './container';
-import { BufferedApiLog, type ApiLogService } from './core/api-log/api-log';
+import { buildContainer, MODULE_TOKENS, type HostPorts } from './container';
+import type { ApiLogService } from './core/api-log/api-log';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainManagementService } from './core/domain/domain-management-service';
@@ -39,11 +39,9 @@ import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { openHotReads } from './infra/db/direct-reads';
 import { migrateLatest } from './infra/db/migrate';
 import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
-import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
+import type { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
-import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
-import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
 
 /** Where the bundled plugins live, from src/ under tsx and from dist/src/ when compiled. */
 export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
@@ -59,9 +57,13 @@ export interface ResellerModuleOptions {
   /** Settings as in the README's table (camelCase keys); validated, every problem reported at once. */
   readonly settings?: Record<string, unknown>;
   /**
-   * Rebinds ports before anything is resolved: the host's own reseller directory
-   * (`TOKENS.resellerDirectory`), its own credit ledger (`TOKENS.ledgerFactory`), an event bus or a
-   * registrar call observer of its own. docs/embedding.md lists the ports and their contracts.
+   * The ports the host replaces, each made from the module's context: its own reseller directory,
+   * credit ledger, event bus or registrar call observer (docs/embedding.md lists their contracts).
+   */
+  readonly ports?: HostPorts;
+  /**
+   * @deprecated Use `ports`, which is typed. Runs after the container is built and before anything
+   * is resolved; nothing checks that what it rebinds is a port a host may replace.
    */
   readonly configureContainer?: (
     container: Container,
@@ -111,7 +113,7 @@ export interface ResellerModule {
   /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
-  /** The inversify container, for hosts that resolve more services (rebind ports in `configureContainer`). */
+  /** The inversify container, for hosts that resolve more services (replace ports with the `ports` option). */
   readonly container: Container;
   readonly settings: Settings;
   readonly registrars: PluginRegistry;
@@ -184,22 +186,13 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         store: new KnexPluginStore(knex, pluginId, clock),
       }),
     );
-    const metrics = new PrometheusMetrics(logger);
     const container = buildContainer(
-      {
-        clock,
-        logger,
-        unitOfWork: (ledger) => new KnexUnitOfWork(knex, ledger, hotReads),
-        ledger: knexLedger,
-        apiLog: new KnexApiLogRepository(knex),
-        secretBox,
-        registrars,
-        registrarCallObserver: metrics,
-      },
-      settings,
+      { settings, clock, logger, knex, hotReads, secretBox, plugins: registrars },
+      options.ports,
     );
     options.configureContainer?.(container, { knex, settings, logger });
 
+    const metrics = container.get(MODULE_TOKENS.metrics);
     const events = container.get(TOKENS.events);
     metrics.subscribe(events);
     const services = {
@@ -214,12 +207,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       orders: container.get(TOKENS.orderService),
     };
     const unitOfWork = container.get(TOKENS.unitOfWork);
-    const apiLog = new BufferedApiLog(
-      container.get(TOKENS.apiLogRepository),
-      logger,
-      { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax },
-      metrics,
-    );
+    const apiLog = container.get(MODULE_TOKENS.apiLogBuffer);
     if (settings.apiLog) apiLog.start();
     metrics.readFrom({
       totalBalance: () => unitOfWork.read.ledger.totalBalance(),

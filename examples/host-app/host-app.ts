@@ -10,7 +10,6 @@ import Router from '@koa/router';
 import type { Knex } from 'knex';
 import Koa from 'koa';
 import {
-  TOKENS,
   createResellerModule,
   formatAmount,
   type AuthenticatingReseller,
@@ -177,11 +176,9 @@ export async function createHostApp(options: HostAppOptions): Promise<HostApp> {
     pluginsDir: options.pluginsDir,
     settings: { masterKey: options.masterKey, ...options.settings },
     // Before anything is resolved: the host's customers and balances replace the module's own.
-    configureContainer: (container) => {
-      container.rebindSync(TOKENS.resellerDirectory).toConstantValue(new HostResellerDirectory(db));
-      container
-        .rebindSync(TOKENS.ledgerFactory)
-        .toConstantValue((connection) => new HostLedger(connection as Knex | Knex.Transaction));
+    ports: {
+      resellerDirectory: () => new HostResellerDirectory(db),
+      ledgerFactory: () => (connection) => new HostLedger(connection as Knex | Knex.Transaction),
     },
   });
   await reseller.migrate();

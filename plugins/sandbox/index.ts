@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { toASCII, toUnicode } from 'tr46';
 import {
   defineRegistrarPlugin,
   type AvailabilityResult,
@@ -14,6 +15,16 @@ import {
   type TldPriceOffer,
   type TransferSyncResult,
 } from '../../src/core/registrar/plugin';
+
+/** Registries' UTS-46 rules (nontransitional, STD3, hyphens, bidi, joiners, DNS lengths). */
+const IDNA = {
+  useSTD3ASCIIRules: true,
+  checkHyphens: true,
+  checkBidi: true,
+  checkJoiners: true,
+  verifyDNSLength: true,
+  transitionalProcessing: false,
+} as const;
 
 /**
  * The simulated registrar for demos, development and tests. Its registry lives in the platform
@@ -116,7 +127,7 @@ const refused = (message: string): RegistrarOutcome<never> => ({ ok: false, reas
 const notHere = (domain: string) => refused(`${domain} is not registered at the sandbox registry`);
 const ok = { ok: true } as const;
 
-export default defineRegistrarPlugin<SandboxOptions>({
+export default defineRegistrarPlugin<SandboxOptions, RegistrarPlugin>({
   id: 'sandbox',
   apiVersion: 1,
   parseOptions,
@@ -416,15 +427,22 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
     suggestions: {
       async suggest({ term, tlds, limit }, ctx) {
         await latency(ctx);
-        const base = term
+        // Candidates come from the Unicode label (bücher, not xn--bcher-kva), then each whole
+        // candidate is converted with UTS-46 and dropped when it is not valid IDNA: gluing an
+        // affix to the punycode would give getxn--bcher-kva or xn--bcher-kvahq (büýÿcher).
+        const base = toUnicode(term, IDNA)
+          .domain.normalize('NFC')
           .toLowerCase()
-          .replace(/[^a-z0-9-]+/g, '')
+          .replace(/[^\p{L}\p{M}\p{N}-]+/gu, '')
           .replace(/^-+|-+$/g, '')
           .slice(0, 50);
         if (base === '') return [];
         const labels = [base, `get${base}`, `${base}online`, `my${base}`, `${base}hq`];
         const names = labels.flatMap((label, i) =>
-          tlds.map((tld, j) => ({ domain: `${label}${tld}`, score: Math.max(0, 100 - i * 15 - j * 2) })),
+          tlds.flatMap((tld, j) => {
+            const domain = toASCII(`${label}${tld}`, IDNA);
+            return domain === null ? [] : [{ domain, score: Math.max(0, 100 - i * 15 - j * 2) }];
+          }),
         );
         return names.slice(0, Math.max(0, limit));
       },

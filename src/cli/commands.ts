@@ -2,6 +2,7 @@ import { version } from '../../package.json';
 import { type CliIo, CliRuntime } from './cli-program';
 import { creditCommands } from './credit-commands';
 import { domainCommands } from './domain-commands';
+import { eppCommands } from './epp-commands';
 import { groupCommands } from './group-commands';
 import { logCommands } from './log-commands';
 import { migrateCommand } from './migrate-command';
@@ -26,6 +27,7 @@ const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   orderCommands,
   syncCommands,
   logCommands,
+  eppCommands,
 ];
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 usage). */

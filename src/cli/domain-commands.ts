@@ -18,8 +18,12 @@ export function domainCommands(cli: CliRuntime): void {
     .action(
       cli.action<{ reseller?: string }>(async ({ module }, _args, options) => {
         const { domains, resellers } = module.services;
-        const resellerId = options.reseller ? (await resellers.byEmail(options.reseller)).id : undefined;
-        const [list, owners] = await Promise.all([domains.list({ resellerId }), resellers.list()]);
+        const owner = options.reseller ? await resellers.byEmail(options.reseller) : undefined;
+        // One lookup of the owners for the whole list, not one per domain.
+        const [list, owners] = await Promise.all([
+          domains.list({ resellerId: owner?.id }),
+          owner ? [owner] : resellers.list(),
+        ]);
         const byId = new Map(owners.map((r) => [r.id, r]));
         return list.map((d) => describeDomain(d, byId.get(d.resellerId)));
       }),

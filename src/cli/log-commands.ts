@@ -10,7 +10,6 @@ interface LogOptions {
 export function logCommands(cli: CliRuntime): void {
   const log = cli
     .command(cli.program, 'log <email>', "the reseller's API calls, newest first (default: the last 100)")
-    .allowExcessArguments(true)
     .option(
       '--since <when>',
       'a date like 2026-11-21 (UTC), a date-time, or a span like 90m, 24h, 7d',

@@ -11,9 +11,8 @@ import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
 import type { OrderRegistrar } from './order/order-registrar';
 import type { OrderService, OrderSettings } from './order/order-service';
-import type { RegistrarDirectory } from './registrar/registrar-directory';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
-import type { RegistrarCallObserver } from './registrar/observed-registrar-directory';
+import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
@@ -27,8 +26,8 @@ import type { UnitOfWork } from './shared/unit-of-work';
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
 
 /**
- * Every service identifier in one place. A host rebinds a port by its token in the module's
- * `configureContainer` option, before anything is resolved (docs/embedding.md lists the ports).
+ * Every service identifier of the core in one place (src/container.ts binds them). A host replaces
+ * a port with the module's `ports` option (docs/embedding.md lists the ports).
  */
 export const TOKENS = {
   clock: token<Clock>('clock'),
@@ -44,8 +43,8 @@ export const TOKENS = {
   events: token<EventBus>('events'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
-  /** The installed registrar plugins, every call observed. */
-  registrars: token<RegistrarDirectory>('registrars'),
+  /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */
+  registrars: token<GuardedRegistrars>('registrars'),
   registrarGateway: token<RegistrarGateway>('registrarGateway'),
   authThrottle: token<FailureThrottle>('authThrottle'),
   authenticator: token<Authenticator>('authenticator'),
@@ -60,7 +59,7 @@ export const TOKENS = {
   domainSyncService: token<DomainSyncService>('domainSyncService'),
   domainManagementService: token<DomainManagementService>('domainManagementService'),
   orderSettings: token<OrderSettings>('orderSettings'),
-  /** The order flow's registrar port; a host (or the registrar gateway) may rebind it. */
+  /** The order flow's registrar port, over the guarded registrars. */
   orderRegistrar: token<OrderRegistrar>('orderRegistrar'),
   orderService: token<OrderService>('orderService'),
   apiLogRepository: token<ApiLogRepository>('apiLogRepository'),

@@ -1,8 +1,10 @@
 /**
  * The registrar conformance kit: what a plugin author runs against their plugin before shipping
  * it. It loads the plugin folder through the platform's own loader (manifest, entry, options,
- * capabilities), then calls every method of every capability the plugin offers and checks each
- * answer against the schemas the platform applies in production. It uses no test framework:
+ * capabilities), then calls every method of every capability the plugin offers through the same
+ * guarded registrar the platform uses in production (src/core/registrar/guarded-registrar.ts:
+ * deadline, answer schemas), strictly: a malformed element of a list answer fails the check
+ * where production would drop it. It uses no test framework:
  *
  * ```ts
  * const report = await runConformanceKit({ folder: __dirname, options: { apiUrl: 'https://ote.example' } });
@@ -14,27 +16,9 @@
  * stricter: the test name must register and renew.
  */
 import { randomBytes } from 'node:crypto';
-import type { z } from 'zod';
-import { withDeadline } from '../core/registrar/deadline';
-import { CAPABILITY_METHODS, type CallContext, type CapabilityName, type PluginHost } from '../core/registrar/plugin';
-import {
-  AvailabilityList,
-  ContactsAnswer,
-  DnsRecords,
-  Done,
-  DomainSync,
-  EmailForwards,
-  EppCode,
-  Information,
-  Lock,
-  Nameservers,
-  Registered,
-  SuggestionList,
-  TldPriceList,
-  TransferStarted,
-  TransferSync,
-  cleanMessage,
-} from '../core/registrar/registrar-answers';
+import { guardRegistrar, isRegistrarFault } from '../core/registrar/guarded-registrar';
+import { CAPABILITY_METHODS, type CapabilityName, type PluginHost, type RegisterInput } from '../core/registrar/plugin';
+import { cleanMessage } from '../core/registrar/registrar-answers';
 import { systemClock } from '../core/shared/clock';
 import type { Logger } from '../core/shared/logger';
 import { loadPluginFolder, type LoadedPlugin } from '../infra/plugins/plugin-loader';
@@ -94,6 +78,16 @@ const SAMPLE_CONTACT = {
   phonenumber: '+1.5555550100',
 };
 
+/** A one-year registration of `domain` with the sample contact, as the kit sends it. */
+const registration = (domain: string): RegisterInput => ({
+  domain,
+  period: 1,
+  nameservers: ['ns1.example.net', 'ns2.example.net'],
+  contacts: { registrant: SAMPLE_CONTACT },
+  addons: {},
+  fields: {},
+});
+
 /** Runs the kit; never throws for a plugin's faults, which are reported as failed checks. */
 export async function runConformanceKit(options: ConformanceOptions): Promise<ConformanceReport> {
   const checks: ConformanceCheck[] = [];
@@ -125,46 +119,33 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
     });
     return report(folderName(options.folder), [], checks);
   }
-  const plugin = loaded.plugin;
+  const plugin = guardRegistrar(loaded, { timeoutMs, logger: silentLogger, strict: true });
   const has = (c: CapabilityName) => loaded.capabilities.includes(c);
   const exercised = new Set<string>();
 
-  /** One call under the deadline, its answer checked against the production schema. */
-  async function check<S extends z.ZodType>(
+  /** One call through the guarded registrar: under the deadline, its answer checked against the production schema. */
+  async function check<T>(
     area: ConformanceArea,
     method: string,
     shape: string,
-    schema: S,
-    invoke: (ctx: CallContext) => Promise<unknown>,
-    expect?: (answer: z.infer<S>) => string | undefined,
-  ): Promise<z.infer<S> | undefined> {
+    call: () => Promise<T>,
+    expect?: (answer: T) => string | undefined,
+  ): Promise<T | undefined> {
     exercised.add(method);
     const name = `${method} answers ${shape}`;
-    let answer: unknown;
+    let answer: T;
     try {
-      answer = await withDeadline(plugin.id, timeoutMs, invoke);
+      answer = await call();
     } catch (error) {
-      checks.push({ area, name, passed: false, problem: `threw instead of answering: ${messageOf(error)}` });
+      const problem =
+        isRegistrarFault(error) && error.kind === 'malformed'
+          ? `the answer does not have the documented shape (${error.detail}); got ${error.received}`
+          : `threw instead of answering: ${isRegistrarFault(error) ? error.detail : messageOf(error)}`;
+      checks.push({ area, name, passed: false, problem });
       return undefined;
     }
-    const parsed = schema.safeParse(answer);
-    if (!parsed.success) {
-      const issues = parsed.error.issues
-        .slice(0, 3)
-        .map((i) => `${i.path.join('.') || 'answer'}: ${i.message}`)
-        .join('; ');
-      checks.push({
-        area,
-        name,
-        passed: false,
-        problem: `the answer does not have the documented shape (${issues}); got ${preview(answer)}`,
-      });
-      return undefined;
-    }
-    const problem = expect?.(parsed.data);
-    const refusal = isRefusal(parsed.data)
-      ? `answered ok: false (${parsed.data.reason}): ${parsed.data.message}`
-      : undefined;
+    const problem = expect?.(answer);
+    const refusal = isRefusal(answer) ? `answered ok: false (${answer.reason}): ${answer.message}` : undefined;
     checks.push({
       area,
       name,
@@ -172,7 +153,7 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
       ...(problem ? { problem } : {}),
       ...(refusal && !problem ? { note: refusal } : {}),
     });
-    return parsed.data;
+    return answer;
   }
   const ref = { domain };
 
@@ -181,27 +162,14 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
     'required',
     'checkAvailability',
     'a list of { domain, status }',
-    AvailabilityList,
-    (ctx) => plugin.checkAvailability([domain], ctx),
+    () => plugin.checkAvailability([domain]),
     (list) => (list.some((a) => a.domain === domain) ? undefined : `it did not answer for ${domain}`),
   );
   const registered = await check(
     'required',
     'register',
     '{ ok, expiryDate }',
-    Registered,
-    (ctx) =>
-      plugin.register(
-        {
-          domain,
-          period: 1,
-          nameservers: ['ns1.example.net', 'ns2.example.net'],
-          contacts: { registrant: SAMPLE_CONTACT },
-          addons: {},
-          fields: {},
-        },
-        ctx,
-      ),
+    () => plugin.register(registration(domain)),
     (o) =>
       o.ok
         ? undefined
@@ -212,8 +180,7 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
     'required',
     'renew',
     '{ ok, expiryDate }',
-    Registered,
-    (ctx) => plugin.renew({ domain, period: 1, currentExpiryDate: firstExpiry }, ctx),
+    () => plugin.renew({ domain, period: 1, currentExpiryDate: firstExpiry }),
     (o) =>
       !o.ok
         ? `the renewal of ${domain} was refused (${o.reason}: ${o.message})`
@@ -224,145 +191,95 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
 
   // ---- every capability the plugin offers, reads before writes, destructive ones last ----
   if (has('domainInformation'))
-    await check('domainInformation', 'domainInformation.get', '{ ok, nameservers, … }', Information, (ctx) =>
-      plugin.domainInformation!.get(ref, ctx),
+    await check('domainInformation', 'domainInformation.get', '{ ok, nameservers, … }', () =>
+      plugin.domainInformation!.get(ref),
     );
   if (has('nameservers')) {
-    await check('nameservers', 'nameservers.get', '{ ok, nameservers }', Nameservers, (ctx) =>
-      plugin.nameservers!.get(ref, ctx),
-    );
-    await check('nameservers', 'nameservers.save', '{ ok }', Done, (ctx) =>
-      plugin.nameservers!.save({ domain, nameservers: ['ns3.example.net', 'ns4.example.net'] }, ctx),
+    await check('nameservers', 'nameservers.get', '{ ok, nameservers }', () => plugin.nameservers!.get(ref));
+    await check('nameservers', 'nameservers.save', '{ ok }', () =>
+      plugin.nameservers!.save({ domain, nameservers: ['ns3.example.net', 'ns4.example.net'] }),
     );
   }
   if (has('childHosts')) {
     const childHost = `ns1.${domain}`;
-    await check('childHosts', 'childHosts.register', '{ ok }', Done, (ctx) =>
-      plugin.childHosts!.register({ domain, host: childHost, ipAddress: '192.0.2.1' }, ctx),
+    await check('childHosts', 'childHosts.register', '{ ok }', () =>
+      plugin.childHosts!.register({ domain, host: childHost, ipAddress: '192.0.2.1' }),
     );
-    await check('childHosts', 'childHosts.modify', '{ ok }', Done, (ctx) =>
-      plugin.childHosts!.modify(
-        { domain, host: childHost, currentIpAddress: '192.0.2.1', newIpAddress: '192.0.2.2' },
-        ctx,
-      ),
+    await check('childHosts', 'childHosts.modify', '{ ok }', () =>
+      plugin.childHosts!.modify({ domain, host: childHost, currentIpAddress: '192.0.2.1', newIpAddress: '192.0.2.2' }),
     );
-    await check('childHosts', 'childHosts.delete', '{ ok }', Done, (ctx) =>
-      plugin.childHosts!.delete({ domain, host: childHost }, ctx),
+    await check('childHosts', 'childHosts.delete', '{ ok }', () =>
+      plugin.childHosts!.delete({ domain, host: childHost }),
     );
   }
   if (has('dnsRecords')) {
-    await check('dnsRecords', 'dnsRecords.get', '{ ok, records }', DnsRecords, (ctx) =>
-      plugin.dnsRecords!.get(ref, ctx),
-    );
-    await check('dnsRecords', 'dnsRecords.save', '{ ok }', Done, (ctx) =>
-      plugin.dnsRecords!.save(
-        {
-          domain,
-          records: [
-            { hostname: '@', type: 'A', address: '192.0.2.10' },
-            { hostname: '@', type: 'MX', address: 'mail.example.net', priority: '10' },
-          ],
-        },
-        ctx,
-      ),
+    await check('dnsRecords', 'dnsRecords.get', '{ ok, records }', () => plugin.dnsRecords!.get(ref));
+    await check('dnsRecords', 'dnsRecords.save', '{ ok }', () =>
+      plugin.dnsRecords!.save({
+        domain,
+        records: [
+          { hostname: '@', type: 'A', address: '192.0.2.10' },
+          { hostname: '@', type: 'MX', address: 'mail.example.net', priority: '10' },
+        ],
+      }),
     );
   }
   if (has('registrarLock')) {
-    await check('registrarLock', 'registrarLock.get', '{ ok, locked }', Lock, (ctx) =>
-      plugin.registrarLock!.get(ref, ctx),
-    );
-    await check('registrarLock', 'registrarLock.save', '{ ok }', Done, (ctx) =>
-      plugin.registrarLock!.save({ domain, locked: true }, ctx),
+    await check('registrarLock', 'registrarLock.get', '{ ok, locked }', () => plugin.registrarLock!.get(ref));
+    await check('registrarLock', 'registrarLock.save', '{ ok }', () =>
+      plugin.registrarLock!.save({ domain, locked: true }),
     );
   }
   if (has('idProtection'))
-    await check('idProtection', 'idProtection.save', '{ ok }', Done, (ctx) =>
-      plugin.idProtection!.save({ domain, enabled: true }, ctx),
+    await check('idProtection', 'idProtection.save', '{ ok }', () =>
+      plugin.idProtection!.save({ domain, enabled: true }),
     );
-  if (has('eppCode'))
-    await check('eppCode', 'eppCode.get', '{ ok, eppCode }', EppCode, (ctx) => plugin.eppCode!.get(ref, ctx));
+  if (has('eppCode')) await check('eppCode', 'eppCode.get', '{ ok, eppCode }', () => plugin.eppCode!.get(ref));
   if (has('contacts')) {
-    await check('contacts', 'contacts.get', '{ ok, contacts }', ContactsAnswer, (ctx) =>
-      plugin.contacts!.get(ref, ctx),
-    );
-    await check('contacts', 'contacts.save', '{ ok }', Done, (ctx) =>
-      plugin.contacts!.save({ domain, contacts: { registrant: SAMPLE_CONTACT, admin: SAMPLE_CONTACT } }, ctx),
+    await check('contacts', 'contacts.get', '{ ok, contacts }', () => plugin.contacts!.get(ref));
+    await check('contacts', 'contacts.save', '{ ok }', () =>
+      plugin.contacts!.save({ domain, contacts: { registrant: SAMPLE_CONTACT, admin: SAMPLE_CONTACT } }),
     );
   }
   if (has('emailForwarding')) {
-    await check('emailForwarding', 'emailForwarding.get', '{ ok, forwards }', EmailForwards, (ctx) =>
-      plugin.emailForwarding!.get(ref, ctx),
-    );
-    await check('emailForwarding', 'emailForwarding.save', '{ ok }', Done, (ctx) =>
-      plugin.emailForwarding!.save(
-        { domain, forwards: [{ prefix: 'info', forwardTo: 'hostmaster@example.net' }] },
-        ctx,
-      ),
+    await check('emailForwarding', 'emailForwarding.get', '{ ok, forwards }', () => plugin.emailForwarding!.get(ref));
+    await check('emailForwarding', 'emailForwarding.save', '{ ok }', () =>
+      plugin.emailForwarding!.save({ domain, forwards: [{ prefix: 'info', forwardTo: 'hostmaster@example.net' }] }),
     );
   }
   if (has('domainSync'))
-    await check('domainSync', 'domainSync.sync', '{ ok, active, expired, transferredAway }', DomainSync, (ctx) =>
-      plugin.domainSync!.sync(ref, ctx),
+    await check('domainSync', 'domainSync.sync', '{ ok, active, expired, transferredAway }', () =>
+      plugin.domainSync!.sync(ref),
     );
   if (has('transferSync'))
-    await check('transferSync', 'transferSync.sync', '{ ok, completed, failed }', TransferSync, (ctx) =>
-      plugin.transferSync!.sync(ref, ctx),
-    );
+    await check('transferSync', 'transferSync.sync', '{ ok, completed, failed }', () => plugin.transferSync!.sync(ref));
   if (has('suggestions')) {
     await check(
       'suggestions',
       'suggestions.suggest',
       'a list of { domain, score }',
-      SuggestionList,
-      (ctx) => plugin.suggestions!.suggest({ term: 'conformance', tlds: [tld], limit: 5 }, ctx),
+      () => plugin.suggestions!.suggest({ term: 'conformance', tlds: [tld], limit: 5 }),
       (list) => (list.length > 5 ? `it answered ${list.length} suggestions when asked for at most 5` : undefined),
     );
   }
   if (has('tldPricing'))
-    await check(
-      'tldPricing',
-      'tldPricing.prices',
-      'a list of { tld, period, register, renew, transfer }',
-      TldPriceList,
-      (ctx) => plugin.tldPricing!.prices(ctx),
+    await check('tldPricing', 'tldPricing.prices', 'a list of { tld, period, register, renew, transfer }', () =>
+      plugin.tldPricing!.prices(),
     );
   if (has('transfer')) {
     const incoming = options.transferDomain ?? `conformance-transfer-${token()}${tld}`;
-    await check('transfer', 'transfer.transfer', '{ ok, expiryDate? }', TransferStarted, (ctx) =>
-      plugin.transfer!.transfer(
-        {
-          domain: incoming,
-          period: 1,
-          nameservers: ['ns1.example.net', 'ns2.example.net'],
-          contacts: { registrant: SAMPLE_CONTACT },
-          addons: {},
-          fields: {},
-          eppCode: options.eppCode ?? 'CONFORMANCE-EPP',
-        },
-        ctx,
-      ),
+    await check('transfer', 'transfer.transfer', '{ ok, expiryDate? }', () =>
+      plugin.transfer!.transfer({ ...registration(incoming), eppCode: options.eppCode ?? 'CONFORMANCE-EPP' }),
     );
   }
   if (has('release')) {
     const released = `conformance-release-${token()}${tld}`;
-    await withDeadline(plugin.id, timeoutMs, (ctx) =>
-      plugin.register(
-        {
-          domain: released,
-          period: 1,
-          nameservers: ['ns1.example.net', 'ns2.example.net'],
-          contacts: { registrant: SAMPLE_CONTACT },
-          addons: {},
-          fields: {},
-        },
-        ctx,
-      ),
-    ).catch(() => undefined);
-    await check('release', 'release.release', '{ ok }', Done, (ctx) =>
-      plugin.release!.release({ domain: released, transferTag: 'CONFORMANCE' }, ctx),
+    await plugin.register(registration(released)).catch(() => undefined);
+    await check('release', 'release.release', '{ ok }', () =>
+      plugin.release!.release({ domain: released, transferTag: 'CONFORMANCE' }),
     );
   }
-  if (has('delete')) await check('delete', 'delete.delete', '{ ok }', Done, (ctx) => plugin.delete!.delete(ref, ctx));
+  if (has('delete')) await check('delete', 'delete.delete', '{ ok }', () => plugin.delete!.delete(ref));
 
   const expected = [
     'checkAvailability',
@@ -377,7 +294,7 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
     passed: missed.length === 0,
     ...(missed.length ? { problem: `not exercised: ${missed.join(', ')}` } : {}),
   });
-  await plugin.close?.().catch(() => undefined);
+  await loaded.plugin?.close?.().catch(() => undefined);
   return report(plugin.id, loaded.capabilities, checks);
 }
 
@@ -404,16 +321,6 @@ function isRefusal(answer: unknown): answer is { ok: false; reason: string; mess
 
 function messageOf(error: unknown): string {
   return cleanMessage(error instanceof Error ? error.message : error);
-}
-
-function preview(value: unknown): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value);
-  }
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
 }
 
 function folderName(folder: string): string {

@@ -187,6 +187,9 @@ describe('reseller-admin command line', () => {
       ['owned-one.com', 'reseller@example.com'],
       ['owned-two.com', 'other@example.com'],
     ]);
+    expect((await cli(env, 'domain', 'list', '--reseller', 'other@example.com')).json()).toEqual([
+      expect.objectContaining({ domain: 'owned-two.com', reseller: 'other@example.com' }),
+    ]);
     expect((await cli(env, 'domain', 'show', 'owned-two.com')).json()).toMatchObject({
       domain: 'owned-two.com',
       reseller: 'other@example.com',

@@ -89,7 +89,7 @@ describe('the conformance kit on the bundled registrar plugins', () => {
         status: 'pending',
         requestedBy: 'registrar-a',
       });
-      expect(f.server.schemaErrors).toEqual([]);
+      expect(f.server.protocolErrors).toEqual([]);
     });
   });
 });

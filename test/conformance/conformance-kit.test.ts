@@ -49,6 +49,67 @@ describe('registrar conformance kit', () => {
     ]);
   });
 
+  describe('on a class-based plugin with #private fields', () => {
+    let root: string;
+    beforeAll(() => {
+      root = mkdtempSync(path.join(os.tmpdir(), 'conformance-class-'));
+      const dir = path.join(root, 'classy');
+      mkdirSync(dir);
+      writeFileSync(
+        path.join(dir, 'package.json'),
+        JSON.stringify({
+          main: 'index.js',
+          resellerPlugin: { id: 'classy', apiVersion: 1, capabilities: ['nameservers', 'registrarLock'] },
+        }),
+      );
+      writeFileSync(
+        path.join(dir, 'index.js'),
+        `
+        class ClassyRegistrar {
+          id = 'classy';
+          #registered = new Map();
+          #nameservers = new Map();
+          #locked = false;
+          nameservers = {
+            get: async ({ domain }) => ({ ok: true, nameservers: this.#nameservers.get(domain) ?? ['ns1.classy.test'] }),
+            save: async ({ domain, nameservers }) => { this.#nameservers.set(domain, nameservers); return { ok: true }; },
+          };
+          registrarLock = {
+            get: async () => ({ ok: true, locked: this.#locked }),
+            save: async ({ locked }) => { this.#locked = locked; return { ok: true }; },
+          };
+          async checkAvailability(domains) {
+            return domains.map((domain) => ({ domain, status: this.#registered.has(domain) ? 'registered' : 'available' }));
+          }
+          async register({ domain }) { this.#registered.set(domain, '2030-01-01'); return { ok: true, expiryDate: '2030-01-01' }; }
+          async renew({ domain }) { return { ok: true, expiryDate: this.#renewed(domain) }; }
+          #renewed(domain) { this.#registered.set(domain, '2031-01-01'); return '2031-01-01'; }
+        }
+        exports.default = {
+          [Symbol.for('reseller/RegistrarPluginDefinition')]: true, id: 'classy', apiVersion: 1, parseOptions: (o) => o,
+          create: () => new ClassyRegistrar(),
+        };`,
+      );
+    });
+    afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+    it('conforms: every call reaches the real object, its private fields included', async () => {
+      const report = await runConformanceKit({ folder: path.join(root, 'classy') });
+      expect(report.failures).toEqual([]);
+      expect(report.capabilities).toEqual(['nameservers', 'registrarLock']);
+    });
+
+    it('conforms with a capability switched off, which is then not called', async () => {
+      const report = await runConformanceKit({
+        folder: path.join(root, 'classy'),
+        options: { disabledCapabilities: ['registrarLock'] },
+      });
+      expect(report.failures).toEqual([]);
+      expect(report.capabilities).toEqual(['nameservers']);
+      expect(report.checks.filter((c) => c.area === 'registrarLock')).toEqual([]);
+    });
+  });
+
   describe('on a broken plugin', () => {
     let root: string;
     beforeEach(() => {

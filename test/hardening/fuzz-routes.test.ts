@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import qs from 'qs';
@@ -18,7 +19,11 @@ import { expectLedgerInvariant } from '../support/ledger-invariant';
  * a 502/504 only when the registrar said no or did not answer, every error exactly
  * `{"error": "<text>"}` without stack traces or SQL, the server alive after each route, and
  * the ledger invariant intact after each (the global hook, test/support/ledger-invariant-hook.ts),
- * and every status one the OpenAPI document lists for that operation.
+ * and every status one the OpenAPI document lists for that operation. Where the server decides
+ * before the route's own validation (credentials, content type, Content-Encoding: gzip, deflate
+ * or br that does not decode, or one not taken, size, JSON syntax), the exact status is asserted,
+ * not only "no 500". A second suite sends a list and an object in every scalar field of every
+ * route (from the OpenAPI input schema, nested ones included) and requires a 400 naming the field.
  * Each test fuzzes its own route when it runs; the summary test fuzzes the routes no earlier test
  * did, so every test passes alone (`-t`) as in the whole file.
  * FUZZ_RUNS sets the requests per route (default 60); FUZZ_SEED replays a failure.
@@ -203,7 +208,15 @@ interface FuzzRequest {
   readonly timestamp: string | undefined;
   readonly requestId: string | undefined;
   readonly idempotencyKey: string | undefined;
+  /** How a form or JSON body is compressed, honestly or not (Content-Encoding). */
+  readonly compression: Compression;
 }
+
+/**
+ * `gzip`: compressed as it says; `bad-*`: says gzip/deflate/br (any case) but is not (400);
+ * `unsupported`: an encoding the server does not decode (415).
+ */
+type Compression = 'none' | 'gzip' | 'bad-gzip' | 'bad-deflate' | 'bad-br' | 'unsupported';
 
 /** Percent-encodes UTF-8 bytes (a lone surrogate becomes U+FFFD, as on the wire), unlike encodeURIComponent, which throws. */
 const percentEncode = (text: string) =>
@@ -298,7 +311,77 @@ function requestArbitrary(route: Route): fc.Arbitrary<FuzzRequest> {
     ),
     requestId: sometimes(headerText(80), 1, 3),
     idempotencyKey: sometimes(fc.oneof(headerText(300), fc.constantFrom('key-1', 'key-2')), 1, 4),
+    compression: fc.oneof(
+      { weight: 12, arbitrary: fc.constant<Compression>('none') },
+      {
+        weight: 4,
+        arbitrary: fc.constantFrom<Compression>('gzip', 'bad-gzip', 'bad-deflate', 'bad-br', 'unsupported'),
+      },
+    ),
   });
+}
+
+const BAD_ENCODING: Record<Compression, string | undefined> = {
+  none: undefined,
+  gzip: 'gzip',
+  'bad-gzip': 'GZip',
+  'bad-deflate': 'deflate',
+  'bad-br': 'br',
+  unsupported: 'compress',
+};
+
+/** The body as sent, with its Content-Encoding: only form and JSON bodies are compressed (or claim to be). */
+function compress(
+  r: FuzzRequest,
+  body: Buffer | undefined,
+): { body: Buffer | undefined; encoding: string | undefined } {
+  if (!body || body.length === 0 || r.compression === 'none' || (r.encoding !== 'form' && r.encoding !== 'json'))
+    return { body, encoding: undefined };
+  return { body: r.compression === 'gzip' ? gzipSync(body) : body, encoding: BAD_ENCODING[r.compression] };
+}
+
+const FORM_TYPES = new Set(['application/x-www-form-urlencoded', 'application/json']);
+const UNSUPPORTED_TYPES = new Set([
+  undefined,
+  '',
+  'text/plain',
+  'application/xml',
+  'multipart/form-data; boundary=x',
+  'garbage/x',
+]);
+const CLEAN_PATH_DOMAINS = new Set<string | undefined>([
+  undefined,
+  OWNED,
+  FOREIGN,
+  'FUZZ-OWNED.COM',
+  'xn--bcher-kva.com',
+]);
+
+/**
+ * The exact status a request must get when it is decided before the route's own validation, in
+ * the order the server checks (docs/api.md#errors-and-status-codes): the credentials (401), then
+ * the body's content type (415), its Content-Encoding (415 not taken, 400 not decodable), its size
+ * (413) and syntax (400). Undefined when the answer depends on the fields themselves.
+ */
+function expectedStatus(
+  route: Route,
+  r: FuzzRequest,
+  sent: { body: Buffer | undefined; contentType: string | undefined },
+) {
+  if (route.access !== 'reseller' || r.method !== route.method.toUpperCase()) return undefined;
+  if (!CLEAN_PATH_DOMAINS.has(r.pathDomain)) return undefined;
+  if (r.auth !== 'good') return 401;
+  if (r.timestamp !== undefined && r.timestamp.trim() !== '') return 401;
+  if (r.query !== undefined || !sent.body || sent.body.length === 0) return undefined;
+  if (UNSUPPORTED_TYPES.has(sent.contentType)) return 415;
+  if (!FORM_TYPES.has(sent.contentType ?? '')) return undefined;
+  if (r.encoding === 'form' || r.encoding === 'json') {
+    if (r.compression === 'unsupported') return 415;
+    if (r.compression.startsWith('bad-')) return 400;
+  }
+  if (r.encoding === 'oversized') return 413;
+  if (r.encoding === 'bad-json' || r.encoding === 'proto-json') return 400;
+  return undefined;
 }
 
 function encode(r: FuzzRequest): { body: Buffer | undefined; contentType: string | undefined } {
@@ -393,6 +476,8 @@ describe('fuzzing every route of the route table', () => {
   let h: Harness;
   let port: number;
   const statuses = new Map<number, number>();
+  /** How many answers were checked against an exact expected status, by that status. */
+  const exact = new Map<number, number>();
   /** One fuzzing run per route, shared by the test of that route and the summary test. */
   const fuzzed = new Map<Route, Promise<void>>();
 
@@ -465,8 +550,11 @@ describe('fuzzing every route of the route table', () => {
           const path =
             route.path.replace(':domain', r.pathDomain ?? '') +
             (r.query ? `?${qs.stringify(r.query, { arrayFormat: 'indices' })}` : '');
-          const { body, contentType } = encode(r);
-          const reply = await send(port, r.method, path, headersFor(r, contentType), body);
+          const encoded = encode(r);
+          const { body, encoding } = compress(r, encoded.body);
+          const headers = headersFor(r, encoded.contentType);
+          if (encoding) headers['content-encoding'] = encoding;
+          const reply = await send(port, r.method, path, headers, body);
           statuses.set(reply.status, (statuses.get(reply.status) ?? 0) + 1);
           const where = `${r.method} ${path.slice(0, 200)} -> ${reply.status} ${reply.body.slice(0, 300)}`;
 
@@ -480,6 +568,12 @@ describe('fuzzing every route of the route table', () => {
           expect(
             documented.statuses.has(reply.status) ? 'documented' : `undocumented for ${documented.operation}: ${where}`,
           ).toBe('documented');
+          // Exact: what is decided before the route's own validation gets its one status.
+          const expected = expectedStatus(route, r, { body: encoded.body, contentType: encoded.contentType });
+          if (expected !== undefined) {
+            expect(`${reply.status} ${where}`).toBe(`${expected} ${where}`);
+            exact.set(expected, (exact.get(expected) ?? 0) + 1);
+          }
           if (reply.status >= 500) expect(JSON.parse(reply.body).error).toMatch(/registrar|Registrar|sandbox/);
           if (reply.status >= 400) {
             expect(reply.headers['content-type'] ?? where).toMatch(/^application\/json/);
@@ -522,5 +616,150 @@ describe('fuzzing every route of the route table', () => {
     if (process.env.FUZZ_VERBOSE)
       process.stderr.write(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
     for (const status of [200, 400, 401, 404, 409, 413, 415]) expect(seen).toContain(status);
+    if (process.env.FUZZ_VERBOSE)
+      process.stderr.write(`exact statuses checked: ${JSON.stringify(Object.fromEntries([...exact].sort()))}\n`);
+    // The exact-status rules were exercised, each status of them many times.
+    for (const status of [400, 401, 413, 415]) expect(exact.get(status) ?? 0).toBeGreaterThan(5);
   }, 600_000); // alone (-t), it fuzzes every route itself
+});
+
+/** A valid value per field, so that a request is refused for the one field under test alone. */
+const VALID: Record<string, unknown> = {
+  domain: OWNED,
+  regperiod: '1',
+  nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+  contacts: { Registrant: REGISTRANT },
+  addons: { idprotection: '1' },
+  eppcode: 'EPP-123',
+  searchTerm: 'shop',
+  tldsToInclude: ['.com'],
+  lockstatus: 'locked',
+  status: '1',
+  nameserver: `ns1.${OWNED}`,
+  ipaddress: '192.0.2.1',
+  currentipaddress: '192.0.2.1',
+  newipaddress: '192.0.2.2',
+  transfertag: 'OTHER',
+  contactdetails: { Registrant: REGISTRANT },
+  ns1: 'ns1.example.net',
+  ns2: 'ns2.example.net',
+  prefix: ['info'],
+  forwardto: ['me@example.net'],
+  dnsrecords: [{ hostname: '@', type: 'A', address: '192.0.2.1', priority: 'N/A' }],
+};
+
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  additionalProperties?: JsonSchema | boolean;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  required?: string[];
+};
+
+/**
+ * Every place a route's OpenAPI input schema expects one text value, as a path of keys from the
+ * body (`['lockstatus']`, `['contacts', 'Registrant', 'firstname']`, `['nameservers', 'ns1']`):
+ * top-level fields, and the leaves of the objects and lists it describes (alternatives included).
+ */
+function scalarPaths(schema: JsonSchema, prefix: string[] = [], depth = 0): string[][] {
+  if (depth > 4) return [];
+  if (schema.type === 'string' && !schema.anyOf) return prefix.length > 0 ? [prefix] : [];
+  const paths: string[][] = [];
+  // A field that may be a list or an object (tldsToInclude, prefix) is not a scalar itself; its leaves are.
+  for (const alternative of schema.anyOf ?? [])
+    if (alternative.type !== 'string') paths.push(...scalarPaths(alternative, prefix, depth + 1));
+  for (const [key, property] of Object.entries(schema.properties ?? {}))
+    paths.push(...scalarPaths(property, [...prefix, key], depth + 1));
+  if (typeof schema.additionalProperties === 'object') {
+    // A sample key: a contact field under a role, a role under contacts, an index elsewhere.
+    const contacts = prefix[0] === 'contacts' || prefix[0] === 'contactdetails';
+    const key = contacts ? (prefix.length >= 2 ? 'firstname' : 'Registrant') : '1';
+    paths.push(...scalarPaths(schema.additionalProperties, [...prefix, key], depth + 1));
+  }
+  if (schema.items) paths.push(...scalarPaths(schema.items, [...prefix, '0'], depth + 1));
+  const seen = new Set<string>();
+  return paths.filter((p) => !seen.has(p.join('.')) && seen.add(p.join('.')));
+}
+
+/** The route's input schema as the OpenAPI document gives it: the form body of a POST, the query of a GET. */
+function inputSchema(route: Route): JsonSchema | undefined {
+  const operation = (
+    buildOpenApiDocument(ROUTES, { version: '0.0.0' }).paths as Record<string, Record<string, unknown>>
+  )[openApiPath(route.path)]?.[route.method] as
+    | {
+        requestBody?: { content: Record<string, { schema: JsonSchema }> };
+        parameters?: Array<{ in: string; name: string; schema: JsonSchema; required?: boolean }>;
+      }
+    | undefined;
+  const body = operation?.requestBody?.content['application/x-www-form-urlencoded']?.schema;
+  if (body) return body;
+  const query = (operation?.parameters ?? []).filter((p) => p.in === 'query');
+  if (query.length === 0) return undefined;
+  return {
+    type: 'object',
+    properties: Object.fromEntries(query.map((p) => [p.name, p.schema])),
+    required: query.filter((p) => p.required).map((p) => p.name),
+  };
+}
+
+/** `body` with the value at `path` replaced (objects on the way made as needed). */
+function withValueAt(body: Record<string, unknown>, path: readonly string[], value: unknown): Record<string, unknown> {
+  const copy = structuredClone(body);
+  let at: Record<string, unknown> = copy;
+  for (const key of path.slice(0, -1)) {
+    const next = at[key];
+    at[key] = next !== null && typeof next === 'object' && !Array.isArray(next) ? next : {};
+    at = at[key] as Record<string, unknown>;
+  }
+  at[path[path.length - 1]!] = value;
+  return copy;
+}
+
+describe('a list or an object where one value is expected is a 400 naming the field, on every route', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ settings: { authMaxFailures: 10_000 } });
+    await givenDomain(h.module, OWNED);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const cases = ROUTES.flatMap((route) => {
+    const schema = inputSchema(route);
+    if (!schema) return [];
+    return scalarPaths(schema).map(
+      (path) => [route.method.toUpperCase(), route.path, path.join('.'), route, path, schema] as const,
+    );
+  });
+
+  it('finds scalar fields on every route that takes input', () => {
+    const routesWithInput = ROUTES.filter((r) => inputSchema(r) !== undefined);
+    expect(routesWithInput.length).toBeGreaterThan(15);
+    for (const route of routesWithInput) expect(cases.some(([, path]) => path === route.path)).toBe(true);
+  });
+
+  it.each(cases)('%s %s: %s', async (_method, _path, _field, route, path, schema) => {
+    // Every other field valid: the required ones and those on the way to the field under test.
+    const base: Record<string, unknown> = {};
+    for (const key of [...(schema.required ?? []), path[0]!])
+      if (key !== path[0] || path.length > 1) base[key] = VALID[key] ?? 'x';
+    for (const bad of [['x', 'y'], { a: 'x' }]) {
+      const body = withValueAt(base, path, bad);
+      const target = route.path.replace(':domain', OWNED);
+      const encoded = qs.stringify(body, { arrayFormat: 'indices' });
+      const res =
+        route.method === 'get'
+          ? await h.http.get(`${target}?${encoded}`).set(h.headers())
+          : await h.http.post(target).set(h.headers()).type('form').send(encoded);
+      // The message names the field: its own name, or the list's for an element of a list.
+      const last = path[path.length - 1]!;
+      const field = /^\d+$/.test(last) ? path[0]! : last;
+      expect({ status: res.status, body: JSON.stringify(res.body) }).toEqual({
+        status: 400,
+        body: expect.stringContaining(field),
+      });
+    }
+  });
 });

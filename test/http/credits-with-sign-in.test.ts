@@ -1,6 +1,5 @@
 import type { LedgerEntry, LedgerRepository } from '../../src/core/credit/ledger';
 import type { Minor } from '../../src/core/shared/money';
-import { TOKENS } from '../../src/core/tokens';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { startHarness, type Harness } from '../support/harness';
@@ -68,11 +67,7 @@ describe('GET /billing/credits with a ledger the host rebound', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness({
-      configureContainer: (container) => {
-        container
-          .rebindSync(TOKENS.ledgerFactory)
-          .toConstantValue((connection) => new HostLedger(knexLedger(connection)));
-      },
+      ports: { ledgerFactory: () => (connection) => new HostLedger(knexLedger(connection)) },
     });
   });
   afterAll(async () => {

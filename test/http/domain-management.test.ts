@@ -320,6 +320,17 @@ describe('domain management endpoints', () => {
       expect(res.status).toBe(200);
     });
 
+    it('refuses keyed nameservers mixed with another key instead of ignoring it', async () => {
+      await givenDomain(h.module, 'ns-mixed.com');
+      const res = await h.http
+        .post('/domains/ns-mixed.com/nameservers')
+        .set(h.headers())
+        .type('form')
+        .send('nameservers[ns1]=ns1.example.net&nameservers[ns2]=ns2.example.net&nameservers[0][]=ns3.example.net');
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'nameservers: "0" is not a nameserver key; use ns1 to ns5' });
+    });
+
     it.each([
       [{ ns1: 'ns1.example.net' }, 'ns1 and ns2 are required'],
       [{ ns1: 'ns1.example.net', ns2: 'not a host' }, /ns2 must be a host name/],

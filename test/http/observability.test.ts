@@ -1,6 +1,5 @@
 import { Writable } from 'node:stream';
 import type { ResellerDirectory } from '../../src/core/reseller/reseller-directory';
-import { TOKENS } from '../../src/core/tokens';
 import { createLogger } from '../../src/infra/logging';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
@@ -38,15 +37,17 @@ describe('observability', () => {
     beforeAll(async () => {
       h = await startHarness({
         logger: logs.logger,
-        configureContainer: (container) => {
+        ports: {
           // A directory that fails for one username: a genuine unexpected error on the request path.
-          const stored = container.get(TOKENS.resellerDirectory);
-          container.rebindSync(TOKENS.resellerDirectory).toConstantValue({
-            findForAuthentication: async (email) => {
-              if (email === 'boom@example.com') throw new Error('directory exploded');
-              return stored.findForAuthentication(email);
-            },
-          } satisfies ResellerDirectory);
+          resellerDirectory: ({ builtIn }) => {
+            const stored = builtIn();
+            return {
+              findForAuthentication: async (email) => {
+                if (email === 'boom@example.com') throw new Error('directory exploded');
+                return stored.findForAuthentication(email);
+              },
+            } satisfies ResellerDirectory;
+          },
         },
       });
       await givenDomain(h.module, 'logged.com');
@@ -156,9 +157,16 @@ describe('observability', () => {
         .find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
       return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
     };
+    /**
+     * The tests of this block share one server and run in any order: each measures what it moves,
+     * as the difference of a metric from a reading taken before (`since(before)`).
+     */
+    const since = (before: string) => (after: string, name: string, labels: string) =>
+      (metricValue(after, name, labels) ?? 0) - (metricValue(before, name, labels) ?? 0);
 
     it('count requests by route template and status, with latency histograms, without authentication', async () => {
       await givenDomain(h.module, 'metered.com');
+      const delta = since((await h.http.get('/metrics')).text);
       for (let i = 0; i < 3; i++) await h.http.get('/billing/credits').set(h.headers());
       await h.http.get('/billing/credits').set({ ...h.headers(), token: 'x'.repeat(88) });
       await h.http.get('/domains/metered.com/lock').set(h.headers());
@@ -167,27 +175,22 @@ describe('observability', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^text\/plain/);
       expect(
-        metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="200"'),
+        delta(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="200"'),
       ).toBe(3);
       expect(
-        metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="401"'),
+        delta(res.text, 'reseller_http_requests_total', 'method="GET",route="/billing/credits",status="401"'),
       ).toBe(1);
       expect(
-        metricValue(
-          res.text,
-          'reseller_http_requests_total',
-          'method="GET",route="/domains/:domain/lock",status="200"',
-        ),
+        delta(res.text, 'reseller_http_requests_total', 'method="GET",route="/domains/:domain/lock",status="200"'),
       ).toBe(1);
+      expect(delta(res.text, 'reseller_http_requests_total', 'method="GET",route="(unmatched)",status="404"')).toBe(1);
       expect(
-        metricValue(res.text, 'reseller_http_requests_total', 'method="GET",route="(unmatched)",status="404"'),
-      ).toBe(1);
-      expect(
-        metricValue(res.text, 'reseller_http_request_duration_seconds_count', 'method="GET",route="/billing/credits"'),
+        delta(res.text, 'reseller_http_request_duration_seconds_count', 'method="GET",route="/billing/credits"'),
       ).toBe(4);
     });
 
     it('count registrar calls by plugin, capability, operation and outcome', async () => {
+      const delta = since((await h.http.get('/metrics')).text);
       await givenDomain(h.module, 'metered-lock.com');
       await h.http.get('/domains/metered-lock.com/lock').set(h.headers());
       await h.http.get('/domains/metered-missing.com/lock').set(h.headers());
@@ -195,44 +198,53 @@ describe('observability', () => {
       await h.http.get('/domains/metered-gone.com/lock').set(h.headers());
       const text = (await h.http.get('/metrics')).text;
       expect(
-        metricValue(
+        delta(
           text,
           'reseller_registrar_calls_total',
           'plugin="sandbox",capability="registrarLock",operation="get",outcome="ok"',
         ),
       ).toBeGreaterThanOrEqual(1);
       expect(
-        metricValue(
+        delta(
           text,
           'reseller_registrar_calls_total',
           'plugin="sandbox",capability="registrarLock",operation="get",outcome="refused"',
         ),
       ).toBe(1);
       expect(
-        metricValue(
+        delta(
           text,
           'reseller_registrar_calls_total',
           'plugin="sandbox",capability="register",operation="register",outcome="ok"',
         ),
-      ).toBeGreaterThanOrEqual(2);
+      ).toBe(1); // metered-lock.com; metered-gone.com was never at the registrar
       expect(
-        metricValue(
-          text,
-          'reseller_registrar_call_duration_seconds_count',
-          'plugin="sandbox",capability="registrarLock"',
-        ),
+        delta(text, 'reseller_registrar_call_duration_seconds_count', 'plugin="sandbox",capability="registrarLock"'),
       ).toBeGreaterThanOrEqual(2);
     });
 
     it('report ledger movements by kind and the ledger total from the database', async () => {
+      // Other tests of this file order domains too, in any order: measure what this test moves.
+      const reading = async () => {
+        const text = (await h.http.get('/metrics')).text;
+        const value = (name: string, labels: string) => metricValue(text, name, labels) ?? 0;
+        return {
+          adjustments: value('reseller_ledger_entries_total', 'kind="adjustment"'),
+          adjusted: value('reseller_ledger_amount_minor_total', 'kind="adjustment"'),
+          toppedUp: value('reseller_ledger_amount_minor_total', 'kind="top_up"'),
+          balance: value('reseller_credit_balance_minor', ''),
+        };
+      };
+      const before = await reading();
+      expect(before.toppedUp).toBeGreaterThanOrEqual(100_00); // the opening credit
       const reseller = await h.module.services.resellers.byEmail(h.reseller.email);
       await h.module.services.credit.adjust(reseller.id, 25_00, 'top-up');
       await h.module.services.credit.adjust(reseller.id, -5_00, 'correction');
-      const text = (await h.http.get('/metrics')).text;
-      expect(metricValue(text, 'reseller_ledger_entries_total', 'kind="adjustment"')).toBe(1);
-      expect(metricValue(text, 'reseller_ledger_amount_minor_total', 'kind="adjustment"')).toBe(500);
-      expect(metricValue(text, 'reseller_ledger_amount_minor_total', 'kind="top_up"')).toBe(100_00 + 25_00); // the opening credit and the top-up
-      expect(metricValue(text, 'reseller_credit_balance_minor', '')).toBe(100_00 + 25_00 - 5_00);
+      const after = await reading();
+      expect(after.adjustments - before.adjustments).toBe(1);
+      expect(after.adjusted - before.adjusted).toBe(500);
+      expect(after.toppedUp - before.toppedUp).toBe(25_00);
+      expect(after.balance - before.balance).toBe(25_00 - 5_00);
     });
 
     it('count order outcomes by action', async () => {

@@ -95,6 +95,17 @@ describe('order endpoints', () => {
       });
     });
 
+    it('names a nameserver sent as a list by its own key (ns4), not by its place among those given', async () => {
+      const res = await post(
+        '/order/domains/register',
+        registerForm('ns-list.com', {
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net', ns4: ['a', 'b'] },
+        }),
+      );
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: 'nameservers: ns4 must be a single host name' });
+    });
+
     it('accepts positional nameservers, lower-case contact roles and fields, and JSON bodies', async () => {
       const form = qs.stringify({
         domain: 'POSITIONAL.com',

@@ -79,8 +79,12 @@ describe('domains whose order is still pending, and orders that never took effec
     });
 
     it('lets the domain be acted on once its order has completed', async () => {
-      expect((await actions('slow-pending.com').lock()).status).toBe(200);
-      expect((await actions('slow-pending.com').eppcode()).status).toBe(200);
+      expect((await register('slow-settled.com')).status).toBe(200);
+      expect((await actions('slow-settled.com').lock()).status).toBe(409);
+      await reconcileLater();
+      expect(await orderOf('slow-settled.com')).toMatchObject({ status: 'completed' });
+      expect((await actions('slow-settled.com').lock()).status).toBe(200);
+      expect((await actions('slow-settled.com').eppcode()).status).toBe(200);
     });
   });
 
@@ -117,6 +121,14 @@ describe('domains whose order is still pending, and orders that never took effec
       expect(sync.status).toBe(200);
       expect(sync.body).toEqual({ active: false, expired: false, transferredAway: false, cancelled: true });
 
+      const information = await h.http.get('/domains/lost-never.com/information').set(h.headers());
+      expect(information.status).toBe(200);
+      expect(information.body).toMatchObject({
+        domain: 'lost-never.com',
+        status: 'Cancelled',
+        registrationStatus: 'Cancelled',
+      });
+
       for (const [name, act] of Object.entries(actions('lost-never.com'))) {
         const res = await act();
         // A renewal is refused as every renewal of a domain that is not Active, Expired or Grace.
@@ -151,6 +163,14 @@ describe('domains whose order is still pending, and orders that never took effec
       expect(await orderOf('lost-transfer.com')).toMatchObject({ status: 'failed' });
       expect(await credits()).toBe(before);
       expect(await domainRow('lost-transfer.com')).toMatchObject({ status: 'Cancelled' });
+      // The billing module's TransferSync learns the transfer failed, from our record.
+      const sync = await form('/domains/lost-transfer.com/transfersync', { domain: 'lost-transfer.com' });
+      expect(sync.status).toBe(200);
+      expect(sync.body).toEqual({
+        completed: false,
+        failed: true,
+        reason: 'lost-transfer.com is Cancelled on this platform; the transfer did not take effect here',
+      });
 
       // Nothing is pending any more: a later pass has nothing to ask about it.
       const again = await reconcileLater();

@@ -43,6 +43,26 @@ describe('domain search end to end against the sandbox registrar', () => {
     });
   });
 
+  it('builds IDN suggestions from the Unicode label, each a valid IDNA name (bücher → getbücher.com, never getxn--bcher-kva.com)', async () => {
+    const res = await h.http
+      .post('/domains/lookup/suggestions')
+      .set(h.headers())
+      .type('form')
+      .send(`searchTerm=${encodeURIComponent('bücher')}&tldsToInclude=.com`);
+    expect(res.status).toBe(200);
+    const shown = (res.body as Array<{ domainName: string; idnDomainName: string }>).map((r) => [
+      r.domainName,
+      r.idnDomainName,
+    ]);
+    expect(shown).toEqual([
+      ['xn--bcher-kva.com', 'bücher.com'],
+      ['xn--getbcher-95a.com', 'getbücher.com'],
+      ['xn--bcheronline-thb.com', 'bücheronline.com'],
+      ['xn--mybcher-p2a.com', 'mybücher.com'],
+      ['xn--bcherhq-n2a.com', 'bücherhq.com'],
+    ]);
+  });
+
   it('looks up the exact names only', async () => {
     const res = await h.http
       .post('/domains/lookup')

@@ -190,6 +190,17 @@ describe('domain search', () => {
         expect(names(res)).toEqual(['florist.shop', 'florist-online.shop', 'bestflorist.shop']);
       });
 
+      it('drops registrar suggestions glued to the punycode of an IDN term (bestxn--bcher-kva.shop)', async () => {
+        const before = plugin('suggesting').suggestCalls.length;
+        const res = await post(SUGGESTIONS, `searchTerm=${encodeURIComponent('bücher')}&tldsToInclude=.shop`);
+        expect(res.status).toBe(200);
+        // The fixture glues text to the term it is given: xn--bcher-kva-online.shop, bestxn--bcher-kva.shop.
+        expect(plugin('suggesting').suggestCalls.slice(before)).toEqual([
+          { term: 'xn--bcher-kva', tlds: ['.shop'], limit: expect.any(Number) },
+        ]);
+        expect(names(res)).toEqual(['xn--bcher-kva.shop']);
+      });
+
       it('uses registrar suggestions for its TLDs and the generator for the others in one search', async () => {
         const res = await post(SUGGESTIONS, 'searchTerm=roses&tldsToInclude=.shop&tldsToInclude=.com');
         expect(names(res).slice(0, 2)).toEqual(['roses.shop', 'roses.com']);

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { DomainSyncService } from '../../src/core/domain/domain-sync-service';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
+import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { fixedClock } from '../../src/core/shared/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule, type ResellerModule } from '../../src/module';
@@ -41,7 +42,10 @@ describe('DomainSyncService on a real database', () => {
   const syncerWith = (plugin: ReturnType<typeof fakeRegistrar>) =>
     new DomainSyncService(
       module.container.get(TOKENS.unitOfWork),
-      new RegistrarGateway(directoryOf(plugin), { timeoutMs: 1000 }, recordingLogger()),
+      new RegistrarGateway(
+        guardRegistrars(directoryOf(plugin), { timeoutMs: 1000, logger: recordingLogger() }),
+        recordingLogger(),
+      ),
       clock,
       module.events,
       module.services.orders,

@@ -5,6 +5,7 @@ import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
 import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
@@ -25,6 +26,8 @@ import { InProcessEventBus } from '../../src/core/shared/events';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CHILD = path.join(__dirname, '..', 'fixtures', 'crash', 'order-child.ts');
+/** A child starts a TypeScript process (tsx) first: on a loaded machine that alone can take half a minute. */
+const CHILD_TIMEOUT_MS = 120_000;
 
 /**
  * Runs the child until it prints `marker` (its registrar call is in flight: phase 1 committed,
@@ -68,6 +71,7 @@ describe('a crash between the phases of an order', () => {
     const fileRegistrar = new FileRegistrar(registryFile, 'succeed');
     const directory = directoryOf(fileRegistrar);
     const logger = createLogger('silent');
+    const registrars = guardRegistrars(directory, { timeoutMs: 1_000, logger });
     const catalogue = new CatalogueService(b.uow, directory, 'USD');
     await catalogue.setTld({
       tld: '.org',
@@ -77,7 +81,7 @@ describe('a crash between the phases of an order', () => {
     });
     orders = newOrderService(
       b.uow,
-      new GatewayOrderRegistrar(directory, new RegistrarGateway(directory, { timeoutMs: 1_000 }, logger), logger),
+      new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger),
       catalogue,
       b.clock,
       logger,
@@ -92,53 +96,65 @@ describe('a crash between the phases of an order', () => {
 
   const orderFor = async (domain: string) => (await b.orders.list({ domain }))[0];
 
-  it('refunds, through reconciliation, an order whose process died before the registrar acted', async () => {
-    await runChildAndKill(
-      [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-before.org', 'hang'],
-      'CALLED',
-    );
-    expect(await orderFor('crash-before.org')).toMatchObject({ status: 'pending' });
-    expect(await b.balance(reseller)).toBe(9_000);
-    b.clock.advance(AFTER_LEASE_MS);
-    const report = await orders.reconcile();
-    expect(report.orders.filter((o) => o.domain === 'crash-before.org').map((o) => o.result)).toEqual(['refunded']);
-    expect(await b.balance(reseller)).toBe(10_000);
-    expect(await b.uow.read.domains.findByName('crash-before.org')).toMatchObject({ status: 'Cancelled' });
-  });
+  it(
+    'refunds, through reconciliation, an order whose process died before the registrar acted',
+    async () => {
+      await runChildAndKill(
+        [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-before.org', 'hang'],
+        'CALLED',
+      );
+      expect(await orderFor('crash-before.org')).toMatchObject({ status: 'pending' });
+      expect(await b.balance(reseller)).toBe(9_000);
+      b.clock.advance(AFTER_LEASE_MS);
+      const report = await orders.reconcile();
+      expect(report.orders.filter((o) => o.domain === 'crash-before.org').map((o) => o.result)).toEqual(['refunded']);
+      expect(await b.balance(reseller)).toBe(10_000);
+      expect(await b.uow.read.domains.findByName('crash-before.org')).toMatchObject({ status: 'Cancelled' });
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('refunds, through reconciliation, a transfer whose process died before the registrar received it, and keeps its domain as Cancelled', async () => {
-    await runChildAndKill(
-      [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-transfer.org', 'hang', 'transfer'],
-      'CALLED',
-    );
-    expect(await orderFor('crash-transfer.org')).toMatchObject({ action: 'transfer', status: 'pending' });
-    const before = await b.balance(reseller);
-    b.clock.advance(AFTER_LEASE_MS);
-    const report = await orders.reconcile();
-    expect(report.orders.filter((o) => o.domain === 'crash-transfer.org').map((o) => o.result)).toEqual(['refunded']);
-    expect(await orderFor('crash-transfer.org')).toMatchObject({ status: 'failed' });
-    expect(await b.balance(reseller)).toBe(before + 1_000);
-    expect(await b.uow.read.domains.findByName('crash-transfer.org')).toMatchObject({
-      status: 'Cancelled',
-      resellerId: reseller.id,
-    });
-  });
+  it(
+    'refunds, through reconciliation, a transfer whose process died before the registrar received it, and keeps its domain as Cancelled',
+    async () => {
+      await runChildAndKill(
+        [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-transfer.org', 'hang', 'transfer'],
+        'CALLED',
+      );
+      expect(await orderFor('crash-transfer.org')).toMatchObject({ action: 'transfer', status: 'pending' });
+      const before = await b.balance(reseller);
+      b.clock.advance(AFTER_LEASE_MS);
+      const report = await orders.reconcile();
+      expect(report.orders.filter((o) => o.domain === 'crash-transfer.org').map((o) => o.result)).toEqual(['refunded']);
+      expect(await orderFor('crash-transfer.org')).toMatchObject({ status: 'failed' });
+      expect(await b.balance(reseller)).toBe(before + 1_000);
+      expect(await b.uow.read.domains.findByName('crash-transfer.org')).toMatchObject({
+        status: 'Cancelled',
+        resellerId: reseller.id,
+      });
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
-  it('completes, through reconciliation, an order whose process died after the registrar registered it', async () => {
-    await runChildAndKill(
-      [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-after.org', 'register-then-hang'],
-      'REGISTERED',
-    );
-    expect(await orderFor('crash-after.org')).toMatchObject({ status: 'pending' });
-    b.clock.advance(AFTER_LEASE_MS);
-    const report = await orders.reconcile();
-    expect(report.orders.filter((o) => o.domain === 'crash-after.org').map((o) => o.result)).toEqual(['completed']);
-    expect(await b.uow.read.domains.findByName('crash-after.org')).toMatchObject({
-      status: 'Active',
-      expiryDate: '2027-11-21',
-    });
-    expect(await b.balance(reseller)).toBe(9_000);
-  });
+  it(
+    'completes, through reconciliation, an order whose process died after the registrar registered it',
+    async () => {
+      await runChildAndKill(
+        [b.databaseUrl, registryFile, reseller.id, reseller.groupId, 'crash-after.org', 'register-then-hang'],
+        'REGISTERED',
+      );
+      expect(await orderFor('crash-after.org')).toMatchObject({ status: 'pending' });
+      b.clock.advance(AFTER_LEASE_MS);
+      const report = await orders.reconcile();
+      expect(report.orders.filter((o) => o.domain === 'crash-after.org').map((o) => o.result)).toEqual(['completed']);
+      expect(await b.uow.read.domains.findByName('crash-after.org')).toMatchObject({
+        status: 'Active',
+        expiryDate: '2027-11-21',
+      });
+      expect(await b.balance(reseller)).toBe(9_000);
+    },
+    CHILD_TIMEOUT_MS,
+  );
 
   const mariadbOnly = TEST_ENGINE === 'mariadb' ? describe : describe.skip;
 

@@ -1,6 +1,7 @@
 import { ulid } from 'ulid';
 import { DomainSyncService } from '../../src/core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { CallContext, RegistrarOutcome, TransferSyncResult } from '../../src/core/registrar/plugin';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
@@ -65,9 +66,10 @@ describe('transfer sync settles an open transfer order', () => {
   beforeAll(async () => {
     b = await startOrderBench({ fake });
     // A deadline long enough for the held calls; the orders' leases keep the bench's settings.
-    const gateway = new RegistrarGateway(directoryOf(fake), { timeoutMs: 10_000 }, b.logger);
+    const registrars = guardRegistrars(directoryOf(fake), { timeoutMs: 10_000, logger: b.logger });
+    const gateway = new RegistrarGateway(registrars, b.logger);
     const process = () => {
-      const orders = b.ordersWith(b.uow, new GatewayOrderRegistrar(directoryOf(fake), gateway, b.logger));
+      const orders = b.ordersWith(b.uow, new GatewayOrderRegistrar(registrars, gateway, b.logger));
       return { orders, syncer: new DomainSyncService(b.uow, gateway, b.clock, b.events, orders) };
     };
     processes = [process(), process()];

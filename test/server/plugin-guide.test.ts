@@ -133,4 +133,25 @@ describe('a plugin written as docs/plugins.md says', () => {
       ]),
     );
   }, 240_000);
+
+  it('is refused by the built server, saying why, when the entry is TypeScript only', async () => {
+    const plugins = path.join(deployment, 'typescript-only');
+    mkdirSync(path.join(plugins, 'acme'), { recursive: true });
+    const files = guideFiles();
+    writeFileSync(
+      path.join(plugins, 'acme', 'package.json'),
+      files.get('acme/package.json')!.replace('index.js', 'index'),
+    );
+    writeFileSync(path.join(plugins, 'acme', 'index.ts'), files.get('acme-ts/src/index.ts')!);
+    const env: NodeJS.ProcessEnv = { ...process.env, PLUGINS_DIR: plugins, PORT: '0', HOST: '127.0.0.1' };
+    for (const name of ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'CONFIG_FILE']) delete env[name];
+    const failed = await run(process.execPath, [path.join(built, 'dist/src/main.js')], { cwd: plugins, env }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain(
+      'acme: entry "index" cannot be found: there is only TypeScript, which the built server (plain node) does not run',
+    );
+  }, 120_000);
 });

@@ -72,5 +72,8 @@ describe('npm start on a fresh clone', () => {
     // The database and the master key it is sealed under live in ./data of the working folder; the key file is private.
     expect(existsSync(path.join(cwd, 'data', 'reseller.sqlite'))).toBe(true);
     expect(statSync(path.join(cwd, 'data', 'master.key')).mode & 0o077).toBe(0);
+    // So are the folder and the database (contacts, sealed keys, the ledger).
+    expect(statSync(path.join(cwd, 'data')).mode & 0o777).toBe(0o700);
+    expect(statSync(path.join(cwd, 'data', 'reseller.sqlite')).mode & 0o777).toBe(0o600);
   }, 120_000);
 });

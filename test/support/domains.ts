@@ -20,8 +20,9 @@ export interface GivenDomain {
 }
 
 /**
- * A domain the platform holds, as a completed order leaves it: registered at the registrar, then
- * inserted through `DomainRepository.insert`. Orders do not create domains yet (another issue).
+ * A domain the platform holds, as a completed order leaves it, without placing an order (so a test
+ * can pick any status, expiry or owner): registered at the registrar through its guarded
+ * registrar, then inserted through `DomainRepository.insert`.
  */
 export async function givenDomain(
   module: ResellerModule,
@@ -34,14 +35,17 @@ export async function givenDomain(
   const nameservers = given.nameservers ?? ['ns1.sandbox.test', 'ns2.sandbox.test'];
   let expiryDate = given.expiryDate ?? null;
   if (given.atRegistrar !== false) {
-    const outcome = await module.container.get(TOKENS.registrarGateway).register(registrar, {
-      domain: name.ascii,
-      period: given.period ?? 1,
-      nameservers,
-      contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } },
-      addons: {},
-      fields: {},
-    });
+    const outcome = await module.container
+      .get(TOKENS.registrars)
+      .get(registrar)
+      .register({
+        domain: name.ascii,
+        period: given.period ?? 1,
+        nameservers,
+        contacts: { registrant: { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.com' } },
+        addons: {},
+        fields: {},
+      });
     if (!outcome.ok) throw new Error(`fixture: ${registrar} would not register ${name.ascii}: ${outcome.message}`);
     expiryDate = given.expiryDate === undefined ? outcome.expiryDate : given.expiryDate;
   }

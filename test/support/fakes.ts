@@ -1,21 +1,36 @@
-import type { AvailabilityResult, CallContext, RegistrarPlugin } from '../../src/core/registrar/plugin';
+import { guardRegistrars, type GuardedRegistrars, type GuardOptions } from '../../src/core/registrar/guarded-registrar';
+import {
+  CAPABILITY_NAMES,
+  type AvailabilityResult,
+  type CallContext,
+  type RegistrarPlugin,
+} from '../../src/core/registrar/plugin';
 import type { RegistrarDirectory } from '../../src/core/registrar/registrar-directory';
 import type { Logger } from '../../src/core/shared/logger';
 import type { PluginHost } from '../../src/core/registrar/plugin';
 import { fixedClock } from '../../src/core/shared/clock';
 import { MemoryPluginStore } from '../../src/testing/memory-plugin-store';
-/** Installed plugins by id; `get` of anything else throws, like the real registry. */
+/**
+ * Installed plugins by id, each offering the capabilities its object has (read at every lookup,
+ * so a test may change a plugin after making the directory); `installed` of anything else throws,
+ * like the real registry.
+ */
 export function fakeDirectory(...plugins: RegistrarPlugin[]): RegistrarDirectory {
   const byId = new Map(plugins.map((p) => [p.id, p]));
   return {
     has: (id) => byId.has(id),
     ids: () => [...byId.keys()],
-    get: (id) => {
+    installed: (id) => {
       const plugin = byId.get(id);
       if (!plugin) throw new Error(`registrar plugin "${id}" is not installed`);
-      return plugin;
+      return { id, plugin, capabilities: CAPABILITY_NAMES.filter((c) => plugin[c] !== undefined) };
     },
   };
+}
+
+/** The plugins behind their guarded registrars, as the platform calls them. */
+export function guardedDirectory(plugins: RegistrarPlugin[], options: Partial<GuardOptions> = {}): GuardedRegistrars {
+  return guardRegistrars(fakeDirectory(...plugins), { timeoutMs: 1_000, logger: recordingLogger(), ...options });
 }
 
 /** A registrar whose availability answer is a function of the batch; records every batch. */

@@ -30,7 +30,7 @@ export interface HarnessOptions {
   /** The registrar plugin serving the default .com/.net/.org (default: sandbox). */
   readonly registrar?: string;
   readonly logger?: ResellerModuleOptions['logger'];
-  readonly configureContainer?: ResellerModuleOptions['configureContainer'];
+  readonly ports?: ResellerModuleOptions['ports'];
   /** The module's clock (default: fixed at NOW). */
   readonly clock?: ReturnType<typeof fixedClock>;
 }
@@ -44,7 +44,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     pluginsDir: options.pluginsDir,
     logger: options.logger,
-    configureContainer: options.configureContainer,
+    ports: options.ports,
     settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', ...options.settings },
   });
   await module.migrate();

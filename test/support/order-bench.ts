@@ -3,6 +3,7 @@ import { ulid } from 'ulid';
 import { CatalogueService } from '../../src/core/catalogue/catalogue-service';
 import { CreditService } from '../../src/core/credit/credit-service';
 import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-registrar';
+import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderRegistrar } from '../../src/core/order/order-registrar';
 import { OrderService, type OrderSettings } from '../../src/core/order/order-service';
@@ -111,11 +112,8 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
   const directory = directoryOf(fake);
   const logger = createLogger('silent');
   const events = new InProcessEventBus(logger);
-  const registrar = new GatewayOrderRegistrar(
-    directory,
-    new RegistrarGateway(directory, { timeoutMs: REGISTRAR_DEADLINE_MS }, logger),
-    logger,
-  );
+  const registrars = guardRegistrars(directory, { timeoutMs: REGISTRAR_DEADLINE_MS, logger });
+  const registrar = new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger);
   const catalogue = new CatalogueService(uow, directory, 'USD');
   const credit = new CreditService(uow, clock, events);
   const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock, events);

@@ -175,21 +175,42 @@ export function newContactId(prefix: string): string {
   return `${prefix}${id.slice(0, Math.min(room, 12))}`.toUpperCase();
 }
 
-const AUTH_LOWER = 'abcdefghijkmnopqrstuvwxyz';
-const AUTH_UPPER = 'ABCDEFGHJKLMNPQRSTUVWXYZ';
-const AUTH_DIGIT = '23456789';
-const AUTH_SYMBOL = '!#$%*+-=?@^_~';
+const AUTH_SETS = {
+  lower: 'abcdefghijkmnopqrstuvwxyz',
+  upper: 'ABCDEFGHJKLMNPQRSTUVWXYZ',
+  digit: '23456789',
+  symbol: '!#$%*+-=?@^_~',
+} as const;
 
-/** An auth code with every character class registries commonly demand, 16 characters. */
-export function newAuthCode(): string {
+export type AuthCodeClass = keyof typeof AUTH_SETS;
+export const AUTH_CODE_CLASSES = Object.keys(AUTH_SETS) as AuthCodeClass[];
+
+/** How auth info codes are made: their length and the classes of characters (each appears at least once). */
+export interface AuthCodePolicy {
+  readonly length: number;
+  readonly characters: readonly AuthCodeClass[];
+}
+
+/**
+ * The randomness of a code of the policy, in bits, counted low: one character of each class is
+ * drawn from that class alone, the rest from all of them (the shuffle's extra is not counted).
+ */
+export function authCodeBits(policy: AuthCodePolicy): number {
+  const all = policy.characters.reduce((n, c) => n + AUTH_SETS[c].length, 0);
+  const forced = policy.characters.reduce((bits, c) => bits + Math.log2(AUTH_SETS[c].length), 0);
+  return forced + Math.max(0, policy.length - policy.characters.length) * Math.log2(all);
+}
+
+/**
+ * An auth code of the policy: printable ASCII without look-alikes (0/O, 1/l/I) or characters
+ * that need escaping in XML, with every class of the policy present, as registries demand.
+ */
+export function newAuthCode(policy: AuthCodePolicy): string {
   const pick = (set: string) => set[randomInt(set.length)]!;
-  const all = AUTH_LOWER + AUTH_UPPER + AUTH_DIGIT + AUTH_SYMBOL;
+  const all = policy.characters.map((c) => AUTH_SETS[c]).join('');
   const chars = [
-    pick(AUTH_LOWER),
-    pick(AUTH_UPPER),
-    pick(AUTH_DIGIT),
-    pick(AUTH_SYMBOL),
-    ...Array.from({ length: 12 }, () => pick(all)),
+    ...policy.characters.map((c) => pick(AUTH_SETS[c])),
+    ...Array.from({ length: Math.max(0, policy.length - policy.characters.length) }, () => pick(all)),
   ];
   for (let i = chars.length - 1; i > 0; i--) {
     const j = randomInt(i + 1);

@@ -23,12 +23,12 @@ import type { DomainContactRef, DsRecord, HostAddress, Nameservers } from './fra
 import type { EppOptions } from './options';
 import { PollEvents, readPollMessage, type PollMessage } from './poll-messages';
 import { describeResult, type EppResponse } from './responses';
-import { internalTrid, type CommandOptions, type NegotiatedServices } from './session-pool';
+import type { CommandOptions, NegotiatedServices } from './session-pool';
 import { child, childText, children, NS, XmlValueError } from './xml';
 
 /** What the registrar needs of the session pool (a fake can stand in for it). */
 export interface CommandPort {
-  command(frame: string, options: CommandOptions): Promise<EppResponse>;
+  command(build: (clTRID: string) => string, options: CommandOptions): Promise<EppResponse>;
   services(signal: AbortSignal): Promise<NegotiatedServices>;
   close(): Promise<void>;
 }
@@ -67,34 +67,6 @@ export function refusalOf(response: EppResponse, subject: string): Failure {
 const pending = (message: string): Failure => ({ ok: false, reason: 'pending', message });
 const refused = (message: string): Failure => ({ ok: false, reason: 'refused', message });
 
-/**
- * clTRIDs for one platform call: the main command carries the call's transaction id itself, so an
- * order records exactly the id the registry logs; helper commands (contacts, hosts, info) add a suffix.
- */
-class CommandIds {
-  private readonly base: string;
-  private isPrimaryUsed = false;
-  private count = 0;
-
-  constructor(transactionId: string) {
-    let id = transactionId.replace(/[^A-Za-z0-9._:@-]/g, '-');
-    if (id.length > 56)
-      id = `${id.slice(0, 40)}-${createHash('sha256').update(transactionId).digest('hex').slice(0, 12)}`;
-    this.base = id.length >= 3 ? id : `epp-${id}`;
-  }
-
-  primary(): string {
-    if (this.isPrimaryUsed) return this.aux();
-    this.isPrimaryUsed = true;
-    return this.base;
-  }
-
-  aux(): string {
-    this.count++;
-    return `${this.base}-${this.count}`;
-  }
-}
-
 export interface RestoreInput {
   readonly domain: string;
   /** Overrides the `restoreReport` option for this call. */
@@ -120,40 +92,60 @@ export class EppRegistrar implements RegistrarPlugin {
   // ---- required part ----
 
   async checkAvailability(domains: readonly string[], ctx: CallContext): Promise<AvailabilityResult[]> {
-    const ids = new CommandIds(ctx.transactionId);
-    const names = domains.map((d) => d.toLowerCase());
+    const names = [...new Set(domains.map((d) => d.toLowerCase()))];
     const batches: string[][] = [];
     for (let i = 0; i < names.length; i += this.options.checkBatchSize)
       batches.push(names.slice(i, i + this.options.checkBatchSize));
     const answers = new Map<string, AvailabilityResult>();
-    const settled = await Promise.allSettled(
-      batches.map(async (batch) => {
-        const response = await this.run(ids.aux(), (t) => frames.domainCheckFrame(batch, t), ctx, true);
-        if (response.code !== 1000) return;
-        for (const cd of children(child(response.resData, NS.domain, 'chkData'), NS.domain, 'cd')) {
-          const nameEl = child(cd, NS.domain, 'name');
-          const name = nameEl?.text.trim().toLowerCase() ?? '';
-          const isAvailable = ['1', 'true'].includes(nameEl?.attrs.avail ?? '');
-          const reason = childText(cd, NS.domain, 'reason') ?? '';
-          answers.set(name, {
-            domain: name,
-            status: isAvailable
-              ? 'available'
-              : /reserv|restrict|block|prohibit|not avail/i.test(reason)
-                ? 'reserved'
-                : 'registered',
-          });
-        }
-      }),
-    );
+    const settled = await Promise.allSettled(batches.map((batch) => this.checkBatch(batch, ctx, answers)));
     const failures = settled.filter((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failures.length > 0 && failures.length === settled.length) throw failures[0]!.reason;
     return domains.map((d) => ({ ...(answers.get(d.toLowerCase()) ?? { status: 'unknown' as const }), domain: d }));
   }
 
+  /**
+   * One `<domain:check>`. Registries refuse a whole batch for one name they cannot take (a syntax
+   * or policy error), so a refused batch is split: the names the registry points at are checked
+   * alone, the others together, and a batch that names none is halved. A name stays `unknown` only
+   * when its check alone is refused, and the registry's words for it are logged.
+   */
+  private async checkBatch(batch: string[], ctx: CallContext, answers: Map<string, AvailabilityResult>): Promise<void> {
+    const response = await this.run((t) => frames.domainCheckFrame(batch, t), ctx, true);
+    if (response.code !== 1000) {
+      if (batch.length === 1) {
+        this.host.logger.warn({ domains: batch, registry: describeResult(response) }, 'epp check refused');
+        return;
+      }
+      const words = new Set(
+        response.results.flatMap((r) => r.reasons.flatMap((reason) => reason.toLowerCase().split(/[\s,;:"'()<>]+/))),
+      );
+      const blamed = batch.filter((name) => words.has(name));
+      const rest = batch.filter((name) => !words.has(name));
+      const parts =
+        blamed.length > 0
+          ? [...blamed.map((name) => [name]), rest]
+          : [batch.slice(0, Math.ceil(batch.length / 2)), batch.slice(Math.ceil(batch.length / 2))];
+      for (const part of parts) if (part.length > 0) await this.checkBatch(part, ctx, answers);
+      return;
+    }
+    for (const cd of children(child(response.resData, NS.domain, 'chkData'), NS.domain, 'cd')) {
+      const nameEl = child(cd, NS.domain, 'name');
+      const name = nameEl?.text.trim().toLowerCase() ?? '';
+      const isAvailable = ['1', 'true'].includes(nameEl?.attrs.avail ?? '');
+      const reason = childText(cd, NS.domain, 'reason') ?? '';
+      answers.set(name, {
+        domain: name,
+        status: isAvailable
+          ? 'available'
+          : /reserv|restrict|block|prohibit|not avail/i.test(reason)
+            ? 'reserved'
+            : 'registered',
+      });
+    }
+  }
+
   register(input: RegisterInput, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate: string }>> {
     return this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       const years = period(input.period);
       const services = await this.pool.services(ctx.signal);
@@ -165,16 +157,16 @@ export class EppRegistrar implements RegistrarPlugin {
       const plan = this.contactPlan(services, input.contacts);
       const nameservers = this.nameserversFor(services, input.nameservers.map(hostName));
       if (this.usesHostObjects(services)) {
-        const missing = await this.ensureHosts(name, nameservers.hostObjects ?? [], ctx, ids);
+        const missing = await this.ensureHosts(name, nameservers.hostObjects ?? [], ctx);
         if (missing) return missing;
       }
       const created: string[] = [];
       const cleanUp = async () => {
         for (const id of created)
-          await this.run(ids.aux(), (t) => frames.contactDeleteFrame(id, t), ctx, false).catch(() => undefined);
+          await this.run((t) => frames.contactDeleteFrame(id, t), ctx, false).catch(() => undefined);
       };
       for (const entry of plan.create) {
-        const result = await this.createContact(entry.data, ctx, ids);
+        const result = await this.createContact(entry.data, ctx);
         if (!result.ok) {
           await cleanUp();
           return result;
@@ -184,7 +176,6 @@ export class EppRegistrar implements RegistrarPlugin {
       }
       const idOf = (role: ContactRole) => plan.create.find((c) => c.roles.includes(role))?.id;
       const response = await this.run(
-        ids.primary(),
         (t) =>
           frames.domainCreateFrame(
             {
@@ -196,7 +187,7 @@ export class EppRegistrar implements RegistrarPlugin {
                   : { hostAttributes: nameservers.hostAttributes! },
               registrant: idOf('registrant'),
               contacts: ROLE_TYPES.flatMap((type) => (idOf(type) ? [{ type, id: idOf(type)! }] : [])),
-              authInfo: newAuthCode(),
+              authInfo: newAuthCode(this.options.authInfo),
               dsRecords,
             },
             t,
@@ -219,16 +210,15 @@ export class EppRegistrar implements RegistrarPlugin {
 
   renew(input: RenewInput, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate: string }>> {
     return this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       const years = period(input.period);
-      let info = await this.info(name, ctx, ids);
+      let info = await this.info(name, ctx);
       if (!info.ok) return info;
       if (info.info.rgpStatuses.includes('redemptionPeriod')) {
         // A domain in redemption comes back through an RGP restore; the renewal follows.
-        const restored = await this.restoreDomain(name, info.info, undefined, ctx, () => ids.aux(), ids);
+        const restored = await this.restoreDomain(name, info.info, undefined, ctx);
         if (!restored.ok) return restored;
-        info = await this.info(name, ctx, ids);
+        info = await this.info(name, ctx);
         if (!info.ok) return info;
       }
       const current = datePart(info.info.expiresAt);
@@ -239,12 +229,7 @@ export class EppRegistrar implements RegistrarPlugin {
           'renewing from the registry expiry date',
         );
       }
-      const response = await this.run(
-        ids.primary(),
-        (t) => frames.domainRenewFrame(name, current, years, t),
-        ctx,
-        false,
-      );
+      const response = await this.run((t) => frames.domainRenewFrame(name, current, years, t), ctx, false);
       if (response.code === 1001) return pending(`the registry will complete the renewal of ${name} later`);
       if (response.code !== 1000) return refusalOf(response, name);
       const exDate = datePart(childText(child(response.resData, NS.domain, 'renData'), NS.domain, 'exDate'));
@@ -257,11 +242,9 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly transfer = {
     transfer: (input: TransferInput, ctx: CallContext): Promise<RegistrarOutcome<{ expiryDate?: string }>> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
         if (!input.eppCode) return refused('an EPP code is required to transfer a domain');
         const response = await this.run(
-          ids.primary(),
           (t) =>
             frames.domainTransferFrame('request', name, t, { years: period(input.period), authInfo: input.eppCode }),
           ctx,
@@ -279,14 +262,13 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly domainInformation = {
     get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<DomainInformation>> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
-        const found = await this.ownInfo(domainName(input.domain), ctx, ids);
+        const found = await this.ownInfo(domainName(input.domain), ctx);
         if (!found.ok) return found;
         const info = found.info;
         let registrantEmail: string | undefined;
         const registrant = info.registrant;
         if (registrant) {
-          const contact = await this.run(ids.aux(), (t) => frames.contactInfoFrame(registrant, t), ctx, true).catch(
+          const contact = await this.run((t) => frames.contactInfoFrame(registrant, t), ctx, true).catch(
             () => undefined,
           );
           registrantEmail =
@@ -306,7 +288,9 @@ export class EppRegistrar implements RegistrarPlugin {
             eppStatuses: info.statuses,
             rgpStatuses: info.rgpStatuses,
             dsRecords: info.dsRecords,
-            childNameservers: info.subordinateHosts,
+            childNameservers: info.subordinateHosts.length
+              ? info.subordinateHosts
+              : await this.knownChildHosts(info.name, ctx),
             createdDate: info.createdAt,
             updatedDate: info.updatedAt,
             transferredDate: info.transferredAt,
@@ -319,7 +303,7 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly nameservers = {
     get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ nameservers: readonly string[] }>> =>
       this.guard(async () => {
-        const found = await this.ownInfo(domainName(input.domain), ctx, new CommandIds(ctx.transactionId));
+        const found = await this.ownInfo(domainName(input.domain), ctx);
         if (!found.ok) return found;
         return {
           ok: true,
@@ -328,10 +312,9 @@ export class EppRegistrar implements RegistrarPlugin {
       }),
     save: (input: { domain: string; nameservers: readonly string[] }, ctx: CallContext): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
         const services = await this.pool.services(ctx.signal);
-        const found = await this.ownInfo(name, ctx, ids);
+        const found = await this.ownInfo(name, ctx);
         if (!found.ok) return found;
         const isObjects = this.usesHostObjects(services);
         const current = isObjects ? found.info.hostObjects : found.info.hostAttributes;
@@ -340,13 +323,12 @@ export class EppRegistrar implements RegistrarPlugin {
         const rem = current.filter((h) => !wanted.includes(h));
         if (add.length === 0 && rem.length === 0) return { ok: true };
         if (isObjects) {
-          const missing = await this.ensureHosts(name, add, ctx, ids);
+          const missing = await this.ensureHosts(name, add, ctx);
           if (missing) return missing;
         }
         const ns = (list: string[]): Nameservers | undefined =>
           list.length ? (isObjects ? { hostObjects: list } : { hostAttributes: list }) : undefined;
         const response = await this.run(
-          ids.primary(),
           (t) => frames.domainUpdateFrame({ name, add: { nameservers: ns(add) }, rem: { nameservers: ns(rem) } }, t),
           ctx,
           false,
@@ -361,25 +343,19 @@ export class EppRegistrar implements RegistrarPlugin {
       ctx: CallContext,
     ): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
-        const { host } = await this.childHost(input, ctx);
-        const response = await this.run(
-          ids.primary(),
-          (t) => frames.hostCreateFrame(host, [address(input.ipAddress)], t),
-          ctx,
-          false,
-        );
-        return this.settled(response, host);
+        const { name, host } = await this.childHost(input, ctx);
+        const response = await this.run((t) => frames.hostCreateFrame(host, [address(input.ipAddress)], t), ctx, false);
+        const outcome = this.settled(response, host);
+        if (outcome.ok) await this.host.store.set(childHostKey(name, host), host);
+        return outcome;
       }),
     modify: (
       input: { domain: string; host: string; currentIpAddress: string; newIpAddress: string },
       ctx: CallContext,
     ): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const { host } = await this.childHost(input, ctx);
         const response = await this.run(
-          ids.primary(),
           (t) =>
             frames.hostUpdateFrame(
               host,
@@ -393,24 +369,24 @@ export class EppRegistrar implements RegistrarPlugin {
       }),
     delete: (input: { domain: string; host: string }, ctx: CallContext): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
-        const { host } = await this.childHost(input, ctx);
-        const response = await this.run(ids.primary(), (t) => frames.hostDeleteFrame(host, t), ctx, false);
-        return this.settled(response, host);
+        const { name, host } = await this.childHost(input, ctx);
+        const response = await this.run((t) => frames.hostDeleteFrame(host, t), ctx, false);
+        const outcome = this.settled(response, host);
+        if (outcome.ok || response.code === 2303) await this.host.store.delete(childHostKey(name, host));
+        return outcome;
       }),
   };
 
   readonly registrarLock = {
     get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ locked: boolean }>> =>
       this.guard(async () => {
-        const found = await this.ownInfo(domainName(input.domain), ctx, new CommandIds(ctx.transactionId));
+        const found = await this.ownInfo(domainName(input.domain), ctx);
         return found.ok ? { ok: true, locked: this.isLocked(found.info) } : found;
       }),
     save: (input: { domain: string; locked: boolean }, ctx: CallContext): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
-        const found = await this.ownInfo(name, ctx, ids);
+        const found = await this.ownInfo(name, ctx);
         if (!found.ok) return found;
         const has = new Set(found.info.statuses);
         const change = input.locked
@@ -418,7 +394,6 @@ export class EppRegistrar implements RegistrarPlugin {
           : this.options.lockStatuses.filter((s) => has.has(s));
         if (change.length === 0) return { ok: true };
         const response = await this.run(
-          ids.primary(),
           (t) =>
             frames.domainUpdateFrame(
               input.locked ? { name, add: { statuses: change } } : { name, rem: { statuses: change } },
@@ -434,15 +409,13 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly eppCode = {
     get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ eppCode: string }>> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
-        const found = await this.ownInfo(name, ctx, ids);
+        const found = await this.ownInfo(name, ctx);
         if (!found.ok) return found;
         if (found.info.authInfo) return { ok: true, eppCode: found.info.authInfo };
         // Registries that do not show the code set a fresh one, as they expect registrars to do.
-        const code = newAuthCode();
+        const code = newAuthCode(this.options.authInfo);
         const response = await this.run(
-          ids.primary(),
           (t) => frames.domainUpdateFrame({ name, chg: { authInfo: code } }, t),
           ctx,
           false,
@@ -455,13 +428,12 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly contacts = {
     get: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<{ contacts: Contacts }>> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
-        const found = await this.ownInfo(domainName(input.domain), ctx, ids);
+        const found = await this.ownInfo(domainName(input.domain), ctx);
         if (!found.ok) return found;
         const roleIds = this.roleIds(found.info);
         const byId = new Map<string, Contact>();
         for (const id of new Set(Object.values(roleIds))) {
-          const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
+          const response = await this.run((t) => frames.contactInfoFrame(id, t), ctx, true);
           const inf = child(response.resData, NS.contact, 'infData');
           if (response.code === 1000 && inf) byId.set(id, fromContactInfo(inf));
         }
@@ -472,12 +444,11 @@ export class EppRegistrar implements RegistrarPlugin {
       }),
     save: (input: { domain: string; contacts: Contacts }, ctx: CallContext): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
         const services = await this.pool.services(ctx.signal);
         if (!services.objectUris.includes(NS.contact) || this.options.contactMode === 'none')
           return refused('this registry takes no contact objects');
-        const found = await this.ownInfo(name, ctx, ids);
+        const found = await this.ownInfo(name, ctx);
         if (!found.ok) return found;
         const roleIds = this.roleIds(found.info);
         const usage = new Map<string, number>();
@@ -490,18 +461,13 @@ export class EppRegistrar implements RegistrarPlugin {
           if (this.options.contactMode === 'registrant' && role !== 'registrant') continue;
           const data = toContactData(contact, role, this.options.postalInfoType);
           const currentId = roleIds[role];
-          if (currentId && usage.get(currentId) === 1 && (await this.isOurContact(currentId, ctx, ids))) {
-            const response = await this.run(
-              ids.aux(),
-              (t) => frames.contactUpdateFrame(currentId, data, t),
-              ctx,
-              false,
-            );
+          if (currentId && usage.get(currentId) === 1 && (await this.isOurContact(currentId, ctx))) {
+            const response = await this.run((t) => frames.contactUpdateFrame(currentId, data, t), ctx, false);
             const outcome = this.settled(response, `the ${role} contact`);
             if (!outcome.ok) return outcome;
             continue;
           }
-          const createdContact = await this.createContact(data, ctx, ids);
+          const createdContact = await this.createContact(data, ctx);
           if (!createdContact.ok) return createdContact;
           if (role === 'registrant') newRegistrant = createdContact.id;
           else {
@@ -511,7 +477,6 @@ export class EppRegistrar implements RegistrarPlugin {
         }
         if (!newRegistrant && add.length === 0) return { ok: true };
         const response = await this.run(
-          ids.primary(),
           (t) =>
             frames.domainUpdateFrame(
               { name, add: { contacts: add }, rem: { contacts: rem }, chg: { registrant: newRegistrant } },
@@ -527,9 +492,8 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly delete = {
     delete: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome> =>
       this.guard(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
-        const response = await this.run(ids.primary(), (t) => frames.domainDeleteFrame(name, t), ctx, false);
+        const response = await this.run((t) => frames.domainDeleteFrame(name, t), ctx, false);
         // 1000 and 1001 alike: the registry took the deletion (RGP holds the name in redemption either way).
         return this.settled(response, name);
       }),
@@ -538,10 +502,9 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly domainSync = {
     sync: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<DomainSyncResult>> =>
       this.guard<DomainSyncResult>(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
         await this.drainPoll(ctx);
-        const response = await this.run(ids.primary(), (t) => frames.domainInfoFrame(name, t), ctx, true);
+        const response = await this.run((t) => frames.domainInfoFrame(name, t), ctx, true);
         const news = this.pollEvents.latestTransfer(name);
         const isTransferredAway =
           news !== undefined &&
@@ -550,7 +513,7 @@ export class EppRegistrar implements RegistrarPlugin {
         // Registries answer info on another registrar's domain with an authorisation error.
         if (response.code === 2201 || response.code === 2202 || (isTransferredAway && response.code !== 1000)) {
           // Not ours yet is not the same as gone: a transfer we asked for may still be running.
-          const query = await this.run(ids.aux(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
+          const query = await this.run((t) => frames.domainTransferFrame('query', name, t), ctx, true);
           const trn = query.code === 1000 ? readTransferData(query.resData) : undefined;
           if (trn?.requestedBy === this.options.clientId && trn.status === 'pending')
             return pending(`the transfer of ${name} to us is still pending`);
@@ -592,10 +555,9 @@ export class EppRegistrar implements RegistrarPlugin {
   readonly transferSync = {
     sync: (input: { domain: string }, ctx: CallContext): Promise<RegistrarOutcome<TransferSyncResult>> =>
       this.guard<TransferSyncResult>(async () => {
-        const ids = new CommandIds(ctx.transactionId);
         const name = domainName(input.domain);
         await this.drainPoll(ctx);
-        const response = await this.run(ids.primary(), (t) => frames.domainTransferFrame('query', name, t), ctx, true);
+        const response = await this.run((t) => frames.domainTransferFrame('query', name, t), ctx, true);
         const trn = response.code === 1000 ? readTransferData(response.resData) : this.pollEvents.latestTransfer(name);
         if (trn && trn.requestedBy === this.options.clientId) {
           if (trn.status === 'pending') return { ok: true, completed: false, failed: false };
@@ -604,7 +566,7 @@ export class EppRegistrar implements RegistrarPlugin {
               ok: true,
               completed: true,
               failed: false,
-              expiryDate: datePart(trn.expiresAt) ?? (await this.expiryOf(name, ctx, ids)),
+              expiryDate: datePart(trn.expiresAt) ?? (await this.expiryOf(name, ctx)),
             };
           }
           return {
@@ -617,7 +579,7 @@ export class EppRegistrar implements RegistrarPlugin {
         if (response.code === 2303)
           return { ok: true, completed: false, failed: true, reason: `${name} does not exist at the registry` };
         // No transfer to report (2301 "not pending", or someone else's): settle by who sponsors the domain now.
-        const info = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
+        const info = await this.run((t) => frames.domainInfoFrame(name, t), ctx, true);
         const data = info.code === 1000 ? readDomainInfo(info) : undefined;
         if (data?.sponsor === this.options.clientId)
           return { ok: true, completed: true, failed: false, expiryDate: datePart(data.expiresAt) };
@@ -635,29 +597,22 @@ export class EppRegistrar implements RegistrarPlugin {
   /** RFC 3915 restore of a domain in its redemption period (request, then the report when configured). */
   restore(input: RestoreInput, ctx: CallContext): Promise<RegistrarOutcome> {
     return this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
-      const found = await this.ownInfo(name, ctx, ids);
+      const found = await this.ownInfo(name, ctx);
       if (!found.ok) return found;
-      return this.restoreDomain(name, found.info, input, ctx, () => ids.primary(), ids);
+      return this.restoreDomain(name, found.info, input, ctx);
     });
   }
 
   /** RFC 5910: replaces the domain's DS records (an empty list removes them all). */
   saveDsRecords(input: { domain: string; records: readonly DsRecord[] }, ctx: CallContext): Promise<RegistrarOutcome> {
     return this.guard(async () => {
-      const ids = new CommandIds(ctx.transactionId);
       const name = domainName(input.domain);
       const services = await this.pool.services(ctx.signal);
       if (!services.extensionUris.includes(NS.secDNS))
         return refused('the registry does not offer DNSSEC (secDNS-1.1)');
       const records = dsRecordsFrom({ dsRecords: input.records });
-      const response = await this.run(
-        ids.primary(),
-        (t) => frames.domainUpdateFrame({ name, dsRecords: records }, t),
-        ctx,
-        false,
-      );
+      const response = await this.run((t) => frames.domainUpdateFrame({ name, dsRecords: records }, t), ctx, false);
       return this.settled(response, name);
     });
   }
@@ -683,26 +638,20 @@ export class EppRegistrar implements RegistrarPlugin {
     }
   }
 
-  /** Sends one command built for its clTRID. */
-  private run(
-    clTRID: string,
-    build: (clTRID: string) => string,
-    ctx: CallContext,
-    isReadOnly: boolean,
-  ): Promise<EppResponse> {
-    return this.pool.command(build(clTRID), { clTRID, signal: ctx.signal, isReadOnly });
+  /**
+   * Sends one command built for its clTRID; the pool gives every frame a new one that starts
+   * with the call's transaction id (for an order, the order id), so the registry's logs lead back to it.
+   */
+  private run(build: (clTRID: string) => string, ctx: CallContext, isReadOnly: boolean): Promise<EppResponse> {
+    return this.pool.command(build, { reference: ctx.transactionId, signal: ctx.signal, isReadOnly });
   }
 
   private settled(response: EppResponse, subject: string): RegistrarOutcome {
     return SUCCESS.has(response.code) ? { ok: true } : refusalOf(response, subject);
   }
 
-  private async info(
-    name: string,
-    ctx: CallContext,
-    ids: CommandIds,
-  ): Promise<{ ok: true; info: DomainInfo } | Failure> {
-    const response = await this.run(ids.aux(), (t) => frames.domainInfoFrame(name, t), ctx, true);
+  private async info(name: string, ctx: CallContext): Promise<{ ok: true; info: DomainInfo } | Failure> {
+    const response = await this.run((t) => frames.domainInfoFrame(name, t), ctx, true);
     if (response.code !== 1000) return refusalOf(response, name);
     const info = readDomainInfo(response);
     if (!info) throw new Error(`the registry answered info for ${name} without domain data`);
@@ -710,35 +659,27 @@ export class EppRegistrar implements RegistrarPlugin {
   }
 
   /** Info of a domain we sponsor; someone else's is a refusal (its data is not ours to show or change). */
-  private async ownInfo(
-    name: string,
-    ctx: CallContext,
-    ids: CommandIds,
-  ): Promise<{ ok: true; info: DomainInfo } | Failure> {
-    const found = await this.info(name, ctx, ids);
+  private async ownInfo(name: string, ctx: CallContext): Promise<{ ok: true; info: DomainInfo } | Failure> {
+    const found = await this.info(name, ctx);
     if (found.ok && found.info.sponsor !== this.options.clientId)
       return refused(`${name} is sponsored by another registrar`);
     return found;
   }
 
-  private async expiryOf(name: string, ctx: CallContext, ids: CommandIds): Promise<string | undefined> {
-    const found = await this.info(name, ctx, ids);
+  private async expiryOf(name: string, ctx: CallContext): Promise<string | undefined> {
+    const found = await this.info(name, ctx);
     return found.ok ? datePart(found.info.expiresAt) : undefined;
   }
 
-  /** `requestId` gives the restore request its clTRID: the call's own when restoring is the point, a helper id inside a renewal. */
   private async restoreDomain(
     name: string,
     info: DomainInfo,
     input: RestoreInput | undefined,
     ctx: CallContext,
-    requestId: () => string,
-    ids: CommandIds,
   ): Promise<RegistrarOutcome> {
     if (!info.rgpStatuses.includes('redemptionPeriod'))
       return refused(`${name} is not in its redemption period, so it cannot be restored`);
     const request = await this.run(
-      requestId(),
       (t) => frames.domainUpdateFrame({ name, restore: { op: 'request' } }, t),
       ctx,
       false,
@@ -747,7 +688,6 @@ export class EppRegistrar implements RegistrarPlugin {
     if (!(input?.sendReport ?? this.options.restoreReport)) return { ok: true };
     const now = this.host.clock.now().toISOString();
     const report = await this.run(
-      ids.aux(),
       (t) =>
         frames.domainUpdateFrame(
           {
@@ -782,13 +722,13 @@ export class EppRegistrar implements RegistrarPlugin {
       const taken: PollMessage[] = [];
       try {
         for (let i = 0; i < this.options.maxPollMessages; i++) {
-          const response = await this.run(internalTrid('poll'), frames.pollRequestFrame, ctx, true);
+          const response = await this.run(frames.pollRequestFrame, ctx, true);
           if (response.code !== 1301 || !response.queue) break;
           const message = readPollMessage(response);
           this.pollEvents.record(message);
           taken.push(message);
           // An ack sent twice only earns a 2303, so it may be resent like a read.
-          await this.run(internalTrid('ack'), (t) => frames.pollAckFrame(message.id, t), ctx, true);
+          await this.run((t) => frames.pollAckFrame(message.id, t), ctx, true);
           if (response.queue.count <= 1) break;
         }
       } catch (error) {
@@ -816,14 +756,9 @@ export class EppRegistrar implements RegistrarPlugin {
   }
 
   /** Host objects must exist before a domain names them: creates the external ones that do not. */
-  private async ensureHosts(
-    domain: string,
-    hosts: readonly string[],
-    ctx: CallContext,
-    ids: CommandIds,
-  ): Promise<Failure | undefined> {
+  private async ensureHosts(domain: string, hosts: readonly string[], ctx: CallContext): Promise<Failure | undefined> {
     if (hosts.length === 0) return undefined;
-    const check = await this.run(ids.aux(), (t) => frames.hostCheckFrame(hosts, t), ctx, true);
+    const check = await this.run((t) => frames.hostCheckFrame(hosts, t), ctx, true);
     if (check.code !== 1000) return refusalOf(check, 'the nameservers');
     const missing = children(child(check.resData, NS.host, 'chkData'), NS.host, 'cd')
       .map((cd) => child(cd, NS.host, 'name'))
@@ -835,14 +770,39 @@ export class EppRegistrar implements RegistrarPlugin {
           `${host} is under ${domain} and does not exist yet: register it as a child nameserver (with its IP address) first`,
         );
       }
-      const created = await this.run(ids.aux(), (t) => frames.hostCreateFrame(host, [], t), ctx, false);
+      const created = await this.run((t) => frames.hostCreateFrame(host, [], t), ctx, false);
       // 2302: created meanwhile by someone else, which is what we wanted.
       if (!SUCCESS.has(created.code) && created.code !== 2302) return refusalOf(created, `nameserver ${host}`);
     }
     return undefined;
   }
 
-  private async childHost(input: { domain: string; host: string }, ctx: CallContext): Promise<{ host: string }> {
+  /**
+   * Some registries ignore `hosts="all"` and list no subordinate hosts in `<domain:infData>`: then
+   * the child nameservers are the ones this plugin created under the domain (kept in the plugin's
+   * store), those `<host:check>` still finds at the registry.
+   */
+  private async knownChildHosts(domain: string, ctx: CallContext): Promise<string[]> {
+    const keys = await this.host.store.keys(childHostKey(domain));
+    const hosts = (await Promise.all(keys.map((k) => this.host.store.get<string>(k)))).filter(
+      (h): h is string => typeof h === 'string',
+    );
+    if (hosts.length === 0) return [];
+    const check = await this.run((t) => frames.hostCheckFrame(hosts, t), ctx, true);
+    if (check.code !== 1000) return hosts;
+    const existing = new Set(
+      children(child(check.resData, NS.host, 'chkData'), NS.host, 'cd')
+        .map((cd) => child(cd, NS.host, 'name'))
+        .filter((n) => ['0', 'false'].includes(n?.attrs.avail ?? ''))
+        .map((n) => n!.text.trim().toLowerCase()),
+    );
+    return hosts.filter((h) => existing.has(h)).sort();
+  }
+
+  private async childHost(
+    input: { domain: string; host: string },
+    ctx: CallContext,
+  ): Promise<{ name: string; host: string }> {
     const name = domainName(input.domain);
     const host = hostName(input.host);
     if (!host.endsWith(`.${name}`)) throw new InputError(`${host} is not under ${name}; a child nameserver must be`);
@@ -851,7 +811,7 @@ export class EppRegistrar implements RegistrarPlugin {
       throw new InputError(
         'this registry uses host attributes: give child nameserver addresses with the nameservers instead',
       );
-    return { host };
+    return { name, host };
   }
 
   private contactPlan(
@@ -879,13 +839,11 @@ export class EppRegistrar implements RegistrarPlugin {
   private async createContact(
     data: ReturnType<typeof toContactData>,
     ctx: CallContext,
-    ids: CommandIds,
   ): Promise<{ ok: true; id: string } | Failure> {
     for (let attempt = 0; attempt < 2; attempt++) {
       const id = newContactId(this.options.contactIdPrefix);
       const response = await this.run(
-        ids.aux(),
-        (t) => frames.contactCreateFrame(id, data, newAuthCode(), t),
+        (t) => frames.contactCreateFrame(id, data, newAuthCode(this.options.authInfo), t),
         ctx,
         false,
       );
@@ -895,8 +853,8 @@ export class EppRegistrar implements RegistrarPlugin {
     return refused('the registry refused two fresh contact ids as taken');
   }
 
-  private async isOurContact(id: string, ctx: CallContext, ids: CommandIds): Promise<boolean> {
-    const response = await this.run(ids.aux(), (t) => frames.contactInfoFrame(id, t), ctx, true);
+  private async isOurContact(id: string, ctx: CallContext): Promise<boolean> {
+    const response = await this.run((t) => frames.contactInfoFrame(id, t), ctx, true);
     return (
       response.code === 1000 &&
       childText(child(response.resData, NS.contact, 'infData'), NS.contact, 'clID') === this.options.clientId
@@ -932,6 +890,16 @@ export class EppRegistrar implements RegistrarPlugin {
     d.setUTCFullYear(d.getUTCFullYear() + years);
     return d.toISOString().slice(0, 10);
   }
+}
+
+/**
+ * The plugin-store key of a child nameserver, `child-hosts/<domain>/<host>` (a prefix of it lists a
+ * domain's); long names are hashed to stay within the store's 191-character keys.
+ */
+function childHostKey(domain: string, host?: string): string {
+  const short = (text: string, max: number) =>
+    text.length <= max ? text : createHash('sha256').update(text).digest('hex').slice(0, 32);
+  return `child-hosts/${short(domain, 80)}/${host === undefined ? '' : short(host, 90)}`;
 }
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;

@@ -1,12 +1,12 @@
 /**
  * Builders of every frame the plugin sends. Each returns the serialised `<epp>` instance; values
  * only ever enter through `el()` children and attributes, which the DOM serializer escapes.
- * `test/plugins/epp/frames.test.ts` validates each against the RFC schemas with xmllint.
+ * `test/plugins/epp/frames.test.ts` validates each against the RFC schemas.
  */
 import { el, NS, renderEpp, type XmlChild, type XmlNode } from './xml';
 
 export const OBJECT_URIS = { domain: NS.domain, host: NS.host, contact: NS.contact } as const;
-export const EXTENSION_URIS = { secDNS: NS.secDNS, rgp: NS.rgp } as const;
+export const EXTENSION_URIS = { secDNS: NS.secDNS, rgp: NS.rgp, loginSec: NS.loginSec } as const;
 
 const command = (verb: XmlNode, clTRID: string, extension?: XmlChild): string =>
   renderEpp(el('command', verb, extension ? el('extension', extension) : null, el('clTRID', clTRID)));
@@ -21,22 +21,33 @@ const objectCommand = (verb: Verb, object: XmlNode, clTRID: string, extension?: 
 
 export const helloFrame = (): string => renderEpp(el('hello'));
 
+/** RFC 5730's `pwType`: a password of more characters only travels through loginSec (RFC 8807). */
+export const PLAIN_PASSWORD_LENGTH = { min: 6, max: 16 } as const;
+/** RFC 8807: the value of `<pw>` / `<newPW>` saying the real one is in the loginSec extension. */
+export const LOGIN_SECURITY_SENTINEL = '[LOGIN-SECURITY]';
+
 export interface LoginParams {
   readonly clientId: string;
   readonly password: string;
+  /** Only for the operator's one-time password change, never on a normal login. */
   readonly newPassword?: string;
   readonly language: string;
   readonly objectUris: readonly string[];
+  /** With the loginSec URI among them, passwords over 16 characters go in `<loginSec:pw>` / `<loginSec:newPW>`. */
   readonly extensionUris: readonly string[];
 }
 
 export function loginFrame(p: LoginParams, clTRID: string): string {
+  const isSecured = (pw: string | undefined) =>
+    pw !== undefined && pw.length > PLAIN_PASSWORD_LENGTH.max && p.extensionUris.includes(NS.loginSec);
+  const securePw = isSecured(p.password);
+  const secureNew = isSecured(p.newPassword);
   return command(
     el(
       'login',
       el('clID', p.clientId),
-      el('pw', p.password),
-      p.newPassword ? el('newPW', p.newPassword) : null,
+      el('pw', securePw ? LOGIN_SECURITY_SENTINEL : p.password),
+      p.newPassword ? el('newPW', secureNew ? LOGIN_SECURITY_SENTINEL : p.newPassword) : null,
       el('options', el('version', '1.0'), el('lang', p.language)),
       el(
         'svcs',
@@ -50,6 +61,13 @@ export function loginFrame(p: LoginParams, clTRID: string): string {
       ),
     ),
     clTRID,
+    securePw || secureNew
+      ? el(
+          'loginSec:loginSec',
+          securePw ? el('loginSec:pw', p.password) : null,
+          secureNew ? el('loginSec:newPW', p.newPassword) : null,
+        )
+      : undefined,
   );
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { EXTENSION_URIS } from './frames';
+import { AUTH_CODE_CLASSES, type AuthCodeClass, type AuthCodePolicy, authCodeBits } from './contacts';
+import { EXTENSION_URIS, PLAIN_PASSWORD_LENGTH } from './frames';
 
 export const LOCK_STATUSES = [
   'clientTransferProhibited',
@@ -13,8 +14,8 @@ export interface EppOptions {
   readonly host: string;
   readonly port: number;
   readonly clientId: string;
+  /** 6 characters or more; over 16 only with a registry that offers loginSec (checked at its greeting). */
   readonly password: string;
-  readonly newPassword?: string;
   readonly cert: string;
   readonly key: string;
   readonly passphrase?: string;
@@ -38,7 +39,14 @@ export interface EppOptions {
   readonly extensions: readonly string[];
   readonly restoreReport: boolean;
   readonly maxPollMessages: number;
+  /** How the plugin makes the auth info codes (EPP codes) of the contacts and domains it creates. */
+  readonly authInfo: AuthCodePolicy;
 }
+
+/** Enough for registries with secure authinfo (RFC 9154: 20 to 64 characters; at least 128 bits). */
+export const DEFAULT_AUTH_CODE_POLICY: AuthCodePolicy = { length: 24, characters: [...AUTH_CODE_CLASSES] };
+/** What RFC 9154 asks of an auth info code's randomness. */
+const MIN_AUTH_CODE_BITS = 128;
 
 /** `{}` (the plugin installed but not set up): every call fails with a message saying so. */
 export type ParsedOptions =
@@ -126,11 +134,13 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
         ? `the environment variable ${passwordEnv} (passwordEnv) is empty`
         : 'password (or passwordEnv) is required',
     );
-  else if (password.length < 8 || password.length > 64)
-    problems.push('the password must be 8 to 64 characters (RFC 5730)');
-  const newPassword = str('newPassword');
-  if (newPassword && (newPassword.length < 8 || newPassword.length > 64))
-    problems.push('newPassword must be 8 to 64 characters');
+  else if (password.length < PLAIN_PASSWORD_LENGTH.min)
+    problems.push(`password must have at least ${PLAIN_PASSWORD_LENGTH.min} characters (RFC 5730)`);
+  if (raw.newPassword !== undefined)
+    problems.push(
+      'newPassword is not an option: change the registry password once with `reseller-admin epp change-password` ' +
+        '(docs/plugins.md), then configure the new password',
+    );
   const cert = pem('cert', true);
   const key = pem('key', true);
   const ca = pem('ca', false);
@@ -160,13 +170,32 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
     if (list.some((e) => typeof e !== 'string' || !known[e])) problems.push('extensions must list only secDNS and rgp');
     else extensions = list.map((e) => known[e as string]!);
   }
+  let authCharacters: AuthCodeClass[] = [...DEFAULT_AUTH_CODE_POLICY.characters];
+  if (raw.authInfoCharacters !== undefined) {
+    const list = Array.isArray(raw.authInfoCharacters)
+      ? raw.authInfoCharacters
+      : String(raw.authInfoCharacters)
+          .split(',')
+          .map((s) => s.trim());
+    if (list.length === 0 || list.some((c) => !AUTH_CODE_CLASSES.includes(c as AuthCodeClass)))
+      problems.push(`authInfoCharacters must be a non-empty list of ${AUTH_CODE_CLASSES.join(', ')}`);
+    else authCharacters = [...new Set(list as AuthCodeClass[])];
+  }
+  const authInfo: AuthCodePolicy = {
+    length: int('authInfoLength', DEFAULT_AUTH_CODE_POLICY.length, 8, 64),
+    characters: authCharacters,
+  };
+  const bits = Math.floor(authCodeBits(authInfo));
+  if (bits < MIN_AUTH_CODE_BITS)
+    problems.push(
+      `authInfoLength and authInfoCharacters give ${bits} bits of randomness; at least ${MIN_AUTH_CODE_BITS} are needed`,
+    );
 
   const options: EppOptions = {
     host: host ?? '',
     port: int('port', 700, 1, 65535),
     clientId: clientId ?? '',
     password: password ?? '',
-    newPassword,
     cert: cert ?? '',
     key: key ?? '',
     passphrase: str('passphrase'),
@@ -177,7 +206,8 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
     sessions: int('sessions', 2, 1, 16),
     commandTimeoutMs: int('commandTimeoutMs', 20_000, 10, 600_000),
     connectTimeoutMs: int('connectTimeoutMs', 15_000, 10, 600_000),
-    keepAliveMs: int('keepAliveMs', 300_000, 10, 3_600_000),
+    // Registries drop sessions idle for as little as 120 s: <hello> comes well before that.
+    keepAliveMs: int('keepAliveMs', 60_000, 10, 3_600_000),
     reconnectInitialMs: int('reconnectInitialMs', 1_000, 1, 600_000),
     reconnectMaxMs: int('reconnectMaxMs', 60_000, 1, 3_600_000),
     logoutTimeoutMs: int('logoutTimeoutMs', 5_000, 10, 60_000),
@@ -190,8 +220,12 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
     extensions,
     restoreReport: bool('restoreReport', false),
     maxPollMessages: int('maxPollMessages', 25, 0, 1000),
+    authInfo,
   };
-  const known = new Set([...Object.keys(options), 'certFile', 'keyFile', 'caFile', 'passwordEnv']);
+  const known = new Set([
+    ...Object.keys(options).filter((k) => k !== 'authInfo'),
+    ...['certFile', 'keyFile', 'caFile', 'passwordEnv', 'newPassword', 'authInfoLength', 'authInfoCharacters'],
+  ]);
   for (const k of Object.keys(raw)) if (!known.has(k)) problems.push(`unknown option ${k}`);
   if (options.reconnectMaxMs < options.reconnectInitialMs)
     problems.push('reconnectMaxMs must not be below reconnectInitialMs');

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { EppConnection, EppConnectionError, EppTimeoutError, type TlsSettings } from './connection';
-import { helloFrame, loginFrame, logoutFrame, OBJECT_URIS } from './frames';
+import { EXTENSION_URIS, helloFrame, loginFrame, logoutFrame, OBJECT_URIS, PLAIN_PASSWORD_LENGTH } from './frames';
 import { describeResult, EppProtocolError, type EppResponse, type Greeting } from './responses';
+import type { TransactionIds } from './transaction-ids';
 
 /** Result codes after which the server's session (or the server) is not to be trusted: reconnect. */
 export const TEMPORARY_FAILURE_CODES: ReadonlySet<number> = new Set([2400, 2500, 2501, 2502]);
@@ -26,10 +26,56 @@ export class EppUnavailableError extends Error {
   }
 }
 
+/** The configuration cannot work with this registry (found at its greeting); nothing was sent. */
+export class EppConfigurationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EppConfigurationError';
+  }
+}
+
+/**
+ * RFC 5730 carries 6 to 16 characters in `<pw>` and `<newPW>`; a longer password needs the
+ * Login Security extension (RFC 8807), which only a registry announcing it in its greeting takes.
+ * Undefined when the password can be sent; else why not.
+ */
+export function passwordProblem(password: string, greeting: Greeting, what: string): string | undefined {
+  const { min, max } = PLAIN_PASSWORD_LENGTH;
+  if (password.length < min) return `${what} has ${password.length} characters; EPP needs at least ${min}`;
+  if (password.length <= max || greeting.extensionUris.includes(EXTENSION_URIS.loginSec)) return undefined;
+  return (
+    `${what} has ${password.length} characters; this registry takes ${min} to ${max} (RFC 5730) and its greeting ` +
+    'does not offer the loginSec extension (RFC 8807) that carries longer ones'
+  );
+}
+
+/** The object services to log in with: domains, and hosts and contacts when wanted and offered. */
+export function loginObjects(login: LoginSettings, greeting: Greeting): string[] {
+  if (!greeting.objectUris.includes(OBJECT_URIS.domain))
+    throw new EppProtocolError('the server does not offer the domain object service');
+  return [
+    OBJECT_URIS.domain,
+    ...(login.useHostObjects && greeting.objectUris.includes(OBJECT_URIS.host) ? [OBJECT_URIS.host] : []),
+    ...(login.useContacts && greeting.objectUris.includes(OBJECT_URIS.contact) ? [OBJECT_URIS.contact] : []),
+  ];
+}
+
+/** The extensions to log in with: those the operator allows and the server offers, plus loginSec when a password needs it. */
+export function loginExtensions(
+  allowed: readonly string[],
+  greeting: Greeting,
+  passwords: readonly (string | undefined)[],
+): string[] {
+  const offered = allowed.filter((uri) => greeting.extensionUris.includes(uri));
+  const needsLoginSec = passwords.some((pw) => pw !== undefined && pw.length > PLAIN_PASSWORD_LENGTH.max);
+  return needsLoginSec && greeting.extensionUris.includes(EXTENSION_URIS.loginSec)
+    ? [...offered, EXTENSION_URIS.loginSec]
+    : offered;
+}
+
 export interface LoginSettings {
   readonly clientId: string;
   readonly password: string;
-  readonly newPassword?: string;
   readonly language: string;
   /** Whether to log in with the host and contact object services when the server offers them. */
   readonly useHostObjects: boolean;
@@ -66,13 +112,15 @@ interface Session {
 type Waiter = (retry: boolean) => void;
 
 export interface CommandOptions {
-  readonly clTRID: string;
+  /** What the clTRID starts with (the call's transaction id); each attempt gets a new clTRID from it. */
+  readonly reference: string;
   readonly signal: AbortSignal;
   /** A command that changes nothing (check, info, query, poll request) may be resent on a new session. */
   readonly isReadOnly: boolean;
 }
 
 export interface PoolLogger {
+  error(obj: object, msg?: string): void;
   info(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
   debug(obj: object, msg?: string): void;
@@ -102,6 +150,7 @@ export class SessionPool {
   constructor(
     private readonly settings: PoolSettings,
     private readonly logger: PoolLogger,
+    private readonly ids: TransactionIds,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -114,16 +163,22 @@ export class SessionPool {
     return this.negotiated!;
   }
 
-  /** Sends one command frame and returns the server's response; throws for faults, never for result codes 1xxx/2xxx other than 2400/250x. */
-  async command(frame: string, options: CommandOptions): Promise<EppResponse> {
+  /**
+   * Sends one command, built for a clTRID never used before (a resent command gets a new one), and
+   * returns the server's response; throws for faults, never for result codes 1xxx/2xxx other than 2400/250x.
+   */
+  async command(build: (clTRID: string) => string, options: CommandOptions): Promise<EppResponse> {
     const deadline = AbortSignal.any([options.signal, AbortSignal.timeout(this.settings.commandTimeoutMs)]);
+    let clTRID = options.reference;
     for (let attempt = 1; ; attempt++) {
       const session = await this.acquire(deadline).catch((error: unknown) => {
-        throw this.deadlineError(error, deadline, options);
+        throw this.deadlineError(error, deadline, options.signal, clTRID);
       });
       let response: EppResponse;
       try {
         this.counters.commands++;
+        clTRID = this.ids.next(options.reference);
+        const frame = build(clTRID);
         const answer = await session.connection.request(frame, deadline);
         if (answer.kind !== 'response') throw new EppProtocolError('the server answered a command with a greeting');
         response = answer.response;
@@ -142,7 +197,7 @@ export class SessionPool {
             { cause: error },
           );
         }
-        throw this.deadlineError(error, deadline, options);
+        throw this.deadlineError(error, deadline, options.signal, clTRID);
       }
       if (TEMPORARY_FAILURE_CODES.has(response.code)) {
         this.drop(session, new Error(`result ${response.code}`));
@@ -150,10 +205,7 @@ export class SessionPool {
         throw new EppTemporaryError(`the registry failed: ${describeResult(response)}`, response.code);
       }
       this.release(session);
-      this.logger.debug(
-        { clTRID: options.clTRID, svTRID: response.serverTransactionId, code: response.code },
-        'epp command',
-      );
+      this.logger.debug({ clTRID, svTRID: response.serverTransactionId, code: response.code }, 'epp command');
       return response;
     }
   }
@@ -184,7 +236,7 @@ export class SessionPool {
         }
         try {
           await session.connection.request(
-            logoutFrame(internalTrid('logout')),
+            logoutFrame(this.ids.next('epp-logout')),
             AbortSignal.timeout(this.settings.logoutTimeoutMs),
           );
         } catch {
@@ -195,13 +247,13 @@ export class SessionPool {
     );
   }
 
-  private deadlineError(error: unknown, deadline: AbortSignal, options: CommandOptions): Error {
+  private deadlineError(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal, clTRID: string): Error {
     if (error instanceof EppTimeoutError || (deadline.aborted && !(error instanceof EppUnavailableError))) {
-      const byCaller = options.signal.aborted;
+      const byCaller = callerSignal.aborted;
       return new EppTimeoutError(
         byCaller
-          ? `the registrar call was cut off before the registry answered (clTRID ${options.clTRID})`
-          : `the registry did not answer within ${this.settings.commandTimeoutMs} ms (clTRID ${options.clTRID})`,
+          ? `the registrar call was cut off before the registry answered (clTRID ${clTRID})`
+          : `the registry did not answer within ${this.settings.commandTimeoutMs} ms (clTRID ${clTRID})`,
         { cause: error },
       );
     }
@@ -261,24 +313,20 @@ export class SessionPool {
       const opened = await EppConnection.open(tls, signal);
       connection = opened.connection;
       const { greeting } = opened;
-      if (!greeting.objectUris.includes(OBJECT_URIS.domain))
-        throw new EppProtocolError('the server does not offer the domain object service');
-      const objectUris = [
-        OBJECT_URIS.domain,
-        ...(login.useHostObjects && greeting.objectUris.includes(OBJECT_URIS.host) ? [OBJECT_URIS.host] : []),
-        ...(login.useContacts && greeting.objectUris.includes(OBJECT_URIS.contact) ? [OBJECT_URIS.contact] : []),
-      ];
-      const extensionUris = login.extensions.filter((uri) => greeting.extensionUris.includes(uri));
+      const objectUris = loginObjects(login, greeting);
+      const problem = passwordProblem(
+        login.password,
+        greeting,
+        'the configured password (plugins.epp.password or passwordEnv)',
+      );
+      if (problem) {
+        const { min, max } = PLAIN_PASSWORD_LENGTH;
+        throw new EppConfigurationError(`${problem}: configure a password of ${min} to ${max} characters`);
+      }
+      const extensionUris = loginExtensions(login.extensions, greeting, [login.password]);
       const frame = loginFrame(
-        {
-          clientId: login.clientId,
-          password: login.password,
-          newPassword: login.newPassword,
-          language: login.language,
-          objectUris,
-          extensionUris,
-        },
-        internalTrid('login'),
+        { clientId: login.clientId, password: login.password, language: login.language, objectUris, extensionUris },
+        this.ids.next('epp-login'),
       );
       const answer = await connection.request(
         frame,
@@ -309,6 +357,13 @@ export class SessionPool {
       this.lastFailure = (error as Error).message;
       this.logger.warn({ err: this.lastFailure, failures: this.failures, backoffMs: backoff }, 'epp connection failed');
       if (error instanceof EppTimeoutError) throw error;
+      if (error instanceof EppConfigurationError) {
+        // Not the network: only the operator can fix it, so it is logged as an error.
+        this.logger.error({ err: error.message }, 'epp plugin configuration does not fit the registry');
+        throw new EppUnavailableError(`the EPP plugin's configuration does not fit the registry: ${error.message}`, {
+          cause: error,
+        });
+      }
       throw new EppUnavailableError(`cannot open an EPP session: ${this.lastFailure}`, { cause: error });
     }
   }
@@ -361,9 +416,4 @@ export class SessionPool {
     // Someone waiting for a free session may now open a new one instead.
     this.waiters.shift()?.(true);
   }
-}
-
-/** Transaction ids for the plugin's own commands (login, hello, logout, background poll). */
-export function internalTrid(kind: string): string {
-  return `epp-${kind}-${randomBytes(6).toString('hex')}`;
 }

@@ -14,6 +14,7 @@ export const NS = {
   contact: 'urn:ietf:params:xml:ns:contact-1.0',
   secDNS: 'urn:ietf:params:xml:ns:secDNS-1.1',
   rgp: 'urn:ietf:params:xml:ns:rgp-1.0',
+  loginSec: 'urn:ietf:params:xml:ns:epp:loginSec-1.0',
 } as const;
 
 export type Prefix = keyof typeof NS;

@@ -147,7 +147,7 @@ export class CatalogueService {
 
   /**
    * Normalises a domain and finds its TLD among those offered to the group.
-   * A TLD we do not sell to this group is a 400 the client can fix, not a 404.
+   * A TLD we do not sell to this group is `not_offered`: something the client can change, not a missing resource.
    */
   async resolveDomain(groupId: string, input: string): Promise<PricedDomain> {
     const name = parseDomainName(input);

@@ -1,15 +1,7 @@
-import {
-  AvailabilityList,
-  DomainSync,
-  Information,
-  Registered,
-  TransferStarted,
-  TransferSync,
-  cleanMessage,
-} from '../registrar/registrar-answers';
+import type { GuardedRegistrars } from '../registrar/guarded-registrar';
 import type { RegistrarGateway } from '../registrar/registrar-gateway';
 import { supports, type CapabilityName } from '../registrar/plugin';
-import type { RegistrarDirectory } from '../registrar/registrar-directory';
+import { cleanMessage } from '../registrar/registrar-answers';
 import type { Logger } from '../shared/logger';
 import type {
   DomainLookup,
@@ -28,99 +20,52 @@ export function registrarMessage(text: unknown): string {
 }
 
 /**
- * The order flow's registrar port over the registrar gateway: every call under the registrar
- * deadline with its answer checked as untrusted input, the order id as the call's transaction id
- * (a plugin may pass it upstream as an idempotency key or an EPP clTRID), and every throw,
- * cut-off or unusable answer turned into `unknown`, never into a refusal, because a call we
- * stopped waiting for may still have happened.
+ * The order flow's registrar port over the guarded registrars, with one rule of its own, for
+ * money: every fault (a throw, the deadline, an unusable answer) and every "accepted, finishing
+ * later" is `unknown`, never a refusal, because a call we stopped waiting for may still have
+ * happened. The order id is the call's transaction id (a plugin may pass it upstream as an
+ * idempotency key or an EPP clTRID). Whose a name is comes from the gateway's lookup chain.
  */
 export class GatewayOrderRegistrar implements OrderRegistrar {
   constructor(
-    private readonly directory: RegistrarDirectory,
+    private readonly registrars: GuardedRegistrars,
     private readonly gateway: RegistrarGateway,
     private readonly logger: Logger,
   ) {}
 
   isAvailable(registrarId: string): boolean {
-    return this.directory.has(registrarId);
+    return this.registrars.has(registrarId);
   }
 
   supports(registrarId: string, capability: CapabilityName): boolean {
-    return this.directory.has(registrarId) && supports(this.directory.get(registrarId), capability);
+    return this.registrars.has(registrarId) && supports(this.registrars.get(registrarId), capability);
   }
 
   register(registrarId: string, input: RegistrationRequest, transactionId: string): Promise<RegistrarAnswer> {
     return this.answer(registrarId, 'register', transactionId, () =>
-      this.gateway.invoke(
-        registrarId,
-        'register',
-        Registered,
-        (plugin, ctx) => plugin.register(input, ctx),
-        transactionId,
-      ),
+      this.registrars.get(registrarId).register(input, { transactionId }),
     );
   }
 
   transfer(registrarId: string, input: TransferRequest, transactionId: string): Promise<RegistrarAnswer> {
-    if (!this.supports(registrarId, 'transfer')) {
-      return Promise.resolve({
-        kind: 'refused',
-        reason: 'refused',
-        message: 'the registrar does not support transfers',
-      });
-    }
-    return this.answer(registrarId, 'transfer', transactionId, () =>
-      this.gateway.invoke(
-        registrarId,
-        'transfer.transfer',
-        TransferStarted,
-        (plugin, ctx) => plugin.transfer!.transfer(input, ctx),
-        transactionId,
-      ),
-    );
+    return this.answer(registrarId, 'transfer', transactionId, async () => {
+      const registrar = this.registrars.get(registrarId);
+      if (!supports(registrar, 'transfer'))
+        return { ok: false, reason: 'refused', message: 'the registrar does not support transfers' };
+      return registrar.transfer.transfer(input, { transactionId });
+    });
   }
 
   renew(registrarId: string, input: RenewalRequest, transactionId: string): Promise<RegistrarAnswer> {
     return this.answer(registrarId, 'renew', transactionId, () =>
-      this.gateway.invoke(registrarId, 'renew', Registered, (plugin, ctx) => plugin.renew(input, ctx), transactionId),
+      this.registrars.get(registrarId).renew(input, { transactionId }),
     );
   }
 
   async lookup(registrarId: string, domain: string): Promise<DomainLookup> {
     try {
-      if (this.supports(registrarId, 'domainSync')) {
-        const result = await this.gateway.invoke(registrarId, 'domainSync.sync', DomainSync, (plugin, ctx) =>
-          plugin.domainSync!.sync({ domain }, ctx),
-        );
-        if (result.ok) {
-          if (result.transferredAway || result.cancelled) return { kind: 'not_ours' };
-          return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate }) };
-        }
-        if (result.reason !== 'pending') return { kind: 'not_ours' };
-        return { kind: 'unknown', message: registrarMessage(result.message) };
-      }
-      if (this.supports(registrarId, 'domainInformation')) {
-        const result = await this.gateway.invoke(registrarId, 'domainInformation.get', Information, (plugin, ctx) =>
-          plugin.domainInformation!.get({ domain }, ctx),
-        );
-        if (result.ok)
-          return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate.slice(0, 10) }) };
-        if (result.reason !== 'pending') return { kind: 'not_ours' };
-        return { kind: 'unknown', message: registrarMessage(result.message) };
-      }
-      // Availability alone cannot say whose a registered name is: only "available" is conclusive.
-      const [availability] = await this.gateway.invoke(
-        registrarId,
-        'checkAvailability',
-        AvailabilityList,
-        (plugin, ctx) => plugin.checkAvailability([domain], ctx),
-      );
-      if (availability?.domain.toLowerCase() === domain && availability.status === 'available')
-        return { kind: 'not_ours' };
-      return {
-        kind: 'unknown',
-        message: `the registrar reports ${domain} as ${availability?.status ?? 'unknown'} and cannot say whose it is`,
-      };
+      const found = await this.gateway.ownership(registrarId, domain);
+      return found.kind === 'unknown' ? { kind: 'unknown', message: registrarMessage(found.message) } : found;
     } catch (error) {
       return { kind: 'unknown', message: this.fault(registrarId, 'lookup', error) };
     }
@@ -128,7 +73,8 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
 
   async transferStatus(registrarId: string, domain: string): Promise<TransferStatus> {
     try {
-      if (!this.supports(registrarId, 'transferSync')) {
+      const registrar = this.registrars.get(registrarId);
+      if (!supports(registrar, 'transferSync')) {
         const found = await this.lookup(registrarId, domain);
         if (found.kind === 'ours')
           return { kind: 'completed', ...(found.expiryDate && { expiryDate: found.expiryDate }) };
@@ -140,9 +86,7 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
               : 'the registrar cannot report transfer progress and the domain is not in our account yet',
         };
       }
-      const result = await this.gateway.invoke(registrarId, 'transferSync.sync', TransferSync, (plugin, ctx) =>
-        plugin.transferSync!.sync({ domain }, ctx),
-      );
+      const result = await registrar.transferSync.sync({ domain });
       if (!result.ok) {
         // A definite refusal of the transfer query: the registrar has no transfer of this name.
         if (result.reason !== 'pending') return { kind: 'not_found', message: registrarMessage(result.message) };

@@ -2,8 +2,8 @@ import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '.
 
 /**
  * What the order flow needs of registrars, and nothing more. A small port so the ordering core
- * does not depend on how registrar calls are made (deadlines, answer checks, error mapping); it
- * is implemented over the registrar gateway (`GatewayOrderRegistrar`), and a host may rebind it.
+ * does not depend on how registrar calls are made (deadlines, answer checks, faults); it is
+ * implemented over the guarded registrars (`GatewayOrderRegistrar`), and a host may rebind it.
  */
 export interface OrderRegistrar {
   /** Whether orders can be sent to this registrar at all (its plugin is installed). */

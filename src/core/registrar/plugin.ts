@@ -289,12 +289,12 @@ export const CAPABILITY_METHODS: {
 
 export const REQUIRED_METHODS = ['checkAvailability', 'register', 'renew'] as const;
 
-/** The one typed way to ask "does this plugin have capability X". */
-export function supports<C extends CapabilityName>(
-  plugin: RegistrarPlugin,
+/** The one typed way to ask "does this plugin (or guarded registrar) have capability X". */
+export function supports<R extends { readonly [K in CapabilityName]?: unknown }, C extends CapabilityName>(
+  registrar: R,
   capability: C,
-): plugin is RegistrarPlugin & Required<Pick<RegistrarCapabilities, C>> {
-  return plugin[capability] !== undefined;
+): registrar is R & { readonly [K in C]-?: NonNullable<R[K]> } {
+  return registrar[capability] !== undefined;
 }
 
 /**
@@ -328,19 +328,47 @@ export interface PluginHost {
 
 const DEFINITION = Symbol.for('reseller/RegistrarPluginDefinition');
 
-export interface RegistrarPluginDefinition<Options = Record<string, unknown>> {
+export interface RegistrarPluginDefinition<
+  Options = Record<string, unknown>,
+  Created extends RegistrarPlugin | PluginNotConfigured = RegistrarPlugin | PluginNotConfigured,
+> {
   readonly [DEFINITION]: true;
   readonly id: string;
   readonly apiVersion: number;
   /** Checks and normalises the plugin's options; throws an Error naming the bad option. */
   parseOptions(raw: Record<string, unknown>): Options;
-  create(options: Options, host: PluginHost): RegistrarPlugin | Promise<RegistrarPlugin>;
+  /**
+   * Creates the plugin. A plugin installed without the options it needs returns
+   * `notConfigured(reason)` instead: the loader keeps it installed with its declared capabilities,
+   * and every call to it fails with that reason, so that the platform still starts.
+   */
+  create(options: Options, host: PluginHost): Created | Promise<Created>;
+}
+
+const NOT_CONFIGURED = Symbol.for('reseller/PluginNotConfigured');
+
+/** A loader state, not a plugin: see `RegistrarPluginDefinition.create`. */
+export interface PluginNotConfigured {
+  readonly [NOT_CONFIGURED]: true;
+  readonly reason: string;
+}
+
+export function notConfigured(reason: string): PluginNotConfigured {
+  return { [NOT_CONFIGURED]: true, reason };
+}
+
+/** Recognised by brand: a plugin may bundle its own copy of this module. */
+export function isPluginNotConfigured(value: unknown): value is PluginNotConfigured {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[NOT_CONFIGURED] === true;
 }
 
 /** The one default export of a plugin's entry module. */
-export function defineRegistrarPlugin<Options>(
-  definition: Omit<RegistrarPluginDefinition<Options>, typeof DEFINITION>,
-): RegistrarPluginDefinition<Options> {
+export function defineRegistrarPlugin<
+  Options,
+  Created extends RegistrarPlugin | PluginNotConfigured = RegistrarPlugin | PluginNotConfigured,
+>(
+  definition: Omit<RegistrarPluginDefinition<Options, Created>, typeof DEFINITION>,
+): RegistrarPluginDefinition<Options, Created> {
   return { ...definition, [DEFINITION]: true };
 }
 

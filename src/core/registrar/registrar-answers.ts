@@ -4,7 +4,7 @@
  * plugins against the same schemas, so "passes the kit" and "accepted in production" agree.
  */
 import { z } from 'zod';
-import { CONTACT_ROLES } from './plugin';
+import { CONTACT_ROLES, type CAPABILITY_METHODS, type CapabilityName, type REQUIRED_METHODS } from './plugin';
 
 const MAX_MESSAGE = 300;
 
@@ -64,16 +64,26 @@ export const TransferStarted = outcome({ expiryDate: RegistrarDate.optional() })
 
 const Money = z.number().int().min(0).max(100_000_000_00);
 
-export const AvailabilityList = z
-  .array(
-    z.object({
-      domain: z.string().max(253),
-      status: z.enum(['available', 'registered', 'reserved', 'unknown']),
-      isPremium: z.boolean().optional(),
-      premiumPrice: z.object({ register: Money, renew: Money.optional(), transfer: Money.optional() }).optional(),
-    }),
-  )
-  .max(1000);
+/**
+ * One name of an availability answer, read field by field: a status the platform does not know
+ * reads `unknown`, and a malformed premium price (or part of one) is dropped rather than trusted.
+ */
+export const AvailabilityEntry = z.object({
+  domain: z
+    .string()
+    .max(253)
+    .transform((d) => d.toLowerCase()),
+  status: z.enum(['available', 'registered', 'reserved', 'unknown']).catch('unknown'),
+  isPremium: z.boolean().optional().catch(undefined),
+  premiumPrice: z
+    .object({
+      register: Money,
+      renew: Money.optional().catch(undefined),
+      transfer: Money.optional().catch(undefined),
+    })
+    .optional()
+    .catch(undefined),
+});
 
 const NameserverList = z.preprocess(
   (v) => (Array.isArray(v) ? v.filter((n) => n !== '' && n !== null) : v),
@@ -155,18 +165,58 @@ export const TransferSync = outcome({
   expiryDate: RegistrarDate.optional(),
 });
 
-export const SuggestionList = z
-  .array(z.object({ domain: z.string().max(253), score: z.number().min(0).max(100).optional() }))
-  .max(1000);
+export const SuggestionEntry = z.object({
+  domain: z.string().max(253),
+  score: z.number().min(0).max(100).optional(),
+});
 
-export const TldPriceList = z
-  .array(
-    z.object({
-      tld: z.string().regex(/^\.[a-z0-9.-]{1,63}$/),
-      period: z.number().int().min(1).max(10),
-      register: Money.optional(),
-      renew: Money.optional(),
-      transfer: Money.optional(),
-    }),
-  )
-  .max(10_000);
+export const TldPriceEntry = z.object({
+  tld: z.string().regex(/^\.[a-z0-9.-]{1,63}$/),
+  period: z.number().int().min(1).max(10),
+  register: Money.optional(),
+  renew: Money.optional(),
+  transfer: Money.optional(),
+});
+
+/**
+ * A batch answer (a list): checked element by element, so one bad element is dropped (and
+ * logged) instead of costing the whole answer; an answer that is not a list, or longer than
+ * `max`, cannot be used at all.
+ */
+export interface ListAnswer<E extends z.ZodType = z.ZodType> {
+  readonly element: E;
+  readonly max: number;
+}
+const list = <E extends z.ZodType>(element: E, max: number): ListAnswer<E> => ({ element, max });
+
+/**
+ * The answer schema of every method a plugin has, by capability and method: the guarded
+ * registrar checks every answer against it in production, and the conformance kit holds plugins
+ * to the same table.
+ */
+export const ANSWERS = {
+  checkAvailability: list(AvailabilityEntry, 1000),
+  register: Registered,
+  renew: Registered,
+  transfer: { transfer: TransferStarted },
+  domainInformation: { get: Information },
+  nameservers: { get: Nameservers, save: Done },
+  childHosts: { register: Done, modify: Done, delete: Done },
+  dnsRecords: { get: DnsRecords, save: Done },
+  registrarLock: { get: Lock, save: Done },
+  idProtection: { save: Done },
+  eppCode: { get: EppCode },
+  contacts: { get: ContactsAnswer, save: Done },
+  emailForwarding: { get: EmailForwards, save: Done },
+  delete: { delete: Done },
+  release: { release: Done },
+  domainSync: { sync: DomainSync },
+  transferSync: { sync: TransferSync },
+  suggestions: { suggest: list(SuggestionEntry, 1000) },
+  tldPricing: { prices: list(TldPriceEntry, 10_000) },
+} as const satisfies {
+  readonly [C in CapabilityName]: { readonly [M in (typeof CAPABILITY_METHODS)[C][number]]: z.ZodType | ListAnswer };
+} & Readonly<Record<(typeof REQUIRED_METHODS)[number], z.ZodType | ListAnswer>>;
+
+/** What a checked answer is: the schema's output, or a list of the element's outputs. */
+export type AnswerOf<S> = S extends ListAnswer<infer E> ? z.output<E>[] : S extends z.ZodType ? z.output<S> : never;

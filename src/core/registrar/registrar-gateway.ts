@@ -1,51 +1,17 @@
 import type { z } from 'zod';
 import type { DomainRecord } from '../domain/domain';
-import { DomainError, isDomainError } from '../shared/errors';
+import { DomainError } from '../shared/errors';
 import type { Logger } from '../shared/logger';
-import { withDeadline } from './deadline';
-import {
-  AvailabilityList,
-  ContactsAnswer,
-  DnsRecords,
-  Done,
-  DomainSync,
-  EmailForwards,
-  EppCode,
-  type Failure,
-  INFORMATION_EXTRAS,
-  Information,
-  Lock,
-  Nameservers,
-  Registered,
-  SuggestionList,
-  TldPriceList,
-  TransferStarted,
-  TransferSync,
-  cleanMessage,
-  type InformationExtras,
-} from './registrar-answers';
+import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault, notInstalled } from './guarded-registrar';
 import {
   supports,
-  type AvailabilityResult,
-  type CallContext,
   type CapabilityName,
   type Contacts,
   type DnsRecord,
   type EmailForward,
-  type RegisterInput,
-  type RegistrarOutcome,
-  type RegistrarPlugin,
-  type Registered as RegisteredResult,
-  type Suggestion,
   type TldPriceOffer,
-  type TransferInput,
 } from './plugin';
-import type { RegistrarDirectory } from './registrar-directory';
-
-export interface RegistrarGatewayOptions {
-  /** REGISTRAR_TIMEOUT_MS: every plugin call is cut off at this deadline. */
-  readonly timeoutMs: number;
-}
+import { INFORMATION_EXTRAS, cleanMessage, type InformationExtras } from './registrar-answers';
 
 /** Domain information as the platform uses it, whichever way it was obtained. */
 export interface DomainInformationView {
@@ -92,13 +58,22 @@ export interface Accepted {
 const PLATFORM_EXPIRED = new Set(['Expired', 'Grace', 'Redemption']);
 
 /**
+ * Whose a registered name is, as far as the registrar can say (reconciliation asks): `ours` (in
+ * our account), `not_ours` (free, or someone else's), or `unknown` with the reason.
+ */
+export type Ownership =
+  | { readonly kind: 'ours'; readonly expiryDate?: string }
+  | { readonly kind: 'not_ours' }
+  | { readonly kind: 'unknown'; readonly message: string };
+
+/**
  * Statuses in which the registrar no longer holds the domain for us: asking it would only get a
  * refusal ("not registered", "not ours"), which is no fault. Information on such a domain is our
  * record (docs/api.md#domain-information).
  */
 const GONE_FROM_REGISTRAR = new Set(['Cancelled', 'Transferred Away']);
 
-/** Information from the platform's record alone, for a domain the registrar no longer holds for us. */
+/** Information from the platform's record alone: for a domain the registrar no longer holds for us, and the base of the assembled answer. */
 function informationFromRecord(domain: DomainRecord): DomainInformationView {
   return {
     nameservers: domain.nameservers,
@@ -131,51 +106,17 @@ export function outcomeError(registrarId: string, failure: { reason: string; mes
 }
 
 /**
- * The one way the core talks to registrar plugins. It resolves the plugin serving a domain, cuts
- * every call off at the deadline, checks every answer as untrusted input, turns refusals and
- * faults into the errors of docs/api.md#errors-and-status-codes (never a stack trace), and owns every fallback for a
- * capability a plugin lacks. Services never touch plugins.
+ * The fallback policies over the guarded registrars (src/core/registrar/guarded-registrar.ts,
+ * which owns deadlines, observation and answer checks): information assembled from what a
+ * registrar has, sync and transfer sync from our own record, the ownership lookup chain, and
+ * "capability missing". For domain management it also maps registrar refusals and faults to the
+ * errors of docs/api.md#errors-and-status-codes (never a stack trace).
  */
 export class RegistrarGateway {
   constructor(
-    private readonly registrars: RegistrarDirectory,
-    private readonly options: RegistrarGatewayOptions,
+    private readonly registrars: GuardedRegistrars,
     private readonly logger: Logger,
   ) {}
-
-  // ---- the required part: the answers are returned as outcomes, since orders settle money on them ----
-
-  async checkAvailability(registrarId: string, domains: readonly string[]): Promise<AvailabilityResult[]> {
-    const plugin = this.plugin(registrarId);
-    const answer = await this.call(plugin, 'checkAvailability', AvailabilityList, (ctx) =>
-      plugin.checkAvailability(domains, ctx),
-    );
-    const byName = new Map(answer.map((a) => [a.domain.toLowerCase(), a]));
-    // A name the registrar skipped is unknown, never silently available.
-    return domains.map((domain) => byName.get(domain) ?? { domain, status: 'unknown' });
-  }
-
-  /**
-   * A definite answer comes back as an outcome (`ok: false` = nothing happened at the registry).
-   * A timeout or fault throws (`registrar_timeout`, `registrar_failed`): the outcome is unknown.
-   */
-  async register(registrarId: string, input: RegisterInput): Promise<RegistrarOutcome<RegisteredResult>> {
-    const plugin = this.plugin(registrarId);
-    return this.call(plugin, 'register', Registered, (ctx) => plugin.register(input, ctx));
-  }
-
-  async renew(domain: DomainRecord, period: number): Promise<RegistrarOutcome<RegisteredResult>> {
-    const plugin = this.pluginFor(domain);
-    return this.call(plugin, 'renew', Registered, (ctx) =>
-      plugin.renew({ domain: domain.name, period, currentExpiryDate: domain.expiryDate }, ctx),
-    );
-  }
-
-  async transfer(registrarId: string, input: TransferInput): Promise<RegistrarOutcome<Partial<RegisteredResult>>> {
-    const plugin = this.plugin(registrarId);
-    if (!supports(plugin, 'transfer')) throw this.missing(plugin, 'transfer', input.domain, 'transfers');
-    return this.call(plugin, 'transfer.transfer', TransferStarted, (ctx) => plugin.transfer.transfer(input, ctx));
-  }
 
   // ---- information and sync, with their fallbacks ----
 
@@ -187,13 +128,11 @@ export class RegistrarGateway {
    */
   async information(domain: DomainRecord): Promise<DomainInformationView> {
     if (GONE_FROM_REGISTRAR.has(domain.status)) return informationFromRecord(domain);
-    const plugin = this.pluginFor(domain);
-    if (supports(plugin, 'domainInformation')) {
+    const registrar = this.registrarFor(domain);
+    if (supports(registrar, 'domainInformation')) {
       const info = this.unwrap(
-        plugin,
-        await this.call(plugin, 'domainInformation.get', Information, (ctx) =>
-          plugin.domainInformation.get({ domain: domain.name }, ctx),
-        ),
+        registrar,
+        await this.mapped(() => registrar.domainInformation.get({ domain: domain.name })),
       );
       return {
         nameservers: info.nameservers,
@@ -205,42 +144,32 @@ export class RegistrarGateway {
         emailForwarding: info.emailForwarding ?? domain.addons.emailForwarding,
         restorable: info.restorable ?? false,
         registrantEmail: info.registrantEmail,
-        extra: this.extras(plugin.id, info.extra),
+        extra: this.extras(registrar.id, info.extra),
         assembled: false,
       };
     }
-    if (!supports(plugin, 'nameservers')) {
+    if (!supports(registrar, 'nameservers')) {
       throw new DomainError(
         'capability_missing',
-        `The registrar of ${domain.unicodeName} (${plugin.id}) does not offer domain information (capability domainInformation, or nameservers to build it from)`,
+        `The registrar of ${domain.unicodeName} (${registrar.id}) does not offer domain information (capability domainInformation, or nameservers to build it from)`,
       );
     }
     const { nameservers } = this.unwrap(
-      plugin,
-      await this.call(plugin, 'nameservers.get', Nameservers, (ctx) =>
-        plugin.nameservers.get({ domain: domain.name }, ctx),
-      ),
+      registrar,
+      await this.mapped(() => registrar.nameservers.get({ domain: domain.name })),
     );
-    const locked = await this.lockIfKnown(plugin, domain);
+    const locked = await this.lockIfKnown(registrar, domain);
     return {
+      ...informationFromRecord(domain),
       nameservers,
       transferLock: locked ?? domain.transferLock ?? undefined,
-      expiryDate: domain.expiryDate ?? undefined,
-      registrationStatus: domain.status,
-      idProtection: domain.addons.idProtection,
-      dnsManagement: domain.addons.dnsManagement,
-      emailForwarding: domain.addons.emailForwarding,
-      restorable: false,
-      registrantEmail: undefined,
-      extra: {},
-      assembled: true,
     };
   }
 
   /** docs/api.md#domain-sync. Without `domainSync`, the platform's own record is reported unchanged. */
   async sync(domain: DomainRecord): Promise<SyncView> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'domainSync')) {
+    const registrar = this.registrarFor(domain);
+    if (!supports(registrar, 'domainSync')) {
       return {
         active: domain.status === 'Active',
         expired: PLATFORM_EXPIRED.has(domain.status),
@@ -250,12 +179,7 @@ export class RegistrarGateway {
         fromPlatform: true,
       };
     }
-    const answer = this.unwrap(
-      plugin,
-      await this.call(plugin, 'domainSync.sync', DomainSync, (ctx) =>
-        plugin.domainSync.sync({ domain: domain.name }, ctx),
-      ),
-    );
+    const answer = this.unwrap(registrar, await this.mapped(() => registrar.domainSync.sync({ domain: domain.name })));
     return {
       active: answer.active,
       expired: answer.expired,
@@ -268,8 +192,8 @@ export class RegistrarGateway {
 
   /** docs/api.md#transfer-sync: without `transferSync`, the transfer counts as completed, with the platform's expiry date. */
   async transferSync(domain: DomainRecord): Promise<TransferSyncView> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'transferSync')) {
+    const registrar = this.registrarFor(domain);
+    if (!supports(registrar, 'transferSync')) {
       return {
         completed: true,
         failed: false,
@@ -279,10 +203,8 @@ export class RegistrarGateway {
       };
     }
     const answer = this.unwrap(
-      plugin,
-      await this.call(plugin, 'transferSync.sync', TransferSync, (ctx) =>
-        plugin.transferSync.sync({ domain: domain.name }, ctx),
-      ),
+      registrar,
+      await this.mapped(() => registrar.transferSync.sync({ domain: domain.name })),
     );
     return {
       completed: answer.completed,
@@ -293,32 +215,54 @@ export class RegistrarGateway {
     };
   }
 
+  /**
+   * Is the name registered, and in our account? The lookup chain: domain sync if the registrar
+   * has it, else domain information, else availability (which can only say "free"). A definite
+   * refusal means not ours; `pending` is unknown. Faults are thrown as they are (`RegistrarFault`):
+   * the order flow, which asks, reads any fault as unknown.
+   */
+  async ownership(registrarId: string, domain: string): Promise<Ownership> {
+    const registrar = this.registrar(registrarId);
+    if (supports(registrar, 'domainSync')) {
+      const result = await registrar.domainSync.sync({ domain });
+      if (result.ok) {
+        if (result.transferredAway || result.cancelled) return { kind: 'not_ours' };
+        return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate }) };
+      }
+      if (result.reason !== 'pending') return { kind: 'not_ours' };
+      return { kind: 'unknown', message: result.message };
+    }
+    if (supports(registrar, 'domainInformation')) {
+      const result = await registrar.domainInformation.get({ domain });
+      if (result.ok) return { kind: 'ours', ...(result.expiryDate && { expiryDate: result.expiryDate }) };
+      if (result.reason !== 'pending') return { kind: 'not_ours' };
+      return { kind: 'unknown', message: result.message };
+    }
+    // Availability alone cannot say whose a registered name is: only "available" is conclusive.
+    const [availability] = (await registrar.checkAvailability([domain])).filter((a) => a.domain === domain);
+    if (availability?.status === 'available') return { kind: 'not_ours' };
+    return {
+      kind: 'unknown',
+      message: `the registrar reports ${domain} as ${availability?.status ?? 'unknown'} and cannot say whose it is`,
+    };
+  }
+
   // ---- capabilities without a fallback: a missing one is a 400 naming it ----
 
   async nameservers(domain: DomainRecord): Promise<readonly string[]> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'nameservers')) throw this.missing(plugin, 'nameservers', domain.unicodeName, 'nameservers');
-    const answer = await this.call(plugin, 'nameservers.get', Nameservers, (ctx) =>
-      plugin.nameservers.get({ domain: domain.name }, ctx),
-    );
-    return this.unwrap(plugin, answer).nameservers;
+    const registrar = this.with(domain, 'nameservers', 'nameservers');
+    return this.unwrap(registrar, await this.mapped(() => registrar.nameservers.get({ domain: domain.name })))
+      .nameservers;
   }
 
   async saveNameservers(domain: DomainRecord, nameservers: readonly string[]): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'nameservers')) throw this.missing(plugin, 'nameservers', domain.unicodeName, 'nameservers');
-    return this.write(plugin, 'nameservers.save', (ctx) =>
-      plugin.nameservers.save({ domain: domain.name, nameservers }, ctx),
-    );
+    const registrar = this.with(domain, 'nameservers', 'nameservers');
+    return this.write(registrar, () => registrar.nameservers.save({ domain: domain.name, nameservers }));
   }
 
   async registerChildHost(domain: DomainRecord, host: string, ipAddress: string): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'childHosts'))
-      throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
-    return this.write(plugin, 'childHosts.register', (ctx) =>
-      plugin.childHosts.register({ domain: domain.name, host, ipAddress }, ctx),
-    );
+    const registrar = this.with(domain, 'childHosts', 'child nameservers');
+    return this.write(registrar, () => registrar.childHosts.register({ domain: domain.name, host, ipAddress }));
   }
 
   async modifyChildHost(
@@ -327,243 +271,153 @@ export class RegistrarGateway {
     currentIpAddress: string,
     newIpAddress: string,
   ): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'childHosts'))
-      throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
-    return this.write(plugin, 'childHosts.modify', (ctx) =>
-      plugin.childHosts.modify({ domain: domain.name, host, currentIpAddress, newIpAddress }, ctx),
+    const registrar = this.with(domain, 'childHosts', 'child nameservers');
+    return this.write(registrar, () =>
+      registrar.childHosts.modify({ domain: domain.name, host, currentIpAddress, newIpAddress }),
     );
   }
 
   async deleteChildHost(domain: DomainRecord, host: string): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'childHosts'))
-      throw this.missing(plugin, 'childHosts', domain.unicodeName, 'child nameservers');
-    return this.write(plugin, 'childHosts.delete', (ctx) =>
-      plugin.childHosts.delete({ domain: domain.name, host }, ctx),
-    );
+    const registrar = this.with(domain, 'childHosts', 'child nameservers');
+    return this.write(registrar, () => registrar.childHosts.delete({ domain: domain.name, host }));
   }
 
   async dnsRecords(domain: DomainRecord): Promise<readonly DnsRecord[]> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'dnsRecords')) throw this.missing(plugin, 'dnsRecords', domain.unicodeName, 'DNS records');
-    const answer = await this.call(plugin, 'dnsRecords.get', DnsRecords, (ctx) =>
-      plugin.dnsRecords.get({ domain: domain.name }, ctx),
-    );
-    return this.unwrap(plugin, answer).records;
+    const registrar = this.with(domain, 'dnsRecords', 'DNS records');
+    return this.unwrap(registrar, await this.mapped(() => registrar.dnsRecords.get({ domain: domain.name }))).records;
   }
 
   async saveDnsRecords(domain: DomainRecord, records: readonly DnsRecord[]): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'dnsRecords')) throw this.missing(plugin, 'dnsRecords', domain.unicodeName, 'DNS records');
-    return this.write(plugin, 'dnsRecords.save', (ctx) =>
-      plugin.dnsRecords.save({ domain: domain.name, records }, ctx),
-    );
+    const registrar = this.with(domain, 'dnsRecords', 'DNS records');
+    return this.write(registrar, () => registrar.dnsRecords.save({ domain: domain.name, records }));
   }
 
   async lock(domain: DomainRecord): Promise<boolean> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'registrarLock'))
-      throw this.missing(plugin, 'registrarLock', domain.unicodeName, 'the registrar lock');
-    const answer = await this.call(plugin, 'registrarLock.get', Lock, (ctx) =>
-      plugin.registrarLock.get({ domain: domain.name }, ctx),
-    );
-    return this.unwrap(plugin, answer).locked;
+    const registrar = this.with(domain, 'registrarLock', 'the registrar lock');
+    return this.unwrap(registrar, await this.mapped(() => registrar.registrarLock.get({ domain: domain.name }))).locked;
   }
 
   async saveLock(domain: DomainRecord, locked: boolean): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'registrarLock'))
-      throw this.missing(plugin, 'registrarLock', domain.unicodeName, 'the registrar lock');
-    return this.write(plugin, 'registrarLock.save', (ctx) =>
-      plugin.registrarLock.save({ domain: domain.name, locked }, ctx),
-    );
+    const registrar = this.with(domain, 'registrarLock', 'the registrar lock');
+    return this.write(registrar, () => registrar.registrarLock.save({ domain: domain.name, locked }));
   }
 
   async saveIdProtection(domain: DomainRecord, enabled: boolean): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'idProtection'))
-      throw this.missing(plugin, 'idProtection', domain.unicodeName, 'ID protection');
-    return this.write(plugin, 'idProtection.save', (ctx) =>
-      plugin.idProtection.save({ domain: domain.name, enabled }, ctx),
-    );
+    const registrar = this.with(domain, 'idProtection', 'ID protection');
+    return this.write(registrar, () => registrar.idProtection.save({ domain: domain.name, enabled }));
   }
 
   async eppCode(domain: DomainRecord): Promise<string> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'eppCode')) throw this.missing(plugin, 'eppCode', domain.unicodeName, 'EPP codes');
-    const answer = await this.call(plugin, 'eppCode.get', EppCode, (ctx) =>
-      plugin.eppCode.get({ domain: domain.name }, ctx),
-    );
-    return this.unwrap(plugin, answer).eppCode;
+    const registrar = this.with(domain, 'eppCode', 'EPP codes');
+    return this.unwrap(registrar, await this.mapped(() => registrar.eppCode.get({ domain: domain.name }))).eppCode;
   }
 
   async contacts(domain: DomainRecord): Promise<Contacts> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'contacts')) throw this.missing(plugin, 'contacts', domain.unicodeName, 'contact details');
-    const answer = await this.call(plugin, 'contacts.get', ContactsAnswer, (ctx) =>
-      plugin.contacts.get({ domain: domain.name }, ctx),
-    );
-    return this.unwrap(plugin, answer).contacts;
+    const registrar = this.with(domain, 'contacts', 'contact details');
+    return this.unwrap(registrar, await this.mapped(() => registrar.contacts.get({ domain: domain.name }))).contacts;
   }
 
   async saveContacts(domain: DomainRecord, contacts: Contacts): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'contacts')) throw this.missing(plugin, 'contacts', domain.unicodeName, 'contact details');
-    return this.write(plugin, 'contacts.save', (ctx) => plugin.contacts.save({ domain: domain.name, contacts }, ctx));
+    const registrar = this.with(domain, 'contacts', 'contact details');
+    return this.write(registrar, () => registrar.contacts.save({ domain: domain.name, contacts }));
   }
 
   async emailForwards(domain: DomainRecord): Promise<readonly EmailForward[]> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'emailForwarding'))
-      throw this.missing(plugin, 'emailForwarding', domain.unicodeName, 'email forwarding');
-    const answer = await this.call(plugin, 'emailForwarding.get', EmailForwards, (ctx) =>
-      plugin.emailForwarding.get({ domain: domain.name }, ctx),
-    );
-    return this.unwrap(plugin, answer).forwards;
+    const registrar = this.with(domain, 'emailForwarding', 'email forwarding');
+    return this.unwrap(registrar, await this.mapped(() => registrar.emailForwarding.get({ domain: domain.name })))
+      .forwards;
   }
 
   async saveEmailForwards(domain: DomainRecord, forwards: readonly EmailForward[]): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'emailForwarding'))
-      throw this.missing(plugin, 'emailForwarding', domain.unicodeName, 'email forwarding');
-    return this.write(plugin, 'emailForwarding.save', (ctx) =>
-      plugin.emailForwarding.save({ domain: domain.name, forwards }, ctx),
-    );
+    const registrar = this.with(domain, 'emailForwarding', 'email forwarding');
+    return this.write(registrar, () => registrar.emailForwarding.save({ domain: domain.name, forwards }));
   }
 
   async delete(domain: DomainRecord): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'delete')) throw this.missing(plugin, 'delete', domain.unicodeName, 'deletion');
-    return this.write(plugin, 'delete.delete', (ctx) => plugin.delete.delete({ domain: domain.name }, ctx));
+    const registrar = this.with(domain, 'delete', 'deletion');
+    return this.write(registrar, () => registrar.delete.delete({ domain: domain.name }));
   }
 
   async release(domain: DomainRecord, transferTag: string): Promise<Accepted> {
-    const plugin = this.pluginFor(domain);
-    if (!supports(plugin, 'release')) throw this.missing(plugin, 'release', domain.unicodeName, 'release');
-    return this.write(plugin, 'release.release', (ctx) =>
-      plugin.release.release({ domain: domain.name, transferTag }, ctx),
-    );
+    const registrar = this.with(domain, 'release', 'release');
+    return this.write(registrar, () => registrar.release.release({ domain: domain.name, transferTag }));
   }
 
-  // ---- registrar-wide capabilities: without them, callers use the platform's own data ----
+  // ---- registrar-wide: without the capability, the caller uses the platform's own data ----
 
-  /** Undefined when the registrar lacks `suggestions` (the caller uses its own generator). */
-  async suggestions(
-    registrarId: string,
-    input: { term: string; tlds: readonly string[]; limit: number },
-  ): Promise<Suggestion[] | undefined> {
-    const plugin = this.plugin(registrarId);
-    if (!supports(plugin, 'suggestions')) return undefined;
-    return this.call(plugin, 'suggestions.suggest', SuggestionList, (ctx) => plugin.suggestions.suggest(input, ctx));
-  }
-
-  /** Undefined when the registrar lacks `tldPricing` (prices come from the catalogue alone). */
+  /** A registrar's own cost prices (the operator's price import); undefined when it lacks `tldPricing`. */
   async tldPrices(registrarId: string): Promise<TldPriceOffer[] | undefined> {
-    const plugin = this.plugin(registrarId);
-    if (!supports(plugin, 'tldPricing')) return undefined;
-    return this.call(plugin, 'tldPricing.prices', TldPriceList, (ctx) => plugin.tldPricing.prices(ctx));
+    const registrar = this.registrar(registrarId);
+    if (!supports(registrar, 'tldPricing')) return undefined;
+    return this.mapped(() => registrar.tldPricing.prices());
   }
 
   // ---- the machinery ----
 
-  private plugin(registrarId: string): RegistrarPlugin {
-    if (!this.registrars.has(registrarId)) {
-      throw new DomainError(
-        'registrar_failed',
-        `Registrar ${registrarId} is not installed on this platform; the operator must install it or change the TLD's registrar`,
-      );
-    }
+  private registrar(registrarId: string): GuardedRegistrar {
+    if (!this.registrars.has(registrarId)) throw new DomainError('registrar_failed', notInstalled(registrarId));
     return this.registrars.get(registrarId);
   }
 
-  private pluginFor(domain: DomainRecord): RegistrarPlugin {
-    return this.plugin(domain.registrar);
+  private registrarFor(domain: DomainRecord): GuardedRegistrar {
+    return this.registrar(domain.registrar);
   }
 
-  /** Runs one call under the deadline and checks the answer; faults and garbage become 502s, the deadline a 504. */
-  /**
-   * One raw plugin call under the deadline, its answer checked against `schema`, for a port that
-   * decides on the outcome itself (the order flow settles money on it). Faults and timeouts throw
-   * as everywhere else.
-   */
-  async invoke<S extends z.ZodType>(
-    registrarId: string,
-    operation: string,
-    schema: S,
-    call: (plugin: RegistrarPlugin, ctx: CallContext) => Promise<unknown>,
-    transactionId?: string,
-  ): Promise<z.infer<S>> {
-    const plugin = this.plugin(registrarId);
-    return this.call(plugin, operation, schema, (ctx) => call(plugin, ctx), transactionId);
+  /** The domain's registrar with a capability that has no fallback, or a 400 naming it. */
+  private with<C extends CapabilityName>(
+    domain: DomainRecord,
+    capability: C,
+    what: string,
+  ): GuardedRegistrar & { readonly [K in C]-?: NonNullable<GuardedRegistrar[K]> } {
+    const registrar = this.registrarFor(domain);
+    if (supports(registrar, capability)) return registrar;
+    throw new DomainError(
+      'capability_missing',
+      `The registrar of ${domain.unicodeName} (${registrar.id}) does not offer ${what} (capability ${capability})`,
+    );
   }
 
-  private async call<S extends z.ZodType>(
-    plugin: RegistrarPlugin,
-    operation: string,
-    schema: S,
-    invoke: (ctx: CallContext) => Promise<unknown>,
-    transactionId?: string,
-  ): Promise<z.infer<S>> {
-    let answer: unknown;
+  /** Faults as domain management reports them: the deadline a 504, anything else a 502, logged once here. */
+  private async mapped<T>(call: () => Promise<T>): Promise<T> {
     try {
-      answer = await withDeadline(plugin.id, this.options.timeoutMs, invoke, transactionId);
+      return await call();
     } catch (error) {
-      if (isDomainError(error) && error.code === 'registrar_timeout') {
-        this.logger.warn(
-          { registrar: plugin.id, operation, timeoutMs: this.options.timeoutMs },
-          'registrar call cut off at the deadline',
-        );
-        throw error;
+      if (!isRegistrarFault(error)) throw error;
+      const { registrarId: registrar, operation } = error;
+      if (error.kind === 'timeout') {
+        this.logger.warn({ registrar, operation }, 'registrar call cut off at the deadline');
+        throw new DomainError('registrar_timeout', error.message);
       }
-      this.logger.warn({ registrar: plugin.id, operation, err: error }, 'registrar call failed');
-      throw new DomainError(
-        'registrar_failed',
-        `Registrar ${plugin.id} failed: ${cleanMessage(error instanceof Error ? error.message : error)}`,
-      );
+      if (error.kind === 'error') this.logger.warn({ registrar, operation, err: error.cause }, 'registrar call failed');
+      throw new DomainError('registrar_failed', error.message);
     }
-    const parsed = schema.safeParse(answer);
-    if (!parsed.success) {
-      this.logger.warn(
-        { registrar: plugin.id, operation, issues: parsed.error.issues.slice(0, 5) },
-        'registrar answer rejected',
-      );
-      throw new DomainError(
-        'registrar_failed',
-        `Registrar ${plugin.id} gave an answer to ${operation} that cannot be used`,
-      );
-    }
-    return parsed.data;
   }
 
-  private unwrap<T extends { ok: boolean }>(plugin: RegistrarPlugin, answer: T): Exclude<T, z.infer<typeof Failure>> {
-    if (answer.ok) return answer as Exclude<T, z.infer<typeof Failure>>;
-    throw outcomeError(plugin.id, answer as unknown as z.infer<typeof Failure>);
+  private unwrap<T extends { ok: boolean }>(registrar: GuardedRegistrar, answer: T): Extract<T, { ok: true }> {
+    if (answer.ok) return answer as Extract<T, { ok: true }>;
+    throw outcomeError(registrar.id, answer as unknown as { reason: string; message: string });
   }
 
   /** A write the registrar reports `pending` was accepted and completes later. */
   private async write(
-    plugin: RegistrarPlugin,
-    operation: string,
-    invoke: (ctx: CallContext) => Promise<unknown>,
+    registrar: GuardedRegistrar,
+    call: () => Promise<{ ok: true } | { ok: false; reason: string; message: string }>,
   ): Promise<Accepted> {
-    const answer = await this.call(plugin, operation, Done, invoke);
+    const answer = await this.mapped(call);
     if (answer.ok) return { pending: false };
     if (answer.reason === 'pending') return { pending: true };
-    throw outcomeError(plugin.id, answer);
+    throw outcomeError(registrar.id, answer);
   }
 
   /** The lock for the information fallback: any failure to learn it is ignored (docs/api.md#domain-information). */
-  private async lockIfKnown(plugin: RegistrarPlugin, domain: DomainRecord): Promise<boolean | undefined> {
-    if (!supports(plugin, 'registrarLock')) return undefined;
+  private async lockIfKnown(registrar: GuardedRegistrar, domain: DomainRecord): Promise<boolean | undefined> {
+    if (!supports(registrar, 'registrarLock')) return undefined;
     try {
-      const answer = await this.call(plugin, 'registrarLock.get', Lock, (ctx) =>
-        plugin.registrarLock.get({ domain: domain.name }, ctx),
-      );
+      const answer = await registrar.registrarLock.get({ domain: domain.name });
       return answer.ok ? answer.locked : undefined;
     } catch (error) {
       this.logger.info(
-        { registrar: plugin.id, domain: domain.name, err: error },
+        { registrar: registrar.id, domain: domain.name, err: error },
         'lock status unknown; information built without it',
       );
       return undefined;
@@ -580,12 +434,5 @@ export class RegistrarGateway {
       else this.logger.info({ registrar: registrarId, field: key }, 'registrar information field dropped: malformed');
     }
     return kept as InformationExtras;
-  }
-
-  private missing(plugin: RegistrarPlugin, capability: CapabilityName, domain: string, what: string): DomainError {
-    return new DomainError(
-      'capability_missing',
-      `The registrar of ${domain} (${plugin.id}) does not offer ${what} (capability ${capability})`,
-    );
   }
 }

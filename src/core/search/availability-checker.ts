@@ -1,8 +1,6 @@
-import { withDeadline } from '../registrar/deadline';
-import type { AvailabilityResult, AvailabilityStatus, RegistrarPlugin } from '../registrar/plugin';
-import type { RegistrarDirectory } from '../registrar/registrar-directory';
+import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault } from '../registrar/guarded-registrar';
+import type { AvailabilityStatus } from '../registrar/plugin';
 import type { Clock } from '../shared/clock';
-import { isDomainError } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import type { Minor } from '../shared/money';
 import { AvailabilityCache } from './availability-cache';
@@ -27,8 +25,6 @@ export interface AvailabilityRequest {
 }
 
 export interface AvailabilityCheckerOptions {
-  /** Each registrar call's deadline (settings.registrarTimeoutMs). */
-  readonly timeoutMs: number;
   /** How long an answer is reused (settings.searchCacheSeconds); 0 turns the cache off. */
   readonly cacheSeconds: number;
   /** Most names sent to a registrar in one call; more are split into calls made at the same time. */
@@ -37,7 +33,6 @@ export interface AvailabilityCheckerOptions {
 }
 
 export const DEFAULT_BATCH_SIZE = 50;
-const STATUSES: ReadonlySet<string> = new Set<AvailabilityStatus>(['available', 'registered', 'reserved', 'unknown']);
 
 /**
  * Asks registrars whether names are free: every registrar at the same time, each with the names
@@ -54,10 +49,10 @@ export class AvailabilityChecker {
   private readonly batchSize: number;
 
   constructor(
-    private readonly registrars: RegistrarDirectory,
+    private readonly registrars: GuardedRegistrars,
     clock: Clock,
     private readonly logger: Logger,
-    private readonly options: AvailabilityCheckerOptions,
+    options: AvailabilityCheckerOptions,
   ) {
     this.cache = new AvailabilityCache(clock, options.cacheSeconds, options.cacheMaxEntries);
     this.ours = new AvailabilityCache(clock, options.cacheSeconds, options.cacheMaxEntries);
@@ -97,9 +92,9 @@ export class AvailabilityChecker {
   }
 
   private async checkWith(id: string, names: string[], into: Map<string, AvailabilityAnswer>): Promise<void> {
-    let plugin: RegistrarPlugin;
+    let registrar: GuardedRegistrar;
     try {
-      plugin = this.registrars.get(id);
+      registrar = this.registrars.get(id);
     } catch (error) {
       this.logger.warn(
         { registrar: id, err: messageOf(error) },
@@ -129,7 +124,7 @@ export class AvailabilityChecker {
     }
     for (let i = 0; i < fresh.length; i += this.batchSize) {
       const batch = fresh.slice(i, i + this.batchSize);
-      const call = this.ask(id, plugin, batch);
+      const call = this.ask(registrar, batch);
       for (const name of batch) {
         const key = cacheKey(id, name);
         const answer = call.then((all) => all.get(name) ?? unknown('no_answer'));
@@ -146,14 +141,18 @@ export class AvailabilityChecker {
   }
 
   /** One registrar call for one batch; never rejects. */
-  private async ask(id: string, plugin: RegistrarPlugin, batch: string[]): Promise<Map<string, AvailabilityAnswer>> {
+  private async ask(registrar: GuardedRegistrar, batch: string[]): Promise<Map<string, AvailabilityAnswer>> {
+    const id = registrar.id;
     const answers = new Map<string, AvailabilityAnswer>();
     try {
-      const results = await withDeadline(id, this.options.timeoutMs, (ctx) => plugin.checkAvailability(batch, ctx));
       const asked = new Set(batch);
-      for (const result of Array.isArray(results) ? results : []) {
-        const name = typeof result?.domain === 'string' ? result.domain.toLowerCase() : '';
-        if (asked.has(name) && !answers.has(name)) answers.set(name, sanitise(result));
+      for (const { domain, status, isPremium, premiumPrice } of await registrar.checkAvailability(batch)) {
+        if (!asked.has(domain) || answers.has(domain)) continue;
+        answers.set(domain, {
+          status,
+          isPremium: isPremium === true,
+          ...(isPremium === true && premiumPrice && { premiumPrice }),
+        });
       }
       const missing = batch.filter((name) => !answers.has(name));
       if (missing.length > 0)
@@ -164,10 +163,9 @@ export class AvailabilityChecker {
       for (const name of missing) answers.set(name, unknown('no_answer'));
       for (const [name, answer] of answers) if (answer.status !== 'unknown') this.cache.set(cacheKey(id, name), answer);
     } catch (error) {
-      const failure: AvailabilityFailure =
-        isDomainError(error) && error.code === 'registrar_timeout' ? 'timeout' : 'error';
+      const failure: AvailabilityFailure = isRegistrarFault(error) && error.kind === 'timeout' ? 'timeout' : 'error';
       this.logger.warn(
-        { registrar: id, names: batch.length, failure, err: messageOf(error) },
+        { registrar: id, names: batch.length, failure, err: isRegistrarFault(error) ? error.detail : messageOf(error) },
         'search: availability check failed; names reported unknown',
       );
       for (const name of batch) answers.set(name, unknown(failure));
@@ -184,22 +182,3 @@ const unknown = (failure: AvailabilityFailure): AvailabilityAnswer => ({
   failure,
 });
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-const isMinor = (value: unknown): value is Minor =>
-  typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
-
-/** A plugin's answer, with anything malformed dropped rather than trusted. */
-function sanitise(result: AvailabilityResult): AvailabilityAnswer {
-  const status = STATUSES.has(result.status) ? result.status : 'unknown';
-  const isPremium = result.isPremium === true;
-  const price = result.premiumPrice;
-  if (!isPremium || !price || !isMinor(price.register)) return { status, isPremium };
-  return {
-    status,
-    isPremium,
-    premiumPrice: {
-      register: price.register,
-      ...(isMinor(price.renew) && { renew: price.renew }),
-      ...(isMinor(price.transfer) && { transfer: price.transfer }),
-    },
-  };
-}

@@ -1,8 +1,7 @@
 import type { Tld, TldPrice } from '../catalogue/catalogue';
 import { parseDomainName, parseTld, splitRegistrable } from '../domain/domain-name';
-import { withDeadline } from '../registrar/deadline';
-import { supports, type RegistrarPlugin, type Suggestion } from '../registrar/plugin';
-import type { RegistrarDirectory } from '../registrar/registrar-directory';
+import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault } from '../registrar/guarded-registrar';
+import { supports, type Suggestion } from '../registrar/plugin';
 import { DomainError } from '../shared/errors';
 import type { Logger } from '../shared/logger';
 import type { UnitOfWork } from '../shared/unit-of-work';
@@ -13,8 +12,6 @@ import type { NameForms, PeriodPrices, SearchQuery, SearchResult, SearchStatus }
 import { parseSearchTerm, type SearchTerm } from './search-term';
 
 export interface SearchServiceOptions {
-  /** Each registrar call's deadline (settings.registrarTimeoutMs). */
-  readonly registrarTimeoutMs: number;
   /** The platform currency, quoted with premium prices. */
   readonly currency: string;
 }
@@ -62,7 +59,7 @@ interface Candidate {
 export class SearchService {
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly registrars: RegistrarDirectory,
+    private readonly registrars: GuardedRegistrars,
     private readonly availability: AvailabilityChecker,
     private readonly logger: Logger,
     private readonly options: SearchServiceOptions,
@@ -147,10 +144,10 @@ export class SearchService {
 
   /** TLDs whose registrar suggests names itself, per registrar; the rest get the platform's generator. */
   private splitBySuggestionsCapability(plan: readonly PlannedTld[]): {
-    suggesting: Map<RegistrarPlugin, OfferedPlan[]>;
+    suggesting: Map<GuardedRegistrar, OfferedPlan[]>;
     others: OfferedPlan[];
   } {
-    const suggesting = new Map<RegistrarPlugin, OfferedPlan[]>();
+    const suggesting = new Map<GuardedRegistrar, OfferedPlan[]>();
     const others: OfferedPlan[] = [];
     for (const tld of plan) {
       if (!isOffered(tld)) continue;
@@ -161,7 +158,7 @@ export class SearchService {
     return { suggesting, others };
   }
 
-  private pluginOrUndefined(id: string): RegistrarPlugin | undefined {
+  private pluginOrUndefined(id: string): GuardedRegistrar | undefined {
     try {
       return this.registrars.get(id);
     } catch {
@@ -175,25 +172,27 @@ export class SearchService {
    */
   private async registrarSuggestions(
     term: SearchTerm,
-    suggesting: Map<RegistrarPlugin, OfferedPlan[]>,
+    suggesting: Map<GuardedRegistrar, OfferedPlan[]>,
     budget: number,
   ) {
     const perRegistrar = await Promise.all(
-      [...suggesting].map(async ([plugin, tlds]) => {
+      [...suggesting].map(async ([registrar, tlds]) => {
         const own = new Map(tlds.map((t) => [t.forms.ascii, t]));
         let suggestions: Suggestion[];
         try {
-          suggestions = await withDeadline(plugin.id, this.options.registrarTimeoutMs, (ctx) =>
-            plugin.suggestions!.suggest({ term: term.label.ascii, tlds: [...own.keys()], limit: budget }, ctx),
-          );
+          suggestions = await registrar.suggestions!.suggest({
+            term: term.label.ascii,
+            tlds: [...own.keys()],
+            limit: budget,
+          });
         } catch (error) {
           this.logger.warn(
-            { registrar: plugin.id, err: error instanceof Error ? error.message : String(error) },
+            { registrar: registrar.id, err: isRegistrarFault(error) ? error.detail : String(error) },
             'search: registrar suggestions failed; none from it',
           );
           return [];
         }
-        return registrarCandidates(term, suggestions, own, budget);
+        return suggestedCandidates(term, suggestions, own, budget);
       }),
     );
     const candidates = best(perRegistrar.flat(), budget);
@@ -348,21 +347,19 @@ function generatedCandidates(term: SearchTerm, tlds: readonly OfferedPlan[], bud
   return best(candidates, budget);
 }
 
-/** A registrar's suggestions, kept only when they parse, sit on one of its searched TLDs and fit the TLD's rules. */
-function registrarCandidates(
+/** A registrar's suggestions, kept only when they are names on one of its searched TLDs that fit the TLD's rules. */
+function suggestedCandidates(
   term: SearchTerm,
-  suggestions: unknown,
+  suggestions: readonly Suggestion[],
   own: ReadonlyMap<string, OfferedPlan>,
   budget: number,
 ): Candidate[] {
   const candidates: Candidate[] = [];
-  for (const s of Array.isArray(suggestions) ? suggestions.slice(0, budget * 2) : []) {
-    const text = (s as Suggestion | undefined)?.domain;
-    if (typeof text !== 'string') continue;
+  for (const s of suggestions.slice(0, budget * 2)) {
     let name;
     let split;
     try {
-      name = parseDomainName(text);
+      name = parseDomainName(s.domain);
       split = splitRegistrable(name, (t) => own.has(t));
     } catch {
       continue;
@@ -371,14 +368,28 @@ function registrarCandidates(
     if (!split || !tld) continue;
     const sld = { ascii: split.sld, unicode: name.unicode.split('.')[0] };
     if (sld.ascii === term.label.ascii || lengthProblem(sld, tld.offered.tld)) continue;
+    if (builtFromPunycode(sld.ascii, term)) continue;
     const score = suggestionScore({
-      base: registrarBase((s as Suggestion).score),
+      base: registrarBase(s.score),
       tldRank: tld.rank,
       extraLength: sld.unicode.length - term.label.unicode.length,
     });
     candidates.push({ sld, tld, domain: join(sld, tld.forms), score });
   }
   return best(candidates, budget);
+}
+
+/**
+ * A suggestion made by gluing text to the punycode of the term (`getxn--bcher-kva`,
+ * `xn--bcher-kvahq` for `bücher`): valid LDH, but nothing a person searching for `bücher` means
+ * (the second decodes to `büýÿcher`). Candidates come from the Unicode label, each whole
+ * candidate converted with UTS-46 (docs/search.md); a registrar that works on the ASCII form
+ * gets these dropped.
+ */
+function builtFromPunycode(sldAscii: string, term: SearchTerm): boolean {
+  if (sldAscii.indexOf('xn--') > 0) return true;
+  const termAscii = term.label.ascii;
+  return termAscii.startsWith('xn--') && sldAscii !== termAscii && sldAscii.includes(termAscii);
 }
 
 /** De-duplicates by name, keeping the best score. */

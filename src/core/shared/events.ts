@@ -88,8 +88,6 @@ export interface EventBus {
   /** Subscribes; returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   emit<K extends EventName>(name: K, event: PlatformEvents[K]): void;
-  /** Whether anyone listens, so that a publisher can skip work only an event needs. */
-  hasListeners(name: EventName): boolean;
 }
 
 /**
@@ -126,10 +124,6 @@ export class InProcessEventBus implements EventBus {
         this.failed(name, error);
       }
     }
-  }
-
-  hasListeners(name: EventName): boolean {
-    return (this.handlers.get(name)?.length ?? 0) > 0;
   }
 
   private failed(name: EventName, error: unknown): void {

@@ -80,6 +80,10 @@ export function nameserversFromWire(params: { [key: string]: WireValue | undefin
   const nested = params.nameservers;
   if (nested !== undefined && nested !== '') {
     if (isObject(nested) && Object.keys(nested).some((k) => /^ns\d$/i.test(k))) {
+      // Keyed: every key must be one of ns1 to ns5; another (a positional one mixed in) is refused, not ignored.
+      const other = Object.keys(nested).find((k) => !/^ns[1-5]$/.test(k));
+      if (other !== undefined)
+        throw bad(`nameservers: "${other.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
       return [1, 2, 3, 4, 5].map((i) => textOf(nested[`ns${i}`], `nameservers[ns${i}]`));
     }
     return listOf(nested, 'nameservers').map((n, i) => textOf(n, `nameservers[${i}]`));

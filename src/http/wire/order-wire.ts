@@ -154,18 +154,18 @@ const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } =
  */
 export function toNameservers(value: WireValue | undefined): string[] {
   if (value === undefined || value === '') return [];
-  let ordered: WireValue[];
+  let ordered: Array<readonly [string, WireValue]>;
   if (Array.isArray(value)) {
-    ordered = value;
+    ordered = value.map((v, i) => [`ns${i + 1}`, v] as const);
   } else if (isObject(value)) {
     const slots = Object.entries(value).map(([key, v]) => {
       const keyed = /^ns([1-5])$/i.exec(key);
       const positional = /^[0-4]$/.exec(key);
       if (!keyed && !positional)
         throw invalid(`nameservers: "${key.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
-      return [keyed ? Number(keyed[1]) - 1 : Number(key), v] as const;
+      return [keyed ? Number(keyed[1]) - 1 : Number(key), key, v] as const;
     });
-    ordered = slots.sort(([a], [b]) => a - b).map(([, v]) => v);
+    ordered = slots.sort(([a], [b]) => a - b).map(([, key, v]) => [key, v] as const);
   } else {
     throw invalid(
       'nameservers must be sent as nameservers[ns1], nameservers[ns2], … (or nameservers[0], nameservers[1], …)',
@@ -173,8 +173,9 @@ export function toNameservers(value: WireValue | undefined): string[] {
   }
   if (ordered.length > 5) throw invalid('nameservers: at most 5 (ns1 to ns5)');
   return ordered
-    .map((ns, i) => {
-      if (typeof ns !== 'string') throw invalid(`nameservers: ns${i + 1} must be a single host name`);
+    .map(([key, ns]) => {
+      // Named as sent (nameservers[ns4], nameservers[3]), not by its place among the ones given.
+      if (typeof ns !== 'string') throw invalid(`nameservers: ${key} must be a single host name`);
       return ns.trim();
     })
     .filter((ns) => ns !== '');

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { ApiLogDropObserver } from '../../core/api-log/api-log';
 import type { JobObserver, JobPass } from '../../core/jobs/job-scheduler';
-import type { RegistrarCall, RegistrarCallObserver } from '../../core/registrar/observed-registrar-directory';
+import type { RegistrarCall, RegistrarCallObserver } from '../../core/registrar/guarded-registrar';
 import type { EventBus } from '../../core/shared/events';
 import type { Logger } from '../../core/shared/logger';
 import type { Minor } from '../../core/shared/money';

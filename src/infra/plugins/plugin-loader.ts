@@ -6,12 +6,13 @@ import {
   CAPABILITY_NAMES,
   PLUGIN_API_VERSION,
   REQUIRED_METHODS,
+  isPluginNotConfigured,
   isRegistrarPluginDefinition,
   type CapabilityName,
   type PluginHost,
   type RegistrarPlugin,
 } from '../../core/registrar/plugin';
-import type { RegistrarDirectory } from '../../core/registrar/registrar-directory';
+import type { InstalledRegistrar, RegistrarDirectory } from '../../core/registrar/registrar-directory';
 import { providePlatformTo } from './platform-module';
 
 /** The platform-level option every plugin takes: capabilities the operator switches off. */
@@ -38,14 +39,14 @@ const Manifest = z.object({
 });
 type Manifest = z.infer<typeof Manifest>;
 
-export interface LoadedPlugin {
-  /** What the platform calls: the created plugin without the capabilities the operator switched off. */
-  readonly plugin: RegistrarPlugin;
+/**
+ * A plugin that passed every gate. Its manifest is the one declaration of its capabilities: the
+ * created object must implement each declared one, and the platform calls only those in use.
+ */
+export interface LoadedPlugin extends InstalledRegistrar {
   readonly folder: string;
   readonly packageName: string | undefined;
   readonly version: string;
-  /** The capabilities in use (declared minus disabled). */
-  readonly capabilities: readonly CapabilityName[];
   readonly disabledCapabilities: readonly CapabilityName[];
 }
 
@@ -61,9 +62,19 @@ export class PluginRegistry implements RegistrarDirectory {
     return [...this.plugins.keys()].sort();
   }
 
-  get(id: string): RegistrarPlugin {
+  installed(id: string): LoadedPlugin {
     const loaded = this.plugins.get(id);
     if (!loaded) throw new Error(`registrar plugin "${id}" is not installed`);
+    return loaded;
+  }
+
+  /**
+   * The created plugin object itself, unguarded (for hosts and tests; the platform calls plugins
+   * through their guarded registrar). Throws when it is not installed or not configured.
+   */
+  get(id: string): RegistrarPlugin {
+    const loaded = this.installed(id);
+    if (!loaded.plugin) throw new Error(`registrar plugin "${id}" is not configured: ${loaded.notConfigured}`);
     return loaded.plugin;
   }
 
@@ -82,7 +93,7 @@ export class PluginRegistry implements RegistrarDirectory {
   }
 
   async close(): Promise<void> {
-    await Promise.allSettled([...this.plugins.values()].map((p) => p.plugin.close?.()));
+    await Promise.allSettled([...this.plugins.values()].map((p) => p.plugin?.close?.()));
   }
 }
 
@@ -101,7 +112,8 @@ export type PluginHostFactory = (pluginId: string) => PluginHost;
  * section. Checks, in order: the manifest, that the folder and its entry resolve inside `dir`
  * (never anything outside it), the branded default export, that its id matches the folder and
  * manifest, the API version, the options against the manifest and the plugin's own parser, and
- * that the created plugin implements exactly the capabilities its manifest declares. Collects
+ * that the created plugin implements exactly the capabilities its manifest declares (a plugin
+ * whose `create` answers `notConfigured(reason)` is kept installed as not configured). Collects
  * every problem and throws them together, each naming its plugin.
  */
 export async function loadPlugins(
@@ -129,11 +141,11 @@ export async function loadPlugins(
       const plugin = await loadPluginFolder(real, options[entry] ?? {}, hostFor, entry);
       const samePackage = plugin.packageName ? seenPackages.get(plugin.packageName) : undefined;
       if (samePackage !== undefined) {
-        await plugin.plugin.close?.();
+        await plugin.plugin?.close?.();
         throw new Error(`duplicate: package "${plugin.packageName}" is already installed as plugin "${samePackage}"`);
       }
       if (plugin.packageName) seenPackages.set(plugin.packageName, entry);
-      loaded.set(plugin.plugin.id, plugin);
+      loaded.set(plugin.id, plugin);
     } catch (error) {
       problems.push(`${entry}: ${messageOf(error)}`);
     }
@@ -193,12 +205,27 @@ export async function loadPluginFolder(
   } catch (error) {
     throw new Error(`bad options: ${messageOf(error)}`);
   }
-  let created: RegistrarPlugin;
+  let created: Awaited<ReturnType<typeof exported.create>>;
   try {
     created = await exported.create(parsedOptions, hostFor(id));
   } catch (error) {
     throw new Error(`create() failed: ${messageOf(error)}`);
   }
+  const inUse = declared.filter((c) => !disabled.includes(c));
+  const loaded = {
+    id,
+    folder: realFolder,
+    packageName: manifest.name,
+    version: manifest.version ?? '0.0.0',
+    capabilities: inUse,
+    disabledCapabilities: disabled,
+  };
+  if (isPluginNotConfigured(created))
+    return {
+      ...loaded,
+      plugin: undefined,
+      notConfigured: `the ${id} registrar plugin is not configured: ${created.reason}`,
+    };
   try {
     if (typeof created !== 'object' || created === null) throw new Error('create() must return the plugin object');
     if (created.id !== id) throw new Error(`created plugin reports id "${created.id}"`);
@@ -207,15 +234,7 @@ export async function loadPluginFolder(
     await created?.close?.().catch(() => undefined);
     throw error;
   }
-  const inUse = declared.filter((c) => !disabled.includes(c));
-  return {
-    plugin: withCapabilities(created, inUse),
-    folder: realFolder,
-    packageName: manifest.name,
-    version: manifest.version ?? '0.0.0',
-    capabilities: inUse,
-    disabledCapabilities: disabled,
-  };
+  return { ...loaded, plugin: created };
 }
 
 function readManifest(folder: string): Manifest {
@@ -348,23 +367,6 @@ const describeType = (type: OptionSpec['type']) =>
     boolean: 'true or false',
     'string[]': 'a list of text values (or comma-separated text)',
   })[type];
-
-/**
- * The plugin as the platform sees it: only the capabilities in use. Methods are bound to the
- * created object, so class-based plugins keep their `this`.
- */
-function withCapabilities(plugin: RegistrarPlugin, inUse: readonly CapabilityName[]): RegistrarPlugin {
-  // A view over the plugin: every capability not in use reads as absent, so supports() says no;
-  // anything else (its own fields, methods) still resolves through the prototype to the plugin.
-  const view = Object.create(plugin) as Record<string, unknown>;
-  for (const capability of CAPABILITY_NAMES) {
-    Object.defineProperty(view, capability, {
-      value: inUse.includes(capability) ? plugin[capability] : undefined,
-      enumerable: true,
-    });
-  }
-  return Object.freeze(view) as unknown as RegistrarPlugin;
-}
 
 /** Plain node (the built server) does not run TypeScript: say so when the entry exists only as .ts. */
 function typeScriptHint(folder: string, main: string): string {

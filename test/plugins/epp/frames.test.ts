@@ -1,6 +1,6 @@
 import * as frames from '../../../plugins/epp/src/frames';
 import { encodeFrame, FrameError, FrameReader } from '../../../plugins/epp/src/framing';
-import { parseOptions } from '../../../plugins/epp/src/options';
+import { DEFAULT_AUTH_CODE_POLICY, parseOptions } from '../../../plugins/epp/src/options';
 import { toContactData, toE164, ContactInputError, newAuthCode, newContactId } from '../../../plugins/epp/src/contacts';
 import { refusalOf } from '../../../plugins/epp/src/epp-registrar';
 import { parseServerFrame, type EppResponse } from '../../../plugins/epp/src/responses';
@@ -290,8 +290,8 @@ describe('contacts', () => {
       const id = newContactId('RS');
       expect(id).toMatch(/^RS[0-9A-Z]{3,14}$/);
       expect(id.length).toBeLessThanOrEqual(16);
-      const code = newAuthCode();
-      expect(code).toHaveLength(16);
+      const code = newAuthCode(DEFAULT_AUTH_CODE_POLICY);
+      expect(code).toHaveLength(24);
       expect(code).toMatch(/[a-z]/);
       expect(code).toMatch(/[A-Z]/);
       expect(code).toMatch(/[0-9]/);

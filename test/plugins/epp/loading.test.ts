@@ -1,5 +1,6 @@
 import path from 'node:path';
 import manifest from '../../../plugins/epp/package.json';
+import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import { CAPABILITY_NAMES, supports } from '../../../src/core/registrar/plugin';
 import { fixedClock } from '../../../src/core/shared/clock';
 import { MemoryPluginStore } from '../../../src/testing/memory-plugin-store';
@@ -50,13 +51,9 @@ describe('the epp plugin in the platform', () => {
   it('loads unconfigured beside the other plugins, so the platform starts without it', async () => {
     const registry = await loadPlugins(PLUGINS_DIR, {}, host);
     expect(registry.ids()).toContain('epp');
+    const epp = guardRegistrar(registry.installed('epp'), { timeoutMs: 1_000, logger: silent });
     await expect(
-      registry
-        .get('epp')
-        .register(
-          { domain: 'a.test', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} },
-          { signal: new AbortController().signal, transactionId: 'x' },
-        ),
+      epp.register({ domain: 'a.test', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} }),
     ).rejects.toThrow(/not configured/);
     await registry.close();
   });
@@ -95,8 +92,8 @@ describe('the epp plugin in the platform', () => {
     );
     connection.destroy();
     expect(answer).toMatchObject({ kind: 'response', response: { code: 2001 } });
-    expect(f.server.schemaErrors).toEqual([expect.stringMatching(/client sent an invalid frame/)]);
-    f.server.schemaErrors.length = 0;
+    expect(f.server.protocolErrors).toEqual([expect.stringMatching(/client sent an invalid frame/)]);
+    f.server.protocolErrors.length = 0;
   });
 });
 
@@ -122,6 +119,6 @@ describe('the epp plugin inside the platform module', () => {
       await epp.close();
     }
     expect(epp.server.stats.logouts).toBe(1);
-    expect(epp.server.schemaErrors).toEqual([]);
+    expect(epp.server.protocolErrors).toEqual([]);
   });
 });

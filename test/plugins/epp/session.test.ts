@@ -4,8 +4,9 @@ import { EppTimeoutError } from '../../../plugins/epp/src/connection';
 import { EppTemporaryError, EppUnavailableError } from '../../../plugins/epp/src/session-pool';
 import { NS } from '../../../plugins/epp/src/xml';
 import { fixedClock } from '../../../src/core/shared/clock';
+import { isPluginNotConfigured } from '../../../src/core/registrar/plugin';
 import { makeTestCertificates, type TestCertificates } from '../../support/epp/certificates';
-import { REGISTRANT, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
+import { clTRIDFor, REGISTRANT, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
 
 /** Waits for something the server will see soon (never asserts how long it took). */
 async function eventually(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
@@ -36,7 +37,7 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
     f = await startEppFixture({ certificates });
   });
   afterEach(async () => {
-    const errors = f.server.schemaErrors;
+    const errors = f.server.protocolErrors;
     await f.close();
     expect(errors).toEqual([]);
   });
@@ -127,14 +128,14 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
       expect(f.server.stats.logins).toBe(2);
     });
 
-    it('gives every command a unique clTRID, the main one being the call transaction id', async () => {
+    it('gives every command a unique clTRID that starts with the call transaction id', async () => {
       const plugin = await f.plugin();
       const ctx = f.ctx();
       await expect(plugin.register(order('trid.test'), ctx)).resolves.toMatchObject({ ok: true });
       const trids = f.server.received.map((r) => r.clTRID);
       expect(new Set(trids).size).toBe(trids.length);
-      expect(f.server.commands('domain:create')[0]!.clTRID).toBe(ctx.transactionId);
-      expect(f.server.commands('contact:create')[0]!.clTRID).toMatch(new RegExp(`^${ctx.transactionId}-\\d+$`));
+      expect(f.server.commands('domain:create')[0]!.clTRID).toMatch(clTRIDFor(ctx.transactionId));
+      expect(f.server.commands('contact:create')[0]!.clTRID).toMatch(clTRIDFor(ctx.transactionId));
     });
 
     it('keeps a transaction id that does not fit a clTRID recognisable and within 64 characters', async () => {
@@ -142,7 +143,7 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
       await plugin.checkAvailability(['a.test'], f.ctx({ transactionId: `order 42/${'x'.repeat(80)}` }));
       const trid = f.server.commands('domain:check')[0]!.clTRID!;
       expect(trid.length).toBeLessThanOrEqual(64);
-      expect(trid).toMatch(/^order-42-x+-[0-9a-f]{12}-1$/);
+      expect(trid).toMatch(/^order-42-x+-[0-9a-f]{12}-[0-9a-f]{6}-[0-9a-z]+$/);
     });
   });
 
@@ -257,8 +258,8 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
     });
   });
 
-  it('fails every call with a clear message while not configured', async () => {
-    const plugin = await eppPlugin.create(eppPlugin.parseOptions({}), {
+  it('is created as not configured, with a reason naming what to set', async () => {
+    const created = await eppPlugin.create(eppPlugin.parseOptions({}), {
       logger: {
         info() {},
         warn() {},
@@ -271,6 +272,6 @@ describe('EPP sessions (RFC 5730, 5734)', () => {
       clock: fixedClock('2026-11-21T00:00:00Z'),
       store: new MemoryPluginStore(),
     });
-    await expect(plugin.checkAvailability(['a.test'], f.ctx())).rejects.toThrow(/not configured/);
+    expect(isPluginNotConfigured(created) && created.reason).toMatch(/^set plugins\.epp \(host, clientId/);
   });
 });

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
 export interface TestCertificates {
+  /** A folder of its own holding the PEM files (for options that take files), removed by `remove()`. */
   readonly dir: string;
   readonly ca: string;
   readonly serverCert: string;
@@ -18,55 +18,16 @@ export interface TestCertificates {
   remove(): void;
 }
 
-function openssl(args: string[], cwd: string): void {
-  try {
-    execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString() ?? '';
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      throw new Error('the EPP tests need the openssl command line tool to make their TLS certificates');
-    throw new Error(`openssl ${args[0]} failed: ${stderr}`);
-  }
-}
+const FIXTURES = path.resolve(__dirname, '..', '..', 'fixtures', 'epp-certificates');
 
-/** A throw-away CA, a server certificate for localhost/127.0.0.1 and client certificates, made with the openssl CLI. */
+/**
+ * A CA, a server certificate for localhost/127.0.0.1 and client certificates: the fixed test set in
+ * test/fixtures/epp-certificates (made once with openssl, so the tests need no openssl), copied
+ * into a folder of the caller's own.
+ */
 export function makeTestCertificates(): TestCertificates {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'epp-certs-'));
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  const makeCa = (name: string) =>
-    openssl(
-      ['req', '-x509', ...ec, '-keyout', `${name}.key`, '-out', `${name}.crt`, '-days', '2', '-subj', `/CN=${name}`],
-      dir,
-    );
-  const issue = (name: string, ca: string, cn: string, ext: string) => {
-    openssl(['req', ...ec, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${cn}`], dir);
-    writeFileSync(path.join(dir, `${name}.ext`), ext);
-    openssl(
-      [
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        `${ca}.crt`,
-        '-CAkey',
-        `${ca}.key`,
-        '-CAcreateserial',
-        '-out',
-        `${name}.crt`,
-        '-days',
-        '2',
-        '-extfile',
-        `${name}.ext`,
-      ],
-      dir,
-    );
-  };
-  makeCa('test-ca');
-  makeCa('other-ca');
-  issue('server', 'test-ca', 'localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  issue('client', 'test-ca', 'registrar-a', 'extendedKeyUsage=clientAuth\n');
-  issue('stranger', 'other-ca', 'stranger', 'extendedKeyUsage=clientAuth\n');
+  cpSync(FIXTURES, dir, { recursive: true });
   const read = (file: string) => readFileSync(path.join(dir, file), 'utf8');
   return {
     dir,

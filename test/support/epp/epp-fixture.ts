@@ -91,3 +91,8 @@ export const REGISTRANT = {
   country: 'GB',
   phonenumber: '+44 20 7123 4567',
 };
+
+/** A clTRID the plugin made for a call with this transaction id: the id, the plugin instance, a serial. */
+export function clTRIDFor(transactionId: string): RegExp {
+  return new RegExp(`^${transactionId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}-[0-9a-f]{6}-[0-9a-z]+$`);
+}

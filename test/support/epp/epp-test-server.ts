@@ -49,9 +49,12 @@ export interface EppTestServer {
   readonly registry: TestRegistry;
   /** Every command handled, in order (greetings for hello included as `hello`). */
   readonly received: ReceivedCommand[];
-  /** Frames either side sent that failed schema validation; a correct run leaves this empty. */
-  readonly schemaErrors: string[];
-  readonly stats: { connections: number; logins: number; logouts: number; hellos: number };
+  /**
+   * What broke the protocol: a frame either side sent that failed schema validation, or a clTRID
+   * the client used before. A correct run leaves this empty.
+   */
+  readonly protocolErrors: string[];
+  readonly stats: { connections: number; logins: number; logouts: number; hellos: number; idleDrops: number };
   inject(fault: Fault): void;
   /** Closes every open connection (a network failure from the client's point of view). */
   dropAllConnections(): void;
@@ -64,24 +67,31 @@ export interface EppTestServer {
 
 export interface EppTestServerOptions extends TestRegistryOptions {
   readonly certificates: TestCertificates;
-  /** Validate every frame in and out with xmllint. Default true. */
+  /** Validate every frame in and out against the RFC schemas. Default true. */
   readonly validate?: boolean;
   readonly maxSessionsPerClient?: number;
+  /** Close a session that sent nothing for this long, as registries do (often after 120 s). Default: never. */
+  readonly idleTimeoutMs?: number;
 }
 
 /**
  * An EPP server on loopback for tests: TLS with client-certificate authentication, RFC 5734
  * framing, the greeting, sessions and every command the plugin uses, served by a stateful
  * `TestRegistry`. Each incoming frame is checked against the RFC schemas (an invalid one gets
- * 2001 and is recorded), and so is each answer.
+ * 2001 and is recorded), and so is each answer. As registries do, a clTRID is accepted once in
+ * the server's life: a repeat gets no answer and the connection is closed.
  */
 export async function startEppTestServer(options: EppTestServerOptions): Promise<EppTestServer> {
   const registry = new TestRegistry(options);
   const received: ReceivedCommand[] = [];
-  const schemaErrors: string[] = [];
+  const protocolErrors: string[] = [];
+  const usedClTRIDs = new Set<string>();
+  // Answers are validated beside the conversation (their problems are still recorded): awaiting each
+  // would double the time every test spends in the validator. close() waits for the last of them.
+  const answerChecks = new Set<Promise<void>>();
   const faults: Fault[] = [];
   const sockets = new Set<tls.TLSSocket>();
-  const stats = { connections: 0, logins: 0, logouts: 0, hellos: 0 };
+  const stats = { connections: 0, logins: 0, logouts: 0, hellos: 0, idleDrops: 0 };
   const isValidating = options.validate ?? true;
   const sessionsByClient = new Map<string, number>();
   let svSerial = 1;
@@ -166,24 +176,41 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
       const reader = new FrameReader();
       let queue = Promise.resolve();
       let isOpen = true;
+      let idleTimer: NodeJS.Timeout | undefined;
+      const watchIdle = () => {
+        if (options.idleTimeoutMs === undefined) return;
+        clearTimeout(idleTimer);
+        idleTimer = setTimeout(() => {
+          stats.idleDrops++;
+          close();
+        }, options.idleTimeoutMs);
+      };
       const send = async (xml: string) => {
         if (isValidating) {
-          const problem = await validateEpp(xml);
-          if (problem) schemaErrors.push(`server sent an invalid frame: ${problem}\n${xml}`);
+          const check = validateEpp(xml).then((problem) => {
+            if (problem) protocolErrors.push(`server sent an invalid frame: ${problem}\n${xml}`);
+          });
+          answerChecks.add(check);
+          void check.finally(() => answerChecks.delete(check));
         }
         if (isOpen) socket.write(encodeFrame(xml));
+        // Idle is the time the server waits for the client, from its last answer to the next frame.
+        watchIdle();
       };
       const close = () => {
         isOpen = false;
+        clearTimeout(idleTimer);
         socket.end();
       };
       socket.on('close', () => {
         isOpen = false;
+        clearTimeout(idleTimer);
         sockets.delete(socket);
         if (session.clientId) sessionsByClient.set(session.clientId, (sessionsByClient.get(session.clientId) ?? 1) - 1);
       });
       socket.on('error', () => undefined);
       socket.on('data', (chunk: Buffer) => {
+        clearTimeout(idleTimer);
         let frames: string[];
         try {
           frames = reader.push(chunk);
@@ -195,7 +222,7 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
           queue = queue
             .then(() => handle(xml))
             .catch((error: unknown) => {
-              schemaErrors.push(`server failed: ${String(error)}`);
+              protocolErrors.push(`server failed: ${String(error)}`);
               socket.destroy();
             });
       });
@@ -206,7 +233,7 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
         if (isValidating) {
           const problem = await validateEpp(xml);
           if (problem) {
-            schemaErrors.push(`client sent an invalid frame: ${problem}\n${xml}`);
+            protocolErrors.push(`client sent an invalid frame: ${problem}\n${xml}`);
             received.push({ clientId: session.clientId, command: 'invalid', code: 2001 });
             await send(
               respond(
@@ -237,6 +264,16 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
         );
         const object = isObjectCommand ? verbEl.children[0] : undefined;
         const name = object ? `${prefixOf(object.ns)}:${verbEl.name}` : verbEl.name;
+        if (clTRID !== undefined) {
+          if (usedClTRIDs.has(clTRID)) {
+            // What a registry did: no answer, the connection closed.
+            protocolErrors.push(`client reused clTRID ${clTRID} (${name})`);
+            received.push({ clientId: session.clientId, command: name, clTRID, code: 0 });
+            socket.destroy();
+            return;
+          }
+          usedClTRIDs.add(clTRID);
+        }
         const fault = takeFault(name);
         if (fault?.action === 'drop') {
           received.push({ clientId: session.clientId, command: name, clTRID, code: 0 });
@@ -269,7 +306,7 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
         if (verb.name === 'login') {
           const clientId = childText(verb, NS.epp, 'clID') ?? '';
           if ((sessionsByClient.get(clientId) ?? 0) >= (options.maxSessionsPerClient ?? 4)) return { code: 2502 };
-          const answer = registry.login(session, verb);
+          const answer = registry.login(session, verb, extension);
           if (answer.code === 1000) {
             stats.logins++;
             sessionsByClient.set(clientId, (sessionsByClient.get(clientId) ?? 0) + 1);
@@ -304,7 +341,7 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
     port,
     registry,
     received,
-    schemaErrors,
+    protocolErrors,
     stats,
     inject: (fault) => {
       faults.push({ ...fault });
@@ -318,12 +355,14 @@ export async function startEppTestServer(options: EppTestServerOptions): Promise
         server.close(() => resolve());
       }),
     start: () => listen(port),
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
         if (!server.listening) return resolve();
         server.close(() => resolve());
-      }),
+      });
+      while (answerChecks.size > 0) await Promise.allSettled([...answerChecks]);
+    },
     commands: (name) => received.filter((r) => r.command === name),
   };
 }

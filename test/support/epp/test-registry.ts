@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { LOGIN_SECURITY_SENTINEL } from '../../../plugins/epp/src/frames';
 import { child, childText, children, el, NS, type XmlElement, type XmlNode } from '../../../plugins/epp/src/xml';
 
 /** RFC 5730 section 3 messages. */
@@ -120,6 +121,13 @@ export interface TestRegistryOptions {
   readonly maxCheckNames?: number;
   /** RFC 3915: a restore request leaves the domain in pendingRestore until a report. Default false. */
   readonly requireRestoreReport?: boolean;
+  /**
+   * Auth info codes set by a client (contact and domain create, domain update) must have this many
+   * printable ASCII characters, as registries with secure authinfo (RFC 9154) demand. Default 20 to 64.
+   */
+  readonly authInfoLength?: { readonly min: number; readonly max: number };
+  /** Like some registries: ignore `hosts="all"` and never list subordinate hosts in `<domain:infData>`. */
+  readonly omitsSubordinateHosts?: boolean;
   readonly now?: () => Date;
 }
 
@@ -143,6 +151,10 @@ const addYears = (d: Date, years: number) => {
  *
  * Test names: an SLD starting `pending-` is created pending (1001) until `completePendingCreate`;
  * one starting `policy-` is refused with 2306 and the registry's reason.
+ *
+ * Login as registries enforce it: `<pw>` and `<newPW>` of 6 to 16 characters (RFC 5730), longer
+ * ones only through the Login Security extension (RFC 8807) when the registry offers it (list
+ * its URI in `extensions`).
  */
 export class TestRegistry {
   readonly domains = new Map<string, DomainRecord>();
@@ -160,6 +172,8 @@ export class TestRegistry {
   private readonly reserved: Set<string>;
   readonly maxCheckNames: number;
   private readonly requireRestoreReport: boolean;
+  private readonly authInfoLength: { readonly min: number; readonly max: number };
+  private readonly omitsSubordinateHosts: boolean;
   readonly now: () => Date;
 
   constructor(options: TestRegistryOptions = {}) {
@@ -173,6 +187,8 @@ export class TestRegistry {
     this.reserved = new Set(options.reserved ?? []);
     this.maxCheckNames = options.maxCheckNames ?? 5;
     this.requireRestoreReport = options.requireRestoreReport ?? false;
+    this.authInfoLength = options.authInfoLength ?? { min: 20, max: 64 };
+    this.omitsSubordinateHosts = options.omitsSubordinateHosts ?? false;
     this.now = options.now ?? (() => new Date());
   }
 
@@ -278,11 +294,9 @@ export class TestRegistry {
 
   // ---- the protocol ----
 
-  login(session: SessionState, cmd: XmlElement): Answer & { close?: boolean } {
+  login(session: SessionState, cmd: XmlElement, extension?: XmlElement): Answer & { close?: boolean } {
     if (session.clientId) return err(2002, 'Already logged in', el('clID', session.clientId));
     const clientId = childText(cmd, NS.epp, 'clID') ?? '';
-    const password = childText(cmd, NS.epp, 'pw') ?? '';
-    if (this.passwords.get(clientId) !== password) return { code: 2200 };
     const options = child(cmd, NS.epp, 'options');
     if (childText(options, NS.epp, 'version') !== '1.0') return { code: 2100 };
     const svcs = child(cmd, NS.epp, 'svcs');
@@ -292,13 +306,55 @@ export class TestRegistry {
     if (unknownObject) return err(2307, `${unknownObject} is not offered`, el('objURI', unknownObject));
     const unknownExt = extensions.find((e) => !this.extensions.includes(e));
     if (unknownExt) return err(2103, `${unknownExt} is not offered`, el('extURI', unknownExt));
-    const newPassword = childText(cmd, NS.epp, 'newPW');
+    const loginSec = child(extension, NS.loginSec, 'loginSec');
+    if (loginSec && !extensions.includes(NS.loginSec))
+      return err(2103, 'loginSec is used but not listed in svcExtension', el('extURI', NS.loginSec));
+    const password = this.loginPassword(cmd, loginSec, 'pw');
+    if (typeof password !== 'string') return password ?? { code: 2003 };
+    const newPassword = this.loginPassword(cmd, loginSec, 'newPW');
+    if (typeof newPassword !== 'string' && newPassword !== undefined) return newPassword;
+    if (this.passwords.get(clientId) !== password) return { code: 2200 };
     if (newPassword) this.passwords.set(clientId, newPassword);
     session.clientId = clientId;
     this.logins.push({ clientId, objects, extensions });
     session.objects = new Set(objects);
     session.extensions = new Set(extensions);
     return ok();
+  }
+
+  /** The password the client means by `<pw>` or `<newPW>`: itself, or the loginSec one behind RFC 8807's sentinel. */
+  private loginPassword(
+    cmd: XmlElement,
+    loginSec: XmlElement | undefined,
+    name: 'pw' | 'newPW',
+  ): string | Answer | undefined {
+    const plain = childText(cmd, NS.epp, name);
+    const secured = childText(loginSec, NS.loginSec, name);
+    if (plain === LOGIN_SECURITY_SENTINEL) {
+      if (secured === undefined)
+        return err(2003, `<${name}> says [LOGIN-SECURITY] but <loginSec:${name}> is missing`, el(name, plain));
+      return secured;
+    }
+    if (secured !== undefined)
+      return err(2306, `<loginSec:${name}> is given but <${name}> is not [LOGIN-SECURITY]`, el(name, '-'));
+    if (plain !== undefined && (plain.length < 6 || plain.length > 16))
+      return err(
+        2306,
+        plain.length > 16
+          ? `Password length exceeds 16 characters without loginSec extension`
+          : 'Password shorter than 6 characters',
+        el(name, '-'),
+      );
+    return plain;
+  }
+
+  /** RFC 9154-style policy on the auth info codes clients set; undefined when the code is acceptable. */
+  private authInfoRefusal(code: string | undefined, value: XmlNode): Answer | undefined {
+    if (code === undefined) return undefined;
+    const { min, max } = this.authInfoLength;
+    if (code.length < min || code.length > max || !/^[\x21-\x7e]+$/.test(code))
+      return err(2306, `Auth info must be ${min} to ${max} printable ASCII characters`, value);
+    return undefined;
   }
 
   poll(session: SessionState, poll: XmlElement): Answer {
@@ -358,6 +414,9 @@ export class TestRegistry {
           `At most ${this.maxCheckNames} names per check`,
           el('domain:name', names[this.maxCheckNames]!),
         );
+      // Like registries: one name the registry cannot parse fails the whole command, naming it.
+      const malformed = names.find((n) => !isDomainSyntax(n));
+      if (malformed) return err(2005, `Invalid domain name syntax: ${malformed}`, el('domain:name', malformed));
       return ok(
         el(
           'domain:chkData',
@@ -451,6 +510,8 @@ export class TestRegistry {
     const years = Number(childText(o, NS.domain, 'period') ?? 1);
     if (years < 1 || years > 10)
       return err(2004, 'Periods are 1 to 10 years', el('domain:period', { unit: 'y' }, String(years)));
+    const badAuth = this.authInfoRefusal(childText(child(o, NS.domain, 'authInfo'), NS.domain, 'pw') ?? '', nameValue);
+    if (badAuth) return badAuth;
     const ns = child(o, NS.domain, 'ns');
     const hostObjects = children(ns, NS.domain, 'hostObj').map((h) => h.text.trim().toLowerCase());
     const hostAttributes = children(ns, NS.domain, 'hostAttr').map((h) =>
@@ -606,6 +667,8 @@ export class TestRegistry {
     for (const s of statusesOf(add)) d.statuses.add(s);
     if (newRegistrant) d.registrant = newRegistrant;
     const newAuth = childText(child(chg, NS.domain, 'authInfo'), NS.domain, 'pw');
+    const badAuth = this.authInfoRefusal(newAuth, el('domain:name', d.name));
+    if (badAuth) return badAuth;
     if (newAuth) d.authInfo = newAuth;
     const sec = child(ext, NS.secDNS, 'update');
     if (sec) {
@@ -636,7 +699,9 @@ export class TestRegistry {
               d.hostAttributes.map((h) => el('domain:hostAttr', el('domain:hostName', h))),
             )
           : null,
-      [...this.hosts.values()].filter((h) => h.name.endsWith(`.${d.name}`)).map((h) => el('domain:host', h.name)),
+      this.omitsSubordinateHosts
+        ? null
+        : [...this.hosts.values()].filter((h) => h.name.endsWith(`.${d.name}`)).map((h) => el('domain:host', h.name)),
       el('domain:clID', d.sponsor),
       el('domain:crID', d.creator),
       el('domain:crDate', iso(d.createdAt)),
@@ -791,6 +856,11 @@ export class TestRegistry {
       );
     if (verb === 'create') {
       if (this.contacts.has(id)) return err(2302, 'The contact id is taken', idValue);
+      const badAuth = this.authInfoRefusal(
+        childText(child(o, NS.contact, 'authInfo'), NS.contact, 'pw') ?? '',
+        idValue,
+      );
+      if (badAuth) return badAuth;
       this.contacts.set(id, {
         id,
         roid: this.roid('C'),
@@ -866,4 +936,16 @@ export class TestRegistry {
     if (!d) throw new Error(`${name} is not in the test registry`);
     return d;
   }
+}
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/** Host name syntax as registries check it: LDH labels, no `--` in positions 3–4 except IDNA's `xn--`. */
+function isDomainSyntax(name: string): boolean {
+  const labels = name.split('.');
+  return (
+    name.length <= 253 &&
+    labels.length >= 2 &&
+    labels.every((l) => LABEL.test(l) && (l.slice(2, 4) !== '--' || l.startsWith('xn--')))
+  );
 }

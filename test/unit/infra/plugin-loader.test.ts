@@ -1,8 +1,9 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import { loadPlugins, PluginLoadError } from '../../../src/infra/plugins/plugin-loader';
-import { testPluginHost } from '../../support/fakes';
+import { recordingLogger, testPluginHost } from '../../support/fakes';
 
 /** Writes a plugin folder whose entry is plain JavaScript branded like defineRegistrarPlugin's result. */
 function writePlugin(
@@ -208,7 +209,8 @@ describe('plugin loader', () => {
   it('switches off the capabilities the operator disables', async () => {
     writePlugin(root, 'switchable', { capabilities: ['nameservers', 'registrarLock'], implement: NAMESERVERS + LOCK });
     const registry = await load({ switchable: { disabledCapabilities: 'registrarLock' } });
-    const plugin = registry.get('switchable');
+    // The platform calls a plugin through its guarded registrar, which offers only the capabilities in use.
+    const plugin = guardRegistrar(registry.installed('switchable'), { timeoutMs: 1_000, logger: recordingLogger() });
     expect(plugin.registrarLock).toBeUndefined();
     expect(plugin.nameservers).toBeDefined();
     expect(registry.describe()[0]).toMatchObject({

@@ -1,7 +1,11 @@
 import sandbox, { PREMIUM_PRICE } from '../../../plugins/sandbox';
-import { withDeadline } from '../../../src/core/registrar/deadline';
+import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import type { CallContext, RegisterInput, RegistrarPlugin } from '../../../src/core/registrar/plugin';
-import { testPluginHost } from '../../support/fakes';
+import { recordingLogger, testPluginHost } from '../../support/fakes';
+
+/** The plugin as the platform calls it, cut off at `timeoutMs`. */
+const guarded = (plugin: RegistrarPlugin, timeoutMs: number) =>
+  guardRegistrar({ id: plugin.id, plugin, capabilities: [] }, { timeoutMs, logger: recordingLogger() });
 
 const ctx = (): CallContext => ({ signal: new AbortController().signal, transactionId: 't-1' });
 const registration = (domain: string, period = 1): RegisterInput => ({
@@ -71,9 +75,9 @@ describe('sandbox registrar', () => {
   });
 
   it('registers slow- names but answers only after the deadline', async () => {
-    await expect(
-      withDeadline('sandbox', 50, (c) => plugin.register(registration('slow-name.com'), c)),
-    ).rejects.toMatchObject({ code: 'registrar_timeout' });
+    await expect(guarded(plugin, 50).register(registration('slow-name.com'))).rejects.toMatchObject({
+      kind: 'timeout',
+    });
     expect(await plugin.checkAvailability(['slow-name.com'], ctx())).toEqual([
       { domain: 'slow-name.com', status: 'registered' },
     ]);
@@ -85,9 +89,9 @@ describe('sandbox registrar', () => {
   });
 
   it('never registers lost- names and never answers', async () => {
-    await expect(
-      withDeadline('sandbox', 50, (c) => plugin.register(registration('lost-name.com'), c)),
-    ).rejects.toMatchObject({ code: 'registrar_timeout' });
+    await expect(guarded(plugin, 50).register(registration('lost-name.com'))).rejects.toMatchObject({
+      kind: 'timeout',
+    });
     expect(await plugin.checkAvailability(['lost-name.com'], ctx())).toEqual([
       { domain: 'lost-name.com', status: 'available' },
     ]);
@@ -208,9 +212,7 @@ describe('sandbox registrar', () => {
 
   it('waits the configured latency, and gives up at the deadline', async () => {
     const slow = await sandbox.create(sandbox.parseOptions({ latencyMs: 10_000 }), host);
-    await expect(withDeadline('sandbox', 30, (c) => slow.checkAvailability(['example.com'], c))).rejects.toMatchObject({
-      code: 'registrar_timeout',
-    });
+    await expect(guarded(slow, 30).checkAvailability(['example.com'])).rejects.toMatchObject({ kind: 'timeout' });
   });
 
   it('refuses a latency that is not a whole number of milliseconds', () => {

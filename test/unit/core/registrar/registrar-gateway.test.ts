@@ -1,3 +1,4 @@
+import { guardRegistrars } from '../../../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../../../src/core/registrar/registrar-gateway';
 import type { CallContext } from '../../../../src/core/registrar/plugin';
 import { aDomain, directoryOf, fakeRegistrar } from '../../../support/fake-registrar';
@@ -5,7 +6,8 @@ import { recordingLogger } from '../../../support/fakes';
 
 const gatewayFor = (plugin: ReturnType<typeof fakeRegistrar>, timeoutMs = 1000) => {
   const logger = recordingLogger();
-  return { gateway: new RegistrarGateway(directoryOf(plugin), { timeoutMs }, logger), logger };
+  const registrars = guardRegistrars(directoryOf(plugin), { timeoutMs, logger });
+  return { gateway: new RegistrarGateway(registrars, logger), logger };
 };
 
 describe('RegistrarGateway', () => {
@@ -218,19 +220,6 @@ describe('RegistrarGateway', () => {
       ['emailForwarding', (g: RegistrarGateway) => g.saveEmailForwards(domain, [])],
       ['delete', (g: RegistrarGateway) => g.delete(domain)],
       ['release', (g: RegistrarGateway) => g.release(domain, 'TAG')],
-      [
-        'transfer',
-        (g: RegistrarGateway) =>
-          g.transfer('fake', {
-            domain: 'example.com',
-            period: 1,
-            nameservers: [],
-            contacts: {},
-            addons: {},
-            fields: {},
-            eppCode: 'x',
-          }),
-      ],
     ] as const)('answers a 400 naming %s when the registrar lacks it', async (capability, act) => {
       const plugin = fakeRegistrar({ without: [capability] });
       const error = await act(gatewayFor(plugin).gateway).then(
@@ -244,10 +233,9 @@ describe('RegistrarGateway', () => {
       expect(plugin.calls).toEqual([]);
     });
 
-    it("answers undefined for suggestions and TLD prices so callers use the platform's own", async () => {
-      const plugin = fakeRegistrar({ without: ['suggestions', 'tldPricing'] });
+    it('answers undefined for TLD prices when the registrar lacks tldPricing, so prices come from the catalogue', async () => {
+      const plugin = fakeRegistrar({ without: ['tldPricing'] });
       const { gateway } = gatewayFor(plugin);
-      expect(await gateway.suggestions('fake', { term: 'x', tlds: ['.com'], limit: 5 })).toBeUndefined();
       expect(await gateway.tldPrices('fake')).toBeUndefined();
     });
   });
@@ -371,28 +359,20 @@ describe('RegistrarGateway', () => {
     });
   });
 
-  describe('the required part', () => {
-    it('returns register outcomes as they are, for orders to settle money on', async () => {
-      const plugin = fakeRegistrar();
-      plugin.register = async () => ({ ok: false, reason: 'unavailable', message: 'taken' });
-      const input = { domain: 'example.com', period: 1, nameservers: [], contacts: {}, addons: {}, fields: {} };
-      expect(await gatewayFor(plugin).gateway.register('fake', input)).toEqual({
-        ok: false,
-        reason: 'unavailable',
-        message: 'taken',
+  describe('the ownership lookup chain (reconciliation)', () => {
+    it('reports a name the registrar skipped as unknown, never as not ours', async () => {
+      const plugin = fakeRegistrar({ without: ['domainSync', 'domainInformation'] });
+      plugin.checkAvailability = async () => [{ domain: 'not-asked.com', status: 'available' }];
+      expect(await gatewayFor(plugin).gateway.ownership('fake', 'a.com')).toEqual({
+        kind: 'unknown',
+        message: 'the registrar reports a.com as unknown and cannot say whose it is',
       });
     });
 
-    it('reports a name the registrar skipped as unknown, never as available', async () => {
+    it('asks domain sync first, then domain information, then availability', async () => {
       const plugin = fakeRegistrar();
-      plugin.checkAvailability = async () => [
-        { domain: 'a.com', status: 'available' },
-        { domain: 'not-asked.com', status: 'available' },
-      ];
-      expect(await gatewayFor(plugin).gateway.checkAvailability('fake', ['a.com', 'b.com'])).toEqual([
-        { domain: 'a.com', status: 'available' },
-        { domain: 'b.com', status: 'unknown' },
-      ]);
+      expect(await gatewayFor(plugin).gateway.ownership('fake', 'a.com')).toMatchObject({ kind: 'ours' });
+      expect(plugin.calls).toEqual(['domainSync.sync']);
     });
   });
 });

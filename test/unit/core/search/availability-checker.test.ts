@@ -3,12 +3,14 @@ import { fixedClock } from '../../../../src/core/shared/clock';
 import { InProcessEventBus } from '../../../../src/core/shared/events';
 import { followOwnOrders } from '../../../../src/core/search/own-orders';
 import type { RegistrarPlugin } from '../../../../src/core/registrar/plugin';
-import { deferred, fakeDirectory, fakeRegistrar, recordingLogger } from '../../../support/fakes';
+import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
 
 const clock = fixedClock('2026-11-21T10:00:00Z');
-const checker = (plugins: RegistrarPlugin[], options: Partial<AvailabilityCheckerOptions> = {}) =>
-  new AvailabilityChecker(fakeDirectory(...plugins), clock, recordingLogger(), {
-    timeoutMs: 1_000,
+const checker = (
+  plugins: RegistrarPlugin[],
+  { timeoutMs = 1_000, ...options }: Partial<AvailabilityCheckerOptions> & { timeoutMs?: number } = {},
+) =>
+  new AvailabilityChecker(guardedDirectory(plugins, { timeoutMs }), clock, recordingLogger(), {
     cacheSeconds: 30,
     ...options,
   });
@@ -87,8 +89,7 @@ describe('AvailabilityChecker', () => {
         },
       });
       const logger = recordingLogger();
-      const answers = await new AvailabilityChecker(fakeDirectory(throws), clock, logger, {
-        timeoutMs: 1_000,
+      const answers = await new AvailabilityChecker(guardedDirectory([throws]), clock, logger, {
         cacheSeconds: 30,
       }).check([{ registrar: 'throws', domain: 'x.com' }]);
       expect(answers.get('x.com')).toEqual({ status: 'unknown', isPremium: false, failure: 'error' });

@@ -4,7 +4,7 @@ import { AvailabilityChecker } from '../../../../src/core/search/availability-ch
 import { SearchService } from '../../../../src/core/search/search-service';
 import { fixedClock } from '../../../../src/core/shared/clock';
 import type { UnitOfWork } from '../../../../src/core/shared/unit-of-work';
-import { deferred, fakeDirectory, fakeRegistrar, recordingLogger } from '../../../support/fakes';
+import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
 
 /** The catalogue reads a search makes, in memory: each TLD priced 10.00 for one year for group g1. */
 function catalogue(tlds: Array<[string, string]>): UnitOfWork {
@@ -25,15 +25,11 @@ function catalogue(tlds: Array<[string, string]>): UnitOfWork {
 }
 
 function service(tlds: Array<[string, string]>, plugins: RegistrarPlugin[], logger = recordingLogger()) {
-  const directory = fakeDirectory(...plugins);
+  const directory = guardedDirectory(plugins);
   const availability = new AvailabilityChecker(directory, fixedClock('2026-11-21T10:00:00Z'), logger, {
-    timeoutMs: 1_000,
     cacheSeconds: 0,
   });
-  return new SearchService(catalogue(tlds), directory, availability, logger, {
-    registrarTimeoutMs: 1_000,
-    currency: 'EUR',
-  });
+  return new SearchService(catalogue(tlds), directory, availability, logger, { currency: 'EUR' });
 }
 
 describe('SearchService', () => {

@@ -28,8 +28,6 @@ describe('InProcessEventBus', () => {
     off();
     bus.emit('credit.changed', change);
     expect(seen).toEqual(['a:-1000', 'b:9000', 'b:9000']);
-    expect(bus.hasListeners('credit.changed')).toBe(true);
-    expect(bus.hasListeners('order.failed')).toBe(false);
   });
 
   it('logs a handler that throws or rejects, and still delivers to the others', async () => {
