@@ -3,9 +3,9 @@
  *
  * GET /billing/credits at 64 concurrent connections (autocannon), on SQLite and on MariaDB:
  * the stand-alone server with its defaults (src/main.ts: route table, HMAC authentication with
- * a reseller lookup per request, container, JSON request log at info level; two reads per request,
- * made beside knex's query builder: docs/adr/0010) against a
- * bare Koa server answering
+ * a reseller lookup per request, container, JSON request log at info level; one statement per
+ * request that reads the reseller with its balance, on the driver's own connection:
+ * docs/adr/0011) against a bare Koa server answering
  * the same route with the same single-row balance query and nothing else
  * (bench/servers/bare-server.ts). Each server runs in its own process; the two are measured in
  * alternating rounds in one run, so that drift on a shared machine hits both alike. Target: the
@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     [
       '## 1. Authenticated reads: `GET /billing/credits`',
       '',
-      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes two reads per request (the reseller, the balance), beside knex's query builder (ADR 10). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
+      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes one statement per request, which reads the reseller with its balance on a connection of its own through the driver's public API (ADR 11). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
       '',
       table(
         [

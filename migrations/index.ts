@@ -19,6 +19,7 @@ import * as addSyncClaimToDomains from './20261123090100_add_sync_claim_to_domai
 import * as addSyncIndexToDomains from './20261123090200_add_sync_index_to_domains';
 import * as createApiLog from './20261123090300_create_api_log';
 import * as addSyncOrderIndexToDomains from './20261124090000_add_sync_order_index_to_domains';
+import * as createPremiumRules from './20261124210000_create_premium_rules';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -50,4 +51,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123090200_add_sync_index_to_domains', addSyncIndexToDomains],
   ['20261123090300_create_api_log', createApiLog],
   ['20261124090000_add_sync_order_index_to_domains', addSyncOrderIndexToDomains],
+  ['20261124210000_create_premium_rules', createPremiumRules],
 ];

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { CliRuntime } from './cli-program';
-import { parseAddonPrices } from './price-syntax';
+import type { PremiumRule } from '../core/catalogue/premium';
+import { parseAddonPrices, parseMarkup, parsePremiumTable } from './price-syntax';
 
 export function groupCommands(cli: CliRuntime): void {
   const group = cli.group('group', 'reseller groups: each group has its own prices');
@@ -33,6 +34,34 @@ export function groupCommands(cli: CliRuntime): void {
         module.services.catalogue.setAddonPrices(groupName, parseAddonPrices(addons)),
       ),
     );
+
+  cli
+    .command(
+      group,
+      'set-premium-rule <group>',
+      "set how the group's premium names are priced from the registry's cost (no rule: premium names are not sold)",
+    )
+    .option('--markup <percent>', 'the cost plus this percentage, like 20 or 12.5', parseMarkup)
+    .option('--table <bands>', 'fixed prices by cost band, like "100.00=150.00,500.00=650.00"', parsePremiumTable)
+    .option('--none', 'remove the rule: premium names are no longer sold to the group')
+    .action(
+      cli.action<{ markup?: number; table?: Array<{ upTo: number; price: number }>; none?: boolean }>(
+        ({ module }, [groupName], options) =>
+          module.services.catalogue.setPremiumRule(groupName, premiumRuleOf(options)),
+      ),
+    );
+}
+
+function premiumRuleOf(options: {
+  markup?: number;
+  table?: Array<{ upTo: number; price: number }>;
+  none?: boolean;
+}): PremiumRule | null {
+  const given = [options.markup !== undefined, options.table !== undefined, options.none === true].filter(Boolean);
+  if (given.length !== 1) throw new Error('give exactly one of --markup, --table or --none');
+  if (options.markup !== undefined) return { kind: 'markup', basisPoints: options.markup };
+  if (options.table) return { kind: 'table', bands: options.table };
+  return null;
 }
 
 function readContact(file: string): Record<string, string> {

@@ -65,12 +65,30 @@ export function parseAddonPrices(text: string): Partial<Record<AddonName, Minor>
   );
 }
 
-/** `--percent 12.5` → 1250 basis points (hundredths of a percent), exactly. */
-export const parsePercent = flagValue((text: string): number => {
-  const match = /^(\d{1,5})(?:\.(\d{1,2}))?%?$/.exec(text.trim());
-  if (!match) throw new Error('--percent must be a percentage like 20 or 12.5');
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-});
+/** A percentage flag: `12.5` → 1250 basis points (hundredths of a percent), exactly. */
+const percentFlag = (flag: string) =>
+  flagValue((text: string): number => {
+    const match = /^(\d{1,5})(?:\.(\d{1,2}))?%?$/.exec(text.trim());
+    if (!match) throw new Error(`${flag} must be a percentage like 20 or 12.5`);
+    return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+  });
+
+/** `--percent 12.5` → 1250 basis points. */
+export const parsePercent = percentFlag('--percent');
+/** `--markup 20` → 2000 basis points. */
+export const parseMarkup = percentFlag('--markup');
+
+/** `"100.00=150.00,500.00=650.00"` → premium bands (cost up to → price), for `--table`. */
+export const parsePremiumTable = flagValue(
+  (text: string): Array<{ upTo: Minor; price: Minor }> =>
+    parsePairs(text, {
+      flag: '--table',
+      example: '100.00=150.00,500.00=650.00',
+      pair: 'cost up to=price',
+      key: /\d{1,9}(?:\.\d{1,2})?/,
+      keyName: 'cost',
+    }).map(([upTo, price]) => ({ upTo: parseAmount(upTo, '--table cost'), price })),
+);
 
 /** An amount flag like `--fixed 1.00`, in minor units; negative amounts are refused here. */
 export function priceFlag(flag: string): (text: string) => Minor {

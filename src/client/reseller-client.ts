@@ -72,6 +72,12 @@ export interface RegisterOrder {
   readonly idnLanguage?: string;
   /** The billing platform's original parameters; stored by the server, never interpreted. */
   readonly originalVars?: Readonly<Record<string, FormValue>>;
+  /**
+   * Accepts a premium name's price (docs/orders.md#premium-names): an amount like "600.00", at least
+   * the current premium price for the whole period (search quotes it in `premiumCostPricing`). Sent
+   * as `premiumEnabled=1` and `premiumCost`; without it a premium name is refused and nothing is charged.
+   */
+  readonly premiumCost?: string;
 }
 
 export interface TransferOrder extends Omit<RegisterOrder, 'nameservers'> {
@@ -84,6 +90,8 @@ export interface RenewOrder {
   readonly period: number;
   readonly addons?: Addons;
   readonly idnLanguage?: string;
+  /** As for a registration: the premium renewal price accepted. */
+  readonly premiumCost?: string;
 }
 
 export interface SearchQuery {
@@ -283,6 +291,7 @@ export class ResellerClient {
       regperiod: order.period,
       addons: addonParams(order.addons),
       idnLanguage: order.idnLanguage,
+      ...premiumParams(order.premiumCost),
     };
     return this.call(
       { method: 'POST', path: '/order/domains/renew', params, retry: 'paid', parse: reply.expectSuccess },
@@ -728,5 +737,11 @@ function orderParams(order: Omit<RegisterOrder, 'nameservers'> & { readonly name
           : undefined,
     idnLanguage: order.idnLanguage,
     originalvars: order.originalVars,
+    ...premiumParams(order.premiumCost),
   };
+}
+
+/** WHMCS's own names for accepting a premium price. */
+function premiumParams(premiumCost: string | undefined): { [key: string]: FormValue } {
+  return premiumCost === undefined ? {} : { premiumEnabled: 1, premiumCost };
 }

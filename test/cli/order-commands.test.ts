@@ -78,6 +78,22 @@ describe('reseller-admin order commands', () => {
     await admin('group', 'set-addon-prices', 'default', '--addons', 'idprotection=0,dnsmanagement=0');
   });
 
+  it('sets, shows and removes a group premium rule (a markup or a fixed table)', async () => {
+    const markup = await admin('group', 'set-premium-rule', 'default', '--markup', '12.5');
+    expect(markup.code).toBe(0);
+    expect(markup.json).toEqual({ group: 'default', premium: 'markup 12.50%' });
+    const table = await admin('group', 'set-premium-rule', 'default', '--table', '100.00=150.00,500=650.00');
+    expect(table.json).toEqual({ group: 'default', premium: 'table 100.00=150.00,500.00=650.00' });
+    const below = await admin('group', 'set-premium-rule', 'default', '--table', '100.00=90.00');
+    expect(below.code).toBe(1);
+    expect(below.stderr).toMatch(/the premium price for costs up to 100.00 is below that cost/);
+    const both = await admin('group', 'set-premium-rule', 'default', '--markup', '5', '--none');
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/exactly one of --markup, --table or --none/);
+    const none = await admin('group', 'set-premium-rule', 'default', '--none');
+    expect(none.json).toEqual({ group: 'default', premium: 'none (premium names are not sold)' });
+  });
+
   it('reconciles pending orders from `reconcile` and from `sync`, refunding once', async () => {
     expect((await register('lost-cli.com')).body).toBe('success');
     expect((await register('lost-cli2.com')).body).toBe('success');

@@ -105,6 +105,14 @@ const CASES: Case[] = [
     params: { domain: 'example.com', regperiod: '1', addons: { emailforwarding: 'true' } },
   },
   {
+    name: 'renew of a premium name, accepting its price',
+    route: 'POST /order/domains/renew',
+    reply: 'success',
+    result: undefined,
+    call: (c) => c.renew({ domain: 'example.com', period: 1, premiumCost: '540.00' }),
+    params: { domain: 'example.com', regperiod: '1', premiumEnabled: '1', premiumCost: '540.00' },
+  },
+  {
     name: 'information',
     route: 'GET /domains/example.com/information',
     reply: info,

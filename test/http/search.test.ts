@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Response } from 'supertest';
 import type { FixtureRegistrar } from '../fixtures/fixture-registrar';
+import type { PremiumRule } from '../../src/core/catalogue/premium';
 import { startHarness, type Harness } from '../support/harness';
 
 const FIXTURES = path.resolve(__dirname, '../fixtures/registrars');
@@ -389,23 +390,62 @@ describe('domain search', () => {
         },
       );
 
-      it('offers a premium name with its premium cost when premiumEnabled is true', async () => {
-        const res = await post(SUGGESTIONS, 'searchTerm=premium-cars&tldsToInclude=.dev&premiumEnabled=true');
+      const withPremiumRule = async <T>(rule: PremiumRule, run: () => Promise<T>): Promise<T> => {
+        await h.module.services.catalogue.setPremiumRule('default', rule);
+        try {
+          return await run();
+        } finally {
+          await h.module.services.catalogue.setPremiumRule('default', null);
+        }
+      };
+
+      it("offers a premium name at the group's premium price (registry cost + markup) with premiumEnabled", async () => {
+        const res = await withPremiumRule({ kind: 'markup', basisPoints: 2000 }, () =>
+          post(SUGGESTIONS, 'searchTerm=premium-cars&tldsToInclude=.dev&premiumEnabled=true'),
+        );
         expect(res.body[0]).toMatchObject({
           domainName: 'premium-cars.dev',
           status: 'available for registration',
           legacyStatus: 'available',
           isAvailable: true,
           isPremium: true,
-          premiumCostPricing: { register: '500.00', renew: '450.00', CurrencyCode: 'USD' },
+          premiumCostPricing: { register: '600.00', renew: '540.00', CurrencyCode: 'USD' },
           pricing: { 1: { register: '15.00', renew: '15.00', transfer: '15.00' } },
         });
         const premiumSuggestions = (res.body as Element[]).slice(1).filter((s) => s.isPremium);
         expect(premiumSuggestions.map((s) => s.domainName)).toContain('premium-cars-hq.dev');
       });
 
+      it('reports a premium name as reserved, with premiumEnabled, to a group without a premium rule', async () => {
+        const res = await post(LOOKUP, 'searchTerm=premium-cars&tldsToInclude=.dev&premiumEnabled=1');
+        expect(res.body[0]).toMatchObject({
+          domainName: 'premium-cars.dev',
+          status: 'reserved',
+          isAvailable: false,
+          premiumCostPricing: [],
+          domainErrorMessage: 'premium-cars.dev is a premium name; premium names are not sold to your account',
+        });
+      });
+
+      it("quotes a fixed table's price for the cost band, and reserves a cost above the last band", async () => {
+        const table = (upTo: number): PremiumRule => ({ kind: 'table', bands: [{ upTo, price: 700_00 }] });
+        const quoted = await withPremiumRule(table(500_00), () =>
+          post(LOOKUP, 'searchTerm=premium-cars&tldsToInclude=.dev&premiumEnabled=1'),
+        );
+        expect(quoted.body[0]).toMatchObject({
+          isAvailable: true,
+          premiumCostPricing: { register: '700.00', renew: '700.00', CurrencyCode: 'USD' },
+        });
+        const above = await withPremiumRule(table(499_99), () =>
+          post(LOOKUP, 'searchTerm=premium-cars&tldsToInclude=.dev&premiumEnabled=1'),
+        );
+        expect(above.body[0]).toMatchObject({ status: 'reserved', isAvailable: false, premiumCostPricing: [] });
+      });
+
       it('reports a premium name the registry gives no price for as reserved even with premiumEnabled', async () => {
-        const res = await post(SUGGESTIONS, 'searchTerm=premiumnoprice-cars&tldsToInclude=.dev&premiumEnabled=yes');
+        const res = await withPremiumRule({ kind: 'markup', basisPoints: 0 }, () =>
+          post(SUGGESTIONS, 'searchTerm=premiumnoprice-cars&tldsToInclude=.dev&premiumEnabled=yes'),
+        );
         expect(res.body[0]).toMatchObject({
           status: 'reserved',
           isAvailable: false,
@@ -564,7 +604,9 @@ describe('domain search', () => {
       ]);
       const off = await post(LOOKUP, 'searchTerm=premium-boats.dev');
       expect(off.body[0]).toMatchObject({ status: 'reserved', isPremium: false });
+      await h.module.services.catalogue.setPremiumRule('default', { kind: 'markup', basisPoints: 0 });
       const on = await post(LOOKUP, 'searchTerm=premium-boats.dev&premiumEnabled=on');
+      await h.module.services.catalogue.setPremiumRule('default', null);
       expect(on.body[0]).toMatchObject({
         status: 'available for registration',
         isPremium: true,

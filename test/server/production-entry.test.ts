@@ -49,14 +49,14 @@ interface Started {
 /**
  * Starts the built server the way a deployment does (`node dist/src/main.js`, or `npm run serve`
  * in the package folder), on a SQLite file of its own, with the demo reseller and a sandbox that
- * takes a while to answer, so that a request can be in flight when the signal comes.
+ * takes a while to answer, so that a request can be in flight when the signal comes. Each runs in a
+ * process group of its own, as under a supervisor.
  */
 async function start(
   dir: string,
   data: string,
   command: string,
   args: string[],
-  detached: boolean,
   children: ChildProcess[],
 ): Promise<Started> {
   const env: NodeJS.ProcessEnv = {
@@ -70,7 +70,7 @@ async function start(
     BACKGROUND_JOBS: 'false',
   };
   for (const name of CONFIGURATION.filter((n) => n !== 'DATABASE_URL')) delete env[name];
-  const child = spawn(command, args, { cwd: dir, env, detached, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd: dir, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let stdout = '';
   let stderr = '';
@@ -142,7 +142,9 @@ describe('the production entry (the compiled server under plain node)', () => {
     data = mkdtempSync(path.join(os.tmpdir(), 'production-entry-'));
   }, 300_000);
   afterAll(() => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    // Each server runs in a process group of its own (detached): npm and the node it started go together.
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
     rmSync(data, { recursive: true, force: true });
   });
 
@@ -152,7 +154,6 @@ describe('the production entry (the compiled server under plain node)', () => {
       mkdtempSync(path.join(data, 'run-')),
       process.execPath,
       ['dist/src/main.js'],
-      false,
       children,
     );
     const inFlight = await searchInFlight(server);
@@ -166,7 +167,6 @@ describe('the production entry (the compiled server under plain node)', () => {
       mkdtempSync(path.join(data, 'run-')),
       'npm',
       ['run', '--silent', 'serve'],
-      false,
       children,
     );
     const inFlight = await searchInFlight(server);
@@ -181,7 +181,6 @@ describe('the production entry (the compiled server under plain node)', () => {
       mkdtempSync(path.join(data, 'run-')),
       'npm',
       ['run', '--silent', 'serve'],
-      true,
       children,
     );
     const inFlight = await searchInFlight(server);

@@ -15,6 +15,7 @@ import {
   type Tld,
   type TldPrice,
 } from './catalogue';
+import { describePremiumRule, premiumRuleProblem, type PremiumRule } from './premium';
 
 export interface SetTldInput {
   readonly tld: string;
@@ -202,6 +203,25 @@ export class CatalogueService {
       await catalogue.setAddonPrices(group.id, prices);
       const all = await catalogue.addonPrices(group.id);
       return { group: group.name, addons: Object.fromEntries(ADDONS.map((a) => [a, formatAmount(all.get(a) ?? 0)])) };
+    });
+    this.recent.clear();
+    return result;
+  }
+
+  /** The group's premium rule (docs/orders.md#premium-names); undefined: premium names are not sold to it. */
+  premiumRule(groupId: string): Promise<PremiumRule | undefined> {
+    return this.recent.read(`premium ${groupId}`, () => this.uow.read.catalogue.premiumRule(groupId));
+  }
+
+  /** `group set-premium-rule`: stores (or, with null, removes) a group's premium rule. */
+  async setPremiumRule(groupName: string, rule: PremiumRule | null): Promise<{ group: string; premium: string }> {
+    const problem = rule === null ? undefined : premiumRuleProblem(rule);
+    if (problem) throw new DomainError('validation_failed', problem);
+    const result = await this.uow.run(async ({ groups, catalogue }) => {
+      const group = await groups.findByName(groupName.trim());
+      if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      await catalogue.setPremiumRule(group.id, rule);
+      return { group: group.name, premium: describePremiumRule(await catalogue.premiumRule(group.id)) };
     });
     this.recent.clear();
     return result;

@@ -1,4 +1,5 @@
 import type { Minor } from '../shared/money';
+import type { PremiumRule } from './premium';
 
 export const ORDER_ACTIONS = ['register', 'renew', 'transfer'] as const;
 export type OrderAction = (typeof ORDER_ACTIONS)[number];
@@ -78,4 +79,8 @@ export interface CatalogueRepository {
   addonPrices(groupId: string): Promise<Map<AddonName, Minor>>;
   /** Sets the given addons' yearly prices for a group; others keep theirs. */
   setAddonPrices(groupId: string, prices: ReadonlyMap<AddonName, Minor>): Promise<void>;
+  /** The group's premium rule; undefined when it has none (premium names are not sold to it). */
+  premiumRule(groupId: string): Promise<PremiumRule | undefined>;
+  /** Stores the group's premium rule, or removes it (null). */
+  setPremiumRule(groupId: string, rule: PremiumRule | null): Promise<void>;
 }

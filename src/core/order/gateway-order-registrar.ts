@@ -6,6 +6,7 @@ import type { Logger } from '../shared/logger';
 import type {
   DomainLookup,
   OrderRegistrar,
+  PremiumAnswer,
   RegistrarAnswer,
   RegistrationRequest,
   RenewalRequest,
@@ -68,6 +69,20 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
       return found.kind === 'unknown' ? { kind: 'unknown', message: registrarMessage(found.message) } : found;
     } catch (error) {
       return { kind: 'unknown', message: this.fault(registrarId, 'lookup', error) };
+    }
+  }
+
+  async premium(registrarId: string, domain: string): Promise<PremiumAnswer> {
+    try {
+      const [answer] = (await this.registrars.get(registrarId).checkAvailability([domain])).filter(
+        (a) => a.domain === domain,
+      );
+      if (!answer) return { kind: 'unknown', message: `the registrar gave no availability answer for ${domain}` };
+      if (answer.isPremium === undefined) return { kind: 'cannot_tell' };
+      if (!answer.isPremium) return { kind: 'standard' };
+      return { kind: 'premium', cost: answer.premiumPrice ?? {} };
+    } catch (error) {
+      return { kind: 'unknown', message: this.fault(registrarId, 'checkAvailability', error) };
     }
   }
 

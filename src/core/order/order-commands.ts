@@ -1,3 +1,4 @@
+import type { Minor } from '../shared/money';
 import type { RegisterInput } from '../registrar/plugin';
 
 /**
@@ -8,6 +9,11 @@ import type { RegisterInput } from '../registrar/plugin';
 export interface RegisterCommand extends RegisterInput {
   /** `originalvars` as received, serialised to JSON text; stored, never interpreted. */
   readonly originalVars?: string;
+  /**
+   * The price the client accepts for a premium name (WHMCS `premiumEnabled=1` with `premiumCost`),
+   * in minor units; absent when the request does not accept premium prices (docs/orders.md#premium-names).
+   */
+  readonly premiumCost?: Minor;
 }
 
 export interface TransferCommand extends RegisterCommand {
@@ -19,6 +25,8 @@ export interface RenewCommand {
   readonly period: number;
   readonly addons: Readonly<Record<string, boolean>>;
   readonly idnLanguage?: string;
+  /** As for a registration: the premium renewal price the client accepts. */
+  readonly premiumCost?: Minor;
 }
 
 /** The reseller placing an order, as authentication found it. */

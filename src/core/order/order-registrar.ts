@@ -16,7 +16,26 @@ export interface OrderRegistrar {
   lookup(registrarId: string, domain: string): Promise<DomainLookup>;
   /** Where a transfer in stands. Used by reconciliation of transfer orders. */
   transferStatus(registrarId: string, domain: string): Promise<TransferStatus>;
+  /** Is the name premium, and at what cost? Asked before every order (docs/orders.md#premium-names). */
+  premium(registrarId: string, domain: string): Promise<PremiumAnswer>;
 }
+
+/**
+ * What the registrar says of a name's premium status, asked at order time:
+ * - `standard`: not premium; the catalogue price applies;
+ * - `premium`: premium, with the registry's costs in minor units (an action without a cost cannot be priced);
+ * - `cannot_tell`: the registrar does not report premium names (its availability answers carry no
+ *   `isPremium`): the catalogue price applies, as it always did;
+ * - `unknown`: the registrar did not answer; the order is refused, nothing charged.
+ */
+export type PremiumAnswer =
+  | { readonly kind: 'standard' }
+  | {
+      readonly kind: 'premium';
+      readonly cost: { readonly register?: number; readonly renew?: number; readonly transfer?: number };
+    }
+  | { readonly kind: 'cannot_tell' }
+  | { readonly kind: 'unknown'; readonly message: string };
 
 /** The order flow sends registrars exactly what the plugin contract takes. */
 export type RegistrationRequest = RegisterInput;

@@ -1,6 +1,7 @@
 import { ulid } from '../shared/ids';
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
+import { premiumPrice } from '../catalogue/premium';
 import { creditChanged } from '../credit/credit-service';
 import { postWithBalance } from '../credit/ledger';
 import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
@@ -675,7 +676,8 @@ export class OrderService implements TransferOrders {
         `The registrar serving ${tld.tld} does not support transfers (capability "transfer")`,
       );
     }
-    const price = await this.priceOf(reseller, action, tld, command.period, command.addons);
+    const premium = await this.premiumPriceOf(reseller, action, tld.registrar, domain, command);
+    const price = await this.priceOf(reseller, action, tld, command.period, command.addons, premium);
     const nameservers = checkNameservers(command.nameservers);
     // The group is read only for its default registrant, so only when the order carries none.
     const group = command.contacts.registrant ? undefined : await this.uow.read.groups.findById(reseller.groupId);
@@ -720,7 +722,8 @@ export class OrderService implements TransferOrders {
     const existing = await this.uow.read.domains.findByName(domain.ascii);
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(domain.unicode);
     this.assertRegistrarAvailable(existing.registrar, domain.unicode);
-    const price = await this.priceOf(reseller, 'renew', tld, command.period, command.addons);
+    const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
+    const price = await this.priceOf(reseller, 'renew', tld, command.period, command.addons, premium);
     const addons = enabledAddons(command.addons);
     return {
       action: 'renew',
@@ -750,13 +753,61 @@ export class OrderService implements TransferOrders {
     }
   }
 
-  /** The catalogue price for the period plus each enabled addon's yearly price times the period. */
+  /**
+   * docs/orders.md#premium-names: the premium price of the order's name for its period, or
+   * undefined when the catalogue price applies (not premium, or a registrar that cannot tell).
+   * A premium name is sold only at the group's premium price, only to a request that accepts
+   * at least that price; otherwise the order is refused before any money moves.
+   */
+  private async premiumPriceOf(
+    reseller: OrderingReseller,
+    action: OrderAction,
+    registrarId: string,
+    domain: RegistrableDomain,
+    command: { readonly period: number; readonly premiumCost?: Minor },
+  ): Promise<Minor | undefined> {
+    const answer = await this.registrar.premium(registrarId, domain.ascii);
+    if (answer.kind === 'standard' || answer.kind === 'cannot_tell') return undefined;
+    if (answer.kind === 'unknown')
+      throw new DomainError(
+        'registrar_failed',
+        `Could not learn from the registrar whether ${domain.unicode} is a premium name (${answer.message}); nothing was charged`,
+      );
+    const rule = await this.catalogue.premiumRule(reseller.groupId);
+    if (!rule)
+      throw new DomainError(
+        'not_offered',
+        `${domain.unicode} is a premium name; premium names are not sold to your account; nothing was charged`,
+      );
+    const cost = answer.cost[action];
+    const yearly = cost === undefined ? undefined : premiumPrice(rule, cost);
+    if (yearly === undefined)
+      throw new DomainError(
+        'not_offered',
+        `${domain.unicode} is a premium name and has no premium ${NOUN[action]} price for your account; nothing was charged`,
+      );
+    const total = yearly * command.period;
+    if (command.premiumCost === undefined || command.premiumCost < total)
+      throw new DomainError(
+        'validation_failed',
+        `${domain.unicode} is a premium name: the ${NOUN[action]} for ${command.period} year(s) costs ${formatAmount(total)}` +
+          `${command.premiumCost === undefined ? '' : `, more than the premiumCost ${formatAmount(command.premiumCost)} sent`}` +
+          `; send premiumEnabled=1 and premiumCost=${formatAmount(total)} to accept it; nothing was charged`,
+      );
+    return total;
+  }
+
+  /**
+   * The catalogue price for the period (or the premium price, when the name is premium) plus each
+   * enabled addon's yearly price times the period.
+   */
   private async priceOf(
     reseller: OrderingReseller,
     action: OrderAction,
     tld: Tld,
     period: number,
     addons: Readonly<Record<string, boolean>>,
+    premium: Minor | undefined,
   ): Promise<Minor> {
     if (!Number.isInteger(period) || period < MIN_PERIOD || period > MAX_PERIOD) {
       throw new DomainError(
@@ -773,7 +824,7 @@ export class OrderService implements TransferOrders {
         `regperiod must be one of ${[...prices.keys()].join(', ')} for ${action} of ${tld.tld}`,
       );
     const addonPrices = await this.catalogue.addonPrices(reseller.groupId);
-    return enabledAddons(addons).reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, base);
+    return enabledAddons(addons).reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, premium ?? base);
   }
 }
 

@@ -51,12 +51,13 @@ export const MAX_RECONCILE_BACKOFF_MS = 6 * 3_600_000;
  * domain, used alike by the request path, reconciliation, transfer sync and the operator's
  * `order settle`:
  *
- * | order             | register / transfer domain                         | renew domain              |
- * | ----------------- | -------------------------------------------------- | ------------------------- |
- * | pending→completed | Pending … → Active, with the expiry                | Active/Expired/Grace → Active, with the expiry |
- * | pending→failed    | request path: back as it was (or removed);         | unchanged                 |
- * |   (refund)        | later: Cancelled, kept for the ordering reseller   |                           |
- * | pending (leave)   | unchanged; the next question after a backoff       | unchanged                 |
+ * - complete: order pending → completed; a register/transfer domain Pending … → Active, a renewed
+ *   domain Active/Expired/Grace → Active, with the expiry.
+ * - refund: order pending → failed, the price refunded in full; a register/transfer domain goes
+ *   back as it was when the request path hears the refusal (removed, or the row it took over
+ *   restored), and becomes Cancelled, kept for the ordering reseller, when refunded later; a
+ *   renewed domain is unchanged.
+ * - leave: the order stays pending with a note; reconciliation asks again after a backoff.
  *
  * Every move is one transaction of the same statements on every engine: a conditional update of
  * the order from `pending` (so whoever settles first wins and the others change nothing), its

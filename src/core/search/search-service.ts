@@ -1,4 +1,5 @@
 import type { Tld, TldPrice } from '../catalogue/catalogue';
+import { premiumPrice, type PremiumRule } from '../catalogue/premium';
 import { parseDomainName, parseTld, splitRegistrable } from '../domain/domain-name';
 import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault } from '../registrar/guarded-registrar';
 import { supports, type Suggestion } from '../registrar/plugin';
@@ -8,7 +9,7 @@ import type { UnitOfWork } from '../shared/unit-of-work';
 import type { AvailabilityAnswer, AvailabilityChecker, AvailabilityRequest } from './availability-checker';
 import { generateLabels } from './candidate-generator';
 import { EXACT_MATCH_SCORE, registrarBase, suggestionScore } from './scoring';
-import type { NameForms, PeriodPrices, SearchQuery, SearchResult, SearchStatus } from './search';
+import type { NameForms, PeriodPrices, PremiumPrice, SearchQuery, SearchResult, SearchStatus } from './search';
 import { parseSearchTerm, type SearchTerm } from './search-term';
 
 export interface SearchServiceOptions {
@@ -85,6 +86,10 @@ export class SearchService {
     const term = parseSearchTerm(query, (tld) => offered.has(tld) || requested.some((r) => r.ascii === tld));
     const plan = planTlds(term, requested, offered, mode);
     const premiumEnabled = query.premiumEnabled === true;
+    // docs/search.md#premium-names: the price quoted is the group's (its premium rule applied), the one an order charges.
+    const premium: PremiumQuoting = premiumEnabled
+      ? { enabled: true, rule: await this.uow.read.catalogue.premiumRule(groupId) }
+      : { enabled: false };
 
     const exact = plan.map((tld) => ({ tld, domain: join(term.label, tld.forms) }));
     const exactRequests: AvailabilityRequest[] = exact.flatMap(({ tld, domain }) =>
@@ -110,7 +115,7 @@ export class SearchService {
     for (const [name, answer] of suggested.answers) answers.set(name, answer);
 
     const exactResults = exact.map(({ tld, domain }) =>
-      this.exactResult(term.label, tld, domain, answers.get(domain.ascii), premiumEnabled),
+      this.exactResult(term.label, tld, domain, answers.get(domain.ascii), premium),
     );
     if (mode === 'lookup') return exactResults;
 
@@ -120,7 +125,7 @@ export class SearchService {
       if (suggestions.length === maxResults) break;
       if (seen.has(c.domain.ascii)) continue;
       // A suggestion is an offer: only names a customer can have are listed.
-      const result = this.toResult(c, answers.get(c.domain.ascii), premiumEnabled, false);
+      const result = this.toResult(c, answers.get(c.domain.ascii), premium, false);
       if (result.status === 'available') suggestions.push(result);
     }
     return [...exactResults, ...suggestions];
@@ -208,7 +213,7 @@ export class SearchService {
     tld: PlannedTld,
     domain: NameForms,
     answer: AvailabilityAnswer | undefined,
-    premiumEnabled: boolean,
+    premium: PremiumQuoting,
   ): SearchResult {
     if (!isOffered(tld)) {
       return {
@@ -227,13 +232,13 @@ export class SearchService {
       };
     }
     const candidate: Candidate = { sld: label, tld, domain, score: EXACT_MATCH_SCORE };
-    return this.toResult(candidate, answer, premiumEnabled, true);
+    return this.toResult(candidate, answer, premium, true);
   }
 
   private toResult(
     c: Candidate,
     answer: AvailabilityAnswer | undefined,
-    premiumEnabled: boolean,
+    premium: PremiumQuoting,
     isExactMatch: boolean,
   ): SearchResult {
     const { tld, prices } = c.tld.offered;
@@ -243,12 +248,19 @@ export class SearchService {
     let errorMessage = problem ?? (status === 'unknown' ? unknownMessage(given, tld.tld) : '');
     let premiumPrice: SearchResult['premiumPrice'];
     if (!problem && given.isPremium && status === 'available') {
-      if (!premiumEnabled) {
+      const quoted = premium.enabled && premium.rule && given.premiumPrice && quote(premium.rule, given.premiumPrice);
+      if (!premium.enabled) {
         // The platform's rule: without premiumEnabled a premium name is never offered as available.
         status = 'reserved';
         errorMessage = `${c.domain.unicode} is a premium name; premium names are not enabled for this search`;
+      } else if (!premium.rule) {
+        status = 'reserved';
+        errorMessage = `${c.domain.unicode} is a premium name; premium names are not sold to your account`;
+      } else if (quoted) {
+        premiumPrice = { ...quoted, currency: this.options.currency };
       } else if (given.premiumPrice) {
-        premiumPrice = { ...given.premiumPrice, currency: this.options.currency };
+        status = 'reserved';
+        errorMessage = `${c.domain.unicode} is a premium name at a cost your account's premium prices do not cover`;
       } else {
         status = 'reserved';
         errorMessage = `${c.domain.unicode} is a premium name and the registry gave no price for it`;
@@ -266,10 +278,29 @@ export class SearchService {
       prices,
       minLength: tld.minLength,
       maxLength: tld.maxLength,
-      isPremium: !problem && premiumEnabled && given.isPremium,
+      isPremium: !problem && premium.enabled && given.isPremium,
     };
     return premiumPrice ? { ...result, premiumPrice } : result;
   }
+}
+
+/** What a search quotes for premium names: nothing without premiumEnabled; the group's rule otherwise. */
+type PremiumQuoting = { readonly enabled: false } | { readonly enabled: true; readonly rule: PremiumRule | undefined };
+
+/** The registry's premium costs with the group's rule applied; undefined when the rule does not sell the name. */
+function quote(
+  rule: PremiumRule,
+  cost: NonNullable<AvailabilityAnswer['premiumPrice']>,
+): Omit<PremiumPrice, 'currency'> | undefined {
+  const register = premiumPrice(rule, cost.register);
+  if (register === undefined) return undefined;
+  const renew = cost.renew === undefined ? undefined : premiumPrice(rule, cost.renew);
+  const transfer = cost.transfer === undefined ? undefined : premiumPrice(rule, cost.transfer);
+  return {
+    register,
+    ...(renew !== undefined && { renew }),
+    ...(transfer !== undefined && { transfer }),
+  };
 }
 
 function checkMaxResults(value: number | undefined): number {

@@ -5,7 +5,8 @@ import { DomainError } from '../../core/shared/errors';
 import type { WireValue } from './form-body';
 import { toContacts } from './contact-wire';
 import { decodeDomainFields } from './php-serialized';
-import { domainField, optionalText, text } from './schemas';
+import { parseAmount } from '../../core/shared/money';
+import { domainField, optionalText, text, wireBoolean } from './schemas';
 
 const invalid = (message: string) => new DomainError('validation_failed', message);
 
@@ -98,6 +99,18 @@ const idnLanguage = optionalText('idnLanguage')
     'idnLanguage must be a language code like de or zh-Hans',
   );
 
+/** docs/orders.md#premium-names: WHMCS's own names; a premium price is accepted only with both. */
+const premiumFields = {
+  premiumEnabled: wireBoolean('premiumEnabled')
+    .optional()
+    .meta({ description: '1 to accept a premium price (with premiumCost); without it a premium name is refused' }),
+  premiumCost: optionalText('premiumCost')
+    .refine((v) => v === undefined || /^\s*\d{1,9}(?:\.\d{1,2})?\s*$/.test(v), {
+      message: 'premiumCost must be an amount like 500.00',
+    })
+    .meta({ description: 'The premium price accepted, at least the current one (for the whole period), like 500.00' }),
+};
+
 const registerFields = {
   domain: domainField,
   regperiod,
@@ -107,6 +120,7 @@ const registerFields = {
   domainfields: optionalText('domainfields'),
   idnLanguage,
   originalvars: originalvarsField,
+  ...premiumFields,
 };
 
 /** docs/api.md#register-a-domain. */
@@ -117,7 +131,19 @@ export const TransferBody = z.object({
   eppcode: text('eppcode').trim().min(1, 'eppcode is required').max(255, 'eppcode is longer than 255 characters'),
 });
 /** docs/api.md#renew-a-domain. */
-export const RenewBody = z.object({ domain: domainField, regperiod, addons: addonsField, idnLanguage });
+export const RenewBody = z.object({
+  domain: domainField,
+  regperiod,
+  addons: addonsField,
+  idnLanguage,
+  ...premiumFields,
+});
+
+/** The accepted premium price: only when the request says premiumEnabled and gives premiumCost. */
+function acceptedPremium(body: { premiumEnabled?: boolean; premiumCost?: string }): { premiumCost?: number } {
+  if (body.premiumEnabled !== true || body.premiumCost === undefined) return {};
+  return { premiumCost: parseAmount(body.premiumCost, 'premiumCost') };
+}
 
 export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterCommand {
   return {
@@ -129,6 +155,7 @@ export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterC
     fields: body.domainfields === undefined ? {} : decodeDomainFields(body.domainfields),
     ...(body.idnLanguage && { idnLanguage: body.idnLanguage }),
     ...(body.originalvars !== undefined && { originalVars: JSON.stringify(body.originalvars) }),
+    ...acceptedPremium(body),
   };
 }
 
@@ -142,6 +169,7 @@ export function toRenewCommand(body: z.infer<typeof RenewBody>): RenewCommand {
     period: body.regperiod,
     addons: toAddons(body.addons),
     ...(body.idnLanguage && { idnLanguage: body.idnLanguage }),
+    ...acceptedPremium(body),
   };
 }
 

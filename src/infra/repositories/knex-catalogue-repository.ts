@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { AddonName, CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
 import type { Minor } from '../../core/shared/money';
+import type { PremiumRule } from '../../core/catalogue/premium';
 
 interface TldRow {
   tld: string;
@@ -98,5 +99,21 @@ export class KnexCatalogueRepository implements CatalogueRepository {
         .onConflict(['group_id', 'addon'])
         .merge();
     }
+  }
+
+  async premiumRule(groupId: string): Promise<PremiumRule | undefined> {
+    const row: { rule: string } | undefined = await this.db('premium_rules').where({ group_id: groupId }).first();
+    return row ? (JSON.parse(row.rule) as PremiumRule) : undefined;
+  }
+
+  async setPremiumRule(groupId: string, rule: PremiumRule | null): Promise<void> {
+    if (rule === null) {
+      await this.db('premium_rules').where({ group_id: groupId }).delete();
+      return;
+    }
+    await this.db('premium_rules')
+      .insert({ group_id: groupId, rule: JSON.stringify(rule) })
+      .onConflict(['group_id'])
+      .merge();
   }
 }

@@ -19,7 +19,12 @@ function catalogue(tlds: Array<[string, string]>): UnitOfWork {
   const prices: TldPrice[] = tlds.map(([tld]) => ({ tld, action: 'register', period: 1, price: 1000 }));
   return {
     read: {
-      catalogue: { listTlds: async () => rows, prices: async (groupId: string) => (groupId === 'g1' ? prices : []) },
+      catalogue: {
+        listTlds: async () => rows,
+        prices: async (groupId: string) => (groupId === 'g1' ? prices : []),
+        // Group g1 sells premium names at the registry's cost.
+        premiumRule: async (groupId: string) => (groupId === 'g1' ? { kind: 'markup', basisPoints: 0 } : undefined),
+      },
     },
   } as unknown as UnitOfWork;
 }

@@ -1,0 +1,182 @@
+import path from 'node:path';
+import qs from 'qs';
+import { startHarness, type Harness } from '../support/harness';
+
+const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
+const REGISTRANT = {
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'ada@example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Country: 'GB',
+  Postcode: 'N1 1AA',
+  'Phone Number': '+44.2070000000',
+};
+
+/** A register body as a WHMCS module builds it (http_build_query), with its premium parameters when given. */
+const registerForm = (domain: string, extra: Record<string, string> = {}) =>
+  qs.stringify({
+    domain,
+    regperiod: '1',
+    nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+    contacts: { Registrant: REGISTRANT },
+    ...extra,
+  });
+const accept = (price: string) => ({ premiumEnabled: '1', premiumCost: price });
+
+/**
+ * Premium names (docs/orders.md#premium-names). The scripted registrar (.com/.net) reports
+ * `premium-…` names premium at a cost of 500.00 to register, 450.00 to renew, 400.00 to transfer;
+ * the group sells them at cost + 20 %. On .org it cannot tell premium names (its answers carry no `isPremium`).
+ */
+describe('premium names at order time', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({ pluginsDir: PLUGINS_DIR, registrar: 'scripted', settings: { registrarTimeoutMs: 200 } });
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const post = (route: string, body: string) => h.http.post(route).set(h.headers()).type('form').send(body);
+  const credits = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
+  const ordersFor = (domain: string) => h.module.services.orders.list({ domain });
+  const topUpTo = async (amount: number) => {
+    const id = (await h.module.services.resellers.byEmail(h.reseller.email)).id;
+    const balance = await h.module.services.credit.balance(id);
+    if (balance !== amount) await h.module.services.credit.adjust(id, amount - balance, 'test');
+  };
+
+  beforeEach(async () => {
+    await h.module.services.catalogue.setPremiumRule('default', { kind: 'markup', basisPoints: 2000 });
+    await topUpTo(2000_00);
+  });
+
+  describe('POST /order/domains/register', () => {
+    it('refuses a premium name sent without premium parameters, naming the price, and charges nothing', async () => {
+      const res = await post('/order/domains/register', registerForm('premium-shop.com'));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        error:
+          'premium-shop.com is a premium name: the registration for 1 year(s) costs 600.00; ' +
+          'send premiumEnabled=1 and premiumCost=600.00 to accept it; nothing was charged',
+      });
+      expect(await credits()).toBe('2000.00');
+      expect(await ordersFor('premium-shop.com')).toEqual([]);
+    });
+
+    it('refuses a premiumCost below the premium price, and premiumCost without premiumEnabled', async () => {
+      const low = await post('/order/domains/register', registerForm('premium-low.com', accept('599.99')));
+      expect(low.status).toBe(400);
+      expect(low.body.error).toBe(
+        'premium-low.com is a premium name: the registration for 1 year(s) costs 600.00, more than the premiumCost ' +
+          '599.99 sent; send premiumEnabled=1 and premiumCost=600.00 to accept it; nothing was charged',
+      );
+      const notEnabled = await post(
+        '/order/domains/register',
+        registerForm('premium-low.com', { premiumEnabled: '0', premiumCost: '600.00' }),
+      );
+      expect(notEnabled.status).toBe(400);
+      expect(notEnabled.body.error).toMatch(/^premium-low.com is a premium name: the registration .* costs 600.00;/);
+      expect(await credits()).toBe('2000.00');
+    });
+
+    it('charges the premium price when the request accepts it with premiumEnabled=1 and premiumCost', async () => {
+      const res = await post('/order/domains/register', registerForm('premium-yes.com', accept('600.00')));
+      expect(res.status).toBe(200);
+      expect(res.body).toBe('success');
+      expect(await credits()).toBe('1400.00');
+      expect(await ordersFor('premium-yes.com')).toEqual([
+        expect.objectContaining({ action: 'register', status: 'completed', price: 600_00 }),
+      ]);
+    });
+
+    it('charges a standard name the catalogue price whatever premium parameters it carries', async () => {
+      const res = await post('/order/domains/register', registerForm('ordinary.com', accept('600.00')));
+      expect(res.status).toBe(200);
+      expect(await credits()).toBe('1990.00');
+    });
+
+    it('refuses a price that moved up between the lookup and the order, naming the new price', async () => {
+      const lookup = await h.http
+        .post('/domains/lookup')
+        .set(h.headers())
+        .type('form')
+        .send('searchTerm=premiumrising-cars.com&premiumEnabled=1');
+      expect(lookup.body[0]).toMatchObject({ isPremium: true, premiumCostPricing: { register: '600.00' } });
+      // The module sends back the price it was quoted; the registry has since raised its cost to 600.00.
+      const stale = await post('/order/domains/register', registerForm('premiumrising-cars.com', accept('600.00')));
+      expect(stale.status).toBe(400);
+      expect(stale.body.error).toBe(
+        'premiumrising-cars.com is a premium name: the registration for 1 year(s) costs 720.00, more than the ' +
+          'premiumCost 600.00 sent; send premiumEnabled=1 and premiumCost=720.00 to accept it; nothing was charged',
+      );
+      expect(await credits()).toBe('2000.00');
+      // Accepting up to 1000.00 charges the price of the moment (cost 700.00 + 20 %), not the ceiling sent.
+      const ok = await post('/order/domains/register', registerForm('premiumrising-cars.com', accept('1000.00')));
+      expect(ok.status).toBe(200);
+      expect(await credits()).toBe('1160.00');
+    });
+
+    it('refuses premium names, even accepted, to a group without a premium rule', async () => {
+      await h.module.services.catalogue.setPremiumRule('default', null);
+      const res = await post('/order/domains/register', registerForm('premium-norule.com', accept('9999.00')));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({
+        error: 'premium-norule.com is a premium name; premium names are not sold to your account; nothing was charged',
+      });
+      expect(await credits()).toBe('2000.00');
+    });
+
+    it('keeps the catalogue price on a registrar that cannot tell premium names (no isPremium in its answers)', async () => {
+      const res = await post('/order/domains/register', registerForm('premium-unknown.org'));
+      expect(res.status).toBe(200);
+      expect(await credits()).toBe('1990.00');
+      expect(await ordersFor('premium-unknown.org')).toEqual([expect.objectContaining({ price: 10_00 })]);
+    });
+  });
+
+  describe('POST /order/domains/renew', () => {
+    it("refuses a premium renewal without acceptance, then charges the registry's renewal cost with the rule", async () => {
+      expect((await post('/order/domains/register', registerForm('premium-keep.com', accept('600.00')))).status).toBe(
+        200,
+      );
+      await topUpTo(2000_00);
+      const refused = await post('/order/domains/renew', qs.stringify({ domain: 'premium-keep.com', regperiod: '2' }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe(
+        'premium-keep.com is a premium name: the renewal for 2 year(s) costs 1080.00; ' +
+          'send premiumEnabled=1 and premiumCost=1080.00 to accept it; nothing was charged',
+      );
+      expect(await credits()).toBe('2000.00');
+      const renewed = await post(
+        '/order/domains/renew',
+        qs.stringify({ domain: 'premium-keep.com', regperiod: '2', ...accept('1080.00') }),
+      );
+      expect(renewed.status).toBe(200);
+      expect(renewed.body).toBe('success');
+      expect(await credits()).toBe('920.00');
+    });
+  });
+
+  describe('POST /order/domains/transfer', () => {
+    it("refuses a premium transfer without acceptance, then charges the registry's transfer cost with the rule", async () => {
+      const form = (extra: Record<string, string> = {}) =>
+        `${registerForm('premium-move.com', extra)}&${qs.stringify({ eppcode: 'EPP-1234' })}`;
+      const refused = await post('/order/domains/transfer', form());
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe(
+        'premium-move.com is a premium name: the transfer for 1 year(s) costs 480.00; ' +
+          'send premiumEnabled=1 and premiumCost=480.00 to accept it; nothing was charged',
+      );
+      expect(await credits()).toBe('2000.00');
+      const moved = await post('/order/domains/transfer', form(accept('480.00')));
+      expect(moved.status).toBe(200);
+      expect(await credits()).toBe('1520.00');
+      expect(await ordersFor('premium-move.com')).toEqual([
+        expect.objectContaining({ action: 'transfer', price: 480_00 }),
+      ]);
+    });
+  });
+});
