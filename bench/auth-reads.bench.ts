@@ -146,7 +146,7 @@ async function main(): Promise<void> {
     [
       '## 1. Authenticated reads: `GET /billing/credits`',
       '',
-      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes one statement per request, which reads the reseller with its balance on a connection of its own through the driver's public API (ADR 11). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
+      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes one statement per request, which reads the reseller with its balance on a connection of its own through the driver's public API (ADR 12). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
       '',
       table(
         [

@@ -45,7 +45,7 @@ export interface Platform {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly knex: Knex;
-  /** ADR 11: authentication's statement on a connection of its own (undefined on a host's knex). */
+  /** ADR 12: authentication's statement on a connection of its own (undefined on a host's knex). */
   readonly hotReads: HotReads | undefined;
   readonly secretBox: SecretBox;
   /** The installed registrar plugins (the plugin loader's registry). */
@@ -181,7 +181,7 @@ function registrarModule({ plugins, settings }: Platform): ContainerModule {
 function accountModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(BUILT_IN.resellerDirectory).toResolvedValue(
-      // ADR 11: the balance read with the reseller is the reseller's only while the ledger is the module's own.
+      // ADR 12: the balance read with the reseller is the reseller's only while the ledger is the module's own.
       (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
         new StoredResellerDirectory(uow.read.resellers, secrets, ledger === knexLedger),
       [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],

@@ -166,7 +166,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
       : undefined;
   const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax, logger }) : (options.database as Knex);
-  // ADR 11: authentication's statement on a connection of its own, through the driver's public API.
+  // ADR 12: authentication's statement on a connection of its own, through the driver's public API.
   const hotReads = target ? openHotReads(target, { poolMax: settings.dbPoolMax }) : undefined;
   const closeDatabase = async () => {
     await hotReads?.close();

@@ -5,7 +5,7 @@ import { knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { startHarness, type Harness } from '../support/harness';
 
 /**
- * ADR 11: `GET /billing/credits` answers the balance authentication read with the reseller in
+ * ADR 12: `GET /billing/credits` answers the balance authentication read with the reseller in
  * its one statement — only while the ledger is the module's own.
  */
 describe('GET /billing/credits with the module’s own ledger', () => {

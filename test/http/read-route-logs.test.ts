@@ -7,7 +7,7 @@ import { startHarness, type Harness } from '../support/harness';
  * The reads that answer from the database alone (no registrar call) write nothing but their
  * request line, at debug level too, and that line carries the request id the reply names.
  * Together with the log-context tests (test/unit/infra/logging.test.ts: a context never leaks)
- * this keeps the request log what it was when these routes ran without a context (ADR 11).
+ * this keeps the request log what it was when these routes ran without a context (ADR 12).
  */
 describe('routes that answer from the database alone', () => {
   let text = '';

@@ -9,7 +9,7 @@ import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-un
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
 /**
- * The hot-path reads on a connection of their own (src/infra/db/direct-reads.ts, ADR 11) see
+ * The hot-path reads on a connection of their own (src/infra/db/direct-reads.ts, ADR 12) see
  * what is committed and nothing else, on the run's engine: SQLite's query-only connection of the
  * file, or the MariaDB pool of its own.
  */
@@ -109,7 +109,7 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
 });
 
 /**
- * Authentication's one statement (ADR 11): the reseller with its balance, read outside any
+ * Authentication's one statement (ADR 12): the reseller with its balance, read outside any
  * transaction through the hot-path reader, and inside a unit of work through the transaction.
  */
 describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {

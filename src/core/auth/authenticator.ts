@@ -16,7 +16,7 @@ export interface Credentials {
 
 /** The reseller a request authenticated as. */
 export interface AuthenticatedReseller extends Reseller {
-  /** The balance read with the reseller in authentication's one statement, when the directory read it (ADR 11). */
+  /** The balance read with the reseller in authentication's one statement, when the directory read it (ADR 12). */
   readonly balance?: Minor;
 }
 

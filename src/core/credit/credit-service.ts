@@ -19,7 +19,7 @@ export class CreditService {
 
   /**
    * The balance of a request's reseller: the one read in its authentication's statement when
-   * there is one (committed state as a read now would see it, one statement fewer: ADR 11), else
+   * there is one (committed state as a read now would see it, one statement fewer: ADR 12), else
    * read from the ledger.
    */
   async balanceOf(reseller: { readonly id: string; readonly balance?: Minor }): Promise<Minor> {

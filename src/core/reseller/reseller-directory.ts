@@ -33,7 +33,7 @@ export class StoredResellerDirectory implements ResellerDirectory {
 
   /**
    * `ledgerIsStored`: the module's ledger is the platform's own (not a host's rebound one), so
-   * the balance the sign-in statement reads with the reseller is the reseller's balance (ADR 11).
+   * the balance the sign-in statement reads with the reseller is the reseller's balance (ADR 12).
    */
   constructor(
     private readonly resellers: ResellerRepository,

@@ -20,7 +20,7 @@ export interface ResellerCredentials extends Reseller {
 /**
  * What authentication reads of a reseller in one statement: its credentials and, where the
  * repository can read it in that same statement, the balance of the platform's own credit ledger
- * (ADR 11: `GET /billing/credits` then needs no second read).
+ * (ADR 12: `GET /billing/credits` then needs no second read).
  */
 export interface ResellerSignIn extends ResellerCredentials {
   readonly ledgerBalance?: Minor;

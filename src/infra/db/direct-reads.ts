@@ -6,7 +6,7 @@ import { rawRows } from './database-kind';
 /**
  * Single-row reads on the request hot path (authentication's one statement), made on a
  * connection of their own through the driver's public API instead of knex's per-query machinery
- * (builder, compiler, runner, pool queue), which costs more than the read itself (ADR 11,
+ * (builder, compiler, runner, pool queue), which costs more than the read itself (ADR 12,
  * bench/RESULTS.md "Hot paths"):
  *
  * - SQLite file: a better-sqlite3 connection of the same file opened here, for queries only,

@@ -55,7 +55,7 @@ const toCredentials = (row: ResellerRow): ResellerCredentials => ({
 const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reseller }: ResellerCredentials): Reseller =>
   reseller;
 
-// One statement for everything authentication and GET /billing/credits need (ADR 11); no account row is a balance of 0.
+// One statement for everything authentication and GET /billing/credits need (ADR 12); no account row is a balance of 0.
 const FIND_BY_EMAIL = `SELECT r.*, a.balance_minor AS ledger_balance FROM resellers r
   LEFT JOIN credit_accounts a ON a.reseller_id = r.id WHERE r.email = ? LIMIT 1`;
 
