@@ -86,7 +86,7 @@ export class SearchService {
     const term = parseSearchTerm(query, (tld) => offered.has(tld) || requested.some((r) => r.ascii === tld));
     const plan = planTlds(term, requested, offered, mode);
     const premiumEnabled = query.premiumEnabled === true;
-    // docs/search.md#premium-names: the price quoted is the group's (its premium rule applied), the one an order charges.
+    // docs/search.md#availability: the price quoted for a premium name is the group's (its premium rule applied), the one an order charges.
     const premium: PremiumQuoting = premiumEnabled
       ? { enabled: true, rule: await this.uow.read.catalogue.premiumRule(groupId) }
       : { enabled: false };
