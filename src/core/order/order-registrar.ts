@@ -26,7 +26,7 @@ export interface OrderRegistrar {
  * - `premium`: premium, with the registry's costs in minor units (an action without a cost cannot be priced);
  * - `cannot_tell`: the registrar does not report premium names (its availability answers carry no
  *   `isPremium`): the catalogue price applies, as it always did;
- * - `unknown`: the registrar did not answer; the catalogue price applies (logged).
+ * - `unknown`: the registrar did not answer; the order is refused, nothing charged.
  */
 export type PremiumAnswer =
   | { readonly kind: 'standard' }

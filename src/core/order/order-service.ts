@@ -775,15 +775,11 @@ export class OrderService implements TransferOrders {
   ): Promise<Minor | undefined> {
     const answer = await this.registrar.premium(registrarId, domain.ascii);
     if (answer.kind === 'standard' || answer.kind === 'cannot_tell') return undefined;
-    if (answer.kind === 'unknown') {
-      // The order goes ahead at the catalogue price, as registrar faults are handled on every order
-      // (phase 2 and reconciliation settle it); docs/orders.md#premium-names names this gap.
-      this.logger.warn(
-        { registrar: registrarId, domain: domain.ascii, reason: answer.message },
-        'could not ask the registrar whether the name is premium; catalogue price used',
+    if (answer.kind === 'unknown')
+      throw new DomainError(
+        'registrar_failed',
+        `Could not learn from the registrar whether ${domain.unicode} is a premium name (${answer.message}); nothing was charged`,
       );
-      return undefined;
-    }
     const rule = await this.catalogue.premiumRule(reseller.groupId);
     if (!rule)
       throw new DomainError(
