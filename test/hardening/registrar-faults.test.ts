@@ -90,6 +90,8 @@ describe('a registrar that hangs, answers garbage or redirects', () => {
       async (_what, registered) => {
         const domain = `fault-${index}-${registered ? 'kept' : 'gone'}.com`;
         const key = `key-${domain}`;
+        // The registry answers the premium question; only the registration itself meets the fault.
+        stub.on('POST /check', { json: [{ domain, status: 'available' }] });
         stub.on('POST /register', FAULTS[index]![1]);
         const before = await balance();
 
@@ -129,6 +131,25 @@ describe('a registrar that hangs, answers garbage or redirects', () => {
       },
     );
   });
+
+  describe.each(FAULTS.map((f, i) => [f[0], i] as const))(
+    'when it %s to the premium question before a registration',
+    (_label, index) => {
+      it('refuses the order with 502 and charges nothing: a premium name is never sold at the catalogue price', async () => {
+        const domain = `premium-fault-${index}.com`;
+        stub.on('POST /check', FAULTS[index]![1]);
+        const before = await balance();
+
+        const res = await register(domain, `key-${domain}`);
+        expect(res.status).toBe(502);
+        expect(res.body.error).toMatch(/premium name .*nothing was charged/);
+        expect(await balance()).toBe(before);
+        expect(await h.module.services.orders.list({ domain })).toEqual([]);
+        expect(stub.requests.filter((r) => r.path === '/register' && r.body.includes(domain))).toEqual([]);
+        expect(elsewhere.requests).toEqual([]);
+      });
+    },
+  );
 
   describe('on a domain-management call', () => {
     beforeAll(async () => {
