@@ -227,36 +227,16 @@ describe('no secrets in logs', () => {
     );
     // Orders: one that works, one the registrar refuses, one it never answers (reconciled later), a transfer with its EPP code.
     const contacts = { Registrant: REGISTRANT };
-    expect(
-      (
-        await post('/order/domains/register', {
-          domain: 'logged.com',
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts,
-        })
-      ).status,
-    ).toBe(200);
-    expect(
-      (
-        await post('/order/domains/register', {
-          domain: 'fail-logged.com',
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts,
-        })
-      ).status,
-    ).toBe(502);
-    expect(
-      (
-        await post('/order/domains/register', {
-          domain: 'lost-logged.com',
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts,
-        })
-      ).status,
-    ).toBe(200);
+    const register = (domain: string) =>
+      post('/order/domains/register', {
+        domain,
+        regperiod: '1',
+        nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+        contacts,
+      });
+    expect((await register('logged.com')).status).toBe(200);
+    expect((await register('fail-logged.com')).status).toBe(502);
+    expect((await register('lost-logged.com')).status).toBe(200);
     expect(
       (
         await post('/order/domains/transfer', {

@@ -148,27 +148,19 @@ describe('the production entry (the compiled server under plain node)', () => {
     rmSync(data, { recursive: true, force: true });
   });
 
+  /** The built server started by `command`, on a data folder of its own. */
+  const startServer = (command: string, args: string[]) =>
+    start(dir, mkdtempSync(path.join(data, 'run-')), command, args, children);
+
   it('finishes the request in flight and exits 0 on one SIGTERM sent to node dist/src/main.js', async () => {
-    const server = await start(
-      dir,
-      mkdtempSync(path.join(data, 'run-')),
-      process.execPath,
-      ['dist/src/main.js'],
-      children,
-    );
+    const server = await startServer(process.execPath, ['dist/src/main.js']);
     const inFlight = await searchInFlight(server);
     server.child.kill('SIGTERM');
     await expectGracefulStop(server, inFlight);
   }, 120_000);
 
   it('finishes the request in flight and exits 0 when npm running `npm run serve` gets the SIGTERM', async () => {
-    const server = await start(
-      dir,
-      mkdtempSync(path.join(data, 'run-')),
-      'npm',
-      ['run', '--silent', 'serve'],
-      children,
-    );
+    const server = await startServer('npm', ['run', '--silent', 'serve']);
     const inFlight = await searchInFlight(server);
     server.child.kill('SIGTERM');
     await expectGracefulStop(server, inFlight);
@@ -176,13 +168,7 @@ describe('the production entry (the compiled server under plain node)', () => {
 
   it('finishes the request in flight and exits 0 when the whole process group of `npm run serve` gets SIGTERM', async () => {
     // The server gets the signal twice: from the kill and relayed by npm.
-    const server = await start(
-      dir,
-      mkdtempSync(path.join(data, 'run-')),
-      'npm',
-      ['run', '--silent', 'serve'],
-      children,
-    );
+    const server = await startServer('npm', ['run', '--silent', 'serve']);
     const inFlight = await searchInFlight(server);
     process.kill(-server.child.pid!, 'SIGTERM');
     await expectGracefulStop(server, inFlight);

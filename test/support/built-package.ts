@@ -29,7 +29,8 @@ const INPUTS = [
 ];
 
 function hashInputs(): string {
-  const hash = createHash('sha256');
+  // The checkout's own path too: the build links its node_modules, which another checkout's build must not reuse.
+  const hash = createHash('sha256').update(ROOT).update('\0');
   const visit = (relative: string) => {
     const full = path.join(ROOT, relative);
     if (!existsSync(full)) return;
