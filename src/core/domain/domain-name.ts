@@ -15,6 +15,13 @@ const TLD_LABEL = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/;
 const invalid = (input: string, why: string) =>
   new DomainError('validation_failed', `${JSON.stringify(input.slice(0, 80))} is not a valid domain name: ${why}`);
 
+// One order parses its name and nameservers several times over (HTTP, catalogue, order), and each
+// parse is two UTS-46 passes, which cost more than the rest of the order's validation
+// (bench/RESULTS.md, orders). The answer depends on the input alone, so valid names are
+// remembered, frozen; a refused input is parsed again each time and never fills the memo.
+const PARSED_KEPT = 4096;
+const parsed = new Map<string, DomainName>();
+
 /**
  * Normalises a domain as a reseller or a billing platform may send it: any case, Unicode or
  * punycode, percent-decoded already, an optional trailing dot. Rejects what no registry accepts:
@@ -23,9 +30,20 @@ const invalid = (input: string, why: string) =>
  */
 export function parseDomainName(input: string, options: { minLabels?: number } = {}): DomainName {
   const minLabels = options.minLabels ?? 2;
-  if (typeof input !== 'string' || input.trim() === '')
-    throw new DomainError('validation_failed', 'domain is required');
+  if (typeof input !== 'string') throw new DomainError('validation_failed', 'domain is required');
   if (input.length > MAX_INPUT_LENGTH) throw invalid(input, 'it is too long');
+  const key = `${minLabels}\u0000${input}`;
+  let name = parsed.get(key);
+  if (name === undefined) {
+    name = normalise(input, minLabels);
+    if (parsed.size >= PARSED_KEPT) parsed.clear();
+    parsed.set(key, name);
+  }
+  return name;
+}
+
+function normalise(input: string, minLabels: number): DomainName {
+  if (input.trim() === '') throw new DomainError('validation_failed', 'domain is required');
   const trimmed = input.trim().replace(/\.$/, '');
   const ascii = toASCII(trimmed, {
     checkHyphens: true,
@@ -51,7 +69,7 @@ export function parseDomainName(input: string, options: { minLabels?: number } =
     transitionalProcessing: false,
   });
   if (error) throw invalid(input, 'it breaks the IDNA (UTS-46) rules for host names');
-  return { ascii, unicode, labels };
+  return Object.freeze({ ascii, unicode, labels: Object.freeze(labels) });
 }
 
 /** Normalises a TLD as written in the catalogue or a request: ".com", "com", ".CO.UK", ".рф". Returns ".com" form in ASCII. */

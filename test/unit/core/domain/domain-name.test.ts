@@ -36,6 +36,34 @@ describe('parseDomainName', () => {
   });
 });
 
+describe('parseDomainName, asked again', () => {
+  it('gives the same answer for the same input, which nobody can change', () => {
+    const first = parseDomainName('Bücher.DE');
+    const again = parseDomainName('Bücher.DE');
+    expect(again).toEqual({ ascii: 'xn--bcher-kva.de', unicode: 'bücher.de', labels: ['xn--bcher-kva', 'de'] });
+    expect(again).toBe(first);
+    expect(Object.isFrozen(again) && Object.isFrozen(again.labels)).toBe(true);
+  });
+
+  it('keeps the minimum label count part of the question', () => {
+    expect(parseDomainName('com', { minLabels: 1 }).ascii).toBe('com');
+    expect(() => parseDomainName('com')).toThrow(/needs a name and a TLD/);
+    expect(parseDomainName('com', { minLabels: 1 }).ascii).toBe('com');
+  });
+
+  it('refuses a bad input every time it is asked', () => {
+    for (let i = 0; i < 3; i++) expect(() => parseDomainName('a_b.com')).toThrow(/not a valid domain name/);
+  });
+
+  it('stays right past the number of names it remembers', () => {
+    for (let i = 0; i < 10_000; i++) {
+      const name = parseDomainName(`Name-${i}.Example`);
+      expect(name.ascii).toBe(`name-${i}.example`);
+    }
+    expect(parseDomainName('bücher.de').ascii).toBe('xn--bcher-kva.de');
+  });
+});
+
 describe('parseTld', () => {
   it('accepts the TLD with or without its dot, in any case, and IDN TLDs', () => {
     expect(parseTld('COM').ascii).toBe('.com');
