@@ -93,4 +93,22 @@ describe('priced addons on a domain registered without them', () => {
       price: 15_50,
     });
   });
+
+  it('charges a renewal only for the addons the domain has, whatever the request asks for', async () => {
+    // A billing module sends the addon flags its own service record holds, which can differ from ours.
+    await givenDomain(h.module, 'plain.com', { addons: NONE, expiryDate: '2027-11-21' });
+    const before = await credits();
+    const res = await post('/order/domains/renew', {
+      domain: 'plain.com',
+      regperiod: '1',
+      addons: { idprotection: '1', dnsmanagement: '1', emailforwarding: '1' },
+    });
+    expect(res.status).toBe(200);
+    expect(Number(before) - Number(await credits())).toBeCloseTo(12, 5);
+    expect((await h.module.services.orders.list({ domain: 'plain.com' }))[0]).toMatchObject({
+      action: 'renew',
+      price: 12_00,
+    });
+    expect((await platformRecord(h.module, 'plain.com'))?.addons).toEqual(NONE);
+  });
 });

@@ -723,15 +723,22 @@ export class OrderService implements TransferOrders {
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(domain.unicode);
     this.assertRegistrarAvailable(existing.registrar, domain.unicode);
     const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
-    // docs/orders.md#addons-turned-on-later: a renewal renews the addons the domain has, at their prices.
-    const renewed = {
-      ...command.addons,
-      ...(existing.addons.dnsManagement && { dnsmanagement: true }),
-      ...(existing.addons.emailForwarding && { emailforwarding: true }),
-      ...(existing.addons.idProtection && { idprotection: true }),
+    // docs/orders.md#addons-turned-on-later: a renewal renews the addons the domain has, at their
+    // prices, and only those: it turns nothing on, so an addon the request names that the domain
+    // lacks is neither charged nor enabled (billing modules send their own record's flags).
+    const has: Record<AddonName, boolean> = {
+      dnsmanagement: existing.addons.dnsManagement,
+      emailforwarding: existing.addons.emailForwarding,
+      idprotection: existing.addons.idProtection,
     };
-    const price = await this.priceOf(reseller, 'renew', tld, command.period, renewed, premium);
-    const addons = enabledAddons(renewed);
+    const notHeld = enabledAddons(command.addons).filter((addon) => !has[addon]);
+    if (notHeld.length > 0)
+      this.logger.info(
+        { domain: domain.ascii, addons: notHeld },
+        'renewal: addons asked for that the domain does not have are not charged or turned on',
+      );
+    const price = await this.priceOf(reseller, 'renew', tld, command.period, has, premium);
+    const addons = enabledAddons(has);
     return {
       action: 'renew',
       domain,
