@@ -21,7 +21,7 @@ import { enginesFromEnv, freshDatabase, type Engine } from './support/databases'
 import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
-import { machine, ms, perSecond, positiveInt, ratio, table } from './support/stats';
+import { machine, ms, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 10);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
@@ -127,8 +127,7 @@ async function main(): Promise<void> {
     const bare = byVariant[BARE]!.load;
     return byVariant.map(({ label, load }, i) => {
       const r = load.perSecond / bare.perSecond;
-      const verdict =
-        i === BARE ? '1.00' : `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`;
+      const judged = i === BARE ? '1.00' : verdict(r, TARGET);
       return [
         engine,
         label,
@@ -136,7 +135,7 @@ async function main(): Promise<void> {
         ms(load.p50),
         ms(load.p99),
         `${load.cpuMicros.toFixed(0)} µs`,
-        verdict,
+        judged,
         ratio(bare.cpuMicros / load.cpuMicros),
       ];
     });

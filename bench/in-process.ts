@@ -28,7 +28,7 @@ import { createResellerModule } from '../src/module';
 import { ROOT } from '../test/support/server-process';
 import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { writeSection } from './support/results';
-import { machine, median, positiveInt, ratio, table } from './support/stats';
+import { machine, median, positiveInt, ratio, table, verdict } from './support/stats';
 
 const REQUESTS = positiveInt('BENCH_REQUESTS', 2000);
 const TURNS = positiveInt('BENCH_TURNS', 15);
@@ -136,10 +136,15 @@ async function startChild(kind: ServerKind, url: string, resellerId: string) {
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
+  // One answer per turn; the exit listener of a turn is removed once its answer came.
   const next = () =>
     new Promise<{ cpu?: number; error?: string; ready?: true }>((resolve, reject) => {
-      child.once('message', resolve as (m: unknown) => void);
-      child.once('exit', (code) => reject(new Error(`${kind} exited (${code})`)));
+      const exited = (code: number | null) => reject(new Error(`${kind} exited (${code})`));
+      child.once('exit', exited);
+      child.once('message', (message) => {
+        child.off('exit', exited);
+        resolve(message as { cpu?: number; error?: string; ready?: true });
+      });
     });
   await next();
   return {
@@ -216,7 +221,7 @@ async function main(): Promise<void> {
         engine,
         m.label,
         `${m.perRequest.toFixed(1)} µs`,
-        m === bare ? '1.00' : `**${ratio(r)}** ${r >= TARGET ? '(target ≥ 0.8 met)' : '(below the 0.8 target)'}`,
+        m === bare ? '1.00' : verdict(r, TARGET),
         m === bare ? '' : `${ratio(median(m.turnRatios))} (${ratio(sorted[0]!)}–${ratio(sorted[sorted.length - 1]!)})`,
       ]);
     }

@@ -13,6 +13,16 @@ export const median = (values: readonly number[]) => percentile(values, 50);
 export const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 1)} ms`;
 export const perSecond = (value: number) => value.toFixed(0);
 export const ratio = (value: number) => value.toFixed(2);
+
+/**
+ * A ratio against its target, in bold, with the verdict. A ratio just under the target is shown
+ * with three decimals, so that "0.80 (below the 0.8 target)" never appears.
+ */
+export function verdict(value: number, target: number): string {
+  const met = value >= target;
+  const shown = !met && ratio(value) === ratio(target) ? value.toFixed(3) : ratio(value);
+  return `**${shown}** ${met ? `(target ≥ ${target} met)` : `(below the ${target} target)`}`;
+}
 export const mib = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 export function positiveInt(name: string, fallback: number): number {
