@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -7,6 +7,7 @@ const manifest = (file: string) =>
     scripts?: Record<string, string>;
     dependencies?: Record<string, string>;
     devDependencies?: Record<string, string>;
+    allowScripts?: Record<string, boolean>;
   };
 
 /** What npm runs of a package's own scripts on `npm ci` / `npm install` in its folder. */
@@ -31,4 +32,33 @@ describe('the package manifests', () => {
     expect(Object.keys(dependencies)).toContain('@types/koa');
     expect(Object.keys(devDependencies)).not.toContain('@types/koa');
   });
+
+  it('names every installed dependency with an install script in allowScripts (npm 11 skips the ones it does not)', () => {
+    const allowed = manifest('package.json').allowScripts ?? {};
+    const unreviewed = installScriptPackages(path.join(ROOT, 'node_modules')).filter((name) => !(name in allowed));
+    expect(unreviewed).toEqual([]);
+    // The embedded driver is a native addon built on install: without its script there is no SQLite.
+    expect(allowed['better-sqlite3']).toBe(true);
+  });
 });
+
+/** The names of the installed packages (nested ones too) whose manifests declare an install-time script. */
+function installScriptPackages(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  const found = new Set<string>();
+  for (const entry of readdirSync(folder)) {
+    if (entry.startsWith('.')) continue;
+    const packages = entry.startsWith('@')
+      ? readdirSync(path.join(folder, entry)).map((n) => `${entry}/${n}`)
+      : [entry];
+    for (const name of packages) {
+      const dir = path.join(folder, name);
+      const file = path.join(dir, 'package.json');
+      if (!existsSync(file)) continue;
+      const { scripts = {} } = JSON.parse(readFileSync(file, 'utf8')) as { scripts?: Record<string, string> };
+      if (['preinstall', 'install', 'postinstall'].some((script) => script in scripts)) found.add(name);
+      for (const nested of installScriptPackages(path.join(dir, 'node_modules'))) found.add(nested);
+    }
+  }
+  return [...found].sort();
+}
