@@ -7,7 +7,8 @@
  * phase 3, the request log) against a bare Koa server doing the equivalent bare transactions on
  * the same tables (bench/servers/bare-orders-server.ts: reserve with the debit entry, insert the
  * order and the domain; then complete). Both in processes of their own, measured in alternating
- * rounds in one run, on one database. The ledger invariant is checked after the run and every
+ * rounds in one run, each on a database of its own seeded alike (the module's background domain sync
+ * would otherwise take the bare server's rows for its own). The ledger invariant is checked after the run and every
  * order must be completed. Target: the module at 0.6 of the bare server's orders/s or better.
  *
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
@@ -51,41 +52,54 @@ interface EngineResult {
   problems: string[];
 }
 
+interface SeededDatabase {
+  readonly db: Awaited<ReturnType<typeof freshDatabase>>;
+  readonly resellers: ReadonlyArray<{ id: string; email: string; apiKey: string }>;
+}
+
+/** A fresh database with the bench group, .com on the sandbox and RESELLERS funded resellers. */
+async function seededDatabase(engine: Engine, label: string): Promise<SeededDatabase> {
+  const db = await freshDatabase(engine, label);
+  const seed = await createResellerModule({
+    database: db.url,
+    settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
+  });
+  await seed.migrate();
+  await seed.services.resellers.createGroup('bench');
+  await seed.services.catalogue.setTld({
+    tld: '.com',
+    group: 'bench',
+    registrar: 'sandbox',
+    prices: { register: { 1: 1000 } },
+  });
+  const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
+  for (let i = 0; i < RESELLERS; i++) {
+    const email = `orders-${i}@example.com`;
+    const { reseller, apiKey } = await seed.services.resellers.create(email, 'bench', 10_000_000_00);
+    resellers.push({ id: reseller.id, email, apiKey });
+  }
+  await seed.close();
+  return { db, resellers };
+}
+
 async function benchEngine(engine: Engine): Promise<EngineResult> {
-  const db = await freshDatabase(engine, 'orders');
+  // A database each, seeded alike: the module's background domain sync must not take the bare
+  // server's rows (which no registrar holds) for domains of its own.
+  const forModule = await seededDatabase(engine, 'orders');
+  const forBare = await seededDatabase(engine, 'orders_bare');
   let moduleServer: ServerProcess | undefined;
   let bareServer: ServerProcess | undefined;
   try {
-    const seed = await createResellerModule({
-      database: db.url,
-      settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
-    });
-    await seed.migrate();
-    await seed.services.resellers.createGroup('bench');
-    await seed.services.catalogue.setTld({
-      tld: '.com',
-      group: 'bench',
-      registrar: 'sandbox',
-      prices: { register: { 1: 1000 } },
-    });
-    const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
-    for (let i = 0; i < RESELLERS; i++) {
-      const email = `orders-${i}@example.com`;
-      const { reseller, apiKey } = await seed.services.resellers.create(email, 'bench', 10_000_000_00);
-      resellers.push({ id: reseller.id, email, apiKey });
-    }
-    await seed.close();
-
-    const env = {
-      DATABASE_URL: db.url,
+    const env = (url: string) => ({
+      DATABASE_URL: url,
       MASTER_KEY,
       LOG_LEVEL: 'info',
       SEED_DEMO: 'false',
       SANDBOX_LATENCY_MS: '0',
       RECONCILE_INTERVAL_MS: '0',
-    };
-    moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env);
-    bareServer = await startServer('bench/servers/bare-orders-server.ts', env);
+    });
+    moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env(forModule.db.url));
+    bareServer = await startServer('bench/servers/bare-orders-server.ts', env(forBare.db.url));
 
     let serial = 0;
     let connections = 0;
@@ -98,8 +112,8 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
         serverCpu: moduleServer!.cpuSeconds,
         request: (connection) => {
           // One reseller per connection, for the connection's life.
-          connection.reseller ??= resellers[connections++ % RESELLERS];
-          const r = connection.reseller as (typeof resellers)[number];
+          connection.reseller ??= forModule.resellers[connections++ % RESELLERS];
+          const r = connection.reseller as SeededDatabase['resellers'][number];
           connection.token ??= computeToken(r.email, r.apiKey, new Date());
           return {
             method: 'POST',
@@ -124,8 +138,8 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
         seconds,
         serverCpu: bareServer!.cpuSeconds,
         request: (connection) => {
-          connection.reseller ??= resellers[connections++ % RESELLERS];
-          const r = connection.reseller as (typeof resellers)[number];
+          connection.reseller ??= forBare.resellers[connections++ % RESELLERS];
+          const r = connection.reseller as SeededDatabase['resellers'][number];
           return {
             method: 'POST',
             headers: { 'x-reseller': r.id, 'content-type': 'application/x-www-form-urlencoded' },
@@ -158,37 +172,41 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       process.stderr.write(`orders ${engine}: round ${round + 1}/${ROUNDS} done\n`);
     }
     // Requests autocannon stopped waiting for are still being served: let them finish before stopping the servers.
-    await settled(db.url);
+    await settled(forModule.db.url);
+    await settled(forBare.db.url);
     await moduleServer.stop();
     await bareServer.stop();
 
-    // The money, checked in the database after the run: the invariant of every test, and nothing left pending.
-    const check = connectDatabase(parseDatabaseUrl(db.url));
-    try {
-      const problems = await ledgerProblems(check);
-      const byStatus: Array<{ status: string; n: number | string }> = await check('orders')
-        .select('status')
-        .count({ n: '*' })
-        .groupBy('status');
-      const notCompleted = byStatus.filter((r) => r.status !== 'completed').map((r) => `${r.n} ${r.status}`);
-      const orders = byStatus.reduce((n, r) => n + Number(r.n), 0);
-      const result = {
-        engine,
-        module: combine(moduleRounds),
-        bare: combine(bareRounds),
-        orders,
-        problems: [...problems.slice(0, 5), ...notCompleted.map((s) => `orders not completed: ${s}`)],
-      };
-      if (result.module.failures + result.bare.failures > 0)
-        result.problems.push(`${result.module.failures} module and ${result.bare.failures} bare requests failed`);
-      return result;
-    } finally {
-      await check.destroy();
+    // The money, checked in each database after the run: the invariant of every test, and nothing left pending.
+    const problems: string[] = [];
+    let orders = 0;
+    for (const [name, { db }] of [
+      ['module', forModule],
+      ['bare', forBare],
+    ] as const) {
+      const check = connectDatabase(parseDatabaseUrl(db.url));
+      try {
+        problems.push(...(await ledgerProblems(check)).slice(0, 5).map((p) => `${name}: ${p}`));
+        const byStatus: Array<{ status: string; n: number | string }> = await check('orders')
+          .select('status')
+          .count({ n: '*' })
+          .groupBy('status');
+        for (const r of byStatus) if (r.status !== 'completed') problems.push(`${name}: ${r.n} orders ${r.status}`);
+        orders += byStatus.reduce((n, r) => n + Number(r.n), 0);
+      } finally {
+        await check.destroy();
+      }
     }
+    const module = combine(moduleRounds);
+    const bare = combine(bareRounds);
+    if (module.failures + bare.failures > 0)
+      problems.push(`${module.failures} module and ${bare.failures} bare requests failed`);
+    return { engine, module, bare, orders, problems };
   } finally {
     await moduleServer?.stop();
     await bareServer?.stop();
-    await db.drop();
+    await forModule.db.drop();
+    await forBare.db.drop();
   }
 }
 
@@ -241,7 +259,7 @@ async function main(): Promise<void> {
     [
       '## 2. Orders: `POST /order/domains/register`',
       '',
-      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process, one database. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, request log; 13 statements an order); the baseline is bare Koa doing the same two transactions on the same tables and nothing else (10 statements). ${machine()}.`,
+      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, request log; 13 statements an order); the baseline is bare Koa doing the same two transactions on tables of the same schema and nothing else (10 statements). ${machine()}.`,
       '',
       table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
       '',
