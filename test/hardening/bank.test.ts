@@ -4,6 +4,7 @@ import { computeToken } from '../../src/core/auth/api-token';
 import { startHarness, type Harness } from '../support/harness';
 import { ledgerProblems } from '../support/ledger-invariant';
 import { TEST_ENGINE } from '../support/test-database';
+import { REGISTRANT } from '../support/wire';
 
 /**
  * The bank test: many workers move money at once for a bounded time, through the HTTP API and
@@ -37,17 +38,6 @@ function random(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-
-const REGISTRANT = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  city: 'London',
-  country: 'GB',
-  postcode: 'N1 1AA',
-  phonenumber: '+44.2070000000',
-};
 
 /** Registrar outcomes by name prefix (test/fixtures/plugins/scripted). */
 const OUTCOMES = ['', '', '', '', 'refuse-', 'fault-', 'lost-', 'late-', 'pending-', 'taken-'];

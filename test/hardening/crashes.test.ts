@@ -7,6 +7,7 @@ import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness'
 import { ledgerProblems, openLedgers } from '../support/ledger-invariant';
 import { startServer, type ServerProcess } from '../support/server-process';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
+import { REGISTRANT } from '../support/wire';
 
 /**
  * Crashes of the running system, not of one service call (test/integration/order-crash.test.ts
@@ -15,16 +16,6 @@ import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/t
  * nothing charged twice, and every client must get a clear answer, at the latest on a retry.
  */
 
-const REGISTRANT = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  city: 'London',
-  country: 'GB',
-  postcode: 'N1 1AA',
-  phonenumber: '+44.2070000000',
-};
 const registerBody = (domain: string) =>
   qs.stringify({
     domain,

@@ -1,16 +1,7 @@
 import qs from 'qs';
 import { startHarness, type Harness } from '../support/harness';
+import { REGISTRANT } from '../support/wire';
 
-const REGISTRANT = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  city: 'London',
-  country: 'GB',
-  postcode: 'N1 1AA',
-  phonenumber: '+44.2070000000',
-};
 const DEADLINE_MS = 250;
 
 /**

@@ -1,18 +1,9 @@
 import path from 'node:path';
 import qs from 'qs';
 import { startHarness, type Harness } from '../support/harness';
+import { WHMCS_REGISTRANT as REGISTRANT } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
-const REGISTRANT = {
-  'First Name': 'Ada',
-  'Last Name': 'Lovelace',
-  'Email Address': 'ada@example.com',
-  'Address 1': '1 Analytical Row',
-  City: 'London',
-  Country: 'GB',
-  Postcode: 'N1 1AA',
-  'Phone Number': '+44.2070000000',
-};
 
 /** A register body as a WHMCS module builds it (http_build_query), with its premium parameters when given. */
 const registerForm = (domain: string, extra: Record<string, string> = {}) =>

@@ -1,16 +1,5 @@
 import { startHarness, type Harness } from '../support/harness';
-import { form } from '../support/wire';
-
-const REGISTRANT = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  city: 'London',
-  postcode: 'N1 1AA',
-  country: 'GB',
-  phonenumber: '+44.2070000000',
-};
+import { REGISTRANT, form } from '../support/wire';
 
 /**
  * Search caches registrar answers for SEARCH_CACHE_SECONDS (30 s by default). The harness clock

@@ -21,6 +21,7 @@ import { directoryOf, FakeRegistrar } from './scripted-registrar';
 import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
+import { REGISTRANT } from './wire';
 import { InProcessEventBus, type EventBus } from '../../src/core/shared/events';
 import { OrderSettlement } from '../../src/core/order/order-settlement';
 import type { Clock } from '../../src/core/shared/clock';
@@ -51,16 +52,7 @@ export function newOrderService(
 /** Past every lease: reconciliation may act on anything pending. */
 export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;
 
-export const REGISTRANT = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  city: 'London',
-  country: 'GB',
-  postcode: 'N1 1AA',
-  phonenumber: '+44.2070000000',
-};
+export { REGISTRANT };
 
 /** A register command for `domain` with valid defaults. */
 export function registration(domain: string, overrides: Partial<RegisterCommand> = {}): RegisterCommand {

@@ -2,6 +2,30 @@ import qs from 'qs';
 import type { Route } from '../../src/http/route-table';
 import type { Harness } from './harness';
 
+/** A registrant as the platform's own contact fields name it. */
+export const REGISTRANT = {
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Row',
+  city: 'London',
+  country: 'GB',
+  postcode: 'N1 1AA',
+  phonenumber: '+44.2070000000',
+};
+
+/** The same registrant as a WHMCS registrar module spells its fields. */
+export const WHMCS_REGISTRANT = {
+  'First Name': 'Ada',
+  'Last Name': 'Lovelace',
+  'Email Address': 'ada@example.com',
+  'Address 1': '1 Analytical Row',
+  City: 'London',
+  Country: 'GB',
+  Postcode: 'N1 1AA',
+  'Phone Number': '+44.2070000000',
+};
+
 /** A PHP-style form body (`a[b][0]=…`), as billing platforms send it. */
 export const form = (body: Record<string, unknown>) =>
   qs.stringify(body, { arrayFormat: 'indices', encodeValuesOnly: true });
