@@ -51,6 +51,9 @@ async function main(): Promise<void> {
   });
 }
 
+/** The same call as the curl line, in node alone: the token for this UTC hour, then a GET with fetch. */
+const NODE_TRY_IT = `node -e 'const [email, key, url] = process.argv.slice(1); const hour = new Date().toISOString().slice(2, 13).replace("T", " "); const hex = require("node:crypto").createHmac("sha256", email + ":" + hour).update(key).digest("hex"); fetch(url, { headers: { username: email, token: Buffer.from(hex).toString("base64") } }).then((r) => r.text()).then(console.log)'`;
+
 function printDemo(base: string, email: string, apiKey: string): void {
   // Printed to stderr so that stdout stays the JSON log stream.
   const lines = [
@@ -61,6 +64,9 @@ function printDemo(base: string, email: string, apiKey: string): void {
     '',
     'Try it (the token is HMAC-SHA256 of the key under "<email>:<yy-mm-dd HH>" in UTC, hex, then base64):',
     `  EMAIL='${email}' KEY='${apiKey}'; TOKEN=$(printf %s "$KEY" | openssl dgst -sha256 -hmac "$EMAIL:$(date -u +'%y-%m-%d %H')" | sed 's/^.*= //' | tr -d '\\n' | base64 | tr -d '\\n'); curl -s -H "username: $EMAIL" -H "token: $TOKEN" ${base}/billing/credits`,
+    '',
+    'Or with nothing but node (no openssl or curl needed):',
+    `  ${NODE_TRY_IT} '${email}' '${apiKey}' ${base}/billing/credits`,
     '',
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
