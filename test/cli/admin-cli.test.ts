@@ -8,22 +8,57 @@ import { cli } from '../support/cli';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
+/**
+ * Each test stands alone (run any one with `-t`): the database is migrated once, and every test
+ * makes the groups and resellers it uses under names of its own.
+ */
 describe('reseller-admin', () => {
   let db: TestDatabase;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     db = await createTestDatabase();
     env = { DATABASE_URL: db.url, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+    expect((await cli(env, 'migrate')).code).toBe(0);
   });
   afterAll(async () => {
     await db.drop();
   });
 
-  it('migrates, then finds nothing left to do', async () => {
-    const first = await cli(env, 'migrate');
-    expect(first.code).toBe(0);
-    expect(first.json().applied.length).toBeGreaterThan(0);
-    expect((await cli(env, 'migrate')).json()).toEqual({ applied: [] });
+  let serial = 0;
+  /** A new group, named after the test's own word. */
+  async function givenGroup(word: string): Promise<string> {
+    const name = `${word}-${++serial}`;
+    expect((await cli(env, 'group', 'create', name)).code).toBe(0);
+    return name;
+  }
+  /** A new reseller in a group of its own, with the credit given; answers its email (lower case). */
+  async function givenReseller(word: string, credit = '50.00'): Promise<string> {
+    const group = await givenGroup(word);
+    const created = await cli(
+      env,
+      'reseller',
+      'create',
+      `${word}-${serial}@example.com`,
+      '--group',
+      group,
+      '--credit',
+      credit,
+    );
+    expect(created.code).toBe(0);
+    return created.json().email;
+  }
+
+  it('migrates a new database, then finds nothing left to do', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const freshEnv = { ...env, DATABASE_URL: fresh.url };
+      const first = await cli(freshEnv, 'migrate');
+      expect(first.code).toBe(0);
+      expect(first.json().applied.length).toBeGreaterThan(0);
+      expect((await cli(freshEnv, 'migrate')).json()).toEqual({ applied: [] });
+    } finally {
+      await fresh.drop();
+    }
   });
 
   it('creates a group and refuses a duplicate', async () => {
@@ -36,13 +71,14 @@ describe('reseller-admin', () => {
   });
 
   it('sets TLD prices, checking the registrar against the installed plugins', async () => {
+    const retail = await givenGroup('prices');
     const set = await cli(
       env,
       'tld',
       'set',
       '.com',
       '--group',
-      'retail',
+      retail,
       '--registrar',
       'sandbox',
       '--register',
@@ -61,7 +97,7 @@ describe('reseller-admin', () => {
       'set',
       '.net',
       '--group',
-      'retail',
+      retail,
       '--registrar',
       'nosuch',
       '--register',
@@ -75,7 +111,7 @@ describe('reseller-admin', () => {
       'set',
       '.net',
       '--group',
-      'retail',
+      retail,
       '--registrar',
       'sandbox',
       '--register',
@@ -85,10 +121,11 @@ describe('reseller-admin', () => {
   });
 
   it('creates a reseller whose key works, once, and rotates it so old tokens stop working', async () => {
-    const created = await cli(env, 'reseller', 'create', 'Shop@Example.com', '--group', 'retail', '--credit', '50.00');
+    const group = await givenGroup('keys');
+    const created = await cli(env, 'reseller', 'create', 'Keys@Example.com', '--group', group, '--credit', '50.00');
     expect(created.code).toBe(0);
     const { email, apiKey } = created.json();
-    expect(email).toBe('shop@example.com');
+    expect(email).toBe('keys@example.com');
     expect(apiKey.length).toBeGreaterThanOrEqual(32);
 
     const module = await createResellerModule({
@@ -115,46 +152,44 @@ describe('reseller-admin', () => {
   });
 
   it('suspends and activates a reseller', async () => {
-    expect((await cli(env, 'reseller', 'suspend', 'shop@example.com')).json()).toEqual({
-      email: 'shop@example.com',
-      status: 'suspended',
-    });
-    expect((await cli(env, 'reseller', 'activate', 'shop@example.com')).json()).toEqual({
-      email: 'shop@example.com',
-      status: 'active',
-    });
+    const email = await givenReseller('status');
+    expect((await cli(env, 'reseller', 'suspend', email)).json()).toEqual({ email, status: 'suspended' });
+    expect((await cli(env, 'reseller', 'activate', email)).json()).toEqual({ email, status: 'active' });
   });
 
   it('adds credit, takes negative adjustments, and never goes below zero', async () => {
-    expect((await cli(env, 'credit', 'add', 'shop@example.com', '25.50', '--note', 'wire')).json()).toMatchObject({
+    const email = await givenReseller('credit', '50.00');
+    expect((await cli(env, 'credit', 'add', email, '25.50', '--note', 'wire')).json()).toMatchObject({
       balance: '75.50',
       kind: 'top_up',
     });
-    expect((await cli(env, 'credit', 'add', 'shop@example.com', '-5.50')).json()).toMatchObject({
+    expect((await cli(env, 'credit', 'add', email, '-5.50')).json()).toMatchObject({
       balance: '70.00',
       kind: 'adjustment',
     });
-    const overdraw = await cli(env, 'credit', 'add', 'shop@example.com', '-70.01');
+    const overdraw = await cli(env, 'credit', 'add', email, '-70.01');
     expect(overdraw.code).toBe(1);
     expect(overdraw.stderr).toMatch(/below zero/);
-    expect((await cli(env, 'credit', 'show', 'shop@example.com')).json()).toMatchObject({
+    expect((await cli(env, 'credit', 'show', email)).json()).toMatchObject({
       balance: '70.00',
       consistent: true,
     });
   });
 
   it('stores a default registrant contact for a group', async () => {
+    const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
     writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
-    expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).json()).toMatchObject({
+    expect((await cli(env, 'group', 'set-default-contact', group, file)).json()).toMatchObject({
       defaultContact: { firstname: 'Ann' },
     });
     writeFileSync(file, '[1,2]');
-    expect((await cli(env, 'group', 'set-default-contact', 'retail', file)).code).toBe(1);
+    expect((await cli(env, 'group', 'set-default-contact', group, file)).code).toBe(1);
   });
 
   it('lists domains and explains a domain that is not on the platform', async () => {
-    const list = await cli(env, 'domain', 'list', '--reseller', 'shop@example.com');
+    const email = await givenReseller('domains');
+    const list = await cli(env, 'domain', 'list', '--reseller', email);
     expect(list.code).toBe(0);
     expect(list.json()).toEqual([]);
     const show = await cli(env, 'domain', 'show', 'nothing-here.com');
