@@ -10,18 +10,18 @@ import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/t
 const PLUGINS = path.join(__dirname, '../fixtures/sync-registrars');
 const DOMAINS = 60;
 const TRANSFERS = 6;
-/** Once the transfers completed, they are synced with the rest. */
-const ACTIVE = DOMAINS + TRANSFERS + 1; // and bg-ordered.com, once its order let go
 
 /**
  * Two modules on one database stand for two server processes: each has its own connection pool,
- * so on MariaDB their claims really race (row locks, SKIP LOCKED, conditional updates).
+ * so on MariaDB their claims really race (row locks, SKIP LOCKED, conditional updates). Each test
+ * starts from a database of its own with DOMAINS active domains and TRANSFERS pending transfers,
+ * none synced yet, so that any one runs alone.
  */
 describe(`background sync on several processes (${TEST_ENGINE})`, () => {
   let db: TestDatabase;
   let a: ResellerModule;
   let b: ResellerModule;
-  const clock = fixedClock('2026-11-21T10:30:00Z');
+  let clock = fixedClock('2026-11-21T10:30:00Z');
   const open = () =>
     createResellerModule({
       database: db.url,
@@ -31,7 +31,10 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', jobBatchSize: 4, jobConcurrencyPerRegistrar: 3 },
     });
 
-  beforeAll(async () => {
+  beforeEach(async () => {
+    clock = fixedClock('2026-11-21T10:30:00Z');
+    syncCalls.clear();
+    transferSyncCalls.clear();
     db = await createTestDatabase();
     a = await open();
     await a.migrate();
@@ -60,14 +63,10 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
       });
     }
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await a?.close();
     await b?.close();
     await db?.drop();
-  });
-  beforeEach(() => {
-    syncCalls.clear();
-    transferSyncCalls.clear();
   });
 
   it('syncs every due domain exactly once in a round, whichever of two concurrent workers claims it', async () => {
@@ -147,16 +146,17 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
   });
 
   it('makes a domain due again after DOMAIN_SYNC_INTERVAL_SECONDS, not before', async () => {
+    expect(await a.jobs.runOnce('domain-sync')).toEqual({ synced: DOMAINS, changed: DOMAINS, failed: 0 });
     expect(await a.jobs.runOnce('domain-sync')).toEqual({ synced: 0, changed: 0, failed: 0 });
     clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
+    syncCalls.clear();
     const counts = await Promise.all([a.jobs.runOnce('domain-sync'), b.jobs.runOnce('domain-sync')]);
-    expect(counts[0]!.synced! + counts[1]!.synced!).toBe(ACTIVE);
+    expect(counts[0]!.synced! + counts[1]!.synced!).toBe(DOMAINS);
     expect([...syncCalls.values()].every((n) => n === 1)).toBe(true);
   });
 
   it('leaves a domain claimed by a live worker alone, and takes it back once that lease runs out', async () => {
     const domains = a.container.get(TOKENS.unitOfWork).read.domains;
-    clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
     const now = clock.now();
     const claimed = await domains.claimForSync({
       statuses: ['Active'],
@@ -168,14 +168,13 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     });
     expect(claimed).toHaveLength(5);
     const report = await b.runSync('domain', { syncedBefore: now });
-    expect(report.synced).toBe(ACTIVE - 5);
+    expect(report.synced).toBe(DOMAINS - 5);
     expect(claimed.every((d) => !syncCalls.has(d.name))).toBe(true);
     clock.advance(60_001);
     expect((await b.runSync('domain', { syncedBefore: now })).synced).toBe(5);
   });
 
   it('gives claimed domains back untouched when the process stops mid-round', async () => {
-    clock.advance(a.settings.domainSyncIntervalSeconds * 1000 + 1);
     const stop = new AbortController();
     let seen = 0;
     const report = await a.runSync('domain', {
@@ -187,7 +186,7 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     expect(report.synced).toBeLessThan(DOMAINS);
     // Nothing stays leased: another process takes the rest at once.
     const rest = await b.runSync('domain');
-    expect(report.synced + rest.synced).toBe(ACTIVE);
+    expect(report.synced + rest.synced).toBe(DOMAINS);
     expect([...syncCalls.values()].every((n) => n === 1)).toBe(true);
   });
 });
