@@ -18,8 +18,11 @@ const invalid = (input: string, why: string) =>
 // One order parses its name and nameservers several times over (HTTP, catalogue, order), and each
 // parse is two UTS-46 passes, which cost more than the rest of the order's validation
 // (bench/RESULTS.md, orders). The answer depends on the input alone, so valid names are
-// remembered, frozen; a refused input is parsed again each time and never fills the memo.
+// remembered, frozen; a refused input is parsed again each time and never fills the memo, and
+// neither does an input longer than any plain name (characters UTS-46 maps to nothing could
+// make a kilobyte of input a valid name).
 const PARSED_KEPT = 4096;
+const REMEMBERED_LENGTH = 255;
 const parsed = new Map<string, DomainName>();
 
 /**
@@ -32,6 +35,7 @@ export function parseDomainName(input: string, options: { minLabels?: number } =
   const minLabels = options.minLabels ?? 2;
   if (typeof input !== 'string') throw new DomainError('validation_failed', 'domain is required');
   if (input.length > MAX_INPUT_LENGTH) throw invalid(input, 'it is too long');
+  if (input.length > REMEMBERED_LENGTH) return normalise(input, minLabels);
   const key = `${minLabels}\u0000${input}`;
   let name = parsed.get(key);
   if (name === undefined) {

@@ -51,6 +51,13 @@ describe('parseDomainName, asked again', () => {
     expect(parseDomainName('com', { minLabels: 1 }).ascii).toBe('com');
   });
 
+  it('answers a long input that UTS-46 maps down to a short name, the same each time', () => {
+    // U+00AD (soft hyphen) maps to nothing: 600 of them in front of "a" still make a.com.
+    const padded = `${'\u00ad'.repeat(600)}a.com`;
+    expect(parseDomainName(padded).ascii).toBe('a.com');
+    expect(parseDomainName(padded)).toEqual(parseDomainName('a.com'));
+  });
+
   it('refuses a bad input every time it is asked', () => {
     for (let i = 0; i < 3; i++) expect(() => parseDomainName('a_b.com')).toThrow(/not a valid domain name/);
   });
