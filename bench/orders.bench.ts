@@ -25,6 +25,7 @@ import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
 import { machine, ms, perSecond, positiveInt, table, verdict } from './support/stats';
+import { WHMCS_REGISTRANT as REGISTRANT } from '../test/support/wire';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 10);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
@@ -32,17 +33,6 @@ const RESELLERS = positiveInt('BENCH_RESELLERS', 32);
 const WARMUP_SECONDS = 3;
 const MASTER_KEY = Buffer.alloc(32, 11).toString('base64');
 const TARGET = 0.6;
-
-const REGISTRANT = {
-  'First Name': 'Ada',
-  'Last Name': 'Lovelace',
-  'Email Address': 'ada@example.com',
-  'Address 1': '1 Analytical Row',
-  City: 'London',
-  Country: 'GB',
-  Postcode: 'N1 1AA',
-  'Phone Number': '+44.2070000000',
-};
 
 interface EngineResult {
   engine: Engine;

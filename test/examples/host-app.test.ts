@@ -6,6 +6,7 @@ import { createHostApp, type HostApp } from '../../examples/host-app/host-app';
 import { givenDomain } from '../support/domains';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
+import { REGISTRANT } from '../support/wire';
 
 /** The feed is written by event handlers, which the module does not wait for: look until it shows up. */
 async function eventually<T>(read: () => Promise<T[]>, expected: T): Promise<void> {
@@ -86,16 +87,6 @@ describe('examples/host-app: a host platform embedding the module', () => {
   });
 
   it("pays orders from the host's balance in the order's transaction, and tells the host about each step", async () => {
-    const registrant = {
-      firstname: 'Ada',
-      lastname: 'Lovelace',
-      email: 'ada@example.com',
-      address1: '1 Analytical Row',
-      city: 'London',
-      country: 'GB',
-      postcode: 'N1 1AA',
-      phonenumber: '+44.2070000000',
-    };
     const order = (domain: string) =>
       http()
         .post('/reseller-api/order/domains/register')
@@ -106,7 +97,7 @@ describe('examples/host-app: a host platform embedding the module', () => {
             domain,
             regperiod: '1',
             nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-            contacts: { registrant },
+            contacts: { registrant: REGISTRANT },
           }),
         );
     expect((await order('hosted-order.com')).body).toBe('success');

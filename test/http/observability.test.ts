@@ -3,7 +3,7 @@ import type { ResellerDirectory } from '../../src/core/reseller/reseller-directo
 import { createLogger } from '../../src/infra/logging';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
-import { form } from '../support/wire';
+import { REGISTRANT, form } from '../support/wire';
 
 /** Everything the module logs, as parsed JSON lines and as raw text. */
 function captureLogs() {
@@ -248,16 +248,6 @@ describe('observability', () => {
     });
 
     it('count order outcomes by action', async () => {
-      const registrant = {
-        firstname: 'Ada',
-        lastname: 'Lovelace',
-        email: 'ada@example.com',
-        address1: '1 Analytical Row',
-        city: 'London',
-        country: 'GB',
-        postcode: 'N1 1AA',
-        phonenumber: '+44.2070000000',
-      };
       const order = (domain: string) =>
         h.http
           .post('/order/domains/register')
@@ -268,7 +258,7 @@ describe('observability', () => {
               domain,
               regperiod: '1',
               nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-              contacts: { registrant },
+              contacts: { registrant: REGISTRANT },
             }),
           );
       expect((await order('metered-order.com')).status).toBe(200);

@@ -9,7 +9,7 @@ import { ROUTES } from '../../src/http/routes';
 import { givenDomain } from '../support/domains';
 import { recordingLogger } from '../support/fakes';
 import { startHarness, type Harness } from '../support/harness';
-import { form } from '../support/wire';
+import { REGISTRANT as PLATFORM_REGISTRANT, form } from '../support/wire';
 
 type Doc = {
   openapi: string;
@@ -187,20 +187,10 @@ describe('the OpenAPI document', () => {
     conforms(await post('/domains/doc-release.com/release', { transfertag: 'NEW-TAG' }), 'post', `${d}/release`);
     conforms(await post('/domains/doc-delete.com/delete'), 'post', `${d}/delete`);
 
-    const registrant = {
-      firstname: 'Ada',
-      lastname: 'Lovelace',
-      email: 'ada@example.com',
-      address1: '1 Analytical Row',
-      city: 'London',
-      country: 'GB',
-      postcode: 'N1 1AA',
-      phonenumber: '+44.2070000000',
-    };
     const newDomain = {
       regperiod: '1',
       nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-      contacts: { registrant },
+      contacts: { registrant: PLATFORM_REGISTRANT },
     };
     conforms(
       await post('/order/domains/register', { domain: 'doc-order.com', ...newDomain }),

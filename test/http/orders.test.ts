@@ -2,6 +2,7 @@ import path from 'node:path';
 import qs from 'qs';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
+import { REGISTRANT } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 
@@ -14,16 +15,6 @@ const CONTACT_DISPLAY = {
   Country: 'gb',
   Postcode: 'N1 1AA',
   'Phone Number': '+44.2070000000',
-};
-const CONTACT_LOWER = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  city: 'London',
-  country: 'GB',
-  postcode: 'N1 1AA',
-  phonenumber: '+44.2070000000',
 };
 
 /** A register body as a billing platform's PHP module builds it (http_build_query). */
@@ -91,7 +82,7 @@ describe('order endpoints', () => {
       expect(order).toMatchObject({ status: 'completed', price: 10_00 });
       expect(order.request).toMatchObject({
         nameservers: ['ns1.example.net', 'ns2.example.net'],
-        contacts: { registrant: CONTACT_LOWER },
+        contacts: { registrant: REGISTRANT },
       });
     });
 
@@ -111,7 +102,7 @@ describe('order endpoints', () => {
         domain: 'POSITIONAL.com',
         regperiod: '2',
         nameservers: ['NS1.example.net', 'ns2.example.net', 'ns3.example.net'],
-        contacts: { registrant: CONTACT_LOWER, tech: { firstname: 'T' } },
+        contacts: { registrant: REGISTRANT, tech: { firstname: 'T' } },
       });
       expect((await post('/order/domains/register', form)).status).toBe(200);
       expect((await orderOf('positional.com')).request).toMatchObject({
@@ -122,7 +113,7 @@ describe('order endpoints', () => {
         domain: 'viajson.com',
         regperiod: 1,
         nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-        contacts: { Registrant: CONTACT_LOWER },
+        contacts: { Registrant: REGISTRANT },
       };
       expect((await post('/order/domains/register', json)).status).toBe(200);
       expect(await credits()).toBe('70.50');
@@ -140,7 +131,7 @@ describe('order endpoints', () => {
       await h.module.services.resellers.setDefaultContact('default', CONTACT_DISPLAY);
       try {
         expect((await post('/order/domains/register', noContacts)).status).toBe(200);
-        expect((await orderOf('defaulted.com')).request.contacts?.registrant).toEqual(CONTACT_LOWER);
+        expect((await orderOf('defaulted.com')).request.contacts?.registrant).toEqual(REGISTRANT);
       } finally {
         await h.module.services.resellers.setDefaultContact('default', null);
       }
@@ -220,7 +211,7 @@ describe('order endpoints', () => {
       ],
       [
         'an unknown contact type',
-        { contacts: { Owner: CONTACT_LOWER } },
+        { contacts: { Owner: REGISTRANT } },
         'contacts: "Owner" is not a contact type; use Registrant, Admin, Tech or Billing',
       ],
       [
