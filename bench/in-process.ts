@@ -22,7 +22,7 @@ import net from 'node:net';
 import Koa from 'koa';
 import pino from 'pino';
 import { computeToken } from '../src/core/auth/api-token';
-import { formatAmount } from '../src/core/shared/money';
+import { formatAmount } from '../src/core/common/money';
 import { createLogger } from '../src/infra/logging';
 import { createResellerModule } from '../src/module';
 import { ROOT } from '../test/support/server-process';

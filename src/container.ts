@@ -24,13 +24,13 @@ import {
 import type { SecretBox } from './core/reseller/reseller';
 import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
 import { ResellerService } from './core/reseller/reseller-service';
-import type { Clock } from './core/shared/clock';
+import type { Clock } from './core/common/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
 import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
-import { InProcessEventBus, type EventBus } from './core/shared/events';
-import type { Logger } from './core/shared/logger';
-import type { UnitOfWork } from './core/shared/unit-of-work';
+import { InProcessEventBus, type EventBus } from './core/common/events';
+import type { Logger } from './core/common/logger';
+import type { UnitOfWork } from './core/common/unit-of-work';
 import { TOKENS } from './core/tokens';
 import type { Settings } from './config/settings';
 

@@ -30,15 +30,15 @@ export {
   type DomainStatusChanged,
   type CreditChanged,
   type StatusChangeCause,
-} from './core/shared/events';
+} from './core/common/events';
 export type { BackgroundJob, JobCounts } from './core/jobs/job-scheduler';
 export type { ApiLogEntry } from './core/api-log/api-log';
 export { loadSettings, parseSettings, type Settings } from './config/settings';
 export { TOKENS } from './core/tokens';
 export { computeToken, tokenHour } from './core/auth/api-token';
-export { DomainError, isDomainError, type ErrorCode } from './core/shared/errors';
-export { formatAmount, parseAmount } from './core/shared/money';
-export { fixedClock, systemClock, type Clock } from './core/shared/clock';
+export { DomainError, isDomainError, type ErrorCode } from './core/common/errors';
+export { formatAmount, parseAmount } from './core/common/money';
+export { fixedClock, systemClock, type Clock } from './core/common/clock';
 export * from './core/registrar/plugin';
 export {
   runConformanceKit,

@@ -1,4 +1,4 @@
-import type { Logger } from './core/shared/logger';
+import type { Logger } from './core/common/logger';
 
 /** The part of `process` the handler uses (a fake emitter in tests). */
 export interface SignalSource {

@@ -5,7 +5,7 @@
  * route table. Environment: DATABASE_URL, PORT, HOST, BENCH_RESELLER_ID.
  */
 import Koa from 'koa';
-import { formatAmount } from '../../src/core/shared/money';
+import { formatAmount } from '../../src/core/common/money';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 
 const db = connectDatabase(parseDatabaseUrl(process.env.DATABASE_URL ?? ''), {

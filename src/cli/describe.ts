@@ -2,7 +2,7 @@ import type { DomainRecord } from '../core/domain/domain';
 import type { Order } from '../core/order/order';
 import { OPERATOR_NOTE } from '../core/order/order-service';
 import type { Reseller } from '../core/reseller/reseller';
-import { formatAmount } from '../core/shared/money';
+import { formatAmount } from '../core/common/money';
 
 /**
  * How `order list` and `order show` print an order. A pending order also shows how long it has

@@ -1,7 +1,7 @@
 import type { AddonName, OrderAction, PeriodPrices } from '../core/catalogue/catalogue';
 import type { Rounding } from '../core/catalogue/cost-price-import';
 import { parseTld } from '../core/domain/domain-name';
-import { type Minor, parseAmount } from '../core/shared/money';
+import { type Minor, parseAmount } from '../core/common/money';
 import { flagValue } from './cli-program';
 
 interface PairSyntax {

@@ -1,4 +1,4 @@
-import { formatAmount, parseAmount } from '../core/shared/money';
+import { formatAmount, parseAmount } from '../core/common/money';
 import type { CliRuntime } from './cli-program';
 
 export function resellerCommands(cli: CliRuntime): void {

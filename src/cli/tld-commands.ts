@@ -1,6 +1,6 @@
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from '../core/catalogue/catalogue';
 import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalogue/cost-price-import';
-import { formatAmount, type Minor } from '../core/shared/money';
+import { formatAmount, type Minor } from '../core/common/money';
 import { TOKENS } from '../core/tokens';
 import { type CliIo, type CliRuntime, UsageError, wholeNumber } from './cli-program';
 import { parsePercent, parsePeriodPrices, parseRounding, parseTldList, priceFlag } from './price-syntax';

@@ -18,10 +18,10 @@ import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
 import type { SearchService } from './search/search-service';
-import type { Clock } from './shared/clock';
-import type { EventBus } from './shared/events';
-import type { Logger } from './shared/logger';
-import type { UnitOfWork } from './shared/unit-of-work';
+import type { Clock } from './common/clock';
+import type { EventBus } from './common/events';
+import type { Logger } from './common/logger';
+import type { UnitOfWork } from './common/unit-of-work';
 
 const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
 

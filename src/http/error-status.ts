@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../core/shared/errors';
+import type { ErrorCode } from '../core/common/errors';
 
 /** One status per error code (docs/api.md#errors-and-status-codes); a new code without a status does not compile. */
 export const STATUS: Record<ErrorCode, number> = {

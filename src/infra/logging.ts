@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
-import type { Logger } from '../core/shared/logger';
+import type { Logger } from '../core/common/logger';
 
 /**
  * Keys never written to a log, at any depth (up to 4 levels): credentials (the token header, API

@@ -19,8 +19,8 @@ import { randomBytes } from 'node:crypto';
 import { guardRegistrar, isRegistrarFault } from '../core/registrar/guarded-registrar';
 import { CAPABILITY_METHODS, type CapabilityName, type PluginHost, type RegisterInput } from '../core/registrar/plugin';
 import { cleanMessage } from '../core/registrar/registrar-answers';
-import { systemClock } from '../core/shared/clock';
-import type { Logger } from '../core/shared/logger';
+import { systemClock } from '../core/common/clock';
+import type { Logger } from '../core/common/logger';
 import { loadPluginFolder, type LoadedPlugin } from '../infra/plugins/plugin-loader';
 import { MemoryPluginStore } from './memory-plugin-store';
 

@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/commands';
-import { fixedClock } from '../../src/core/shared/clock';
+import { fixedClock } from '../../src/core/common/clock';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { givenDomain, platformRecord } from '../support/domains';
 import { TEST_MASTER_KEY } from '../support/harness';

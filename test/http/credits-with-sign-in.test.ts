@@ -1,5 +1,5 @@
 import type { LedgerEntry, LedgerRepository } from '../../src/core/credit/ledger';
-import type { Minor } from '../../src/core/shared/money';
+import type { Minor } from '../../src/core/common/money';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { startHarness, type Harness } from '../support/harness';

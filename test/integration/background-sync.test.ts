@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { fixedClock } from '../../src/core/shared/clock';
+import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { syncCalls, transferSyncCalls } from '../fixtures/sync-registrars/counting';

@@ -2,7 +2,7 @@ import { ulid } from 'ulid';
 import { DomainSyncService } from '../../src/core/domain/domain-sync-service';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
-import { fixedClock } from '../../src/core/shared/clock';
+import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { directoryOf, fakeRegistrar } from '../support/fake-registrar';

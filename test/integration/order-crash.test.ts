@@ -9,7 +9,7 @@ import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
-import type { Repositories, UnitOfWork } from '../../src/core/shared/unit-of-work';
+import type { Repositories, UnitOfWork } from '../../src/core/common/unit-of-work';
 import { createLogger } from '../../src/infra/logging';
 import { knexRepositories } from '../../src/infra/repositories/knex-unit-of-work';
 import { directoryOf } from '../support/fake-registrar';
@@ -22,7 +22,7 @@ import {
   type OrderBench,
 } from '../support/order-bench';
 import { TEST_ENGINE } from '../support/test-database';
-import { InProcessEventBus } from '../../src/core/shared/events';
+import { InProcessEventBus } from '../../src/core/common/events';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CHILD = path.join(__dirname, '..', 'fixtures', 'crash', 'order-child.ts');

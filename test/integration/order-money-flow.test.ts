@@ -1,6 +1,6 @@
 import type { ReconcileReport } from '../../src/core/order/order-service';
-import type { DomainError } from '../../src/core/shared/errors';
-import type { Repositories, UnitOfWork } from '../../src/core/shared/unit-of-work';
+import type { DomainError } from '../../src/core/common/errors';
+import type { Repositories, UnitOfWork } from '../../src/core/common/unit-of-work';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
 
 /** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
-import type { DomainError } from '../../src/core/shared/errors';
+import type { DomainError } from '../../src/core/common/errors';
 import type { FakeBehaviour } from '../support/scripted-registrar';
 import { ledgerProblems } from '../support/ledger-invariant';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';

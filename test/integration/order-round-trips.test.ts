@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { OrderService } from '../../src/core/order/order-service';
-import { InProcessEventBus, type EventName, type PlatformEvents } from '../../src/core/shared/events';
+import { InProcessEventBus, type EventName, type PlatformEvents } from '../../src/core/common/events';
 import { createLogger } from '../../src/infra/logging';
 import { KnexLedgerRepository } from '../../src/infra/repositories/knex-ledger-repository';
 import {

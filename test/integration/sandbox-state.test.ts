@@ -1,4 +1,4 @@
-import { fixedClock } from '../../src/core/shared/clock';
+import { fixedClock } from '../../src/core/common/clock';
 import { KnexPluginStore } from '../../src/infra/plugins/knex-plugin-store';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { TEST_MASTER_KEY } from '../support/harness';

@@ -5,7 +5,7 @@ import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { CallContext, RegistrarOutcome, TransferSyncResult } from '../../src/core/registrar/plugin';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
-import type { EventName } from '../../src/core/shared/events';
+import type { EventName } from '../../src/core/common/events';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
 import { directoryOf, FakeRegistrar } from '../support/scripted-registrar';
 

@@ -6,9 +6,9 @@ import {
   type RegistrarPlugin,
 } from '../../src/core/registrar/plugin';
 import type { RegistrarDirectory } from '../../src/core/registrar/registrar-directory';
-import type { Logger } from '../../src/core/shared/logger';
+import type { Logger } from '../../src/core/common/logger';
 import type { PluginHost } from '../../src/core/registrar/plugin';
-import { fixedClock } from '../../src/core/shared/clock';
+import { fixedClock } from '../../src/core/common/clock';
 import { MemoryPluginStore } from '../../src/testing/memory-plugin-store';
 /**
  * Installed plugins by id, each offering the capabilities its object has (read at every lookup,

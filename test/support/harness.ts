@@ -2,7 +2,7 @@ import Koa from 'koa';
 import request from 'supertest';
 import type { Server } from 'node:http';
 import { computeToken } from '../../src/core/auth/api-token';
-import { fixedClock } from '../../src/core/shared/clock';
+import { fixedClock } from '../../src/core/common/clock';
 import { createResellerModule, type ResellerModule, type ResellerModuleOptions } from '../../src/module';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { openLedgers } from './ledger-invariant';

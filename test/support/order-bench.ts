@@ -10,8 +10,8 @@ import { OrderService, type OrderSettings } from '../../src/core/order/order-ser
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { RegisterCommand } from '../../src/core/order/order-commands';
 import { ResellerService } from '../../src/core/reseller/reseller-service';
-import { fixedClock } from '../../src/core/shared/clock';
-import type { UnitOfWork } from '../../src/core/shared/unit-of-work';
+import { fixedClock } from '../../src/core/common/clock';
+import type { UnitOfWork } from '../../src/core/common/unit-of-work';
 import { AesSecretBox } from '../../src/infra/crypto/aes-secret-box';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { migrateLatest } from '../../src/infra/db/migrate';
@@ -22,10 +22,10 @@ import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { REGISTRANT } from './wire';
-import { InProcessEventBus, type EventBus } from '../../src/core/shared/events';
+import { InProcessEventBus, type EventBus } from '../../src/core/common/events';
 import { OrderSettlement } from '../../src/core/order/order-settlement';
-import type { Clock } from '../../src/core/shared/clock';
-import type { Logger } from '../../src/core/shared/logger';
+import type { Clock } from '../../src/core/common/clock';
+import type { Logger } from '../../src/core/common/logger';
 
 export const REGISTRAR_DEADLINE_MS = 40;
 export const SETTINGS: OrderSettings = {

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { ResellerClient } from '../../src/client';
-import { parseAmount } from '../../src/core/shared/money';
+import { parseAmount } from '../../src/core/common/money';
 import { startHarness, type Harness } from './harness';
 
 /**

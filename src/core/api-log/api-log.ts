@@ -1,5 +1,5 @@
-import type { Clock } from '../shared/clock';
-import type { Logger } from '../shared/logger';
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
 
 /** One API call a reseller made. Never the token, the body or any secret. */
 export interface ApiLogEntry {

@@ -1,6 +1,6 @@
-import type { Clock } from '../shared/clock';
-import { DomainError } from '../shared/errors';
-import type { Minor } from '../shared/money';
+import type { Clock } from '../common/clock';
+import { DomainError } from '../common/errors';
+import type { Minor } from '../common/money';
 import type { Reseller } from '../reseller/reseller';
 import type { ResellerDirectory } from '../reseller/reseller-directory';
 import { computeToken, looksLikeToken, tokensEqual } from './api-token';

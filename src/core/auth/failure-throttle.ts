@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock';
+import type { Clock } from '../common/clock';
 
 export interface ThrottlePolicy {
   /** Failed attempts allowed per (client address, username) pair inside one window before the pair is blocked. */

@@ -1,4 +1,4 @@
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 
 /** An IPv4 or IPv6 address as a number, with its family. */
 export interface IpAddress {

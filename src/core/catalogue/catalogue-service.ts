@@ -1,9 +1,9 @@
 import type { RegistrarDirectory } from '../registrar/registrar-directory';
-import { DomainError } from '../shared/errors';
-import { formatAmount, type Minor } from '../shared/money';
-import { systemClock, type Clock } from '../shared/clock';
-import { RecentReads } from '../shared/recent-reads';
-import type { UnitOfWork } from '../shared/unit-of-work';
+import { DomainError } from '../common/errors';
+import { formatAmount, type Minor } from '../common/money';
+import { systemClock, type Clock } from '../common/clock';
+import { RecentReads } from '../common/recent-reads';
+import type { UnitOfWork } from '../common/unit-of-work';
 import { parseDomainName, parseTld, splitRegistrable, type RegistrableDomain } from '../domain/domain-name';
 import {
   ADDONS,

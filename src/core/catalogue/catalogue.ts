@@ -1,4 +1,4 @@
-import type { Minor } from '../shared/money';
+import type { Minor } from '../common/money';
 import type { PremiumRule } from './premium';
 
 export const ORDER_ACTIONS = ['register', 'renew', 'transfer'] as const;

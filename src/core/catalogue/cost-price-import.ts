@@ -1,7 +1,7 @@
 import { parseTld } from '../domain/domain-name';
-import { DomainError } from '../shared/errors';
-import type { Minor } from '../shared/money';
-import type { UnitOfWork } from '../shared/unit-of-work';
+import { DomainError } from '../common/errors';
+import type { Minor } from '../common/money';
+import type { UnitOfWork } from '../common/unit-of-work';
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from './catalogue';
 import type { CatalogueService, SetTldInput } from './catalogue-service';
 

@@ -1,4 +1,4 @@
-import { formatAmount, type Minor } from '../shared/money';
+import { formatAmount, type Minor } from '../common/money';
 
 /**
  * A group's premium rule (docs/orders.md#premium-names): how the registrar's premium cost of a

@@ -1,9 +1,9 @@
-import { ulid } from '../shared/ids';
-import type { Clock } from '../shared/clock';
-import { DomainError } from '../shared/errors';
-import type { CreditChanged, EventBus } from '../shared/events';
-import { formatAmount, type Minor } from '../shared/money';
-import type { UnitOfWork } from '../shared/unit-of-work';
+import { ulid } from '../common/ids';
+import type { Clock } from '../common/clock';
+import { DomainError } from '../common/errors';
+import type { CreditChanged, EventBus } from '../common/events';
+import { formatAmount, type Minor } from '../common/money';
+import type { UnitOfWork } from '../common/unit-of-work';
 import { postWithBalance, type LedgerEntry } from './ledger';
 
 export class CreditService {

@@ -1,5 +1,5 @@
 import type { DnsRecord } from '../registrar/plugin';
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 import { parseHostName, parseIpAddress } from './host-names';
 
 /** A DNS record as a client sends it: text fields, `priority` possibly "N/A" or empty, `recid` possibly present. */

@@ -1,5 +1,5 @@
 import type { AddonName } from '../catalogue/catalogue';
-import { formatAmount } from '../shared/money';
+import { formatAmount } from '../common/money';
 import type { ContactRole, Contacts, DnsRecord, EmailForward } from '../registrar/plugin';
 import type {
   Accepted,
@@ -7,10 +7,10 @@ import type {
   RegistrarGateway,
   TransferSyncView,
 } from '../registrar/registrar-gateway';
-import type { Clock } from '../shared/clock';
-import { DomainError } from '../shared/errors';
-import type { EventBus } from '../shared/events';
-import type { UnitOfWork } from '../shared/unit-of-work';
+import type { Clock } from '../common/clock';
+import { DomainError } from '../common/errors';
+import type { EventBus } from '../common/events';
+import type { UnitOfWork } from '../common/unit-of-work';
 import type { DomainChanges, DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
 import { validateDnsRecords, type DnsRecordInput } from './dns-records';

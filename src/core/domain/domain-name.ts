@@ -1,5 +1,5 @@
 import { toASCII, toUnicode } from 'tr46';
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 
 /** A domain name normalised once (UTS-46): ASCII (punycode) for storage and registrars, Unicode for display. */
 export interface DomainName {

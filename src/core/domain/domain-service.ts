@@ -1,5 +1,5 @@
-import { DomainError } from '../shared/errors';
-import type { UnitOfWork } from '../shared/unit-of-work';
+import { DomainError } from '../common/errors';
+import type { UnitOfWork } from '../common/unit-of-work';
 import type { DomainListFilter, DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
 

@@ -1,6 +1,6 @@
 import { CONTACT_ROLES, type Contact, type ContactRole, type Contacts, type EmailForward } from '../registrar/plugin';
-import { DomainError } from '../shared/errors';
-import { normaliseEmail } from '../shared/validation';
+import { DomainError } from '../common/errors';
+import { normaliseEmail } from '../common/validation';
 import { parseHostName } from './host-names';
 
 const quote = (value: string) => JSON.stringify(String(value).slice(0, 80));

@@ -1,10 +1,10 @@
 import type { Tld } from '../catalogue/catalogue';
 import type { RegistrarGateway, SyncView, TransferSyncView } from '../registrar/registrar-gateway';
-import type { Clock } from '../shared/clock';
-import { forEachConcurrentlyPerKey } from '../shared/concurrency';
-import { isDomainError } from '../shared/errors';
-import type { EventBus } from '../shared/events';
-import type { UnitOfWork } from '../shared/unit-of-work';
+import type { Clock } from '../common/clock';
+import { forEachConcurrentlyPerKey } from '../common/concurrency';
+import { isDomainError } from '../common/errors';
+import type { EventBus } from '../common/events';
+import type { UnitOfWork } from '../common/unit-of-work';
 import type { DomainChanges, DomainRecord, DomainStatus } from './domain';
 
 /**

@@ -1,5 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 import { parseDomainName } from './domain-name';
 
 const quote = (value: string) => JSON.stringify(String(value).slice(0, 80));

@@ -1,4 +1,4 @@
-import type { Logger } from '../shared/logger';
+import type { Logger } from '../common/logger';
 
 /** Counts a pass reports for the log and the metrics, like `{ synced: 40, failed: 1 }`. */
 export type JobCounts = Readonly<Record<string, number>>;

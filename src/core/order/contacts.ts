@@ -1,6 +1,6 @@
 import type { Contact, Contacts } from '../registrar/plugin';
 import { contactFieldName } from '../domain/contact-fields';
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 
 /** The spellings of fields and roles (one table for every path: src/core/domain/contact-fields.ts). */
 export { contactFieldName, contactRole } from '../domain/contact-fields';

@@ -2,7 +2,7 @@ import type { GuardedRegistrars } from '../registrar/guarded-registrar';
 import type { RegistrarGateway } from '../registrar/registrar-gateway';
 import { supports, type CapabilityName } from '../registrar/plugin';
 import { cleanMessage } from '../registrar/registrar-answers';
-import type { Logger } from '../shared/logger';
+import type { Logger } from '../common/logger';
 import type {
   DomainLookup,
   OrderRegistrar,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
 

@@ -1,4 +1,4 @@
-import type { Minor } from '../shared/money';
+import type { Minor } from '../common/money';
 import type { RegisterInput } from '../registrar/plugin';
 
 /**

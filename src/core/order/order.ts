@@ -1,6 +1,6 @@
 import type { OrderAction } from '../catalogue/catalogue';
 import type { DomainStatus } from '../domain/domain';
-import type { Minor } from '../shared/money';
+import type { Minor } from '../common/money';
 
 /**
  * An order's life (docs/orders.md): `pending` from the moment its price is reserved until the

@@ -1,6 +1,6 @@
 import type { DomainStatus } from '../domain/domain';
-import type { EventBus, EventName, PlatformEvents } from '../shared/events';
-import type { Repositories, UnitOfWork } from '../shared/unit-of-work';
+import type { EventBus, EventName, PlatformEvents } from '../common/events';
+import type { Repositories, UnitOfWork } from '../common/unit-of-work';
 
 /** Events a unit of work collects, published once it has committed (and never for one rolled back or retried). */
 export type Outbox = Array<{ [K in EventName]: { name: K; event: PlatformEvents[K] } }[EventName]>;

@@ -21,7 +21,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import type { Logger } from '../shared/logger';
+import type { Logger } from '../common/logger';
 import {
   CAPABILITY_METHODS,
   CAPABILITY_NAMES,

@@ -7,8 +7,8 @@
  * Every call gets a `CallContext` whose signal fires at the registrar deadline
  * (`REGISTRAR_TIMEOUT_MS`); the platform stops waiting at that moment whatever the plugin does.
  */
-import type { Clock } from '../shared/clock';
-import type { Logger } from '../shared/logger';
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
 
 export const PLUGIN_API_VERSION = 1;
 

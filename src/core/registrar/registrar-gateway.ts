@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { DomainRecord } from '../domain/domain';
-import { DomainError } from '../shared/errors';
-import type { Logger } from '../shared/logger';
+import { DomainError } from '../common/errors';
+import type { Logger } from '../common/logger';
 import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault, notInstalled } from './guarded-registrar';
 import {
   supports,

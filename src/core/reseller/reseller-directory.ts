@@ -1,4 +1,4 @@
-import type { Minor } from '../shared/money';
+import type { Minor } from '../common/money';
 import type { Reseller, ResellerRepository, SecretBox } from './reseller';
 
 /** What authentication needs to know about the reseller a request names. */

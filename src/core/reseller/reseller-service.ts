@@ -1,14 +1,14 @@
 import { ulid } from 'ulid';
 import { generateApiKey } from '../auth/api-token';
-import type { Clock } from '../shared/clock';
+import type { Clock } from '../common/clock';
 import { parseIpNetwork } from '../auth/ip-network';
 import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
-import { DomainError } from '../shared/errors';
-import type { EventBus } from '../shared/events';
-import type { Minor } from '../shared/money';
-import type { UnitOfWork } from '../shared/unit-of-work';
-import { normaliseEmail, normaliseName } from '../shared/validation';
+import { DomainError } from '../common/errors';
+import type { EventBus } from '../common/events';
+import type { Minor } from '../common/money';
+import type { UnitOfWork } from '../common/unit-of-work';
+import { normaliseEmail, normaliseName } from '../common/validation';
 import type { Reseller, ResellerGroup, ResellerStatus, SecretBox } from './reseller';
 
 export interface CreatedReseller {

@@ -1,4 +1,4 @@
-import type { Clock } from '../shared/clock';
+import type { Clock } from '../common/clock';
 
 /**
  * A short-lived memory of registrar answers, so repeated searches (a customer paging, a

@@ -1,8 +1,8 @@
 import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault } from '../registrar/guarded-registrar';
 import type { AvailabilityStatus } from '../registrar/plugin';
-import type { Clock } from '../shared/clock';
-import type { Logger } from '../shared/logger';
-import type { Minor } from '../shared/money';
+import type { Clock } from '../common/clock';
+import type { Logger } from '../common/logger';
+import type { Minor } from '../common/money';
 import { AvailabilityCache } from './availability-cache';
 
 /** Why a name's availability is not known. */

@@ -1,4 +1,4 @@
-import type { EventBus } from '../shared/events';
+import type { EventBus } from '../common/events';
 import type { AvailabilityChecker } from './availability-checker';
 
 /** The statuses in which a domain of ours no longer holds its name for us. */

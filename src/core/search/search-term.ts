@@ -1,6 +1,6 @@
 import { toASCII, toUnicode } from 'tr46';
 import { parseTld } from '../domain/domain-name';
-import { DomainError } from '../shared/errors';
+import { DomainError } from '../common/errors';
 import type { NameForms } from './search';
 
 /** A search term reduced to what a search needs: one registrable label and, when the term named one, its TLD. */

@@ -1,4 +1,4 @@
-import type { Minor } from '../shared/money';
+import type { Minor } from '../common/money';
 
 /** A name in its two forms: ASCII (punycode) for registrars and storage, Unicode for display. */
 export interface NameForms {

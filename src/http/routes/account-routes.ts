@@ -1,4 +1,4 @@
-import { formatAmount } from '../../core/shared/money';
+import { formatAmount } from '../../core/common/money';
 import { TOKENS } from '../../core/tokens';
 import { version } from '../../../package.json';
 import { route } from '../route-table';

@@ -6,7 +6,7 @@
 import { CONTACT_ROLES, type Contact, type ContactRole, type Contacts } from '../../core/registrar/plugin';
 import { contactRole, knownContactField, STANDARD_CONTACT_FIELDS } from '../../core/domain/contact-fields';
 import { normaliseContact } from '../../core/order/contacts';
-import { DomainError } from '../../core/shared/errors';
+import { DomainError } from '../../core/common/errors';
 import type { WireValue } from './form-body';
 
 const invalid = (message: string) => new DomainError('validation_failed', message);

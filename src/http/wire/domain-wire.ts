@@ -7,7 +7,7 @@ import type { DomainRecord } from '../../core/domain/domain';
 import type { DnsRecordInput } from '../../core/domain/dns-records';
 import type { DnsRecord, EmailForward } from '../../core/registrar/plugin';
 import type { DomainInformationView, SyncView, TransferSyncView } from '../../core/registrar/registrar-gateway';
-import { DomainError, isDomainError } from '../../core/shared/errors';
+import { DomainError, isDomainError } from '../../core/common/errors';
 import type { WireValue } from './form-body';
 
 /** Runs a wire mapping inside a schema; its validation error becomes a schema issue (a 400 with its message). */

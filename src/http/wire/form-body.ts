@@ -1,5 +1,5 @@
 import qs from 'qs';
-import { DomainError } from '../../core/shared/errors';
+import { DomainError } from '../../core/common/errors';
 
 export type WireValue = string | WireValue[] | { [key: string]: WireValue };
 export type WireParams = { [key: string]: WireValue };

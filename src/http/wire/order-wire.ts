@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { MAX_PERIOD, MIN_PERIOD } from '../../core/catalogue/catalogue';
 import type { RegisterCommand, RenewCommand, TransferCommand } from '../../core/order/order-commands';
-import { DomainError } from '../../core/shared/errors';
+import { DomainError } from '../../core/common/errors';
 import type { WireValue } from './form-body';
 import { toContacts } from './contact-wire';
 import { decodeDomainFields } from './php-serialized';
-import { parseAmount } from '../../core/shared/money';
+import { parseAmount } from '../../core/common/money';
 import { domainField, optionalText, text, wireBoolean } from './schemas';
 
 const invalid = (message: string) => new DomainError('validation_failed', message);

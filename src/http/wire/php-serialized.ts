@@ -1,4 +1,4 @@
-import { DomainError } from '../../core/shared/errors';
+import { DomainError } from '../../core/common/errors';
 
 /** What a PHP-serialized array may hold once read: plain data only. */
 export type PhpValue = string | number | boolean | null | PhpArray;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PeriodPrices, SearchQuery, SearchResult, SearchStatus } from '../../core/search/search';
-import { formatAmount } from '../../core/shared/money';
+import { formatAmount } from '../../core/common/money';
 import { optionalText, wireBoolean } from './schemas';
 
 /**

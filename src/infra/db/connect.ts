@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
-import type { Logger } from '../../core/shared/logger';
+import type { Logger } from '../../core/common/logger';
 import type { PoolOptions } from 'mysql2';
 
 import type { DatabaseKind } from './database-kind';

@@ -2,9 +2,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { ApiLogDropObserver } from '../../core/api-log/api-log';
 import type { JobObserver, JobPass } from '../../core/jobs/job-scheduler';
 import type { RegistrarCall, RegistrarCallObserver } from '../../core/registrar/guarded-registrar';
-import type { EventBus } from '../../core/shared/events';
-import type { Logger } from '../../core/shared/logger';
-import type { Minor } from '../../core/shared/money';
+import type { EventBus } from '../../core/common/events';
+import type { Logger } from '../../core/common/logger';
+import type { Minor } from '../../core/common/money';
 
 /** What the HTTP adapter records per request (src/http/middleware/observe-requests.ts). */
 export interface HttpMetrics {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/registrar/plugin';
-import type { Clock } from '../../core/shared/clock';
+import type { Clock } from '../../core/common/clock';
 
 const checkKey = (key: string): string => {
   if (typeof key !== 'string' || key.length === 0 || key.length > PLUGIN_STORE_MAX_KEY_LENGTH) {

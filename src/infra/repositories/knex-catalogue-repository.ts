@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { AddonName, CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
-import type { Minor } from '../../core/shared/money';
+import type { Minor } from '../../core/common/money';
 import type { PremiumRule } from '../../core/catalogue/premium';
 
 interface TldRow {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
-import type { Minor } from '../../core/shared/money';
+import type { Minor } from '../../core/common/money';
 import { databaseKind, rawRows } from '../db/database-kind';
 
 interface EntryRow {

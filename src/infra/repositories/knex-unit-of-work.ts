@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { LedgerFactory } from '../../core/credit/ledger';
-import type { Repositories, UnitOfWork } from '../../core/shared/unit-of-work';
+import type { Repositories, UnitOfWork } from '../../core/common/unit-of-work';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { isResellerApiError, ResellerClient } from '../../../src/client';
-import { parseAmount } from '../../../src/core/shared/money';
+import { parseAmount } from '../../../src/core/common/money';
 import { makeTestCertificates, type TestCertificates } from '../../support/epp/certificates';
 import { clTRIDFor, REGISTRANT, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
 import { startHarness, type Harness } from '../../support/harness';

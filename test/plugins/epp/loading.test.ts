@@ -2,7 +2,7 @@ import path from 'node:path';
 import manifest from '../../../plugins/epp/package.json';
 import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import { CAPABILITY_NAMES, supports } from '../../../src/core/registrar/plugin';
-import { fixedClock } from '../../../src/core/shared/clock';
+import { fixedClock } from '../../../src/core/common/clock';
 import { MemoryPluginStore } from '../../../src/testing/memory-plugin-store';
 import { loadPlugins, PluginLoadError } from '../../../src/infra/plugins/plugin-loader';
 import { EppConnection } from '../../../plugins/epp/src/connection';

@@ -3,7 +3,7 @@ import eppPlugin from '../../../plugins/epp';
 import { EppTimeoutError } from '../../../plugins/epp/src/connection';
 import { EppTemporaryError, EppUnavailableError } from '../../../plugins/epp/src/session-pool';
 import { NS } from '../../../plugins/epp/src/xml';
-import { fixedClock } from '../../../src/core/shared/clock';
+import { fixedClock } from '../../../src/core/common/clock';
 import { isPluginNotConfigured } from '../../../src/core/registrar/plugin';
 import { makeTestCertificates, type TestCertificates } from '../../support/epp/certificates';
 import { clTRIDFor, REGISTRANT, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';

@@ -2,7 +2,7 @@ import { MemoryPluginStore } from '../../../src/testing/memory-plugin-store';
 import { randomUUID } from 'node:crypto';
 import eppPlugin from '../../../plugins/epp';
 import type { EppRegistrar } from '../../../plugins/epp/src/epp-registrar';
-import { fixedClock } from '../../../src/core/shared/clock';
+import { fixedClock } from '../../../src/core/common/clock';
 import type { CallContext, PluginHost } from '../../../src/core/registrar/plugin';
 import { makeTestCertificates, type TestCertificates } from './certificates';
 import { startEppTestServer, type EppTestServer, type EppTestServerOptions } from './epp-test-server';

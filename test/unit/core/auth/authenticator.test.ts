@@ -3,7 +3,7 @@ import { Authenticator, INVALID_TOKEN, type Credentials } from '../../../../src/
 import { FailureThrottle } from '../../../../src/core/auth/failure-throttle';
 import type { ResellerCredentials, ResellerRepository, SecretBox } from '../../../../src/core/reseller/reseller';
 import { StoredResellerDirectory } from '../../../../src/core/reseller/reseller-directory';
-import { fixedClock } from '../../../../src/core/shared/clock';
+import { fixedClock } from '../../../../src/core/common/clock';
 
 const plainBox: SecretBox = { seal: (p) => `sealed:${p}`, open: (s) => s.replace(/^sealed:/, '') };
 const EMAIL = 'reseller@example.com';

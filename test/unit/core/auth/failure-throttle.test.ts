@@ -1,5 +1,5 @@
 import { FailureThrottle } from '../../../../src/core/auth/failure-throttle';
-import { fixedClock } from '../../../../src/core/shared/clock';
+import { fixedClock } from '../../../../src/core/common/clock';
 
 describe('FailureThrottle', () => {
   const policy = { maxFailures: 2, maxFailuresPerAddress: 4, windowSeconds: 10, blockSeconds: 30 };

@@ -1,6 +1,6 @@
 import { AvailabilityChecker, type AvailabilityCheckerOptions } from '../../../../src/core/search/availability-checker';
-import { fixedClock } from '../../../../src/core/shared/clock';
-import { InProcessEventBus } from '../../../../src/core/shared/events';
+import { fixedClock } from '../../../../src/core/common/clock';
+import { InProcessEventBus } from '../../../../src/core/common/events';
 import { followOwnOrders } from '../../../../src/core/search/own-orders';
 import type { RegistrarPlugin } from '../../../../src/core/registrar/plugin';
 import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';

@@ -2,8 +2,8 @@ import type { Tld, TldPrice } from '../../../../src/core/catalogue/catalogue';
 import type { RegistrarPlugin } from '../../../../src/core/registrar/plugin';
 import { AvailabilityChecker } from '../../../../src/core/search/availability-checker';
 import { SearchService } from '../../../../src/core/search/search-service';
-import { fixedClock } from '../../../../src/core/shared/clock';
-import type { UnitOfWork } from '../../../../src/core/shared/unit-of-work';
+import { fixedClock } from '../../../../src/core/common/clock';
+import type { UnitOfWork } from '../../../../src/core/common/unit-of-work';
 import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
 
 /** The catalogue reads a search makes, in memory: each TLD priced 10.00 for one year for group g1. */

@@ -1,5 +1,5 @@
 import { parseSearchTerm } from '../../../../src/core/search/search-term';
-import { isDomainError } from '../../../../src/core/shared/errors';
+import { isDomainError } from '../../../../src/core/common/errors';
 
 const KNOWN = new Set(['.com', '.net', '.co.uk', '.uk', '.xn--p1ai']);
 const parse = (input: { searchTerm?: string; punyCodeSearchTerm?: string }) =>

@@ -1,4 +1,4 @@
-import { forEachConcurrently, forEachConcurrentlyPerKey } from '../../../../src/core/shared/concurrency';
+import { forEachConcurrently, forEachConcurrentlyPerKey } from '../../../../src/core/common/concurrency';
 
 async function* numbers(n: number) {
   for (let i = 0; i < n; i++) yield i;

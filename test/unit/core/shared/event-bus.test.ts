@@ -1,4 +1,4 @@
-import { InProcessEventBus, type CreditChanged } from '../../../../src/core/shared/events';
+import { InProcessEventBus, type CreditChanged } from '../../../../src/core/common/events';
 import { recordingLogger } from '../../../support/fakes';
 
 const change: CreditChanged = {

@@ -1,4 +1,4 @@
-import { formatAmount, parseAmount } from '../../../../src/core/shared/money';
+import { formatAmount, parseAmount } from '../../../../src/core/common/money';
 
 describe('money', () => {
   it.each([

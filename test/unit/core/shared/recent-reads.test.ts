@@ -1,5 +1,5 @@
-import { fixedClock } from '../../../../src/core/shared/clock';
-import { RecentReads } from '../../../../src/core/shared/recent-reads';
+import { fixedClock } from '../../../../src/core/common/clock';
+import { RecentReads } from '../../../../src/core/common/recent-reads';
 
 describe('RecentReads', () => {
   const counting = () => {
