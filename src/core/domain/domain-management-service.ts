@@ -11,7 +11,7 @@ import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { EventBus } from '../common/events';
 import type { UnitOfWork } from '../common/unit-of-work';
-import type { DomainChanges, DomainRecord } from './domain';
+import { ADDON_FIELD, type DomainChanges, type DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
 import { validateDnsRecords, type DnsRecordInput } from './dns-records';
 import {
@@ -23,13 +23,6 @@ import {
 } from './domain-settings';
 import { parseIpAddress } from './host-names';
 import { GONE_STATUSES, type DomainSyncService, type SyncedDomain } from './domain-sync-service';
-
-/** The domain record's flag for each addon. */
-const ADDON_FIELD = {
-  dnsmanagement: 'dnsManagement',
-  emailforwarding: 'emailForwarding',
-  idprotection: 'idProtection',
-} as const satisfies Record<AddonName, keyof DomainRecord['addons']>;
 
 /**
  * What a reseller does with a domain it holds (docs/api.md#domains, including the operations

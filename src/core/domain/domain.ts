@@ -1,3 +1,5 @@
+import { ADDONS, type AddonName } from '../catalogue/catalogue';
+
 /** The billing platform's domain statuses (docs/orders.md#domain-states-set-by-orders); docs/orders.md has the state machine. */
 export const DOMAIN_STATUSES = [
   'Pending',
@@ -25,6 +27,27 @@ export const NO_ADDONS: DomainAddons = Object.freeze({
   emailForwarding: false,
   idProtection: false,
 });
+
+/** The domain record's flag for each addon as orders and prices name it. */
+export const ADDON_FIELD = {
+  dnsmanagement: 'dnsManagement',
+  emailforwarding: 'emailForwarding',
+  idprotection: 'idProtection',
+} as const satisfies Record<AddonName, keyof DomainAddons>;
+
+/** The addons a domain holds, by the names orders and prices use. */
+export function heldAddons(addons: DomainAddons): AddonName[] {
+  return ADDONS.filter((addon) => addons[ADDON_FIELD[addon]]);
+}
+
+/** A domain's flags for the addons an order names. */
+export function domainAddonsOf(names: readonly string[]): DomainAddons {
+  return {
+    dnsManagement: names.includes('dnsmanagement'),
+    emailForwarding: names.includes('emailforwarding'),
+    idProtection: names.includes('idprotection'),
+  };
+}
 
 export interface DomainRecord {
   readonly id: string;

@@ -4,7 +4,7 @@ import type { CatalogueService } from '../catalogue/catalogue-service';
 import { premiumPrice } from '../catalogue/premium';
 import { creditChanged } from '../credit/credit-service';
 import { postWithBalance } from '../credit/ledger';
-import type { DomainRecord, DomainStatus, NewDomain } from '../domain/domain';
+import { domainAddonsOf, heldAddons, type DomainRecord, type DomainStatus, type NewDomain } from '../domain/domain';
 import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domain/domain-sync-service';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
@@ -303,7 +303,6 @@ export class OrderService implements TransferOrders {
     // too, and a name the platform has never held (the common case) costs no read. Only when the
     // name is taken is the row read, to tell in progress, held, or free to order again.
     // The platform's record starts with what the order asked for, so information and the admin CLI show it at once.
-    const addons = new Set(plan.request.addons);
     const record: NewDomain = {
       id: ulid(),
       name: plan.domain.ascii,
@@ -314,11 +313,7 @@ export class OrderService implements TransferOrders {
       status,
       expiryDate: null,
       nameservers: plan.request.nameservers ?? [],
-      addons: {
-        dnsManagement: addons.has('dnsmanagement'),
-        emailForwarding: addons.has('emailforwarding'),
-        idProtection: addons.has('idprotection'),
-      },
+      addons: domainAddonsOf(plan.request.addons),
       createdAt: now,
     };
     if (await repos.domains.insertForOrder(record)) {
@@ -726,19 +721,14 @@ export class OrderService implements TransferOrders {
     // docs/orders.md#addons-turned-on-later: a renewal renews the addons the domain has, at their
     // prices, and only those: it turns nothing on, so an addon the request names that the domain
     // lacks is neither charged nor enabled (billing modules send their own record's flags).
-    const has: Record<AddonName, boolean> = {
-      dnsmanagement: existing.addons.dnsManagement,
-      emailforwarding: existing.addons.emailForwarding,
-      idprotection: existing.addons.idProtection,
-    };
-    const notHeld = enabledAddons(command.addons).filter((addon) => !has[addon]);
+    const addons = heldAddons(existing.addons);
+    const notHeld = enabledAddons(command.addons).filter((addon) => !addons.includes(addon));
     if (notHeld.length > 0)
       this.logger.info(
         { domain: domain.ascii, addons: notHeld },
         'renewal: addons asked for that the domain does not have are not charged or turned on',
       );
-    const price = await this.priceOf(reseller, 'renew', tld, command.period, has, premium);
-    const addons = enabledAddons(has);
+    const price = await this.priceOf(reseller, 'renew', tld, command.period, addonFlags(addons), premium);
     return {
       action: 'renew',
       domain,
@@ -865,6 +855,8 @@ function transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfe
       };
   }
 }
+
+const addonFlags = (addons: readonly AddonName[]) => Object.fromEntries(addons.map((addon) => [addon, true]));
 
 function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   for (const name of Object.keys(addons)) {
