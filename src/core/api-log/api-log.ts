@@ -52,14 +52,20 @@ const MAX_ERROR = 500;
 
 /**
  * Collects API log entries in memory and writes them in batches, off the request path: a request
- * costs one array push. Written every `flushMs` and when a batch fills. While the database cannot
- * take them they are kept (up to `bufferMax`, then the oldest are dropped and counted), so an
- * outage loses the log, never a request. `close` writes what is left.
+ * costs one array push. A full batch is written as soon as it fills, and only full batches are
+ * written that way: under steady load the log is written `batchSize` rows a statement, not in
+ * whatever trickle arrived while the last statement ran (bench/RESULTS.md). What is left is
+ * written every `flushMs`. While the database cannot take them, entries are kept (up to
+ * `bufferMax`, then the oldest are dropped and counted) and only the timer tries again, so an
+ * outage loses the log, never a request. `flush` and `close` write everything.
  */
 export class BufferedApiLog {
   private buffer: ApiLogEntry[] = [];
   private timer: ReturnType<typeof setInterval> | undefined;
-  private flushing: Promise<void> | undefined;
+  /** The last write queued; writes run one at a time. */
+  private writing: Promise<void> | undefined;
+  /** A flush queued that has not started yet. */
+  private queuedFlush: Promise<void> | undefined;
   private failing = false;
   private readonly batchSize: number;
 
@@ -80,7 +86,9 @@ export class BufferedApiLog {
       this.buffer.splice(0, dropped);
       this.observer?.apiLogDropped(dropped);
     }
-    if (this.buffer.length >= this.batchSize && this.timer !== undefined && !this.flushing) void this.flush();
+    // After a failed write only the timer tries again, not every request.
+    if (this.buffer.length >= this.batchSize && this.timer !== undefined && !this.writing && !this.failing)
+      void this.write(false);
   }
 
   get pending(): number {
@@ -93,25 +101,39 @@ export class BufferedApiLog {
     this.timer.unref?.();
   }
 
-  /** Writes everything buffered; concurrent calls share one write. Never rejects. */
+  /**
+   * Writes everything buffered now, after the write under way if any; entries recorded while it
+   * runs wait for the next write, so that a busy server's flush ends. Calls made before it starts
+   * share it. Never rejects.
+   */
   flush(): Promise<void> {
-    if (!this.flushing) {
-      this.flushing = this.writeAll().finally(() => {
-        this.flushing = undefined;
-      });
-    }
-    return this.flushing;
+    this.queuedFlush ??= this.write(true);
+    return this.queuedFlush;
   }
 
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flushing;
     await this.flush();
   }
 
-  private async writeAll(): Promise<void> {
-    while (this.buffer.length > 0) {
+  /** Queues a write behind the one under way: a flush (`all`), or the full batches only. */
+  private write(all: boolean): Promise<void> {
+    const before = this.writing;
+    const write: Promise<void> = (async () => {
+      await before;
+      if (all) this.queuedFlush = undefined;
+      await this.writeBatches(all ? this.buffer.length : 0);
+    })().finally(() => {
+      if (this.writing === write) this.writing = undefined;
+    });
+    this.writing = write;
+    return write;
+  }
+
+  /** Writes the first `owed` entries, and any full batch, `batchSize` at a time. */
+  private async writeBatches(owed: number): Promise<void> {
+    while (this.buffer.length >= this.batchSize || (owed > 0 && this.buffer.length > 0)) {
       const batch = this.buffer.slice(0, this.batchSize);
       try {
         await this.repository.insertMany(batch);
@@ -127,6 +149,7 @@ export class BufferedApiLog {
       // Entries were appended (and, past bufferMax, the oldest dropped) meanwhile: remove exactly the written ones.
       const written = new Set(batch);
       this.buffer = this.buffer.filter((entry) => !written.has(entry));
+      owed -= batch.length;
       if (this.failing) this.logger.info({}, 'API log: writing again');
       this.failing = false;
     }

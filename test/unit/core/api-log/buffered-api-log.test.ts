@@ -14,17 +14,20 @@ const entry = (n: number): ApiLogEntry => ({
   clientIp: null,
 });
 
-function repository(options: { failing?: () => boolean } = {}) {
+function repository(options: { failing?: () => boolean; held?: () => Promise<void> } = {}) {
   const batches: ApiLogEntry[][] = [];
+  let attempts = 0;
   const repo: ApiLogRepository = {
     insertMany: async (entries) => {
+      attempts++;
       if (options.failing?.()) throw new Error('database unavailable');
+      await options.held?.();
       batches.push([...entries]);
     },
     find: async () => [],
     purge: async () => 0,
   };
-  return { repo, batches, written: () => batches.flat().map((e) => e.requestId) };
+  return { repo, batches, attempts: () => attempts, written: () => batches.flat().map((e) => e.requestId) };
 }
 
 describe('BufferedApiLog', () => {
@@ -37,6 +40,80 @@ describe('BufferedApiLog', () => {
     expect(batches.map((b) => b.length)).toEqual([2, 2, 1]);
     expect(written()).toEqual(['req-1', 'req-2', 'req-3', 'req-4', 'req-5']);
     expect(log.pending).toBe(0);
+  });
+
+  it('under steady load writes full batches as they fill and leaves the rest for the timer', async () => {
+    // Each insert waits until the test lets it finish, as a statement on a busy database does.
+    let finish: () => void = () => undefined;
+    const { repo, batches, written } = repository({ held: () => new Promise<void>((resolve) => (finish = resolve)) });
+    const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, batchSize: 3, bufferMax: 100 });
+    log.start();
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    for (let i = 1; i <= 3; i++) log.record(entry(i));
+    await settled();
+    log.record(entry(4));
+    log.record(entry(5));
+    finish();
+    await settled();
+    // Not a statement for the two that arrived while the first was written.
+    expect(batches.map((b) => b.length)).toEqual([3]);
+    expect(log.pending).toBe(2);
+    log.record(entry(6));
+    await settled();
+    finish();
+    await settled();
+    expect(batches.map((b) => b.length)).toEqual([3, 3]);
+    log.record(entry(7));
+    const closed = log.close();
+    await settled();
+    finish();
+    await closed;
+    expect(batches.map((b) => b.length)).toEqual([3, 3, 1]);
+    expect(written()).toEqual(['req-1', 'req-2', 'req-3', 'req-4', 'req-5', 'req-6', 'req-7']);
+  });
+
+  it('a flush writes what was buffered when it began, not what keeps arriving while it runs', async () => {
+    let finish: () => void = () => undefined;
+    const { repo, batches } = repository({ held: () => new Promise<void>((resolve) => (finish = resolve)) });
+    const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, batchSize: 3, bufferMax: 100 });
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    log.record(entry(1));
+    log.record(entry(2));
+    const flushed = log.flush();
+    await settled();
+    log.record(entry(3));
+    log.record(entry(4));
+    finish();
+    await flushed;
+    expect(batches.map((b) => b.map((e) => e.requestId))).toEqual([['req-1', 'req-2']]);
+    expect(log.pending).toBe(2);
+    // A flush asked for now is a new one, and takes them.
+    const again = log.flush();
+    await settled();
+    finish();
+    await again;
+    expect(batches.map((b) => b.length)).toEqual([2, 2]);
+  });
+
+  it('after a failed write does not try again on every request: the timer does', async () => {
+    let down = true;
+    const { repo, attempts, written } = repository({ failing: () => down });
+    const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, batchSize: 2, bufferMax: 100 });
+    log.start();
+    const settled = () => new Promise((resolve) => setImmediate(resolve));
+    for (let i = 1; i <= 2; i++) log.record(entry(i));
+    await settled();
+    expect(attempts()).toBe(1);
+    for (let i = 3; i <= 8; i++) log.record(entry(i));
+    await settled();
+    expect(attempts()).toBe(1);
+    down = false;
+    await log.flush();
+    expect(written()).toHaveLength(8);
+    for (let i = 9; i <= 10; i++) log.record(entry(i));
+    await settled();
+    expect(written()).toHaveLength(10);
+    await log.close();
   });
 
   it('keeps the entries while the database refuses them and writes them once it takes them again', async () => {
