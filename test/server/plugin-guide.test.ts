@@ -1,5 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import Module from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -153,5 +154,85 @@ describe('a plugin written as docs/plugins.md says', () => {
     expect(failed?.stderr).toContain(
       'acme: entry "index" cannot be found: there is only TypeScript, which the built server (plain node) does not run',
     );
+  }, 120_000);
+
+  /**
+   * Node 22.15+ and 24 answer `require('domain-reseller')` through module.registerHooks, Node 20 by
+   * wrapping Module._resolveFilename (src/infra/plugins/platform-module.ts). The guide's plugin folder
+   * is loaded by the built loader in plain node twice: as this Node does it, and with registerHooks
+   * taken away, which forces the fallback. Both must come out the same.
+   */
+  it("answers require('domain-reseller') in a plugin folder alike with and without module.registerHooks", async () => {
+    const plugins = path.join(realpathSync(deployment), 'either-path');
+    const acme = path.join(plugins, 'acme');
+    mkdirSync(acme, { recursive: true });
+    writeGuideFiles(guideFiles(), 'acme', acme);
+    writeFileSync(
+      path.join(acme, 'probe.js'),
+      "module.exports = { platform: require('domain-reseller'), client: require('domain-reseller/client'), resolved: require.resolve('domain-reseller') };\n",
+    );
+    writeFileSync(path.join(acme, 'probe.mjs'), "export { default } from 'domain-reseller';\n");
+    mkdirSync(path.join(plugins, 'elsewhere'));
+    writeFileSync(path.join(plugins, 'elsewhere', 'probe.js'), "require('domain-reseller');\n");
+    const withoutHooks = path.join(plugins, 'without-register-hooks.js');
+    writeFileSync(withoutHooks, "delete require('node:module').registerHooks;\n");
+
+    const dist = (file: string) => JSON.stringify(path.join(built, 'dist/src', file));
+    const script = `
+      const Module = require('node:module');
+      const resolveFilename = Module._resolveFilename;
+      const hooks = typeof Module.registerHooks === 'function';
+      const { loadPluginFolder } = require(${dist('infra/plugins/plugin-loader.js')});
+      const { MemoryPluginStore } = require(${dist('testing/memory-plugin-store.js')});
+      const logger = { debug() {}, info() {}, warn() {}, error() {}, child() { return logger; } };
+      const host = () => ({ logger, clock: { now: () => new Date() }, store: new MemoryPluginStore() });
+      (async () => {
+        const loaded = await loadPluginFolder(${JSON.stringify(acme)}, {}, host);
+        const probe = require(${JSON.stringify(path.join(acme, 'probe.js'))});
+        const outside = (() => { try { require(${JSON.stringify(path.join(plugins, 'elsewhere', 'probe.js'))}); return 'loaded'; } catch (e) { return e.code; } })();
+        const esm = await import(${JSON.stringify(path.join(acme, 'probe.mjs'))}).then((m) => m.default === probe.platform, (e) => e.code);
+        console.log(JSON.stringify({
+          path: hooks ? 'registerHooks' : 'fallback',
+          wrapsResolveFilename: Module._resolveFilename !== resolveFilename,
+          behaviour: {
+            loaded: loaded.id,
+            answers: await loaded.plugin.checkAvailability(['hello.shop']),
+            platform: probe.platform === require(${dist('index.js')}),
+            client: probe.client === require(${dist('client/index.js')}),
+            resolved: probe.resolved,
+            outside,
+          },
+          esm,
+        }));
+      })().catch((e) => { console.error(e); process.exit(1); });`;
+    const probe = async (...flags: string[]) =>
+      JSON.parse((await run(process.execPath, [...flags, '-e', script], { cwd: plugins })).stdout) as {
+        path: string;
+        wrapsResolveFilename: boolean;
+        behaviour: unknown;
+        esm: unknown;
+      };
+    const asThisNodeDoes = await probe();
+    const fallback = await probe('--require', withoutHooks);
+
+    const hasRegisterHooks = typeof (Module as unknown as { registerHooks?: unknown }).registerHooks === 'function';
+    expect(asThisNodeDoes).toMatchObject(
+      hasRegisterHooks
+        ? { path: 'registerHooks', wrapsResolveFilename: false }
+        : { path: 'fallback', wrapsResolveFilename: true },
+    );
+    expect(fallback).toMatchObject({ path: 'fallback', wrapsResolveFilename: true });
+    expect(asThisNodeDoes.behaviour).toEqual({
+      loaded: 'acme',
+      answers: [{ domain: 'hello.shop', status: 'available' }],
+      platform: true,
+      client: true,
+      resolved: path.join(built, 'dist/src/index.js'),
+      outside: 'MODULE_NOT_FOUND',
+    });
+    expect(fallback.behaviour).toEqual(asThisNodeDoes.behaviour);
+    // Beyond the documented CommonJS entry: the hook also answers an ES module's import; the fallback cannot.
+    expect(asThisNodeDoes.esm).toBe(hasRegisterHooks ? true : 'ERR_MODULE_NOT_FOUND');
+    expect(fallback.esm).toBe('ERR_MODULE_NOT_FOUND');
   }, 120_000);
 });

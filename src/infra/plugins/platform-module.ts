@@ -1,15 +1,39 @@
 import Module from 'node:module';
 import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 /** The package name plugins import the contract from (docs/plugins.md), and what each of its paths means here. */
-const PLATFORM_MODULES: Readonly<Record<string, string>> = {
-  'domain-reseller': path.resolve(__dirname, '..', '..', 'index'),
-  'domain-reseller/client': path.resolve(__dirname, '..', '..', 'client', 'index'),
-};
+const PLATFORM_MODULES: ReadonlyMap<string, string> = new Map([
+  ['domain-reseller', path.resolve(__dirname, '..', '..', 'index')],
+  ['domain-reseller/client', path.resolve(__dirname, '..', '..', 'client', 'index')],
+]);
 
 const pluginRoots = new Set<string>();
 
+const isInsidePluginRoot = (file: string) => [...pluginRoots].some((root) => file.startsWith(root + path.sep));
+
 type Resolve = (request: string, parent: { filename?: string | null } | undefined, ...rest: unknown[]) => string;
+
+/**
+ * The part of `module.registerHooks` (Node 22.15+, 23.5+) used here; @types/node 20 does not declare it.
+ * `parentURL` is the importing module's URL (a file: URL for files; absent for the entry point).
+ */
+interface ResolveHookContext {
+  parentURL?: string;
+  conditions?: readonly string[];
+}
+interface ResolveHookResult {
+  url: string;
+  format?: string | null;
+  shortCircuit?: boolean;
+}
+type RegisterHooks = (hooks: {
+  resolve?: (
+    specifier: string,
+    context: ResolveHookContext,
+    nextResolve: (specifier: string, context?: Partial<ResolveHookContext>) => ResolveHookResult,
+  ) => ResolveHookResult;
+}) => unknown;
 
 /**
  * Lets the code under a plugins directory `require('domain-reseller')` and get the platform that is
@@ -17,20 +41,50 @@ type Resolve = (request: string, parent: { filename?: string | null } | undefine
  * published with the platform as a peer dependency must not bring its own copy). Only requests
  * made by files inside `root` are answered this way; everything else resolves as usual.
  *
- * Node 20 has no public synchronous resolve hook for require (module.registerHooks came in 22.15),
- * so this wraps Module._resolveFilename, as tsx and module-alias do.
+ * Where Node has the public synchronous resolve hook, `module.registerHooks` (Node 22.15+ and 23.5+,
+ * so every Node 24), it is used, and Node's internals are left alone; the hook answers the platform
+ * file's URL, which serves `require` and (a hook sees both) an `import` from an ES module under a
+ * plugin root. Where it is missing (Node 20, 22 up to 22.14, 23 up to 23.4), this falls back to
+ * wrapping the internal Module._resolveFilename, as tsx and module-alias do, which answers `require` only.
  */
 export function providePlatformTo(root: string): void {
   if (pluginRoots.size === 0) {
-    const internals = Module as unknown as { _resolveFilename: Resolve };
-    const resolve = internals._resolveFilename;
-    internals._resolveFilename = function (this: unknown, request, parent, ...rest) {
-      const platform = PLATFORM_MODULES[request];
-      const from = parent?.filename;
-      if (platform !== undefined && from && [...pluginRoots].some((r) => from.startsWith(r + path.sep)))
-        return resolve.call(this, platform, parent, ...rest);
-      return resolve.call(this, request, parent, ...rest);
-    };
+    const registerHooks = (Module as unknown as { registerHooks?: RegisterHooks }).registerHooks;
+    if (typeof registerHooks === 'function') answerWithHooks(registerHooks);
+    else answerByWrappingResolveFilename();
   }
   pluginRoots.add(root);
+}
+
+function answerWithHooks(registerHooks: RegisterHooks): void {
+  const urls = new Map<string, string>();
+  const platformUrl = (specifier: string, file: string) => {
+    let url = urls.get(specifier);
+    if (url === undefined) {
+      url = pathToFileURL(require.resolve(file)).href;
+      urls.set(specifier, url);
+    }
+    return url;
+  };
+  registerHooks({
+    resolve(specifier, context, nextResolve) {
+      const platform = PLATFORM_MODULES.get(specifier);
+      const parent = context.parentURL;
+      if (platform !== undefined && parent?.startsWith('file:') && isInsidePluginRoot(fileURLToPath(parent)))
+        return { url: platformUrl(specifier, platform), shortCircuit: true };
+      return nextResolve(specifier, context);
+    },
+  });
+}
+
+function answerByWrappingResolveFilename(): void {
+  const internals = Module as unknown as { _resolveFilename: Resolve };
+  const resolve = internals._resolveFilename;
+  internals._resolveFilename = function (this: unknown, request, parent, ...rest) {
+    const platform = PLATFORM_MODULES.get(request);
+    const from = parent?.filename;
+    if (platform !== undefined && from && isInsidePluginRoot(from))
+      return resolve.call(this, platform, parent, ...rest);
+    return resolve.call(this, request, parent, ...rest);
+  };
 }
