@@ -120,6 +120,15 @@ export function currentLogContext(): LogContext | undefined {
 }
 
 const OURS = Symbol.for('reseller/logger');
+const NO_CONTEXT: LogContext = Object.freeze({});
+
+/**
+ * A line's own fields over the context's, in a new object. pino's default merge writes the line's
+ * fields into the object the mixin returned, which here is the request's or job's own context:
+ * every later line of that request or job would then carry every field of the lines before it.
+ */
+const mergeContext = (line: object, bindings: object): object =>
+  bindings === NO_CONTEXT ? line : { ...bindings, ...line };
 
 /**
  * Lines go to `destination`, by default stdout written asynchronously: a line is queued and
@@ -138,7 +147,8 @@ export function createLogger(
       {
         level,
         base: { service: 'domain-reseller' },
-        mixin: () => context.getStore() ?? {},
+        mixin: () => context.getStore() ?? NO_CONTEXT,
+        mixinMergeStrategy: mergeContext,
         formatters: { log: (object) => redactSecrets(object) },
       },
       destination,

@@ -76,6 +76,25 @@ describe('log context', () => {
     for (const line of parsed) expect(line.msg.endsWith(line.reqId!)).toBe(true);
   });
 
+  it("keeps each line's own fields to that line: the next line of the same request has only its own and the context's", async () => {
+    const { logger, lines } = capture();
+    await runWithLogContext({ reqId: 'r1' }, async () => {
+      logger.info({ domain: 'first.com', attempt: 1 }, 'one');
+      await tick();
+      logger.info({ status: 200 }, 'two');
+      expect(currentLogContext()).toEqual({ reqId: 'r1' });
+    });
+    logger.info({ free: true }, 'outside');
+    logger.info({}, 'outside again');
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed[0]).toMatchObject({ reqId: 'r1', domain: 'first.com', attempt: 1, msg: 'one' });
+    expect(parsed[1]).toMatchObject({ reqId: 'r1', status: 200, msg: 'two' });
+    expect(parsed[1]).not.toHaveProperty('domain');
+    expect(parsed[1]).not.toHaveProperty('attempt');
+    expect(parsed[3]).not.toHaveProperty('free');
+    expect(parsed[3]).not.toHaveProperty('reqId');
+  });
+
   it('never leaks: the caller continues without it, and work started after it ends has none of its bindings', async () => {
     const { logger, lines } = capture();
     let release!: () => void;
