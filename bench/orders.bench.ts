@@ -9,7 +9,8 @@
  * order and the domain; then complete). Both in processes of their own, measured in alternating
  * rounds in one run, each on a database of its own seeded alike (the module's background domain sync
  * would otherwise take the bare server's rows for its own). The ledger invariant is checked after the run and every
- * order must be completed. Target: the module at 0.6 of the bare server's orders/s or better.
+ * order must be completed. Target: the module at 0.64 of the bare server's orders/s or better (the
+ * ratio before the registrar boundary and settlement were redesigned, which was to cost nothing).
  *
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
  * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
@@ -32,7 +33,7 @@ const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 const RESELLERS = positiveInt('BENCH_RESELLERS', 32);
 const WARMUP_SECONDS = 3;
 const MASTER_KEY = Buffer.alloc(32, 11).toString('base64');
-const TARGET = 0.6;
+const TARGET = 0.64;
 
 interface EngineResult {
   engine: Engine;
