@@ -111,10 +111,19 @@ export class BufferedApiLog {
     return this.queuedFlush;
   }
 
+  /** Stops the timer and writes what is left; what the database still refuses is lost, and said so. */
   async close(): Promise<void> {
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
     await this.flush();
+    if (this.buffer.length > 0) {
+      this.logger.error(
+        { lost: this.buffer.length },
+        'API log: entries the database did not take are lost as the process stops',
+      );
+      this.observer?.apiLogDropped(this.buffer.length);
+      this.buffer = [];
+    }
   }
 
   /** Queues a write behind the one under way: a flush (`all`), or the full batches only. */

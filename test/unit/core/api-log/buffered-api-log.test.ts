@@ -153,6 +153,26 @@ describe('BufferedApiLog', () => {
     return log.close().then(() => expect(log.pending).toBe(0));
   });
 
+  it('says how many entries are lost when the database still refuses them as it closes', async () => {
+    const { repo } = repository({ failing: () => true });
+    const logger = recordingLogger();
+    const dropped: number[] = [];
+    const log = new BufferedApiLog(
+      repo,
+      logger,
+      { flushMs: 60_000, bufferMax: 10 },
+      { apiLogDropped: (n) => dropped.push(n) },
+    );
+    log.start();
+    for (let i = 1; i <= 3; i++) log.record(entry(i));
+    await log.close();
+    expect(logger.entries.filter((e) => e.level === 'error')).toEqual([
+      { level: 'error', obj: { lost: 3 }, msg: expect.stringContaining('lost') },
+    ]);
+    expect(dropped).toEqual([3]);
+    expect(log.pending).toBe(0);
+  });
+
   it('writes what is left on close', async () => {
     const { repo, written } = repository();
     const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, bufferMax: 10 });
