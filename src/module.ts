@@ -249,7 +249,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
 
     const reconcile = (signal?: AbortSignal) =>
       services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
-    const jobs = new JobScheduler(logger, metrics);
+    const jobs = new JobScheduler(logger, metrics, {
+      runInContext: (job, work) => runWithLogContext({ job }, work),
+    });
     // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
     jobs.register({
       name: 'domain-sync',

@@ -57,6 +57,11 @@ export interface JobSchedulerOptions {
   readonly firstPassWithinMs?: number;
   readonly timers?: Timers;
   readonly random?: () => number;
+  /**
+   * Runs a pass inside a log context naming its job, so that every line written during it, by any
+   * service or plugin, says which background job it belongs to (as a request's lines carry its id).
+   */
+  readonly runInContext?: <T>(job: string, work: () => Promise<T>) => Promise<T>;
 }
 
 /**
@@ -157,7 +162,8 @@ export class JobScheduler {
     const started = performance.now();
     const log = this.logger.child({ job: job.name });
     try {
-      const counts = (await job.run(signal)) ?? {};
+      const run = () => job.run(signal);
+      const counts = (await (this.options.runInContext ? this.options.runInContext(job.name, run) : run())) ?? {};
       const seconds = (performance.now() - started) / 1000;
       this.observer.jobPass({ job: job.name, outcome: 'ok', seconds, counts });
       if (Object.values(counts).some((n) => n > 0))

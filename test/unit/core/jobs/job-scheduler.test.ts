@@ -44,6 +44,47 @@ describe('JobScheduler', () => {
     return { clock, passes, logger, scheduler };
   };
 
+  it('runs each pass inside the log context of its job, and writes its own summary outside it', async () => {
+    let current: string | undefined;
+    const seen: Array<string | undefined> = [];
+    const logger = recordingLogger();
+    const scheduler = new JobScheduler(
+      {
+        ...logger,
+        child: () => ({
+          ...logger,
+          info: (obj, msg) => {
+            seen.push(current);
+            logger.info(obj, msg);
+          },
+        }),
+      },
+      { jobPass: () => undefined },
+      {
+        runInContext: async (job, work) => {
+          current = job;
+          try {
+            return await work();
+          } finally {
+            current = undefined;
+          }
+        },
+      },
+    );
+    scheduler.register({
+      name: 'domain-sync',
+      intervalMs: 60_000,
+      run: async () => {
+        await settle();
+        seen.push(current);
+        return { synced: 1 };
+      },
+    });
+    await scheduler.runOnce('domain-sync');
+    // The pass ran in its job's context; the summary line (which names the job itself) came after it.
+    expect(seen).toEqual(['domain-sync', undefined]);
+  });
+
   it('runs each job after a spread-out first delay, then every interval from the end of the previous pass', async () => {
     const { clock, passes, scheduler } = setup();
     let runs = 0;
