@@ -8,7 +8,16 @@ const PLATFORM_MODULES: ReadonlyMap<string, string> = new Map([
   ['domain-reseller/client', path.resolve(__dirname, '..', '..', 'client', 'index')],
 ]);
 
-const pluginRoots = new Set<string>();
+/**
+ * The plugin roots, kept on the global object under a key naming this very file: a test runner
+ * that evaluates the file again per test file (jest does) finds the resolution already in place
+ * and adds its roots to it, instead of stacking one more hook or wrapper per evaluation. A second
+ * copy of the platform (another path) keeps its own.
+ */
+const ROOTS_KEY = Symbol.for(`domain-reseller/plugin-roots ${__filename}`);
+const shared = globalThis as Record<symbol, Set<string> | undefined>;
+shared[ROOTS_KEY] ??= new Set<string>();
+const pluginRoots: Set<string> = shared[ROOTS_KEY];
 
 const isInsidePluginRoot = (file: string) => [...pluginRoots].some((root) => file.startsWith(root + path.sep));
 

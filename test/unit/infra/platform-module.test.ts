@@ -25,6 +25,25 @@ describe('the platform module plugins require', () => {
   });
   afterAll(() => rmSync(path.dirname(path.dirname(root)), { recursive: true, force: true }));
 
+  it('installs its resolution once per process, even when a test runner evaluates the file again', () => {
+    const seen = Module as unknown as Internals & { registerHooks?: (...args: unknown[]) => unknown };
+    providePlatformTo(root);
+    const installed = seen._resolveFilename;
+    const registerHooks = hasRegisterHooks ? jest.spyOn(seen as Required<typeof seen>, 'registerHooks') : undefined;
+    try {
+      let again!: typeof import('../../../src/infra/plugins/platform-module');
+      jest.isolateModules(() => {
+        again = require('../../../src/infra/plugins/platform-module');
+      });
+      again.providePlatformTo(path.join(path.dirname(root), 'second'));
+      // Neither one more hook (Node 22.15+, 24) nor one more wrapper (Node 20).
+      expect(seen._resolveFilename).toBe(installed);
+      if (registerHooks) expect(registerHooks).not.toHaveBeenCalled();
+    } finally {
+      registerHooks?.mockRestore();
+    }
+  });
+
   withRegisterHooks(`leaves Module._resolveFilename untouched when a plugin root is registered${skipped}`, () => {
     // The module object this file and the platform code see (jest gives both the same one) and Node's own.
     const seen = Module as unknown as Internals;
