@@ -11,7 +11,7 @@
  * alternating rounds in one run, so that drift on a shared machine hits both alike. Target: the
  * module at 0.8 of the bare server's requests/s or better.
  *
- * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_SECONDS (10 per round), BENCH_ROUNDS (3),
+ * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_SECONDS (10 per round), BENCH_ROUNDS (5),
  * BENCH_CONNECTIONS (64), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
  * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
  */
@@ -21,10 +21,10 @@ import { enginesFromEnv, freshDatabase, type Engine } from './support/databases'
 import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
-import { machine, ms, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
+import { machine, median, ms, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 10);
-const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
 const CONNECTIONS = positiveInt('BENCH_CONNECTIONS', 64);
 const WARMUP_SECONDS = 3;
 const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
@@ -38,7 +38,8 @@ interface Variant {
 }
 interface EngineResult {
   engine: Engine;
-  results: Array<{ label: string; load: LoadResult }>;
+  /** Each server's rounds combined, and its requests/s over bare's in each round (bare ran beside it). */
+  results: Array<{ label: string; load: LoadResult; roundRatios: number[] }>;
 }
 
 /**
@@ -107,7 +108,11 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       }
       process.stderr.write(`auth-reads ${engine}: round ${round + 1}/${ROUNDS} done\n`);
     }
-    const results = VARIANTS.map((v, i) => ({ label: v.label, load: combine(rounds[i]!) }));
+    const results = VARIANTS.map((v, i) => ({
+      label: v.label,
+      load: combine(rounds[i]!),
+      roundRatios: rounds[i]!.map((r, k) => r.perSecond / rounds[BARE]![k]!.perSecond),
+    }));
     const failed = results.filter((r) => r.load.failures > 0);
     if (failed.length > 0)
       throw new Error(
@@ -125,9 +130,12 @@ async function main(): Promise<void> {
   for (const engine of enginesFromEnv()) results.push(await benchEngine(engine));
   const rows = results.flatMap(({ engine, results: byVariant }) => {
     const bare = byVariant[BARE]!.load;
-    return byVariant.map(({ label, load }, i) => {
+    return byVariant.map(({ label, load, roundRatios }, i) => {
       const r = load.perSecond / bare.perSecond;
       const judged = i === BARE ? '1.00' : verdict(r, TARGET);
+      const sorted = [...roundRatios].sort((a, b) => a - b);
+      const spread =
+        i === BARE ? '' : `${ratio(median(roundRatios))} (${ratio(sorted[0]!)}–${ratio(sorted[sorted.length - 1]!)})`;
       return [
         engine,
         label,
@@ -136,6 +144,7 @@ async function main(): Promise<void> {
         ms(load.p99),
         `${load.cpuMicros.toFixed(0)} µs`,
         judged,
+        spread,
         ratio(bare.cpuMicros / load.cpuMicros),
       ];
     });
@@ -156,6 +165,7 @@ async function main(): Promise<void> {
           'p99',
           'server CPU per request',
           'ratio to bare (requests/s)',
+          'ratio per round: median (lowest–highest)',
           'ratio to bare (CPU per request)',
         ],
         rows,
