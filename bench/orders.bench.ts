@@ -27,6 +27,7 @@ import { startServer, type ServerProcess } from '../test/support/server-process'
 import { writeSection } from './support/results';
 import { machine, ms, perSecond, positiveInt, table, verdict } from './support/stats';
 import { WHMCS_REGISTRANT as REGISTRANT } from '../test/support/wire';
+import { givenGroupSellingCom } from '../test/support/domains';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 10);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
@@ -56,13 +57,7 @@ async function seededDatabase(engine: Engine, label: string): Promise<SeededData
     settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
   });
   await seed.migrate();
-  await seed.services.resellers.createGroup('bench');
-  await seed.services.catalogue.setTld({
-    tld: '.com',
-    group: 'bench',
-    registrar: 'sandbox',
-    prices: { register: { 1: 1000 } },
-  });
+  await givenGroupSellingCom(seed, 'bench');
   const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
   for (let i = 0; i < RESELLERS; i++) {
     const email = `orders-${i}@example.com`;

@@ -19,6 +19,7 @@ import { enginesFromEnv, freshDatabase, type Engine } from './support/databases'
 import { ROOT } from '../test/support/server-process';
 import { writeSection } from './support/results';
 import { machine, mib, positiveInt, table } from './support/stats';
+import { givenGroupSellingCom } from '../test/support/domains';
 
 const SIZES = (process.env.BENCH_SYNC_SIZES ?? '10000,100000').split(',').map(Number);
 const LATENCY_MS = positiveInt('BENCH_SYNC_LATENCY_MS', 20);
@@ -49,13 +50,7 @@ async function seed(url: string, count: number): Promise<void> {
   const module = await createResellerModule({ database: url, settings: { masterKey: MASTER_KEY, logLevel: 'silent' } });
   try {
     await module.migrate();
-    await module.services.resellers.createGroup('bench');
-    await module.services.catalogue.setTld({
-      tld: '.com',
-      group: 'bench',
-      registrar: 'sandbox',
-      prices: { register: { 1: 1000 } },
-    });
+    await givenGroupSellingCom(module, 'bench');
     const { reseller } = await module.services.resellers.create('sync@example.com', 'bench', 0);
     const now = Date.now();
     for (let start = 0; start < count; start += BATCH) {

@@ -5,7 +5,7 @@ import { version } from '../../package.json';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { createResellerModule } from '../../src/module';
 import { cli } from '../support/cli';
-import { givenDomain } from '../support/domains';
+import { givenDomain, givenGroupSellingCom } from '../support/domains';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
@@ -168,13 +168,7 @@ describe('reseller-admin command line', () => {
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
     });
     try {
-      await module.services.resellers.createGroup('default');
-      await module.services.catalogue.setTld({
-        tld: '.com',
-        group: 'default',
-        registrar: 'sandbox',
-        prices: { register: { 1: 1000 } },
-      });
+      await givenGroupSellingCom(module, 'default');
       await module.services.resellers.create('reseller@example.com', 'default', 0);
       await module.services.resellers.create('other@example.com', 'default', 0);
       await givenDomain(module, 'owned-one.com');

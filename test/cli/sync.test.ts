@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/commands';
 import { fixedClock } from '../../src/core/common/clock';
 import { createResellerModule, type ResellerModule } from '../../src/module';
-import { givenDomain, platformRecord } from '../support/domains';
+import { givenDomain, platformRecord, givenGroupSellingCom } from '../support/domains';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -32,13 +32,7 @@ describe('reseller-admin sync', () => {
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
     });
     await module.migrate();
-    await module.services.resellers.createGroup('default');
-    await module.services.catalogue.setTld({
-      tld: '.com',
-      group: 'default',
-      registrar: 'sandbox',
-      prices: { register: { 1: 1000 } },
-    });
+    await givenGroupSellingCom(module, 'default');
     await module.services.resellers.create('reseller@example.com', 'default', 0);
     // Registered for ten years, so the CLI (on the real clock) finds them active for a long while yet.
     await givenDomain(module, 'cli-active.com', { period: 10, expiryDate: null });

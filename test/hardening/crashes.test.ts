@@ -8,6 +8,7 @@ import { ledgerProblems, openLedgers } from '../support/ledger-invariant';
 import { startServer, type ServerProcess } from '../support/server-process';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 import { REGISTRANT } from '../support/wire';
+import { givenGroupSellingCom } from '../support/domains';
 
 /**
  * Crashes of the running system, not of one service call (test/integration/order-crash.test.ts
@@ -58,13 +59,7 @@ describe('the server process killed with SIGKILL in the middle of orders, then s
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
     });
     await seed.migrate();
-    await seed.services.resellers.createGroup('default');
-    await seed.services.catalogue.setTld({
-      tld: '.com',
-      group: 'default',
-      registrar: 'sandbox',
-      prices: { register: { 1: 1000 } },
-    });
+    await givenGroupSellingCom(seed, 'default');
     ({ apiKey } = await seed.services.resellers.create('crash@example.com', 'default', 100_00));
     email = 'crash@example.com';
     await seed.close();

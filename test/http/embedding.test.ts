@@ -5,6 +5,7 @@ import { computeToken } from '../../src/core/auth/api-token';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { givenGroupSellingCom } from '../support/domains';
 
 describe('embedding the module in a host Koa app', () => {
   let db: TestDatabase;
@@ -25,13 +26,7 @@ describe('embedding the module in a host Koa app', () => {
       },
     });
     await module.migrate();
-    await module.services.resellers.createGroup('hosted');
-    await module.services.catalogue.setTld({
-      tld: '.com',
-      group: 'hosted',
-      registrar: 'sandbox',
-      prices: { register: { 1: 800 } },
-    });
+    await givenGroupSellingCom(module, 'hosted', { prices: { register: { 1: 800 } } });
     ({ apiKey } = await module.services.resellers.create(email, 'hosted', 500));
 
     app = new Koa();

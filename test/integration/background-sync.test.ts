@@ -3,7 +3,7 @@ import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { syncCalls, transferSyncCalls } from '../fixtures/sync-registrars/counting';
-import { givenDomain, platformRecord } from '../support/domains';
+import { givenDomain, platformRecord, givenGroupSellingCom } from '../support/domains';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
@@ -39,13 +39,7 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     a = await open();
     await a.migrate();
     b = await open();
-    await a.services.resellers.createGroup('default');
-    await a.services.catalogue.setTld({
-      tld: '.com',
-      group: 'default',
-      registrar: 'counting',
-      prices: { register: { 1: 1000 } },
-    });
+    await givenGroupSellingCom(a, 'default', { registrar: 'counting' });
     await a.services.resellers.create('reseller@example.com', 'default', 0);
     for (let i = 0; i < DOMAINS; i++) {
       await givenDomain(a, `bg-${String(i).padStart(3, '0')}.com`, {

@@ -6,7 +6,7 @@ import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { directoryOf, fakeRegistrar } from '../support/fake-registrar';
-import { givenDomain, platformRecord } from '../support/domains';
+import { givenDomain, platformRecord, givenGroupSellingCom } from '../support/domains';
 import { recordingLogger } from '../support/fakes';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
@@ -23,15 +23,7 @@ describe('DomainSyncService on a real database', () => {
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
     });
     await module.migrate();
-    await module.services.resellers.createGroup('default');
-    await module.services.catalogue.setTld({
-      tld: '.com',
-      group: 'default',
-      registrar: 'sandbox',
-      prices: { register: { 1: 1000 } },
-      graceDays: 30,
-      redemptionDays: 30,
-    });
+    await givenGroupSellingCom(module, 'default', { graceDays: 30, redemptionDays: 30 });
     await module.services.resellers.create('reseller@example.com', 'default', 0);
   });
   afterAll(async () => {

@@ -1,8 +1,28 @@
 import { ulid } from 'ulid';
+import type { SetTldInput } from '../../src/core/catalogue/catalogue-service';
 import type { DomainRecord, DomainStatus, NewDomain } from '../../src/core/domain/domain';
 import { parseDomainName } from '../../src/core/domain/domain-name';
 import { TOKENS } from '../../src/core/tokens';
 import type { ResellerModule } from '../../src/module';
+
+/**
+ * A reseller group selling `.com` (one year: 10.00 unless given) through `registrar` (the sandbox
+ * unless given): where most tests and benchmarks start before creating their resellers.
+ */
+export async function givenGroupSellingCom(
+  module: Pick<ResellerModule, 'services'>,
+  group: string,
+  tld: Partial<Omit<SetTldInput, 'tld' | 'group'>> = {},
+): Promise<void> {
+  await module.services.resellers.createGroup(group);
+  await module.services.catalogue.setTld({
+    registrar: 'sandbox',
+    prices: { register: { 1: 1000 } },
+    ...tld,
+    tld: '.com',
+    group,
+  });
+}
 
 export interface GivenDomain {
   /** The reseller's email; default the harness reseller. */
