@@ -42,11 +42,9 @@ export function heldAddons(addons: DomainAddons): AddonName[] {
 
 /** A domain's flags for the addons an order names. */
 export function domainAddonsOf(names: readonly string[]): DomainAddons {
-  return {
-    dnsManagement: names.includes('dnsmanagement'),
-    emailForwarding: names.includes('emailforwarding'),
-    idProtection: names.includes('idprotection'),
-  };
+  const flags = {} as Record<keyof DomainAddons, boolean>;
+  for (const addon of ADDONS) flags[ADDON_FIELD[addon]] = names.includes(addon);
+  return flags;
 }
 
 export interface DomainRecord {

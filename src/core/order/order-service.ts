@@ -672,14 +672,14 @@ export class OrderService implements TransferOrders {
       );
     }
     const premium = await this.premiumPriceOf(reseller, action, tld.registrar, domain, command);
-    const price = await this.priceOf(reseller, action, tld, command.period, command.addons, premium);
+    const addons = enabledAddons(command.addons);
+    const price = await this.priceOf(reseller, action, tld, command.period, addons, premium);
     const nameservers = checkNameservers(command.nameservers);
     // The group is read only for its default registrant, so only when the order carries none.
     const group = command.contacts.registrant ? undefined : await this.uow.read.groups.findById(reseller.groupId);
     const contacts: Contacts = withDefaultRegistrant(command.contacts, group?.defaultContact ?? null);
     assertCompleteRegistrant(contacts.registrant!);
     const originalVars = checkOriginalVars(command.originalVars);
-    const addons = enabledAddons(command.addons);
     const eppCode = action === 'transfer' ? (command as TransferCommand).eppCode : undefined;
     const request: OrderRequest = {
       nameservers,
@@ -728,7 +728,7 @@ export class OrderService implements TransferOrders {
         { domain: domain.ascii, addons: notHeld },
         'renewal: addons asked for that the domain does not have are not charged or turned on',
       );
-    const price = await this.priceOf(reseller, 'renew', tld, command.period, addonFlags(addons), premium);
+    const price = await this.priceOf(reseller, 'renew', tld, command.period, addons, premium);
     return {
       action: 'renew',
       domain,
@@ -810,7 +810,7 @@ export class OrderService implements TransferOrders {
     action: OrderAction,
     tld: Tld,
     period: number,
-    addons: Readonly<Record<string, boolean>>,
+    addons: readonly AddonName[],
     premium: Minor | undefined,
   ): Promise<Minor> {
     if (!Number.isInteger(period) || period < MIN_PERIOD || period > MAX_PERIOD) {
@@ -828,7 +828,7 @@ export class OrderService implements TransferOrders {
         `regperiod must be one of ${[...prices.keys()].join(', ')} for ${action} of ${tld.tld}`,
       );
     const addonPrices = await this.catalogue.addonPrices(reseller.groupId);
-    return enabledAddons(addons).reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, premium ?? base);
+    return addons.reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, premium ?? base);
   }
 }
 
@@ -855,8 +855,6 @@ function transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfe
       };
   }
 }
-
-const addonFlags = (addons: readonly AddonName[]) => Object.fromEntries(addons.map((addon) => [addon, true]));
 
 function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
   for (const name of Object.keys(addons)) {
