@@ -6,7 +6,7 @@ import { WHMCS_REGISTRANT as REGISTRANT } from '../support/wire';
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 
 /** A register body as a WHMCS module builds it (http_build_query), with its premium parameters when given. */
-const registerForm = (domain: string, extra: Record<string, string> = {}) =>
+const registerForm = (domain: string, extra: Record<string, unknown> = {}) =>
   qs.stringify({
     domain,
     regperiod: '1',
@@ -108,6 +108,30 @@ describe('premium names at order time', () => {
       const ok = await post('/order/domains/register', registerForm('premiumrising-cars.com', accept('1000.00')));
       expect(ok.status).toBe(200);
       expect(await credits()).toBe('1160.00');
+    });
+
+    it("asks the registrar about a premium price only once the order's own input is valid", async () => {
+      // The scripted registry raises a premiumrising- name's cost by 100.00 each time it is asked.
+      const badPeriod = await post(
+        '/order/domains/register',
+        registerForm('premiumrising-asked.com', { ...accept('600.00'), regperiod: '11' }),
+      );
+      expect(badPeriod.status).toBe(400);
+      expect(badPeriod.body.error).toMatch(/^regperiod must be/);
+      const noRegistrant = await post(
+        '/order/domains/register',
+        qs.stringify({ domain: 'premiumrising-asked.com', regperiod: '1', ...accept('600.00') }),
+      );
+      expect(noRegistrant.status).toBe(400);
+      const badAddon = await post(
+        '/order/domains/register',
+        registerForm('premiumrising-asked.com', { ...accept('600.00'), addons: { teleport: '1' } }),
+      );
+      expect(badAddon.status).toBe(400);
+      // Asked for the first time now: cost 500.00 + 20 %.
+      const ok = await post('/order/domains/register', registerForm('premiumrising-asked.com', accept('600.00')));
+      expect(ok.status).toBe(200);
+      expect(await credits()).toBe('1400.00');
     });
 
     it('refuses premium names, even accepted, to a group without a premium rule', async () => {

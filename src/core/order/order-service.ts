@@ -671,15 +671,16 @@ export class OrderService implements TransferOrders {
         `The registrar serving ${tld.tld} does not support transfers (capability "transfer")`,
       );
     }
-    const premium = await this.premiumPriceOf(reseller, action, tld.registrar, domain, command);
     const addons = enabledAddons(command.addons);
-    const price = await this.priceOf(reseller, action, tld, command.period, addons, premium);
+    const charge = await this.catalogueCharge(reseller, action, tld, command.period, addons);
     const nameservers = checkNameservers(command.nameservers);
     // The group is read only for its default registrant, so only when the order carries none.
     const group = command.contacts.registrant ? undefined : await this.uow.read.groups.findById(reseller.groupId);
     const contacts: Contacts = withDefaultRegistrant(command.contacts, group?.defaultContact ?? null);
     assertCompleteRegistrant(contacts.registrant!);
     const originalVars = checkOriginalVars(command.originalVars);
+    // Asked last: an order refused for its own input costs no registrar call.
+    const price = priceWith(charge, await this.premiumPriceOf(reseller, action, tld.registrar, domain, command));
     const eppCode = action === 'transfer' ? (command as TransferCommand).eppCode : undefined;
     const request: OrderRequest = {
       nameservers,
@@ -717,7 +718,6 @@ export class OrderService implements TransferOrders {
     const existing = await this.uow.read.domains.findByName(domain.ascii);
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(domain.unicode);
     this.assertRegistrarAvailable(existing.registrar, domain.unicode);
-    const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
     // docs/orders.md#addons-turned-on-later: a renewal renews the addons the domain has, at their
     // prices, and only those: it turns nothing on, so an addon the request names that the domain
     // lacks is neither charged nor enabled (billing modules send their own record's flags).
@@ -728,7 +728,9 @@ export class OrderService implements TransferOrders {
         { domain: domain.ascii, addons: notHeld },
         'renewal: addons asked for that the domain does not have are not charged or turned on',
       );
-    const price = await this.priceOf(reseller, 'renew', tld, command.period, addons, premium);
+    const charge = await this.catalogueCharge(reseller, 'renew', tld, command.period, addons);
+    // Asked last: a renewal refused for its own input costs no registrar call.
+    const price = priceWith(charge, await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command));
     return {
       action: 'renew',
       domain,
@@ -802,17 +804,16 @@ export class OrderService implements TransferOrders {
   }
 
   /**
-   * The catalogue price for the period (or the premium price, when the name is premium) plus each
-   * enabled addon's yearly price times the period.
+   * What the catalogue charges for the period: the name's price, and each enabled addon's yearly
+   * price times the period. Refuses a period the catalogue does not sell, premium names included.
    */
-  private async priceOf(
+  private async catalogueCharge(
     reseller: OrderingReseller,
     action: OrderAction,
     tld: Tld,
     period: number,
     addons: readonly AddonName[],
-    premium: Minor | undefined,
-  ): Promise<Minor> {
+  ): Promise<CatalogueCharge> {
     if (!Number.isInteger(period) || period < MIN_PERIOD || period > MAX_PERIOD) {
       throw new DomainError(
         'validation_failed',
@@ -828,8 +829,18 @@ export class OrderService implements TransferOrders {
         `regperiod must be one of ${[...prices.keys()].join(', ')} for ${action} of ${tld.tld}`,
       );
     const addonPrices = await this.catalogue.addonPrices(reseller.groupId);
-    return addons.reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, premium ?? base);
+    return { name: base, addons: addons.reduce((sum, addon) => sum + (addonPrices.get(addon) ?? 0) * period, 0) };
   }
+}
+
+interface CatalogueCharge {
+  readonly name: Minor;
+  readonly addons: Minor;
+}
+
+/** The order's price: the premium price for the name when it is premium, else the catalogue's; addons at the catalogue's. */
+function priceWith(charge: CatalogueCharge, premium: Minor | undefined): Minor {
+  return (premium ?? charge.name) + charge.addons;
 }
 
 /** Where a transfer stands, as the order flow settles on it: reconciliation and transfer sync alike. */
