@@ -4,7 +4,7 @@ import type { Container } from 'inversify';
 import type { Knex } from 'knex';
 import type Koa from 'koa';
 import { randomBytes } from 'node:crypto';
-import { ulid } from 'ulid';
+import { ulid } from './core/common/ids';
 import { version } from '../package.json';
 import { parseSettings, type Settings } from './config/settings';
 import { buildContainer, MODULE_TOKENS, type HostPorts } from './container';

@@ -1,4 +1,4 @@
-import { ulid } from 'ulid';
+import { ulid } from '../common/ids';
 import { generateApiKey } from '../auth/api-token';
 import type { Clock } from '../common/clock';
 import { parseIpNetwork } from '../auth/ip-network';
