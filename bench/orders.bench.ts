@@ -245,7 +245,7 @@ async function main(): Promise<void> {
     [
       '## 2. Orders: `POST /order/domains/register`',
       '',
-      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, request log; 13 statements an order); the baseline is bare Koa doing the same two transactions on tables of the same schema and nothing else (10 statements). ${machine()}.`,
+      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, request log; 13 statements an order); the baseline is bare Koa doing the same two transactions on tables of the same schema and nothing else (10 statements; ids made as the module makes them). ${machine()}.`,
       '',
       table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
       '',
