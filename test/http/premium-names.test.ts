@@ -114,10 +114,10 @@ describe('premium names at order time', () => {
       // The scripted registry raises a premiumrising- name's cost by 100.00 each time it is asked.
       const badPeriod = await post(
         '/order/domains/register',
-        registerForm('premiumrising-asked.com', { ...accept('600.00'), regperiod: '11' }),
+        registerForm('premiumrising-asked.com', { ...accept('6000.00'), regperiod: '3' }),
       );
       expect(badPeriod.status).toBe(400);
-      expect(badPeriod.body.error).toMatch(/^regperiod must be/);
+      expect(badPeriod.body.error).toBe('regperiod must be one of 1, 2, 5 for register of .com');
       const noRegistrant = await post(
         '/order/domains/register',
         qs.stringify({ domain: 'premiumrising-asked.com', regperiod: '1', ...accept('600.00') }),
@@ -172,6 +172,29 @@ describe('premium names at order time', () => {
       expect(renewed.status).toBe(200);
       expect(renewed.body).toBe('success');
       expect(await credits()).toBe('920.00');
+    });
+
+    it('asks the registrar about a renewal price only once the renewal period is valid', async () => {
+      // Registered at cost 500.00 (the name's first ask); each later ask costs 100.00 more.
+      const registered = await post(
+        '/order/domains/register',
+        registerForm('premiumrising-renew.com', accept('600.00')),
+      );
+      expect(registered.status).toBe(200);
+      await topUpTo(2000_00);
+      const badPeriod = await post(
+        '/order/domains/renew',
+        qs.stringify({ domain: 'premiumrising-renew.com', regperiod: '3', ...accept('5000.00') }),
+      );
+      expect(badPeriod.status).toBe(400);
+      expect(badPeriod.body.error).toBe('regperiod must be one of 1, 2 for renew of .com');
+      // The second ask: cost 600.00 + 20 %.
+      const renewed = await post(
+        '/order/domains/renew',
+        qs.stringify({ domain: 'premiumrising-renew.com', regperiod: '1', ...accept('720.00') }),
+      );
+      expect(renewed.status).toBe(200);
+      expect(await credits()).toBe('1280.00');
     });
   });
 
