@@ -1,5 +1,4 @@
 import knex, { type Knex } from 'knex';
-import qs from 'qs';
 import { computeToken } from '../../src/core/auth/api-token';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { createResellerModule } from '../../src/module';
@@ -7,7 +6,7 @@ import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness'
 import { ledgerProblems, openLedgers } from '../support/ledger-invariant';
 import { startServer, type ServerProcess } from '../support/server-process';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
-import { REGISTRANT } from '../support/wire';
+import { registerForm } from '../support/wire';
 import { givenGroupSellingCom } from '../support/domains';
 
 /**
@@ -16,14 +15,6 @@ import { givenGroupSellingCom } from '../support/domains';
  * again, and MariaDB killing the server's connections while orders run. Nothing may be lost,
  * nothing charged twice, and every client must get a clear answer, at the latest on a retry.
  */
-
-const registerBody = (domain: string) =>
-  qs.stringify({
-    domain,
-    regperiod: '1',
-    nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-    contacts: { registrant: REGISTRANT },
-  });
 
 async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -94,7 +85,7 @@ describe('the server process killed with SIGKILL in the middle of orders, then s
           'content-type': 'application/x-www-form-urlencoded',
           'idempotency-key': `key-${domain}`,
         },
-        body: registerBody(domain),
+        body: registerForm(domain),
       });
     const inFlight = names.map((domain) =>
       post(first.url, domain).then(
@@ -226,7 +217,7 @@ describeOnMariaDb("MariaDB killing the server's connections while orders run", (
           .post('/order/domains/register')
           .set(h.headers())
           .type('form')
-          .send(registerBody(domain));
+          .send(registerForm(domain));
         replies.push({ domain, status: res.status, body: res.body });
       }
     };
@@ -259,7 +250,7 @@ describeOnMariaDb("MariaDB killing the server's connections while orders run", (
       .post('/order/domains/register')
       .set(h.headers())
       .type('form')
-      .send(registerBody('after-the-killing.com'));
+      .send(registerForm('after-the-killing.com'));
     expect(after.status).toBe(200);
 
     for (let pass = 0; pass < 3; pass++) {

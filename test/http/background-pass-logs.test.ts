@@ -1,8 +1,6 @@
-import { Writable } from 'node:stream';
-import qs from 'qs';
-import { createLogger } from '../../src/infra/logging';
 import { startHarness, type Harness } from '../support/harness';
-import { REGISTRANT } from '../support/wire';
+import { captureLogs } from '../support/logs';
+import { registerForm } from '../support/wire';
 
 const DEADLINE_MS = 250;
 
@@ -12,17 +10,11 @@ const DEADLINE_MS = 250;
  * its order pending; the reconciliation job, run by the scheduler, then settles it.
  */
 describe('log lines of background passes', () => {
-  const lines: Array<Record<string, unknown>> = [];
+  const logs = captureLogs('info');
   let h: Harness;
   beforeAll(async () => {
-    const capture = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(line));
-        done();
-      },
-    });
     h = await startHarness({
-      logger: createLogger('info', capture as never),
+      logger: logs.logger,
       settings: { registrarTimeoutMs: DEADLINE_MS, reconcileIntervalMs: 100, reconcileAfterMs: 0 },
     });
   });
@@ -35,23 +27,18 @@ describe('log lines of background passes', () => {
       .post('/order/domains/register')
       .set(h.headers())
       .type('form')
-      .send(
-        qs.stringify({
-          domain: 'slow-logged.com',
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: { registrant: REGISTRANT },
-        }),
-      );
+      .send(registerForm('slow-logged.com'));
     expect(res.status).toBe(200);
     h.clock.advance(DEADLINE_MS + 1);
     h.module.startBackgroundJobs();
-    const reconciled = () => lines.find((l) => l.msg === 'order reconciled');
+    const reconciled = () => logs.lines().find((l) => l.msg === 'order reconciled');
     for (let waited = 0; !reconciled() && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
 
     expect(reconciled()).toMatchObject({ job: 'order-reconciliation' });
     expect(reconciled()).not.toHaveProperty('reqId');
-    const pending = lines.find((l) => l.domain === 'slow-logged.com' && l.reqId !== undefined && l.msg !== 'request');
+    const pending = logs
+      .lines()
+      .find((l) => l.domain === 'slow-logged.com' && l.reqId !== undefined && l.msg !== 'request');
     expect(pending).toBeDefined();
     expect(pending).not.toHaveProperty('job');
   });

@@ -1,32 +1,8 @@
-import { Writable } from 'node:stream';
 import type { ResellerDirectory } from '../../src/core/reseller/reseller-directory';
-import { createLogger } from '../../src/infra/logging';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
+import { captureLogs } from '../support/logs';
 import { REGISTRANT, form } from '../support/wire';
-
-/** Everything the module logs, as parsed JSON lines and as raw text. */
-function captureLogs() {
-  let text = '';
-  const stream = new Writable({
-    write(chunk, _enc, done) {
-      text += String(chunk);
-      done();
-    },
-  });
-  return {
-    logger: createLogger('debug', stream as never),
-    text: () => text,
-    lines: () =>
-      text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>),
-    clear: () => {
-      text = '';
-    },
-  };
-}
 
 const CONTACT_EMAIL = 'ada.lovelace@contact-secret.example';
 

@@ -1,19 +1,10 @@
 import path from 'node:path';
 import qs from 'qs';
 import { startHarness, type Harness } from '../support/harness';
-import { WHMCS_REGISTRANT as REGISTRANT } from '../support/wire';
+import { registerForm } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 
-/** A register body as a WHMCS module builds it (http_build_query), with its premium parameters when given. */
-const registerForm = (domain: string, extra: Record<string, unknown> = {}) =>
-  qs.stringify({
-    domain,
-    regperiod: '1',
-    nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-    contacts: { Registrant: REGISTRANT },
-    ...extra,
-  });
 const accept = (price: string) => ({ premiumEnabled: '1', premiumCost: price });
 
 /**
@@ -120,14 +111,19 @@ describe('premium names at order time', () => {
       expect(badPeriod.body.error).toBe('regperiod must be one of 1, 2, 5 for register of .com');
       const noRegistrant = await post(
         '/order/domains/register',
-        qs.stringify({ domain: 'premiumrising-asked.com', regperiod: '1', ...accept('600.00') }),
+        registerForm('premiumrising-asked.com', {
+          ...accept('600.00'),
+          contacts: { registrant: { firstname: 'Ada' } },
+        }),
       );
       expect(noRegistrant.status).toBe(400);
+      expect(noRegistrant.body.error).toMatch(/^contacts\.registrant is missing /);
       const badAddon = await post(
         '/order/domains/register',
         registerForm('premiumrising-asked.com', { ...accept('600.00'), addons: { teleport: '1' } }),
       );
       expect(badAddon.status).toBe(400);
+      expect(badAddon.body.error).toMatch(/^addons: unknown addon "teleport"/);
       // Asked for the first time now: cost 500.00 + 20 %.
       const ok = await post('/order/domains/register', registerForm('premiumrising-asked.com', accept('600.00')));
       expect(ok.status).toBe(200);
@@ -201,7 +197,7 @@ describe('premium names at order time', () => {
   describe('POST /order/domains/transfer', () => {
     it("refuses a premium transfer without acceptance, then charges the registry's transfer cost with the rule", async () => {
       const form = (extra: Record<string, string> = {}) =>
-        `${registerForm('premium-move.com', extra)}&${qs.stringify({ eppcode: 'EPP-1234' })}`;
+        registerForm('premium-move.com', { eppcode: 'EPP-1234', ...extra });
       const refused = await post('/order/domains/transfer', form());
       expect(refused.status).toBe(400);
       expect(refused.body.error).toBe(

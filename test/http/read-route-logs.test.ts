@@ -1,7 +1,6 @@
-import { Writable } from 'node:stream';
-import { createLogger } from '../../src/infra/logging';
 import { ROUTES } from '../../src/http/routes';
 import { startHarness, type Harness } from '../support/harness';
+import { captureLogs } from '../support/logs';
 
 /**
  * The reads that answer from the database alone (no registrar call) write nothing but their
@@ -10,19 +9,10 @@ import { startHarness, type Harness } from '../support/harness';
  * this keeps the request log what it was when these routes ran without a context (ADR 12).
  */
 describe('routes that answer from the database alone', () => {
-  let text = '';
-  const logger = createLogger(
-    'debug',
-    new Writable({
-      write(chunk, _enc, done) {
-        text += String(chunk);
-        done();
-      },
-    }) as never,
-  );
+  const logs = captureLogs();
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness({ logger });
+    h = await startHarness({ logger: logs.logger });
   });
   afterAll(async () => {
     await h.close();
@@ -47,16 +37,13 @@ describe('routes that answer from the database alone', () => {
   it.each(reads.map((r) => [r.path, r] as const))(
     '%s writes only its request line, which carries the request id',
     async (_path, r) => {
-      text = '';
+      logs.clear();
       const res = await h.http
         .get(examplePath(r.path))
         .query(r.path.startsWith('/order/pricing') ? { domain: 'example.com' } : {})
         .set(h.headers());
       expect(res.status).toBe(200);
-      const lines = text
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const lines = logs.lines();
       expect(lines.map((line) => line.msg)).toEqual(['request']);
       expect(lines[0]).toMatchObject({ reqId: res.headers['x-request-id'], route: r.path, status: 200 });
     },

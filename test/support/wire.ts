@@ -30,6 +30,16 @@ export const WHMCS_REGISTRANT = {
 export const form = (body: Record<string, unknown>) =>
   qs.stringify(body, { arrayFormat: 'indices', encodeValuesOnly: true });
 
+/** A one-year register (or transfer, with `eppcode`) body for `domain`, as a billing module sends it; `extra` adds or replaces fields. */
+export const registerForm = (domain: string, extra: Record<string, unknown> = {}) =>
+  qs.stringify({
+    domain,
+    regperiod: '1',
+    nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+    contacts: { registrant: REGISTRANT },
+    ...extra,
+  });
+
 /** Calls a route the way a billing platform does: GET parameters in the query string, POST ones in a form body. */
 export function call(
   h: Harness,
