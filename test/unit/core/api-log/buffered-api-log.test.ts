@@ -30,6 +30,9 @@ function repository(options: { failing?: () => boolean; held?: () => Promise<voi
   return { repo, batches, attempts: () => attempts, written: () => batches.flat().map((e) => e.requestId) };
 }
 
+/** Lets every write that can start and finish now do so. */
+const settled = () => new Promise((resolve) => setImmediate(resolve));
+
 describe('BufferedApiLog', () => {
   it('writes nothing on the request path: entries wait for a flush, then go in batches', async () => {
     const { repo, batches, written } = repository();
@@ -48,7 +51,6 @@ describe('BufferedApiLog', () => {
     const { repo, batches, written } = repository({ held: () => new Promise<void>((resolve) => (finish = resolve)) });
     const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, batchSize: 3, bufferMax: 100 });
     log.start();
-    const settled = () => new Promise((resolve) => setImmediate(resolve));
     for (let i = 1; i <= 3; i++) log.record(entry(i));
     await settled();
     log.record(entry(4));
@@ -76,7 +78,6 @@ describe('BufferedApiLog', () => {
     let finish: () => void = () => undefined;
     const { repo, batches } = repository({ held: () => new Promise<void>((resolve) => (finish = resolve)) });
     const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, batchSize: 3, bufferMax: 100 });
-    const settled = () => new Promise((resolve) => setImmediate(resolve));
     log.record(entry(1));
     log.record(entry(2));
     const flushed = log.flush();
@@ -100,7 +101,6 @@ describe('BufferedApiLog', () => {
     const { repo, attempts, written } = repository({ failing: () => down });
     const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 60_000, batchSize: 2, bufferMax: 100 });
     log.start();
-    const settled = () => new Promise((resolve) => setImmediate(resolve));
     for (let i = 1; i <= 2; i++) log.record(entry(i));
     await settled();
     expect(attempts()).toBe(1);
