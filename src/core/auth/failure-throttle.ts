@@ -45,6 +45,8 @@ export class FailureThrottle {
 
   /** Seconds the caller must wait, or 0 when neither its address nor its (address, username) pair is blocked. */
   retryAfter(attempt: Attempt): number {
+    // Nobody has failed lately (the usual case): no keys to build and look up.
+    if (this.counters.size === 0) return 0;
     const now = this.clock.now().getTime();
     let wait = 0;
     for (const { key } of this.keysOf(attempt)) {
@@ -72,7 +74,7 @@ export class FailureThrottle {
    * must not be able to reset its address between guesses at other usernames.
    */
   recordSuccess(attempt: Attempt): void {
-    this.counters.delete(pairKey(attempt));
+    if (this.counters.size > 0) this.counters.delete(pairKey(attempt));
   }
 
   private keysOf(attempt: Attempt): Array<{ key: string; limit: number }> {
