@@ -34,7 +34,7 @@ import type { UnitOfWork } from './core/common/unit-of-work';
 import { TOKENS } from './core/tokens';
 import type { Settings } from './config/settings';
 
-import type { HotReads } from './infra/db/direct-reads';
+import { directWritesOf, type HotReads } from './infra/db/direct-reads';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
 import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
@@ -135,7 +135,7 @@ function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: 
       (ledger: LedgerFactory) => new KnexUnitOfWork(knex, ledger, hotReads),
       [TOKENS.ledgerFactory],
     );
-    bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex));
+    bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, directWritesOf(hotReads)));
   });
 }
 

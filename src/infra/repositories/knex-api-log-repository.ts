@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { ApiLogEntry, ApiLogQuery, ApiLogRepository } from '../../core/api-log/api-log';
+import type { DirectWrites } from '../db/direct-reads';
 
 interface ApiLogRow {
   reseller_id: string;
@@ -15,7 +16,11 @@ interface ApiLogRow {
 }
 
 export class KnexApiLogRepository implements ApiLogRepository {
-  constructor(private readonly db: Knex) {}
+  /** `direct`: the MySQL/MariaDB driver's pool, for the batch insert (src/infra/db/direct-reads.ts). */
+  constructor(
+    private readonly db: Knex,
+    private readonly direct?: DirectWrites,
+  ) {}
 
   /** One multi-row INSERT, built by hand: knex's builder costs more per row than the write itself. */
   async insertMany(entries: readonly ApiLogEntry[]): Promise<void> {
@@ -36,10 +41,8 @@ export class KnexApiLogRepository implements ApiLogRepository {
       );
     }
     const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    await this.db.raw(
-      `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`,
-      bindings,
-    );
+    const sql = `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`;
+    await (this.direct ? this.direct.write(sql, bindings) : this.db.raw(sql, bindings));
   }
 
   async find(query: ApiLogQuery): Promise<ApiLogEntry[]> {
