@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { type HotReads, knexHotReads, openHotReads } from '../../src/infra/db/direct-reads';
+import { directWritesOf, type HotReads, knexHotReads, openHotReads } from '../../src/infra/db/direct-reads';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
@@ -98,6 +98,19 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
     const seen = await Promise.all(reads);
     await Promise.all(writes);
     for (const value of seen) expect(value).toMatch(/^(active|s\d+)$/);
+  });
+
+  it('write through the MySQL/MariaDB pool only, each statement committed at once', async () => {
+    const writes = directWritesOf(reads);
+    if (TEST_ENGINE !== 'mariadb') {
+      expect(writes).toBeUndefined();
+      return;
+    }
+    await writes!.write('INSERT INTO accounts (id, status) VALUES (?, ?), (?, ?)', ['b', 'new', 'c', 'new']);
+    expect(await db('accounts').whereIn('id', ['b', 'c']).orderBy('id').pluck('status')).toEqual(['new', 'new']);
+    await expect(writes!.write('INSERT INTO no_such_table (id) VALUES (?)', ['d'])).rejects.toMatchObject({
+      message: expect.stringMatching(/no_such_table/),
+    });
   });
 
   it('refuse to read once closed', async () => {

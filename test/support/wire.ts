@@ -32,7 +32,7 @@ export const form = (body: Record<string, unknown>) =>
 
 /** A one-year register (or transfer, with `eppcode`) body for `domain`, as a billing module sends it; `extra` adds or replaces fields. */
 export const registerForm = (domain: string, extra: Record<string, unknown> = {}) =>
-  qs.stringify({
+  form({
     domain,
     regperiod: '1',
     nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
