@@ -3,7 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { directWritesOf, type HotReads, knexHotReads, openHotReads } from '../../src/infra/db/direct-reads';
+import {
+  directTransactionsOf,
+  directWritesOf,
+  type HotReads,
+  knexHotReads,
+  openHotReads,
+} from '../../src/infra/db/direct-reads';
+import type { LedgerFactory } from '../../src/core/credit/ledger';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
@@ -178,6 +185,139 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
       expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'active' });
     });
     expect(await uow.read.resellers.findByEmail(EMAIL)).toMatchObject({ status: 'suspended' });
+  });
+});
+
+/**
+ * On MySQL/MariaDB opened by the module, a unit of work is a transaction on a connection of the
+ * driver's own pool, its statements built by knex bound to that connection (src/infra/db/db.ts).
+ */
+(TEST_ENGINE === 'mariadb' ? describe : describe.skip)('units of work on the driver pool (mariadb)', () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let reads: HotReads;
+  let uow: KnexUnitOfWork;
+  const statements: string[] = [];
+  const record = (query: { sql: string }) => statements.push(query.sql);
+  const statusOf = async (id: string) => (await db('resellers').where({ id }).first('status'))?.status as string;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    const target = parseDatabaseUrl(database.url);
+    db = connectDatabase(target);
+    await migrateLatest(db);
+    reads = openHotReads(target, { poolMax: 2 })!;
+    uow = new KnexUnitOfWork(db, knexLedger, reads);
+    await db('reseller_groups').insert({ id: 'g1', name: 'default' });
+    for (const id of ['r1', 'r2'])
+      await db('resellers').insert({
+        id,
+        email: `${id}@example.com`,
+        group_id: 'g1',
+        status: 'active',
+        sealed_api_key: 'sealed',
+        created_at: 0,
+      });
+    statements.length = 0;
+    db.on('query', record);
+  });
+  afterEach(async () => {
+    db.off('query', record);
+    await reads.close();
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('commits all of the work, sent between a BEGIN and a COMMIT that knex reports like its own', async () => {
+    await uow.run(async (repos) => {
+      await repos.resellers.setStatus('r1', 'suspended');
+      await repos.resellers.setStatus('r2', 'suspended');
+    });
+    expect(statements.map((sql) => sql.split(' ')[0].toLowerCase())).toEqual(['begin', 'update', 'update', 'commit']);
+    expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['suspended', 'suspended']);
+  });
+
+  it('writes nothing when the work throws, and passes its error on', async () => {
+    await expect(
+      uow.run(async (repos) => {
+        await repos.resellers.setStatus('r1', 'suspended');
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(statements.at(-1)).toMatch(/^rollback/i);
+    expect(await statusOf('r1')).toBe('active');
+  });
+
+  it('holds its row locks until it ends: a concurrent transaction on the same row waits and then sees the commit', async () => {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let locked!: () => void;
+    const haveLock = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    const first = uow.run(async (repos) => {
+      await repos.resellers.setStatus('r1', 'suspended');
+      locked();
+      await held;
+    });
+    await haveLock;
+    let secondSaw: string | undefined;
+    const second = uow.run(async (repos) => {
+      await repos.resellers.setStatus('r1', 'active');
+      secondSaw = (await repos.resellers.findById('r1'))?.status;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(secondSaw).toBeUndefined();
+    expect(await statusOf('r1')).toBe('active');
+    release();
+    await Promise.all([first, second]);
+    expect(secondSaw).toBe('active');
+    expect(await statusOf('r1')).toBe('active');
+  });
+
+  it('gives every connection back: more units of work than the pool has connections, failing ones too, all finish', async () => {
+    const runs = Array.from({ length: 12 }, (_, i) =>
+      uow.run(async (repos) => {
+        await repos.resellers.setStatus(i % 2 ? 'r1' : 'r2', i % 3 ? 'active' : 'suspended');
+        if (i % 4 === 0) throw new Error(`run ${i} fails`);
+        return i;
+      }),
+    );
+    const settled = await Promise.allSettled(runs);
+    expect(settled.filter((r) => r.status === 'rejected')).toHaveLength(3);
+    await expect(uow.run(async () => 'still served')).resolves.toBe('still served');
+  });
+
+  it('writes nothing when its connection is lost mid-transaction, and later units of work get live connections', async () => {
+    const direct = directTransactionsOf(reads)!;
+    await expect(
+      direct.transaction(db, async (trx) => {
+        await trx('resellers').where({ id: 'r1' }).update({ status: 'suspended' });
+        const [[{ id }]] = (await trx.raw('select connection_id() as id')) as [[{ id: number }]];
+        // Killed from another session, as a failing network or a restarted server would.
+        await db.raw(`kill ${Number(id)}`);
+        await trx('resellers').where({ id: 'r2' }).update({ status: 'suspended' });
+      }),
+    ).rejects.toThrow();
+    expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['active', 'active']);
+    // More than the pool's two connections, one after the other: none is the dead one.
+    for (let i = 0; i < 3; i++)
+      await uow.run(async (repos) => repos.resellers.setStatus('r1', i % 2 ? 'active' : 'suspended'));
+    expect(await statusOf('r1')).toBe('suspended');
+  });
+
+  it('is not used for a ledger the host supplies, which is promised the knex transaction', async () => {
+    const given: unknown[] = [];
+    const hostLedger: LedgerFactory = (connection) => {
+      given.push(connection);
+      return knexLedger(connection);
+    };
+    const withHostLedger = new KnexUnitOfWork(db, hostLedger, reads);
+    await withHostLedger.run(async (repos) => repos.resellers.setStatus('r1', 'suspended'));
+    expect((given.at(-1) as Knex.Transaction).isTransaction).toBe(true);
+    expect(directTransactionsOf(reads)).toBeDefined();
   });
 });
 

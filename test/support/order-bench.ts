@@ -14,6 +14,7 @@ import { fixedClock } from '../../src/core/common/clock';
 import type { UnitOfWork } from '../../src/core/common/unit-of-work';
 import { AesSecretBox } from '../../src/infra/crypto/aes-secret-box';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
+import { openHotReads } from '../../src/infra/db/direct-reads';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { createLogger } from '../../src/infra/logging';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
@@ -95,10 +96,13 @@ export interface OrderBench {
  */
 export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): Promise<OrderBench> {
   const db: TestDatabase = await createTestDatabase();
-  const knex = connectDatabase(parseDatabaseUrl(db.url), { poolMax: 10 });
+  const target = parseDatabaseUrl(db.url);
+  const knex = connectDatabase(target, { poolMax: 10 });
   await migrateLatest(knex);
   openLedgers.add(knex);
-  const uow = new KnexUnitOfWork(knex);
+  // As the module opens it: on MariaDB every unit of work is a transaction on the driver's own pool.
+  const reads = openHotReads(target, { poolMax: 10 });
+  const uow = new KnexUnitOfWork(knex, undefined, reads);
   const clock = fixedClock(NOW);
   const fake = options.fake ?? new FakeRegistrar();
   const directory = directoryOf(fake);
@@ -140,6 +144,7 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
     balance: (r) => credit.balance(r.id),
     async close() {
       openLedgers.delete(knex);
+      await reads?.close();
       await knex.destroy();
       await db.drop();
     },

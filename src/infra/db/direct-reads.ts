@@ -1,13 +1,15 @@
 import type { Knex } from 'knex';
-import { createPool, type ExecuteValues, type Pool, type PoolOptions } from 'mysql2';
+import { type Db, onConnection } from './db';
+import { createPool, type ExecuteValues, type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import { type DatabaseTarget, mysqlConnectionOptions } from './connect';
 import { rawRows } from './database-kind';
 
 /**
- * Single-row reads on the request hot path (authentication's one statement), made on a
- * connection of their own through the driver's public API instead of knex's per-query machinery
- * (builder, compiler, runner, pool queue), which costs more than the read itself (ADR 12,
- * bench/RESULTS.md "Hot paths"):
+ * The driver's own connections, used through its public API where knex's per-query machinery
+ * (builder, compiler, runner, pool queue, transaction object) costs more than the work itself:
+ * single-row reads on the request hot path (authentication's one statement; ADR 12), and on
+ * MySQL/MariaDB the API log's batch insert and every unit of work's transaction (ADR 14,
+ * `DirectWrites` and `DirectTransactions` below; bench/RESULTS.md "Hot paths"). For the reads:
  *
  * - SQLite file: a better-sqlite3 connection of the same file opened here, for queries only,
  *   answering synchronously from the statements it prepared before.
@@ -43,6 +45,23 @@ export function directWritesOf(reads: HotReads | undefined): DirectWrites | unde
   return reads instanceof MysqlHotReads ? reads : undefined;
 }
 
+/**
+ * Transactions on a connection of the MySQL/MariaDB pool of `HotReads`, for `UnitOfWork.run`:
+ * `BEGIN`, the work's statements, `COMMIT` (or `ROLLBACK` when the work throws), all on one
+ * connection taken from the pool for the transaction and given back after it. The work is given
+ * knex bound to that connection (`onConnection`), so its statements are the ones knex builds
+ * anywhere else; knex's own transaction object, which costs more than the statements of a short
+ * transaction, is not made (bench/RESULTS.md, "Newest").
+ */
+export interface DirectTransactions {
+  transaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T>;
+}
+
+/** The transactions of a hot-path reader that has a pool of its own (MySQL/MariaDB); undefined for the others. */
+export function directTransactionsOf(reads: HotReads | undefined): DirectTransactions | undefined {
+  return reads instanceof MysqlHotReads ? reads : undefined;
+}
+
 export interface HotReadsOptions {
   /** Connections of the MySQL/MariaDB pool (they are in addition to knex's pool). */
   readonly poolMax?: number;
@@ -57,7 +76,7 @@ export function openHotReads(target: DatabaseTarget, options: HotReadsOptions = 
 }
 
 /** Plain SQL through `knex.raw` on `db`: for a knex instance (or transaction) the module does not own. */
-export function knexHotReads(db: Knex | Knex.Transaction): HotReads {
+export function knexHotReads(db: Db): HotReads {
   return {
     first: async <Row>(sql: string, bindings: readonly unknown[]) =>
       rawRows<Row>(db, await db.raw(sql, bindings as Knex.RawBinding[]))[0],
@@ -65,7 +84,7 @@ export function knexHotReads(db: Knex | Knex.Transaction): HotReads {
   };
 }
 
-class MysqlHotReads implements HotReads, DirectWrites {
+class MysqlHotReads implements HotReads, DirectWrites, DirectTransactions {
   private readonly pool: Pool;
 
   constructor(options: PoolOptions, poolMax = 10) {
@@ -85,6 +104,30 @@ class MysqlHotReads implements HotReads, DirectWrites {
     return new Promise((resolve, reject) => {
       this.pool.query(sql, bindings as ExecuteValues[], (error) => (error ? reject(error) : resolve()));
     });
+  }
+
+  async transaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
+    const connection = await new Promise<PoolConnection>((resolve, reject) =>
+      this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
+    );
+    // Sent through knex too, so that knex's query events and logs show the transaction.
+    const db = onConnection(knex, connection);
+    let reusable = true;
+    try {
+      await db.raw('BEGIN');
+      const result = await work(db);
+      await db.raw('COMMIT');
+      return result;
+    } catch (error) {
+      // A connection that cannot roll back may still hold the transaction: it is closed, not pooled.
+      await db.raw('ROLLBACK').catch(() => {
+        reusable = false;
+      });
+      throw error;
+    } finally {
+      if (reusable) connection.release();
+      else connection.destroy();
+    }
   }
 
   close(): Promise<void> {

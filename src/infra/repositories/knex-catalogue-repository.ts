@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { AddonName, CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
 import type { Minor } from '../../core/common/money';
 import type { PremiumRule } from '../../core/catalogue/premium';
@@ -29,7 +29,7 @@ const toTld = (row: TldRow): Tld => ({
 });
 
 export class KnexCatalogueRepository implements CatalogueRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(private readonly db: Db) {}
 
   async findTld(tld: string): Promise<Tld | undefined> {
     const row = await this.db<TldRow>('tlds').where({ tld }).first();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type {
   DomainChanges,
   DomainListFilter,
@@ -76,7 +77,7 @@ function changedColumns(changes: DomainChanges): Record<string, unknown> {
 }
 
 export class KnexDomainRepository implements DomainRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(private readonly db: Db) {}
 
   async findByName(name: string): Promise<DomainRecord | undefined> {
     const row = await this.db<DomainRow>('domains').where({ name }).first();
@@ -168,7 +169,7 @@ export class KnexDomainRepository implements DomainRepository {
     const now = claim.now.getTime();
     const due = (query: Knex.QueryBuilder, statuses: readonly DomainStatus[] = claim.statuses) =>
       dueForSync(query, statuses, claim.syncedBefore, now);
-    const take = async (db: Knex | Knex.Transaction, ids: string[]) => {
+    const take = async (db: Db, ids: string[]) => {
       if (ids.length === 0) return;
       // The due conditions again: the update itself decides, so a worker that lost the race takes nothing.
       await due(db('domains').whereIn('id', ids)).update({
@@ -179,7 +180,7 @@ export class KnexDomainRepository implements DomainRepository {
     // One status at a time, oldest sync first, read in the order of the (status, synced_at, name)
     // index: the first `limit` due rows are found without sorting every due domain, so a claim
     // costs the same with 100,000 domains as with 100.
-    const candidates = async (db: Knex | Knex.Transaction, lock: boolean) => {
+    const candidates = async (db: Db, lock: boolean) => {
       const found: string[] = [];
       for (const status of claim.statuses) {
         if (found.length >= claim.limit) break;

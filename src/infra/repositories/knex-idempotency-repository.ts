@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type {
   IdempotencyRecord,
   IdempotencyRepository,
@@ -30,7 +30,7 @@ const toRecord = (row: IdempotencyRow): IdempotencyRecord => ({
 });
 
 export class KnexIdempotencyRepository implements IdempotencyRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(private readonly db: Db) {}
 
   async find(resellerId: string, key: string): Promise<IdempotencyRecord | undefined> {
     const row = await this.db<IdempotencyRow>('idempotency_keys')

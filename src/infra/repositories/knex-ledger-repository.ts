@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
 import type { Minor } from '../../core/common/money';
 import { databaseKind, rawRows } from '../db/database-kind';
@@ -16,7 +16,7 @@ interface EntryRow {
 const BALANCE = 'SELECT balance_minor FROM credit_accounts WHERE reseller_id = ?';
 
 export class KnexLedgerRepository implements LedgerRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(private readonly db: Db) {}
 
   async openAccount(resellerId: string): Promise<void> {
     await this.db('credit_accounts').insert({ reseller_id: resellerId, balance_minor: 0 });
@@ -106,7 +106,7 @@ const returning = new WeakMap<object, Promise<boolean>>();
  * SQLite (3.35+, bundled with better-sqlite3) and MariaDB 10.5+ answer INSERT … RETURNING; MySQL
  * does not. Asked once per database; a failure to ask is not remembered.
  */
-function insertReturns(db: Knex | Knex.Transaction): Promise<boolean> {
+function insertReturns(db: Db): Promise<boolean> {
   const key = db.client.config as object;
   let known = returning.get(key);
   if (!known) {

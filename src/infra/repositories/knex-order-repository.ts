@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { OrderAction } from '../../core/catalogue/catalogue';
 import type { Order, OrderListFilter, OrderRepository, OrderStatus, PriorDomain } from '../../core/order/order';
 import { isUniqueViolation } from '../db/errors';
@@ -57,7 +57,7 @@ const toOrder = (row: OrderRow): Order => ({
 const NOTE_LENGTH = 1024;
 
 export class KnexOrderRepository implements OrderRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(private readonly db: Db) {}
 
   async insert(o: Order): Promise<boolean> {
     try {

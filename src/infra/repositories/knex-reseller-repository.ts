@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import { databaseKind } from '../db/database-kind';
 import { type HotReads, knexHotReads } from '../db/direct-reads';
 import type {
@@ -64,7 +64,7 @@ export class KnexResellerRepository implements ResellerRepository {
 
   /** `reads`: the hot-path reader for the sign-in statement (src/infra/db/direct-reads.ts); never given for a transaction. */
   constructor(
-    private readonly db: Knex | Knex.Transaction,
+    private readonly db: Db,
     reads?: HotReads,
   ) {
     this.reads = reads ?? knexHotReads(db);
@@ -146,7 +146,7 @@ const toGroup = (row: GroupRow): ResellerGroup => ({
 });
 
 export class KnexGroupRepository implements GroupRepository {
-  constructor(private readonly db: Knex | Knex.Transaction) {}
+  constructor(private readonly db: Db) {}
 
   async findByName(name: string): Promise<ResellerGroup | undefined> {
     const row = await this.db<GroupRow>('reseller_groups').where({ name }).first();

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { LedgerFactory } from '../../core/credit/ledger';
 import type { Repositories, UnitOfWork } from '../../core/common/unit-of-work';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
@@ -7,19 +8,14 @@ import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
-import type { HotReads } from '../db/direct-reads';
+import { type DirectTransactions, directTransactionsOf, type HotReads } from '../db/direct-reads';
 import { isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
-export const knexLedger: LedgerFactory = (connection) =>
-  new KnexLedgerRepository(connection as Knex | Knex.Transaction);
+export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Db);
 
 /** `reads`: the hot-path reader, for repositories outside any transaction only (a transaction reads its own writes). */
-export function knexRepositories(
-  db: Knex | Knex.Transaction,
-  ledger: LedgerFactory = knexLedger,
-  reads?: HotReads,
-): Repositories {
+export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, reads?: HotReads): Repositories {
   return {
     resellers: new KnexResellerRepository(db, reads),
     groups: new KnexGroupRepository(db),
@@ -35,6 +31,12 @@ const MAX_ATTEMPTS = 5;
 
 export class KnexUnitOfWork implements UnitOfWork {
   readonly read: Repositories;
+  /**
+   * MySQL/MariaDB opened by the module: transactions on the driver's pool (src/infra/db/direct-reads.ts).
+   * Otherwise knex's own: SQLite (knex holds the one writer connection), a knex instance the host
+   * owns, and a host's ledger, which is promised the knex transaction (docs/embedding.md).
+   */
+  private readonly direct: DirectTransactions | undefined;
 
   constructor(
     private readonly db: Knex,
@@ -42,6 +44,7 @@ export class KnexUnitOfWork implements UnitOfWork {
     reads?: HotReads,
   ) {
     this.read = knexRepositories(db, ledger, reads);
+    this.direct = ledger === knexLedger ? directTransactionsOf(reads) : undefined;
   }
 
   /**
@@ -52,7 +55,9 @@ export class KnexUnitOfWork implements UnitOfWork {
   async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction((trx) => work(knexRepositories(trx, this.ledger)));
+        return await (this.direct
+          ? this.direct.transaction(this.db, (db) => work(knexRepositories(db, this.ledger)))
+          : this.db.transaction((trx) => work(knexRepositories(trx, this.ledger))));
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));
