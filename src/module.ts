@@ -183,7 +183,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       (pluginId) => ({
         logger: logger.child({ plugin: pluginId }),
         clock,
-        store: new KnexPluginStore(knex, pluginId, clock),
+        store: new KnexPluginStore(knex, pluginId, clock, hotReads),
       }),
     );
     const container = buildContainer(

@@ -1,4 +1,6 @@
 import { fixedClock } from '../../src/core/common/clock';
+import { parseDatabaseUrl } from '../../src/infra/db/connect';
+import { openHotReads } from '../../src/infra/db/direct-reads';
 import { KnexPluginStore } from '../../src/infra/plugins/knex-plugin-store';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { TEST_MASTER_KEY } from '../support/harness';
@@ -58,18 +60,29 @@ describe('sandbox registry state', () => {
     }
   });
 
-  it('keeps store keys case-sensitive on every engine', async () => {
+  it.each([
+    ['through knex', false],
+    ["through the driver's own connections", true],
+  ])('keeps store keys case-sensitive on every engine, %s', async (_, direct) => {
     const m = await open();
+    const reads = direct ? openHotReads(parseDatabaseUrl(db.url)) : undefined;
     try {
-      const store = new KnexPluginStore(m.knex, 'probe', fixedClock('2026-11-21T10:00:00Z'));
+      await m.knex('plugin_state').whereIn('plugin_id', ['probe', 'other']).delete();
+      const store = new KnexPluginStore(m.knex, 'probe', fixedClock('2026-11-21T10:00:00Z'), reads);
       await store.set('Key', 1);
       expect(await store.setIfAbsent('key', 2)).toBe(true);
       expect(await store.setIfAbsent('key', 3)).toBe(false);
       expect([await store.get('Key'), await store.get('key')]).toEqual([1, 2]);
+      await store.set('Key', { replaced: true });
+      expect(await store.get('Key')).toEqual({ replaced: true });
       expect(await store.keys('k')).toEqual(['key']);
       await store.delete('Key');
       expect(await store.get('Key')).toBeUndefined();
+      expect(
+        await new KnexPluginStore(m.knex, 'other', fixedClock('2026-11-21T10:00:00Z'), reads).get('key'),
+      ).toBeUndefined();
     } finally {
+      await reads?.close();
       await m.close();
     }
   });

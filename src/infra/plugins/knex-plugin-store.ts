@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/registrar/plugin';
 import type { Clock } from '../../core/common/clock';
+import { directWritesOf, type DirectWrites, type HotReads } from '../db/direct-reads';
 
 const checkKey = (key: string): string => {
   if (typeof key !== 'string' || key.length === 0 || key.length > PLUGIN_STORE_MAX_KEY_LENGTH) {
@@ -14,42 +15,59 @@ const isDuplicateKey = (error: unknown): boolean => {
   return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 };
 
-/** `PluginHost.store` on the platform database: one row per key in `plugin_state`, scoped to one plugin. */
+const GET = 'SELECT value FROM plugin_state WHERE plugin_id = ? AND state_key = ?';
+
+/**
+ * `PluginHost.store` on the platform database: one row per key in `plugin_state`, scoped to one
+ * plugin. A registrar call may read and write it on every order (the sandbox does), so with the
+ * module's own database `get` goes through the driver's own connection (`reads`) and, on
+ * MySQL/MariaDB, the writes knex builds go through the driver's pool (src/infra/db/direct-reads.ts).
+ * Each is one statement outside any transaction, as through knex.
+ */
 export class KnexPluginStore implements PluginStore {
+  private readonly writes: DirectWrites | undefined;
+
   constructor(
     private readonly db: Knex,
     private readonly pluginId: string,
     private readonly clock: Clock,
-  ) {}
+    private readonly reads?: HotReads,
+  ) {
+    this.writes = directWritesOf(reads);
+  }
 
   async get<T = unknown>(key: string): Promise<T | undefined> {
-    const row = await this.db('plugin_state')
-      .select('value')
-      .where({ plugin_id: this.pluginId, state_key: checkKey(key) })
-      .first();
+    const where = { plugin_id: this.pluginId, state_key: checkKey(key) };
+    const row: { value: string } | undefined = this.reads
+      ? await this.reads.first(GET, [where.plugin_id, where.state_key])
+      : await this.db('plugin_state').select('value').where(where).first();
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
   async set(key: string, value: unknown): Promise<void> {
-    await this.db('plugin_state')
-      .insert({
-        plugin_id: this.pluginId,
-        state_key: checkKey(key),
-        value: serialise(value),
-        updated_at: this.clock.now().getTime(),
-      })
-      .onConflict(['plugin_id', 'state_key'])
-      .merge(['value', 'updated_at']);
+    await this.run(
+      this.db('plugin_state')
+        .insert({
+          plugin_id: this.pluginId,
+          state_key: checkKey(key),
+          value: serialise(value),
+          updated_at: this.clock.now().getTime(),
+        })
+        .onConflict(['plugin_id', 'state_key'])
+        .merge(['value', 'updated_at']),
+    );
   }
 
   async setIfAbsent(key: string, value: unknown): Promise<boolean> {
     try {
-      await this.db('plugin_state').insert({
-        plugin_id: this.pluginId,
-        state_key: checkKey(key),
-        value: serialise(value),
-        updated_at: this.clock.now().getTime(),
-      });
+      await this.run(
+        this.db('plugin_state').insert({
+          plugin_id: this.pluginId,
+          state_key: checkKey(key),
+          value: serialise(value),
+          updated_at: this.clock.now().getTime(),
+        }),
+      );
       return true;
     } catch (error) {
       if (isDuplicateKey(error)) return false;
@@ -58,9 +76,11 @@ export class KnexPluginStore implements PluginStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.db('plugin_state')
-      .where({ plugin_id: this.pluginId, state_key: checkKey(key) })
-      .delete();
+    await this.run(
+      this.db('plugin_state')
+        .where({ plugin_id: this.pluginId, state_key: checkKey(key) })
+        .delete(),
+    );
   }
 
   async keys(prefix = ''): Promise<string[]> {
@@ -70,6 +90,16 @@ export class KnexPluginStore implements PluginStore {
       .where({ plugin_id: this.pluginId })
       .orderBy('state_key');
     return rows.map((r) => r.state_key).filter((k) => k.startsWith(prefix));
+  }
+
+  /** A write knex built, sent through the driver's pool when there is one, else run by knex. */
+  private async run(write: Knex.QueryBuilder): Promise<void> {
+    if (!this.writes) {
+      await write;
+      return;
+    }
+    const { sql, bindings } = write.toSQL().toNative();
+    await this.writes.write(sql, bindings);
   }
 }
 
