@@ -308,6 +308,29 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     expect(await statusOf('r1')).toBe('suspended');
   });
 
+  it("runs a deadlock's victim again: two units of work locking two rows in opposite orders both finish", async () => {
+    let attempts = 0;
+    let arrived = 0;
+    let bothLocked!: () => void;
+    const barrier = new Promise<void>((resolve) => {
+      bothLocked = resolve;
+    });
+    const lockBoth = (first: string, second: string, status: 'active' | 'suspended') =>
+      uow.run(async (repos) => {
+        attempts++;
+        await repos.resellers.setStatus(first, status);
+        // Only the first attempts wait for each other; a retried one goes straight through.
+        if (attempts <= 2) {
+          if (++arrived === 2) bothLocked();
+          await barrier;
+        }
+        await repos.resellers.setStatus(second, status);
+      });
+    await Promise.all([lockBoth('r1', 'r2', 'suspended'), lockBoth('r2', 'r1', 'suspended')]);
+    expect(attempts).toBe(3);
+    expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['suspended', 'suspended']);
+  });
+
   it('is not used for a ledger the host supplies, which is promised the knex transaction', async () => {
     const given: unknown[] = [];
     const hostLedger: LedgerFactory = (connection) => {
