@@ -13,6 +13,7 @@ import {
 import type { LedgerFactory } from '../../src/core/credit/ledger';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
+import { deferred } from '../support/fakes';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
 /**
@@ -249,20 +250,14 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
   });
 
   it('holds its row locks until it ends: a concurrent transaction on the same row waits and then sees the commit', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let locked!: () => void;
-    const haveLock = new Promise<void>((resolve) => {
-      locked = resolve;
-    });
+    const held = deferred();
+    const locked = deferred();
     const first = uow.run(async (repos) => {
       await repos.resellers.setStatus('r1', 'suspended');
-      locked();
-      await held;
+      locked.resolve();
+      await held.promise;
     });
-    await haveLock;
+    await locked.promise;
     let secondSaw: string | undefined;
     const second = uow.run(async (repos) => {
       await repos.resellers.setStatus('r1', 'active');
@@ -271,7 +266,7 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(secondSaw).toBeUndefined();
     expect(await statusOf('r1')).toBe('active');
-    release();
+    held.resolve();
     await Promise.all([first, second]);
     expect(secondSaw).toBe('active');
     expect(await statusOf('r1')).toBe('active');
@@ -311,18 +306,15 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
   it("runs a deadlock's victim again: two units of work locking two rows in opposite orders both finish", async () => {
     let attempts = 0;
     let arrived = 0;
-    let bothLocked!: () => void;
-    const barrier = new Promise<void>((resolve) => {
-      bothLocked = resolve;
-    });
+    const bothLocked = deferred();
     const lockBoth = (first: string, second: string, status: 'active' | 'suspended') =>
       uow.run(async (repos) => {
         attempts++;
         await repos.resellers.setStatus(first, status);
         // Only the first attempts wait for each other; a retried one goes straight through.
         if (attempts <= 2) {
-          if (++arrived === 2) bothLocked();
-          await barrier;
+          if (++arrived === 2) bothLocked.resolve();
+          await bothLocked.promise;
         }
         await repos.resellers.setStatus(second, status);
       });
