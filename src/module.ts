@@ -37,6 +37,7 @@ import { AesSecretBox } from './infra/crypto/aes-secret-box';
 import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/master-key';
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { openHotReads } from './infra/db/direct-reads';
+import { databaseAnswers } from './infra/db/readiness';
 import { migrateLatest } from './infra/db/migrate';
 import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
 import type { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
@@ -219,7 +220,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const readiness = async (): Promise<Readiness> => {
       const checks: Record<string, string> = {};
       if (draining) checks.process = 'shutting down';
-      checks.database = await databaseAnswers(knex);
+      checks.database = await databaseAnswers(knex, hotReads);
       checks.plugins = closed
         ? 'closed'
         : registrars.ids().length === 0
@@ -403,24 +404,6 @@ const roundCounts = (report: SyncRoundReport) => ({
   changed: report.changedCount,
   failed: report.failedCount,
 });
-
-/** "ok", or why the database does not answer a trivial query within two seconds. */
-async function databaseAnswers(knex: Knex): Promise<string> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    await Promise.race([
-      knex.raw('select 1'),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error('no answer within 2 s')), 2_000);
-      }),
-    ]);
-    return 'ok';
-  } catch (error) {
-    return `unreachable (${error instanceof Error ? error.message.split('\n')[0]!.slice(0, 120) : 'error'})`;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /**
  * The master key that seals API keys: MASTER_KEY, else MASTER_KEY_FILE, else (embedded SQLite

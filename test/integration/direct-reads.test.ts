@@ -12,6 +12,7 @@ import {
 } from '../../src/infra/db/direct-reads';
 import type { LedgerFactory } from '../../src/core/credit/ledger';
 import { migrateLatest } from '../../src/infra/db/migrate';
+import { databaseAnswers } from '../../src/infra/db/readiness';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { deferred } from '../support/fakes';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
@@ -333,6 +334,41 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     await withHostLedger.run(async (repos) => repos.resellers.setStatus('r1', 'suspended'));
     expect((given.at(-1) as Knex.Transaction).isTransaction).toBe(true);
     expect(directTransactionsOf(reads)).toBeDefined();
+  });
+});
+
+/** /readyz's database check asks every way the module reaches the database, the driver's own connections too. */
+describe(`the readiness check of the database (${TEST_ENGINE})`, () => {
+  let database: TestDatabase;
+  let db: Knex;
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    db = connectDatabase(parseDatabaseUrl(database.url));
+  });
+  afterEach(async () => {
+    await db.destroy();
+    await database.drop();
+  });
+
+  it("answers ok while knex and the driver's own connection both answer", async () => {
+    const reads = openHotReads(parseDatabaseUrl(database.url))!;
+    try {
+      expect(await databaseAnswers(db, reads)).toBe('ok');
+      expect(await databaseAnswers(db)).toBe('ok');
+    } finally {
+      await reads.close();
+    }
+  });
+
+  it("says why when the driver's own connection fails, though knex still answers", async () => {
+    const reads = openHotReads(parseDatabaseUrl(database.url))!;
+    await reads.close();
+    expect(await databaseAnswers(db, reads)).toMatch(/^unreachable \(.*closed/i);
+  });
+
+  it('says so when a reader does not answer within two seconds', async () => {
+    const silent: HotReads = { first: () => new Promise(() => undefined), close: async () => undefined };
+    expect(await databaseAnswers(db, silent)).toBe('unreachable (no answer within 2 s)');
   });
 });
 
