@@ -84,6 +84,15 @@ export function knexHotReads(db: Db): HotReads {
   };
 }
 
+/** The same writes through `knex.raw` on `db`: SQLite, and a knex instance the module does not own. */
+export function knexWrites(db: Db): DirectWrites {
+  return {
+    write: async (sql: string, bindings: readonly unknown[]) => {
+      await db.raw(sql, bindings as Knex.RawBinding[]);
+    },
+  };
+}
+
 class MysqlHotReads implements HotReads, DirectWrites, DirectTransactions {
   private readonly pool: Pool;
 

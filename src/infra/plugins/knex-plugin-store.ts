@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/registrar/plugin';
 import type { Clock } from '../../core/common/clock';
-import { directWritesOf, type DirectWrites, type HotReads } from '../db/direct-reads';
+import { directWritesOf, type DirectWrites, type HotReads, knexHotReads, knexWrites } from '../db/direct-reads';
 
 const checkKey = (key: string): string => {
   if (typeof key !== 'string' || key.length === 0 || key.length > PLUGIN_STORE_MAX_KEY_LENGTH) {
@@ -25,22 +25,21 @@ const GET = 'SELECT value FROM plugin_state WHERE plugin_id = ? AND state_key = 
  * Each is one statement outside any transaction, as through knex.
  */
 export class KnexPluginStore implements PluginStore {
-  private readonly writes: DirectWrites | undefined;
+  private readonly reads: HotReads;
+  private readonly writes: DirectWrites;
 
   constructor(
     private readonly db: Knex,
     private readonly pluginId: string,
     private readonly clock: Clock,
-    private readonly reads?: HotReads,
+    reads?: HotReads,
   ) {
-    this.writes = directWritesOf(reads);
+    this.reads = reads ?? knexHotReads(db);
+    this.writes = directWritesOf(reads) ?? knexWrites(db);
   }
 
   async get<T = unknown>(key: string): Promise<T | undefined> {
-    const where = { plugin_id: this.pluginId, state_key: checkKey(key) };
-    const row: { value: string } | undefined = this.reads
-      ? await this.reads.first(GET, [where.plugin_id, where.state_key])
-      : await this.db('plugin_state').select('value').where(where).first();
+    const row = await this.reads.first<{ value: string }>(GET, [this.pluginId, checkKey(key)]);
     return row ? (JSON.parse(row.value) as T) : undefined;
   }
 
@@ -92,12 +91,8 @@ export class KnexPluginStore implements PluginStore {
     return rows.map((r) => r.state_key).filter((k) => k.startsWith(prefix));
   }
 
-  /** A write knex built, sent through the driver's pool when there is one, else run by knex. */
+  /** A write knex built, sent through the driver's pool when there is one, else through knex. */
   private async run(write: Knex.QueryBuilder): Promise<void> {
-    if (!this.writes) {
-      await write;
-      return;
-    }
     const { sql, bindings } = write.toSQL().toNative();
     await this.writes.write(sql, bindings);
   }

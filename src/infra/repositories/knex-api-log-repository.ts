@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ApiLogEntry, ApiLogQuery, ApiLogRepository } from '../../core/api-log/api-log';
-import type { DirectWrites } from '../db/direct-reads';
+import { type DirectWrites, knexWrites } from '../db/direct-reads';
 
 interface ApiLogRow {
   reseller_id: string;
@@ -16,11 +16,15 @@ interface ApiLogRow {
 }
 
 export class KnexApiLogRepository implements ApiLogRepository {
-  /** `direct`: the MySQL/MariaDB driver's pool, for the batch insert (src/infra/db/direct-reads.ts). */
+  private readonly writes: DirectWrites;
+
+  /** `direct`: the MySQL/MariaDB driver's pool, for the batch insert (src/infra/db/direct-reads.ts); else knex. */
   constructor(
     private readonly db: Knex,
-    private readonly direct?: DirectWrites,
-  ) {}
+    direct?: DirectWrites,
+  ) {
+    this.writes = direct ?? knexWrites(db);
+  }
 
   /** One multi-row INSERT, built by hand: knex's builder costs more per row than the write itself. */
   async insertMany(entries: readonly ApiLogEntry[]): Promise<void> {
@@ -42,7 +46,7 @@ export class KnexApiLogRepository implements ApiLogRepository {
     }
     const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
     const sql = `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`;
-    await (this.direct ? this.direct.write(sql, bindings) : this.db.raw(sql, bindings));
+    await this.writes.write(sql, bindings);
   }
 
   async find(query: ApiLogQuery): Promise<ApiLogEntry[]> {
