@@ -75,6 +75,46 @@ describe('settling orders that stay open', () => {
     });
   });
 
+  describe('when domain sync next asks about a domain its order completed', () => {
+    const syncedAt = async (name: string) =>
+      (await b.knex('domains').where({ name }).first('synced_at'))?.synced_at ?? null;
+    /** Domain sync's rule (docs/operations.md, "Background work"): due when not synced for an interval (a day by default). */
+    const dueForSync = async (name: string) => {
+      const at = await syncedAt(name);
+      return at === null || Number(at) < b.clock.now().getTime() - DAY_MS;
+    };
+
+    it('is a sync interval later when the registrar answered the registration with its expiry', async () => {
+      const r = await b.newReseller(10_000);
+      await b.orders.register(r, registration('answered.com'));
+      expect(Number(await syncedAt('answered.com'))).toBe(b.clock.now().getTime());
+      expect(await dueForSync('answered.com')).toBe(false);
+      b.clock.advance(DAY_MS + 1);
+      expect(await dueForSync('answered.com')).toBe(true);
+    });
+
+    it('is a sync interval later when reconciliation learnt the expiry from the registrar', async () => {
+      const r = await b.newReseller(10_000);
+      b.fake.script('reconciled-sync.com', 'late');
+      await b.orders.register(r, registration('reconciled-sync.com'));
+      expect(await syncedAt('reconciled-sync.com')).toBeNull();
+      b.clock.advance(AFTER_LEASE_MS);
+      expect(outcomeFor(await b.orders.reconcile(), 'reconciled-sync.com')).toEqual(['completed']);
+      expect(Number(await syncedAt('reconciled-sync.com'))).toBe(b.clock.now().getTime());
+    });
+
+    it('is at once when the operator completed the order on their own word', async () => {
+      const r = await b.newReseller(10_000);
+      b.fake.script('operator-sync.com', 'lost');
+      await b.orders.register(r, registration('operator-sync.com'));
+      const order = await orderFor('operator-sync.com');
+      await b.orders.settleByOperator(order.id, { outcome: 'complete', note: 'seen at the registry' });
+      expect(await orderFor('operator-sync.com')).toMatchObject({ status: 'completed' });
+      expect(await syncedAt('operator-sync.com')).toBeNull();
+      expect(await dueForSync('operator-sync.com')).toBe(true);
+    });
+  });
+
   describe('a domain that changed while its order was open', () => {
     it('never refunds a renewal whose domain left the account meanwhile; the operator settles it', async () => {
       const r = await b.newReseller(10_000);

@@ -94,6 +94,8 @@ export interface DomainOrderChange {
   readonly resellerId?: string;
   readonly registrar?: string;
   readonly expiryDate?: string | null;
+  /** Stamps the domain synced at this time (the registrar's answer is what the row now says). */
+  readonly syncedAt?: Date;
   readonly at: Date;
 }
 

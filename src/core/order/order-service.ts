@@ -395,7 +395,9 @@ export class OrderService implements TransferOrders {
           return 'success';
         }
         const expiryDate = this.settlement.expiryAfter(order, answer.expiryDate);
-        const settled = await this.settlement.complete(order, expiryDate, `${NOUN[order.action]} done`);
+        const settled = await this.settlement.complete(order, expiryDate, `${NOUN[order.action]} done`, {
+          fromRegistrar: isIsoDate(answer.expiryDate),
+        });
         return settled === 'completed' ? 'success' : this.answerOfSettled(order.id);
       }
       if (answer.kind === 'refused') {
@@ -569,6 +571,7 @@ export class OrderService implements TransferOrders {
             order,
             decision.expiryDate ?? this.settlement.expiryAfter(order, undefined),
             `operator: ${note}`,
+            { fromRegistrar: false },
           )
         : await this.settlement.refund(order, `operator: ${note}`, 'operator');
     if (settled === 'settled_already') {
@@ -640,6 +643,7 @@ export class OrderService implements TransferOrders {
         kind: 'complete',
         expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.settlement.expiryAfter(order, undefined),
         note: 'reconciled: registered in our account',
+        fromRegistrar: isIsoDate(found.expiryDate),
       };
     }
     // Renewal: did the registrar's expiry move by the period?
@@ -647,7 +651,12 @@ export class OrderService implements TransferOrders {
     if (!before || !isIsoDate(found.expiryDate))
       return { kind: 'leave', note: 'reconciliation could not tell: no expiry date to compare' };
     if (found.expiryDate >= addYears(before, order.period))
-      return { kind: 'complete', expiryDate: found.expiryDate, note: 'reconciled: the renewal went through' };
+      return {
+        kind: 'complete',
+        expiryDate: found.expiryDate,
+        note: 'reconciled: the renewal went through',
+        fromRegistrar: true,
+      };
     if (found.expiryDate <= before)
       return {
         kind: 'refund',
@@ -851,6 +860,7 @@ function transferVerdict(status: TransferStatus, source: 'reconciled' | 'transfe
         kind: 'complete',
         expiryDate: isIsoDate(status.expiryDate) ? status.expiryDate : null,
         note: `${source}: the transfer completed`,
+        fromRegistrar: isIsoDate(status.expiryDate),
       };
     case 'failed':
       return { kind: 'refund', note: `${source}: the transfer failed: ${status.reason}` };

@@ -17,7 +17,13 @@ export type SettledBy = 'request' | 'reconciliation' | 'transfer sync' | 'operat
 
 /** What is known about a pending order, and so what becomes of it. */
 export type Verdict =
-  | { readonly kind: 'complete'; readonly expiryDate: string | null; readonly note: string }
+  | {
+      readonly kind: 'complete';
+      readonly expiryDate: string | null;
+      readonly note: string;
+      /** The expiry is the registrar's own answer (not one worked out here, nor the operator's word). */
+      readonly fromRegistrar: boolean;
+    }
   | { readonly kind: 'refund'; readonly note: string }
   | { readonly kind: 'leave'; readonly note: string };
 
@@ -80,14 +86,26 @@ export class OrderSettlement {
     by: SettledBy,
     answer?: IdempotentAnswer,
   ): Promise<SettleResult | 'left'> {
-    if (verdict.kind === 'complete') return this.complete(order, verdict.expiryDate, verdict.note);
+    if (verdict.kind === 'complete')
+      return this.complete(order, verdict.expiryDate, verdict.note, { fromRegistrar: verdict.fromRegistrar });
     if (verdict.kind === 'refund') return this.refund(order, verdict.note, by, answer);
     await this.leave(order, verdict.note, { reconcileAttempt: by === 'reconciliation' });
     return 'left';
   }
 
-  /** pending → completed, and the domain Active with the expiry. */
-  complete(order: Order, expiryDate: string | null, note: string): Promise<SettleResult> {
+  /**
+   * pending → completed, and the domain Active with the expiry. When the expiry is the registrar's
+   * own answer, the domain is stamped synced as well: the registrar has just said what sync would
+   * ask, so domain sync next asks a sync interval later instead of at its next pass (which, after
+   * a busy hour, was a registrar call for every name just sold). An expiry worked out here, or the
+   * operator's word, leaves the domain due for a sync at once.
+   */
+  complete(
+    order: Order,
+    expiryDate: string | null,
+    note: string,
+    { fromRegistrar }: { readonly fromRegistrar: boolean },
+  ): Promise<SettleResult> {
     const at = this.clock.now();
     return this.runAndPublish(async (repos, outbox) => {
       if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return 'settled_already';
@@ -96,7 +114,7 @@ export class OrderSettlement {
       const moved = await repos.domains.transitionForOrder(
         order.domainId,
         from,
-        { status: 'Active', expiryDate, at },
+        { status: 'Active', expiryDate, at, ...(fromRegistrar && { syncedAt: at }) },
         order.action === 'renew' ? order.resellerId : undefined,
       );
       if (!moved)

@@ -155,6 +155,7 @@ export class KnexDomainRepository implements DomainRepository {
       ...(change.resellerId !== undefined && { reseller_id: change.resellerId }),
       ...(change.registrar !== undefined && { registrar: change.registrar }),
       ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
+      ...(change.syncedAt !== undefined && { synced_at: change.syncedAt.getTime() }),
       updated_at: change.at.getTime(),
     });
     return moved === 1;
