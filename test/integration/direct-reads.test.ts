@@ -230,13 +230,34 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     await database.drop();
   });
 
-  it('commits all of the work, sent between a BEGIN and a COMMIT that knex reports like its own', async () => {
-    await uow.run(async (repos) => {
-      await repos.resellers.setStatus('r1', 'suspended');
-      await repos.resellers.setStatus('r2', 'suspended');
-    });
-    expect(statements.map((sql) => sql.split(' ')[0].toLowerCase())).toEqual(['begin', 'update', 'update', 'commit']);
+  it('commits all of the work with a COMMIT that knex reports like its own, sending no BEGIN', async () => {
+    const work = () =>
+      uow.run(async (repos) => {
+        await repos.resellers.setStatus('r1', 'suspended');
+        await repos.resellers.setStatus('r2', 'suspended');
+      });
+    const verbs = () => statements.splice(0).map((sql) => sql.split(' ').slice(0, 2).join(' ').toLowerCase());
+    await work();
+    // A connection the pool has just opened is put in manual-commit mode first, once.
+    expect(verbs()).toEqual(['set autocommit', 'update `resellers`', 'update `resellers`', 'commit']);
+    await work();
+    expect(verbs()).toEqual(['update `resellers`', 'update `resellers`', 'commit']);
     expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['suspended', 'suspended']);
+  });
+
+  it('keeps its writes from everyone else until it commits, on every connection of its pool', async () => {
+    // More at once than the pool's two connections: each of them, the new ones too, holds its writes back.
+    const seenOutside: string[] = [];
+    await Promise.all(
+      ['r1', 'r2', 'r1', 'r2'].map((id) =>
+        uow.run(async (repos) => {
+          await repos.resellers.setStatus(id, 'suspended');
+          seenOutside.push(await statusOf(id));
+          await repos.resellers.setStatus(id, 'active');
+        }),
+      ),
+    );
+    expect(seenOutside).toEqual(['active', 'active', 'active', 'active']);
   });
 
   it('writes nothing when the work throws, and passes its error on', async () => {
@@ -298,9 +319,13 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
       }),
     ).rejects.toThrow();
     expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['active', 'active']);
-    // More than the pool's two connections, one after the other: none is the dead one.
+    // More than the pool's two connections, one after the other: none is the dead one, and the one
+    // opened in its place is in manual-commit mode too (nothing is seen before the commit).
     for (let i = 0; i < 3; i++)
-      await uow.run(async (repos) => repos.resellers.setStatus('r1', i % 2 ? 'active' : 'suspended'));
+      await uow.run(async (repos) => {
+        await repos.resellers.setStatus('r1', i % 2 ? 'active' : 'suspended');
+        expect(await statusOf('r1')).toBe(i % 2 ? 'suspended' : 'active');
+      });
     expect(await statusOf('r1')).toBe('suspended');
   });
 

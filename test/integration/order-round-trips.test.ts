@@ -51,7 +51,9 @@ describe('an order in few round trips', () => {
 
   const domainOf = (name: string) => b.uow.read.domains.findByName(name);
   const orderFor = async (name: string) => (await b.orders.list({ domain: name }))[0];
-  const isTransactionControl = (sql: string) => /^(begin|commit|rollback)/i.test(sql.trim());
+  const isCommit = (sql: string) => /^commit/i.test(sql.trim());
+  /** Sent once on a connection the pool has just opened, before its first transaction (MariaDB). */
+  const isConnectionSetUp = (sql: string) => /^set autocommit/i.test(sql.trim());
 
   it('publishes every event of a registration, credit.changed with the balance right after the debit', async () => {
     const r = await b.newReseller(10_000);
@@ -180,7 +182,7 @@ describe('an order in few round trips', () => {
       const r = await b.newReseller(10_000);
       statements = [];
       await orders.register(r, registration('phase3-rt.com'));
-      expect(statements.filter(isTransactionControl)).toHaveLength(4);
+      expect(statements.filter(isCommit)).toHaveLength(2);
       const quiet = newOrderService(
         b.uow,
         b.registrar,
@@ -189,11 +191,11 @@ describe('an order in few round trips', () => {
         createLogger('silent'),
         new InProcessEventBus(createLogger('silent')),
       );
-      const heard = statements.length;
+      const heard = statements.filter((sql) => !isConnectionSetUp(sql)).length;
       statements = [];
       await quiet.register(r, registration('phase3-quiet-rt.com'));
       // The same statements with no listener at all: nothing depends on who subscribes.
-      expect(statements).toHaveLength(heard);
+      expect(statements.filter((sql) => !isConnectionSetUp(sql))).toHaveLength(heard);
     });
 
     it('changes nothing when the order was settled already', async () => {

@@ -8,8 +8,9 @@ import { rawRows } from './database-kind';
  * The driver's own connections, used through its public API where knex's per-query machinery
  * (builder, compiler, runner, pool queue, transaction object) costs more than the work itself:
  * single-row reads on the request hot path (authentication's one statement; ADR 12), and on
- * MySQL/MariaDB the API log's batch insert and every unit of work's transaction (ADR 14,
- * `DirectWrites` and `DirectTransactions` below; bench/RESULTS.md "Hot paths"). For the reads:
+ * MySQL/MariaDB the API log's batch insert and, on a pool of their own, every unit of work's
+ * transaction (ADR 14, `DirectWrites` and `DirectTransactions` below; bench/RESULTS.md "Hot
+ * paths"). For the reads:
  *
  * - SQLite file: a better-sqlite3 connection of the same file opened here, for queries only,
  *   answering synchronously from the statements it prepared before.
@@ -46,24 +47,27 @@ export function directWritesOf(reads: HotReads | undefined): DirectWrites | unde
 }
 
 /**
- * Transactions on a connection of the MySQL/MariaDB pool of `HotReads`, for `UnitOfWork.run`:
- * `BEGIN`, the work's statements, `COMMIT` (or `ROLLBACK` when the work throws), all on one
- * connection taken from the pool for the transaction and given back after it. The work is given
- * knex bound to that connection (`onConnection`), so its statements are the ones knex builds
- * anywhere else; knex's own transaction object, which costs more than the statements of a short
- * transaction, is not made (bench/RESULTS.md, "Newest").
+ * Transactions for `UnitOfWork.run` on MySQL/MariaDB, on connections of a driver pool of their
+ * own in manual-commit mode (`SET autocommit = 0`, sent once per connection before its first
+ * transaction): a transaction begins with its first statement and ends with `COMMIT`, or
+ * `ROLLBACK` when the work throws, as JDBC drivers run transactions. No `BEGIN` is sent: one round
+ * trip less per transaction, two per order (ADR 14). The work is given knex bound to the
+ * connection (`onConnection`), so its statements are the ones knex builds anywhere else; knex's own
+ * transaction object, which costs more than the statements of a short transaction, is not made
+ * (bench/RESULTS.md, "Newest"). These connections run nothing else: a read outside a unit of work
+ * on one would open a transaction and keep its snapshot.
  */
 export interface DirectTransactions {
   transaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T>;
 }
 
-/** The transactions of a hot-path reader that has a pool of its own (MySQL/MariaDB); undefined for the others. */
+/** The transactions beside a hot-path reader that has pools of its own (MySQL/MariaDB); undefined for the others. */
 export function directTransactionsOf(reads: HotReads | undefined): DirectTransactions | undefined {
-  return reads instanceof MysqlHotReads ? reads : undefined;
+  return reads instanceof MysqlHotReads ? reads.transactions : undefined;
 }
 
 export interface HotReadsOptions {
-  /** Connections of the MySQL/MariaDB pool (they are in addition to knex's pool). */
+  /** Connections of each MySQL/MariaDB pool, the reads' and the transactions' (in addition to knex's pool). */
   readonly poolMax?: number;
   readonly sqliteBusyTimeoutMs?: number;
 }
@@ -93,11 +97,13 @@ export function knexWrites(db: Db): DirectWrites {
   };
 }
 
-class MysqlHotReads implements HotReads, DirectWrites, DirectTransactions {
+class MysqlHotReads implements HotReads, DirectWrites {
   private readonly pool: Pool;
+  readonly transactions: ManualCommitTransactions;
 
   constructor(options: PoolOptions, poolMax = 10) {
     this.pool = createPool({ ...options, connectionLimit: poolMax });
+    this.transactions = new ManualCommitTransactions(createPool({ ...options, connectionLimit: poolMax }));
   }
 
   first<Row>(sql: string, bindings: readonly unknown[]): Promise<Row | undefined> {
@@ -115,15 +121,30 @@ class MysqlHotReads implements HotReads, DirectWrites, DirectTransactions {
     });
   }
 
+  async close(): Promise<void> {
+    await Promise.all([endPool(this.pool), this.transactions.close()]);
+  }
+}
+
+class ManualCommitTransactions implements DirectTransactions {
+  /** The connections known to be in manual-commit mode: only these are given work. */
+  private readonly manualCommit = new WeakSet<PoolConnection>();
+
+  constructor(private readonly pool: Pool) {}
+
   async transaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T> {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
     );
-    // Sent through knex too, so that knex's query events and logs show the transaction.
+    // Sent through knex too, so that knex's query events and logs show the transaction's end.
     const db = onConnection(knex, connection);
     let reusable = true;
     try {
-      await db.raw('BEGIN');
+      if (!this.manualCommit.has(connection)) {
+        // A new connection (the pool opens them as needed, and again after one is lost).
+        await db.raw('SET autocommit = 0');
+        this.manualCommit.add(connection);
+      }
       const result = await work(db);
       await db.raw('COMMIT');
       return result;
@@ -140,8 +161,12 @@ class MysqlHotReads implements HotReads, DirectWrites, DirectTransactions {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve, reject) => this.pool.end((error) => (error ? reject(error) : resolve())));
+    return endPool(this.pool);
   }
+}
+
+function endPool(pool: Pool): Promise<void> {
+  return new Promise((resolve, reject) => pool.end((error) => (error ? reject(error) : resolve())));
 }
 
 /** The part of better-sqlite3 used here (the package ships no types; knex loads the same module). */
