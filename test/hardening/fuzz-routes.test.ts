@@ -605,7 +605,10 @@ describe('fuzzing every route of the route table', () => {
             const message = (parsed as { error: unknown }).error;
             expect(typeof message === 'string' && message.length > 0 ? 'a message' : where).toBe('a message');
             expect(message).not.toMatch(/^curl/i);
-            expect(message).not.toMatch(/\n\s+at |\bselect\b.*\bfrom\b|\binsert into\b|SQLITE_|ER_[A-Z_]{3,}/i);
+            expect(message).not.toMatch(/\n\s+at |\bselect\b.*\bfrom\b|\binsert into\b/i);
+            // Driver error codes (ER_DUP_ENTRY, SQLITE_CONSTRAINT) as the drivers spell them: matched
+            // without the i flag, an echoed path such as "/domains/ller__de/…" is not one.
+            expect(message).not.toMatch(/\bSQLITE_[A-Z]|\bER_[A-Z]{2,}/);
           } else {
             expect(() => JSON.parse(reply.body)).not.toThrow();
           }

@@ -391,6 +391,27 @@ describe(`the readiness check of the database (${TEST_ENGINE})`, () => {
     expect(await databaseAnswers(db, reads)).toMatch(/^unreachable \(.*closed/i);
   });
 
+  (TEST_ENGINE === 'mariadb' ? it : it.skip)(
+    'says so when no transaction can be run, though knex and the sign-in connections answer (mariadb)',
+    async () => {
+      const reads = openHotReads(parseDatabaseUrl(database.url), { poolMax: 1 })!;
+      const release = deferred();
+      // The transaction pool's one connection held by work that has not ended.
+      const holding = directTransactionsOf(reads)!.transaction(db, () => release.promise);
+      try {
+        expect(await reads.first('select 1 as ok', [])).toEqual({ ok: 1 });
+        expect(await databaseAnswers(db, reads)).toBe('unreachable (no answer within 2 s)');
+        release.resolve();
+        await holding;
+        expect(await databaseAnswers(db, reads)).toBe('ok');
+      } finally {
+        release.resolve();
+        await holding;
+        await reads.close();
+      }
+    },
+  );
+
   it('says so when a reader does not answer within two seconds', async () => {
     const silent: HotReads = { first: () => new Promise(() => undefined), close: async () => undefined };
     expect(await databaseAnswers(db, silent)).toBe('unreachable (no answer within 2 s)');

@@ -1,3 +1,4 @@
+import { SYNC_STATUSES } from '../../src/core/domain/domain-sync-service';
 import { OPERATOR_NOTE } from '../../src/core/order/order-service';
 import { AFTER_LEASE_MS, registration, SETTINGS, startOrderBench, type OrderBench } from '../support/order-bench';
 
@@ -78,11 +79,29 @@ describe('settling orders that stay open', () => {
   describe('when domain sync next asks about a domain its order completed', () => {
     const syncedAt = async (name: string) =>
       (await b.knex('domains').where({ name }).first('synced_at'))?.synced_at ?? null;
-    /** Domain sync's rule (docs/operations.md, "Background work"): due when not synced for an interval (a day by default). */
-    const dueForSync = async (name: string) => {
-      const at = await syncedAt(name);
-      return at === null || Number(at) < b.clock.now().getTime() - DAY_MS;
-    };
+    /**
+     * Whether domain sync's next pass (a sync interval of a day, as by default) would take the
+     * domain: its own claim decides, and the claim is given back at once, unsynced.
+     */
+    const dueForSync = (name: string) =>
+      b.uow.run(async (repos) => {
+        const now = b.clock.now();
+        const owner = `settlement-test-${name}`;
+        const claimed = await repos.domains.claimForSync({
+          statuses: SYNC_STATUSES.domain,
+          syncedBefore: new Date(now.getTime() - DAY_MS),
+          now,
+          leaseUntil: new Date(now.getTime() + 60_000),
+          owner,
+          limit: 10_000,
+        });
+        await repos.domains.releaseSyncClaims(
+          claimed.map((d) => d.id),
+          owner,
+          null,
+        );
+        return claimed.some((d) => d.name === name);
+      });
 
     it('is a sync interval later when the registrar answered the registration with its expiry', async () => {
       const r = await b.newReseller(10_000);
