@@ -142,6 +142,24 @@ describe('transfer sync settles an open transfer order', () => {
     expect(await b.balance(r)).toBe(10_000 - 900);
   });
 
+  it("stamps the domain synced when it completes the transfer on the registrar's expiry, and not without one", async () => {
+    const syncedAt = async (name: string) =>
+      (await b.knex('domains').where({ name }).first('synced_at'))?.synced_at ?? null;
+    await transferIn('synced-by-transfer.com');
+    await transferIn('no-expiry-transfer.com');
+    fake.outcomes.set('synced-by-transfer.com', { completed: true, failed: false, expiryDate: '2027-11-21' });
+    fake.outcomes.set('no-expiry-transfer.com', { completed: true, failed: false });
+    b.clock.advance(AFTER_LEASE_MS);
+    for (const name of ['synced-by-transfer.com', 'no-expiry-transfer.com'])
+      await processes[0]!.syncer.transferSync((await domainOf(name))!);
+
+    expect(await domainOf('synced-by-transfer.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+    expect(Number(await syncedAt('synced-by-transfer.com'))).toBe(b.clock.now().getTime());
+    // Without the registrar's date the row has no expiry: domain sync asks at its next pass.
+    expect(await domainOf('no-expiry-transfer.com')).toMatchObject({ status: 'Active', expiryDate: null });
+    expect(await syncedAt('no-expiry-transfer.com')).toBeNull();
+  });
+
   it('refunds the order once when two transfer syncs and reconciliation learn the failure at the same moment', async () => {
     const r = await transferIn('race-failed.com');
     fake.outcomes.set('race-failed.com', {

@@ -641,7 +641,7 @@ export class OrderService implements TransferOrders {
     if (order.action === 'register') {
       return {
         kind: 'complete',
-        expiryDate: isIsoDate(found.expiryDate) ? found.expiryDate : this.settlement.expiryAfter(order, undefined),
+        expiryDate: this.settlement.expiryAfter(order, found.expiryDate),
         note: 'reconciled: registered in our account',
         fromRegistrar: isIsoDate(found.expiryDate),
       };

@@ -54,8 +54,8 @@ export function directWritesOf(reads: HotReads | undefined): DirectWrites | unde
  * trip less per transaction, two per order (ADR 14). The work is given knex bound to the
  * connection (`onConnection`), so its statements are the ones knex builds anywhere else; knex's own
  * transaction object, which costs more than the statements of a short transaction, is not made
- * (bench/RESULTS.md, "units of work on the driver's own pool"). These connections run nothing else: a read outside a unit of work
- * on one would open a transaction and keep its snapshot.
+ * (bench/RESULTS.md, "units of work on the driver's own pool"). These connections run nothing
+ * else: a read outside a unit of work on one would open a transaction and keep its snapshot.
  */
 export interface DirectTransactions {
   transaction<T>(knex: Knex, work: (db: Db) => Promise<T>): Promise<T>;
