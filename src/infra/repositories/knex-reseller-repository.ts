@@ -149,9 +149,7 @@ export class KnexResellerRepository implements ResellerRepository {
   }
 
   async markCreditLow(id: string, isLow: boolean): Promise<boolean> {
-    const changed = await this.db('resellers')
-      .where({ id, is_credit_low: !isLow })
-      .update({ is_credit_low: isLow });
+    const changed = await this.db('resellers').where({ id, is_credit_low: !isLow }).update({ is_credit_low: isLow });
     return changed > 0;
   }
 
