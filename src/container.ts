@@ -23,6 +23,7 @@ import {
 } from './core/registrar/guarded-registrar';
 import type { SecretBox } from './core/reseller/reseller';
 import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
+import { AccountLists } from './core/reseller/account-lists';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/common/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
@@ -214,6 +215,10 @@ function accountModule(settings: Settings): ContainerModule {
     bind(TOKENS.creditService).toResolvedValue(
       (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
       [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
+    );
+    bind(TOKENS.accountLists).toResolvedValue(
+      (uow: UnitOfWork, clock: Clock) => new AccountLists(uow, clock),
+      [TOKENS.unitOfWork, TOKENS.clock],
     );
   });
 }
