@@ -1,6 +1,6 @@
 import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
-import type { Container, ServiceIdentifier } from 'inversify';
+import type { Container } from 'inversify';
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type { z } from 'zod';
@@ -14,6 +14,7 @@ import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
 import { HttpReply, type Route, type RouteContext } from './route-table';
 import { fromJson, parseForm, type WireParams } from './wire/form-body';
+import type { Token } from '../core/tokens';
 
 export const BODY_LIMIT = '64kb';
 
@@ -42,8 +43,8 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const { container, logger } = options;
   const observation = options.observation ?? NOT_OBSERVED;
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
-  const memo = new Map<ServiceIdentifier, unknown>();
-  const resolve = <T>(token: ServiceIdentifier<T>): T => {
+  const memo = new Map<Token<unknown>, unknown>();
+  const resolve = <T>(token: Token<T>): T => {
     if (!memo.has(token)) memo.set(token, container.get(token));
     return memo.get(token) as T;
   };
