@@ -65,7 +65,8 @@ export class OrderPlanner {
     assertCompleteRegistrant(contacts.registrant!);
     const originalVars = checkOriginalVars(command.originalVars);
     // Asked last: an order refused for its own input costs no registrar call.
-    const price = priceWith(charge, await this.premiumPriceOf(reseller, action, tld.registrar, domain, command));
+    const premium = await this.premiumPriceOf(reseller, action, tld.registrar, domain, command);
+    const price = priceWith(charge, premium?.total);
     const eppCode = action === 'transfer' ? (command as TransferCommand).eppCode : undefined;
     const request: OrderRequest = {
       nameservers,
@@ -82,6 +83,7 @@ export class OrderPlanner {
       addons: Object.fromEntries(ADDONS.map((a) => [a, addons.includes(a)])),
       fields: command.fields,
       ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
+      ...(premium && { premiumCost: premium.cost }),
     };
     return {
       action,
@@ -115,7 +117,8 @@ export class OrderPlanner {
       );
     const charge = await this.catalogueCharge(reseller, 'renew', tld, command.period, addons);
     // Asked last: a renewal refused for its own input costs no registrar call.
-    const price = priceWith(charge, await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command));
+    const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
+    const price = priceWith(charge, premium?.total);
     return {
       action: 'renew',
       domain,
@@ -127,7 +130,12 @@ export class OrderPlanner {
       call: (order) =>
         this.registrar.renew(
           order.registrar,
-          { domain: domain.ascii, period: order.period, currentExpiryDate: order.priorDomain?.expiryDate ?? null },
+          {
+            domain: domain.ascii,
+            period: order.period,
+            currentExpiryDate: order.priorDomain?.expiryDate ?? null,
+            ...(premium && { premiumCost: premium.cost }),
+          },
           order.id,
         ),
     };
@@ -145,7 +153,8 @@ export class OrderPlanner {
   }
 
   /**
-   * docs/orders.md#premium-names: the premium price of the order's name for its period, or
+   * docs/orders.md#premium-names: the premium price of the order's name for its period (and the
+   * registry's yearly cost it was made from, which the registrar is told it may charge), or
    * undefined when the catalogue price applies (not premium, or a registrar that cannot tell).
    * A premium name is sold only at the group's premium price, only to a request that accepts
    * at least that price; otherwise the order is refused before any money moves.
@@ -156,7 +165,7 @@ export class OrderPlanner {
     registrarId: string,
     domain: RegistrableDomain,
     command: { readonly period: number; readonly premiumCost?: Minor },
-  ): Promise<Minor | undefined> {
+  ): Promise<{ readonly total: Minor; readonly cost: Minor } | undefined> {
     const answer = await this.registrar.premium(registrarId, domain.ascii);
     if (answer.kind === 'standard' || answer.kind === 'cannot_tell') return undefined;
     if (answer.kind === 'unknown')
@@ -185,7 +194,7 @@ export class OrderPlanner {
           `${command.premiumCost === undefined ? '' : `, more than the premiumCost ${formatAmount(command.premiumCost)} sent`}` +
           `; send premiumEnabled=1 and premiumCost=${formatAmount(total)} to accept it; nothing was charged`,
       );
-    return total;
+    return { total, cost: cost! };
   }
 
   /**
