@@ -20,7 +20,7 @@ import { registrarMessage } from './gateway-order-registrar';
 import { fingerprintOf, parseIdempotencyKey } from './idempotency';
 import type { IdempotencyRecord, IdempotentAnswer, Order, OrderListFilter, OrderRequest, PriorDomain } from './order';
 import type { OrderSettlement, Verdict } from './order-settlement';
-import { NOUN, PENDING_STATUS_OF, RENEWABLE_STATUSES } from './order-settlement';
+import { NOUN, PENDING_STATUS_OF, RENEWABLE_STATUSES, REQUEST_LEASE } from './order-settlement';
 import { runAndPublish, statusChanged, type Outbox } from './outbox';
 import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { OrderRegistrar, RegistrarAnswer, TransferStatus } from './order-registrar';
@@ -267,7 +267,7 @@ export class OrderService implements TransferOrders {
         expiryDate: null,
         note: null,
         // The request path owns the order through its registrar call; reconciliation waits beyond that.
-        leaseOwner: `request:${orderId}`,
+        leaseOwner: `${REQUEST_LEASE}${orderId}`,
         leaseUntil: new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs),
         reconcileAttempts: 0,
         createdAt: now,
@@ -565,6 +565,7 @@ export class OrderService implements TransferOrders {
     if (!order) throw new DomainError('not_found', `No order with id ${orderId}`);
     if (order.status !== 'pending')
       throw new DomainError('conflict', `Order ${orderId} is already ${order.status}; nothing was changed`);
+    this.settlement.assertOperatorMay(order, decision);
     const settled =
       decision.outcome === 'complete'
         ? await this.settlement.complete(
