@@ -23,7 +23,17 @@ import type { EventBus } from './common/events';
 import type { Logger } from './common/logger';
 import type { UnitOfWork } from './common/unit-of-work';
 
-const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
+declare const PRODUCES: unique symbol;
+
+/**
+ * A service identifier that carries the type it resolves to. inversify's `ServiceIdentifier<T>`
+ * accepts any symbol for any `T`; the brand makes `Token<Clock>` and `Token<Logger>` different
+ * types, so a dependency named by the wrong token does not compile (src/provide.ts).
+ */
+export type Token<T> = ServiceIdentifier<T> & { readonly [PRODUCES]?: T };
+
+/** A token for the service `name`; the same name gives the same token in every copy of the module. */
+export const token = <T>(name: string): Token<T> => Symbol.for(`reseller/${name}`) as Token<T>;
 
 /**
  * Every service identifier of the core in one place (src/container.ts binds them). A host replaces

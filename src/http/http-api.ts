@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import type { Container, ServiceIdentifier } from 'inversify';
+import type { Container } from 'inversify';
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import type { z } from 'zod';
@@ -16,6 +16,7 @@ import { HttpReply, type Route, type RouteContext } from './route-table';
 import { parseForm, type WireParams } from './wire/form-body';
 import { parseJsonBody } from './wire/json-body';
 import { noInput } from './wire/schemas';
+import type { Token } from '../core/tokens';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -47,8 +48,8 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   const { container, logger } = options;
   const observation = options.observation ?? NOT_OBSERVED;
   const prefix = (options.prefix ?? '').replace(/\/+$/, '');
-  const memo = new Map<ServiceIdentifier, unknown>();
-  const resolve = <T>(token: ServiceIdentifier<T>): T => {
+  const memo = new Map<Token<unknown>, unknown>();
+  const resolve = <T>(token: Token<T>): T => {
     if (!memo.has(token)) memo.set(token, container.get(token));
     return memo.get(token) as T;
   };

@@ -77,7 +77,9 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
       const [answer] = (await this.registrars.get(registrarId).checkAvailability([domain])).filter(
         (a) => a.domain === domain,
       );
-      if (!answer) return { kind: 'unknown', message: `the registrar gave no availability answer for ${domain}` };
+      // A malformed entry (or a name listed twice) was dropped by the answer check: no usable answer.
+      if (!answer)
+        return { kind: 'unknown', message: `the registrar gave no usable availability answer for ${domain}` };
       if (answer.isPremium === undefined) return { kind: 'cannot_tell' };
       if (!answer.isPremium) return { kind: 'standard' };
       return { kind: 'premium', cost: answer.premiumPrice ?? {} };
