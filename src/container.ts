@@ -18,6 +18,7 @@ import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import { guardRegistrars, type RegistrarCallObserver } from './core/registrar/guarded-registrar';
 import type { SecretBox } from './core/reseller/reseller';
 import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
+import { AccountLists } from './core/reseller/account-lists';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/common/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
@@ -213,6 +214,11 @@ function accountModule(settings: Settings): ContainerModule {
       TOKENS.creditService,
       { uow: TOKENS.unitOfWork, clock: TOKENS.clock, events: TOKENS.events },
       ({ uow, clock, events }) => new CreditService(uow, clock, events),
+    );
+    provide(
+      TOKENS.accountLists,
+      { uow: TOKENS.unitOfWork, clock: TOKENS.clock },
+      ({ uow, clock }) => new AccountLists(uow, clock),
     );
   });
 }

@@ -14,6 +14,7 @@ import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
+import type { AccountLists } from './reseller/account-lists';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
@@ -63,6 +64,8 @@ export const TOKENS = {
   /** Sale prices from a registrar's cost prices and a margin rule (`reseller-admin tld import-costs`). */
   costPriceImport: token<CostPriceImport>('costPriceImport'),
   creditService: token<CreditService>('creditService'),
+  /** A reseller's own domains, orders and statement, page by page (the API's account lists, the portal). */
+  accountLists: token<AccountLists>('accountLists'),
   domainService: token<DomainService>('domainService'),
   availabilityChecker: token<AvailabilityChecker>('availabilityChecker'),
   searchService: token<SearchService>('searchService'),

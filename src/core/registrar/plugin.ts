@@ -56,6 +56,12 @@ export interface RegisterInput {
   /** TLD-specific fields (decoded `domainfields`). */
   readonly fields: Readonly<Record<string, unknown>>;
   readonly idnLanguage?: string;
+  /**
+   * Only for a premium name: the registry's yearly cost (minor units) the order was priced on and
+   * the reseller accepted, from this plugin's own `premiumPrice` answer. A registrar that must be
+   * told it accepts a premium fee accepts at most this; absent, the order accepted no premium price.
+   */
+  readonly premiumCost?: number;
 }
 
 export interface TransferInput extends RegisterInput {
@@ -67,6 +73,8 @@ export interface RenewInput {
   readonly period: number;
   /** YYYY-MM-DD as the platform holds it; registries ask for it on renew. */
   readonly currentExpiryDate: string | null;
+  /** As for a registration: the premium renewal cost the order accepted, only for a premium name. */
+  readonly premiumCost?: number;
 }
 
 export interface DomainRef {
