@@ -9,6 +9,7 @@ import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domai
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../common/clock';
+import { disabledRegistrar } from '../registrar/guarded-registrar';
 import { DomainError, type ErrorCode } from '../common/errors';
 import type { EventBus } from '../common/events';
 import type { Logger } from '../common/logger';
@@ -760,6 +761,13 @@ export class OrderService implements TransferOrders {
 
   /** A registrar whose plugin is gone could never answer: refuse before any money moves, not after. */
   private assertRegistrarAvailable(registrarId: string, domain: string): void {
+    if (this.registrar.isDisabled(registrarId)) {
+      this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin failed to load');
+      throw new DomainError(
+        'registrar_disabled',
+        `${disabledRegistrar(registrarId)}. Nothing was charged for ${domain}`,
+      );
+    }
     if (!this.registrar.isAvailable(registrarId)) {
       this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin is not installed');
       throw new DomainError(
