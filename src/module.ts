@@ -9,6 +9,7 @@ import { parseSettings, type Settings } from './config/settings';
 import { buildContainer, MODULE_TOKENS, type HostPorts } from './container';
 import type { ApiLogService } from './core/api-log/api-log';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
+import type { CostPriceImport } from './core/catalogue/cost-price-import';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
@@ -107,6 +108,8 @@ export interface ResellerModule {
   readonly services: {
     readonly resellers: ResellerService;
     readonly catalogue: CatalogueService;
+    /** Sale prices from a registrar's cost prices and a margin rule (`reseller-admin tld import-costs`). */
+    readonly costPrices: CostPriceImport;
     readonly credit: CreditService;
     readonly domains: DomainService;
     /** Domain search: suggestions and exact-name lookup (docs/search.md). */
@@ -123,7 +126,10 @@ export interface ResellerModule {
   /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
-  /** The inversify container, for hosts that resolve more services (replace ports with the `ports` option). */
+  /**
+   * The inversify container, for hosts that resolve more services (replace ports with the `ports`
+   * option). The module's own code (the CLI, the HTTP routes' services) goes through `services`.
+   */
   readonly container: Container;
   readonly settings: Settings;
   readonly registrars: PluginRegistry;
@@ -225,6 +231,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const services = {
       resellers: container.get(TOKENS.resellerService),
       catalogue: container.get(TOKENS.catalogueService),
+      costPrices: container.get(TOKENS.costPriceImport),
       credit: container.get(TOKENS.creditService),
       domains: container.get(TOKENS.domainService),
       search: container.get(TOKENS.searchService),
