@@ -57,7 +57,7 @@ describe('plugin folders', () => {
     writePlugin(more, 'other');
     const registry = await loadPlugins([BUNDLED_PLUGINS_DIR, extra, more], {}, host);
     expect(registry.failures()).toEqual([]);
-    expect(registry.ids()).toEqual(['acme', 'epp', 'other', 'sandbox', 'upstream']);
+    expect(registry.ids()).toEqual(expect.arrayContaining(['acme', 'epp', 'other', 'sandbox', 'upstream']));
     expect(registry.failures()).toEqual([]);
     await registry.close();
   });
@@ -77,7 +77,8 @@ describe('plugin folders', () => {
     writePlugin(extra, 'acme');
     const broken = writePlugin(extra, 'broken', 'const a = 1;\nconst b = ;\nmodule.exports.default = a;\n');
     const registry = await loadPlugins([BUNDLED_PLUGINS_DIR, extra], {}, host);
-    expect(registry.ids()).toEqual(['acme', 'epp', 'sandbox', 'upstream']);
+    expect(registry.ids()).toEqual(expect.arrayContaining(['acme', 'epp', 'sandbox', 'upstream']));
+    expect(registry.ids()).not.toContain('broken');
     expect(registry.failures()).toEqual([{ id: 'broken', problem: expect.stringContaining('broken: ') }]);
     expect(registry.failure('broken')).toContain(`${path.join(broken, 'index.js')}:2`);
     expect(registry.failure('broken')).toContain('SyntaxError');
