@@ -10,6 +10,9 @@ import type { ResellerModule } from './module';
  */
 export function createServerApp(module: ResellerModule, settings: Settings): Koa {
   const app = new Koa({ proxy: settings.trustProxy, maxIpsCount: settings.trustProxy ? settings.trustProxyHops : 0 });
+  // The console first: the API answers every path it does not own with a 404 JSON.
+  if (settings.console)
+    app.use(module.console({ mountPath: settings.consolePath === '/' ? '' : settings.consolePath }));
   app.use(module.middleware({ ownAllPaths: true }));
   return app;
 }

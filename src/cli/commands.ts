@@ -6,6 +6,7 @@ import { eppCommands } from './epp-commands';
 import { groupCommands } from './group-commands';
 import { logCommands } from './log-commands';
 import { migrateCommand } from './migrate-command';
+import { operatorCommands } from './operator-commands';
 import { orderCommands } from './order-commands';
 import { resellerCommands } from './reseller-commands';
 import { syncCommands } from './sync-commands';
@@ -28,6 +29,7 @@ const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   syncCommands,
   logCommands,
   eppCommands,
+  operatorCommands,
 ];
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 usage). */
