@@ -24,6 +24,9 @@ import * as createAuditLog from './20261126130000_create_audit_log';
 import * as createOperators from './20261126130100_create_operators';
 import * as createWebSessions from './20261126130200_create_web_sessions';
 import * as createOneTimeLinks from './20261126130300_create_one_time_links';
+import * as addResellerNameIndexToDomains from './20261126140000_add_reseller_name_index_to_domains';
+import * as dropResellerIndexFromDomains from './20261126140100_drop_reseller_index_from_domains';
+import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -60,4 +63,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126130100_create_operators', createOperators],
   ['20261126130200_create_web_sessions', createWebSessions],
   ['20261126130300_create_one_time_links', createOneTimeLinks],
+  ['20261126140000_add_reseller_name_index_to_domains', addResellerNameIndexToDomains],
+  ['20261126140100_drop_reseller_index_from_domains', dropResellerIndexFromDomains],
+  ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
 ];

@@ -5,6 +5,7 @@ import { domainCommands } from './domain-commands';
 import { eppCommands } from './epp-commands';
 import { groupCommands } from './group-commands';
 import { logCommands } from './log-commands';
+import { masterKeyCommands } from './master-key-commands';
 import { migrateCommand } from './migrate-command';
 import { operatorCommands } from './operator-commands';
 import { orderCommands } from './order-commands';
@@ -29,6 +30,7 @@ const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   syncCommands,
   logCommands,
   eppCommands,
+  masterKeyCommands,
   operatorCommands,
 ];
 

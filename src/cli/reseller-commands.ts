@@ -64,4 +64,25 @@ export function resellerCommands(cli: CliRuntime): void {
   cli
     .command(reseller, 'allowed-ips <email>', "show the reseller's IP allow-list")
     .action(cli.action(({ module }, [email]) => module.services.resellers.allowedNetworks(email)));
+
+  cli
+    .command(
+      reseller,
+      'set-low-credit <email> <amount>',
+      'publish credit.low (and mail the reseller) when the balance falls below the amount; 0 turns it off',
+    )
+    .action(
+      cli.action(async ({ module }, [email, amount]) => {
+        const threshold = parseAmount(amount, 'amount');
+        const { resellers } = module.services;
+        const found = await resellers.byEmail(email);
+        const status = await resellers.setLowCreditThreshold(found.id, threshold);
+        return {
+          email: found.email,
+          lowCreditThreshold: status.threshold === null ? null : formatAmount(status.threshold),
+          balance: formatAmount(status.balance),
+          isLow: status.isLow,
+        };
+      }),
+    );
 }

@@ -176,6 +176,30 @@ describe('reseller-admin', () => {
     });
   });
 
+  it('sets the low-credit threshold, telling whether the balance is already below it, and turns it off with 0', async () => {
+    const email = await givenReseller('lowcredit', '50.00');
+    expect((await cli(env, 'reseller', 'set-low-credit', email, '20.00')).json()).toEqual({
+      email,
+      lowCreditThreshold: '20.00',
+      balance: '50.00',
+      isLow: false,
+    });
+    expect((await cli(env, 'reseller', 'set-low-credit', email, '60')).json()).toMatchObject({
+      lowCreditThreshold: '60.00',
+      isLow: true,
+    });
+    expect((await cli(env, 'reseller', 'set-low-credit', email, '0')).json()).toMatchObject({
+      lowCreditThreshold: null,
+      isLow: false,
+    });
+    const negative = await cli(env, 'reseller', 'set-low-credit', email, '-1.00');
+    expect(negative.code).toBe(1);
+    expect(negative.stderr).toMatch(/0\.00 or more/);
+    const unknown = await cli(env, 'reseller', 'set-low-credit', 'nobody@example.com', '5.00');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no reseller with email/);
+  });
+
   it('stores a default registrant contact for a group', async () => {
     const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);

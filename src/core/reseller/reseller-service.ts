@@ -17,6 +17,16 @@ export interface CreatedReseller {
   readonly apiKey: string;
 }
 
+/** A reseller's low-credit alert as the portal and the CLI show it. */
+export interface LowCreditStatus {
+  readonly resellerId: string;
+  /** Integer minor units; null: no alert. */
+  readonly threshold: Minor | null;
+  readonly balance: Minor;
+  /** Whether the balance is below the threshold (and `credit.low` was published for this fall). */
+  readonly isLow: boolean;
+}
+
 export class ResellerService {
   constructor(
     private readonly uow: UnitOfWork,
@@ -108,6 +118,20 @@ export class ResellerService {
     return apiKey;
   }
 
+  /**
+   * A new API key for every reseller, sealed under the current master key: the recovery when the
+   * key that sealed the stored ones is lost (`reseller-admin master-key replace-lost`).
+   */
+  async reissueAllKeys(): Promise<Array<{ email: string; apiKey: string }>> {
+    const issued: Array<{ email: string; apiKey: string }> = [];
+    for (const reseller of await this.list()) {
+      const apiKey = generateApiKey();
+      await this.uow.run(({ resellers }) => resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey)));
+      issued.push({ email: reseller.email, apiKey });
+    }
+    return issued;
+  }
+
   async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {
     const reseller = await this.byEmail(email);
     await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));
@@ -143,6 +167,36 @@ export class ResellerService {
       removed: network.cidr,
       allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id),
     };
+  }
+
+  /**
+   * The reseller's low-credit alert with its balance now; `not_found` for an unknown id.
+   */
+  async lowCredit(resellerId: string): Promise<LowCreditStatus> {
+    const [alert, balance] = await Promise.all([
+      this.uow.read.resellers.lowCredit(resellerId),
+      this.uow.read.ledger.balance(resellerId),
+    ]);
+    if (!alert) throw new DomainError('not_found', 'no such reseller');
+    return { resellerId, threshold: alert.threshold, balance, isLow: alert.isLow };
+  }
+
+  /**
+   * Sets the balance below which `credit.low` is published (null or 0 turns the alert off). A
+   * balance already below the new threshold counts as a fall: the alert is published now, once.
+   */
+  async setLowCreditThreshold(resellerId: string, threshold: Minor | null): Promise<LowCreditStatus> {
+    if (threshold !== null && (!Number.isSafeInteger(threshold) || threshold < 0))
+      throw new DomainError('validation_failed', 'the low-credit threshold must be an amount of 0.00 or more');
+    const stored = threshold === 0 ? null : threshold;
+    return this.uow.run(async ({ resellers, ledger }) => {
+      const before = await resellers.lowCredit(resellerId);
+      if (!before) throw new DomainError('not_found', 'no such reseller');
+      const balance = await ledger.balance(resellerId);
+      const isLow = stored !== null && balance < stored;
+      await resellers.setLowCredit(resellerId, { threshold: stored, isLow });
+      return { resellerId, threshold: stored, balance, isLow };
+    });
   }
 
   async allowedNetworks(email: string): Promise<{ email: string; allowedNetworks: string[] }> {

@@ -45,6 +45,26 @@ export interface ResellerRepository {
   /** False when the range was not on the list. Inside a transaction. */
   removeAllowedNetwork(id: string, cidr: string): Promise<boolean>;
   allowedNetworks(id: string): Promise<string[]>;
+  /** Undefined when no reseller has this id. */
+  lowCredit(id: string): Promise<LowCreditAlert | undefined>;
+  /** Sets the threshold and the side of it the balance is on now. Inside a transaction. */
+  setLowCredit(id: string, alert: LowCreditAlert): Promise<void>;
+  /**
+   * Records which side of its threshold the balance is on; true only for the call that changed it
+   * (a conditional update, so two processes seeing the same fall publish one `credit.low`).
+   */
+  markCreditLow(id: string, isLow: boolean): Promise<boolean>;
+}
+
+/**
+ * A reseller's low-credit alert: `credit.low` is published once each time the balance falls below
+ * the threshold, again only after it has risen to the threshold or above.
+ */
+export interface LowCreditAlert {
+  /** Integer minor units; null: no alert. */
+  readonly threshold: Minor | null;
+  /** Whether the balance was below the threshold when last looked at. */
+  readonly isLow: boolean;
 }
 
 export interface GroupRepository {

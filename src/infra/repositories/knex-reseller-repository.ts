@@ -9,6 +9,7 @@ import type {
   ResellerRepository,
   ResellerStatus,
   GroupRepository,
+  LowCreditAlert,
 } from '../../core/reseller/reseller';
 
 interface ResellerRow {
@@ -127,6 +128,29 @@ export class KnexResellerRepository implements ResellerRepository {
   async allowedNetworks(id: string): Promise<string[]> {
     const row = await this.db<ResellerRow>('resellers').where({ id }).first('allowed_networks');
     return [...parseNetworks(row?.allowed_networks)];
+  }
+
+  async lowCredit(id: string): Promise<LowCreditAlert | undefined> {
+    const row = await this.db('resellers')
+      .where({ id })
+      .first<{ low_credit_threshold_minor: number | string | null; is_credit_low: number | boolean } | undefined>(
+        'low_credit_threshold_minor',
+        'is_credit_low',
+      );
+    if (!row) return undefined;
+    const threshold = row.low_credit_threshold_minor;
+    return { threshold: threshold === null ? null : Number(threshold), isLow: Boolean(row.is_credit_low) };
+  }
+
+  async setLowCredit(id: string, alert: LowCreditAlert): Promise<void> {
+    await this.db('resellers')
+      .where({ id })
+      .update({ low_credit_threshold_minor: alert.threshold, is_credit_low: alert.isLow });
+  }
+
+  async markCreditLow(id: string, isLow: boolean): Promise<boolean> {
+    const changed = await this.db('resellers').where({ id, is_credit_low: !isLow }).update({ is_credit_low: isLow });
+    return changed > 0;
   }
 
   /** The list, with the reseller row locked until the transaction ends (MariaDB), so concurrent edits cannot lose one. */
