@@ -2,7 +2,7 @@ import { ContainerModule } from 'inversify';
 import type { Knex } from 'knex';
 import type { Settings } from '../config/settings';
 import { AuditLog } from '../core/audit/audit-log';
-import { FailureThrottle, ADDRESS_FAILURES_FACTOR } from '../core/auth/failure-throttle';
+import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
 import { OneTimeLinks } from '../core/auth/one-time-links';
 import { OperatorService } from '../core/operator/operator-service';
 import { TOKENS } from '../core/tokens';
@@ -12,44 +12,52 @@ import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-rep
 import { KnexOneTimeLinkRepository } from '../infra/repositories/knex-one-time-link-repository';
 import { KnexOperatorRepository } from '../infra/repositories/knex-operator-repository';
 import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
+import { provider } from '../provide';
 import { WebSessions } from './sessions';
 import { WEB_TOKENS } from './web-tokens';
 
-/**
- * The bindings of the audit log, operator accounts, one-time links and web sessions. Each
- * dependency is fetched by its typed token (`get(TOKENS.clock)` is a Clock), so a swapped
- * dependency does not compile.
- */
+/** The audit log, operator accounts, one-time links, web sessions and the sign-in throttle (src/container.ts loads it). */
 export function webModule(settings: Settings, knex: Knex): ContainerModule {
   return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
     bind(WEB_TOKENS.settings).toConstantValue(settings);
-    bind(TOKENS.auditLog).toDynamicValue(
-      ({ get }) => new AuditLog(new KnexAuditLogRepository(knex), get(TOKENS.clock), settings.auditLogRetentionDays),
+    provide(
+      TOKENS.auditLog,
+      { clock: TOKENS.clock },
+      ({ clock }) => new AuditLog(new KnexAuditLogRepository(knex), clock, settings.auditLogRetentionDays),
     );
-    bind(TOKENS.oneTimeLinks).toDynamicValue(
-      ({ get }) => new OneTimeLinks(new KnexOneTimeLinkRepository(knex), get(TOKENS.clock)),
+    provide(
+      TOKENS.oneTimeLinks,
+      { clock: TOKENS.clock },
+      ({ clock }) => new OneTimeLinks(new KnexOneTimeLinkRepository(knex), clock),
     );
-    bind(TOKENS.operatorService).toDynamicValue(({ get }) => {
-      const clock = get(TOKENS.clock);
-      return new OperatorService(
-        new KnexOperatorRepository(knex),
-        get(TOKENS.oneTimeLinks),
-        argon2idHasher,
-        totpCodes('Reseller console', () => clock.now()),
-        get(TOKENS.secretBox),
-        get(TOKENS.auditLog),
-        clock,
-      );
-    });
-    bind(WEB_TOKENS.sessions).toDynamicValue(
-      ({ get }) =>
-        new WebSessions(new KnexWebSessionRepository(knex), get(TOKENS.clock), {
+    provide(
+      TOKENS.operatorService,
+      { links: TOKENS.oneTimeLinks, secrets: TOKENS.secretBox, audit: TOKENS.auditLog, clock: TOKENS.clock },
+      ({ links, secrets, audit, clock }) =>
+        new OperatorService(
+          new KnexOperatorRepository(knex),
+          links,
+          argon2idHasher,
+          totpCodes('Reseller console', () => clock.now()),
+          secrets,
+          audit,
+          clock,
+        ),
+    );
+    provide(
+      WEB_TOKENS.sessions,
+      { clock: TOKENS.clock },
+      ({ clock }) =>
+        new WebSessions(new KnexWebSessionRepository(knex), clock, {
           idleMs: settings.webSessionIdleMinutes * 60_000,
           absoluteMs: settings.webSessionMaxHours * 3_600_000,
         }),
     );
-    bind(WEB_TOKENS.signInThrottle).toDynamicValue(
-      ({ get }) =>
+    provide(
+      WEB_TOKENS.signInThrottle,
+      { clock: TOKENS.clock },
+      ({ clock }) =>
         new FailureThrottle(
           {
             maxFailures: settings.authMaxFailures,
@@ -57,7 +65,7 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
             windowSeconds: settings.authFailureWindowSeconds,
             blockSeconds: settings.authBlockSeconds,
           },
-          get(TOKENS.clock),
+          clock,
         ),
     );
   });

@@ -1,9 +1,9 @@
-import type { ServiceIdentifier } from 'inversify';
 import type { Settings } from '../config/settings';
 import type { FailureThrottle } from '../core/auth/failure-throttle';
+import { type Token, token as coreToken } from '../core/tokens';
 import type { WebSessions } from './sessions';
 
-const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/web/${name}`);
+const token = <T>(name: string): Token<T> => coreToken<T>(`web/${name}`);
 
 /** What the pages resolve beyond the core's TOKENS (bound in src/container.ts). */
 export const WEB_TOKENS = {
