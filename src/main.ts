@@ -38,6 +38,8 @@ async function main(): Promise<void> {
     'domain reseller API listening',
   );
   if (demo) printDemo(base, demo.email, demo.apiKey);
+  if (settings.console)
+    await printConsole(module, `${base.slice(0, base.length - settings.basePath.length)}${settings.consolePath}/`);
 
   handleShutdownSignals({
     logger,
@@ -72,6 +74,18 @@ function printDemo(base: string, email: string, apiKey: string): void {
     '',
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** How to open the console: the address, and the command that creates the first operator when there is none. */
+async function printConsole(module: Awaited<ReturnType<typeof createResellerModule>>, url: string): Promise<void> {
+  const operators = await module.services.operators.list();
+  const lines = ['', `Operator console: ${url}`];
+  if (operators.length === 0)
+    lines.push(
+      '  No operator exists yet. Create the first one (it prints a one-time link to set the password):',
+      '  npm run admin -- operator create you@example.com --role admin',
+    );
+  process.stderr.write(`${lines.join('\n')}\n\n`);
 }
 
 main().catch((error) => {

@@ -43,6 +43,14 @@ import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './
 import type { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
+import type { AuditLog } from './core/audit/audit-log';
+import type { OperatorService } from './core/operator/operator-service';
+import { consoleRules } from './web/console/console-access';
+import { CONSOLE_PAGES } from './web/console/console-pages';
+import { createTemplates } from './web/templates';
+import { createWebArea } from './web/web-app';
+import { WEB_TOKENS } from './web/web-tokens';
+import type { WebSessions } from './web/sessions';
 
 /** Where the bundled plugins live, from src/ under tsx and from dist/src/ when compiled. */
 export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
@@ -91,6 +99,11 @@ export interface HttpMountOptions {
   readonly checkReplies?: boolean;
 }
 
+export interface ConsoleMountOptions {
+  /** The path the console is served under, like "/admin" (default: CONSOLE_PATH). */
+  readonly mountPath?: string;
+}
+
 export interface SyncRunOptions {
   /** Domains synced at or after this are skipped. Default: now minus the kind's interval (the server's jobs). */
   readonly syncedBefore?: Date;
@@ -122,7 +135,18 @@ export interface ResellerModule {
     readonly apiLog: ApiLogService;
     /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
+    /** Every change made from the console, the portal or a CLI command (docs/console.md#audit-log). */
+    readonly audit: AuditLog;
+    /** The console's operator accounts (`reseller-admin operator`). */
+    readonly operators: OperatorService;
   };
+  /**
+   * Koa middleware serving the operator console (docs/console.md) under `mountPath`; requests
+   * outside it pass to `next`. Mount it before `middleware()` when both share an app.
+   */
+  console(options?: ConsoleMountOptions): Koa.Middleware;
+  /** The console's and portal's sessions in the database (listed and revoked in the console). */
+  readonly webSessions: WebSessions;
   /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
@@ -239,6 +263,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       domainSync: container.get(TOKENS.domainSyncService),
       apiLog: container.get(TOKENS.apiLogService),
       orders: container.get(TOKENS.orderService),
+      audit: container.get(TOKENS.auditLog),
+      operators: container.get(TOKENS.operatorService),
     };
     const unitOfWork = container.get(TOKENS.unitOfWork);
     const apiLog = container.get(MODULE_TOKENS.apiLogBuffer);
@@ -311,6 +337,22 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       });
     }
 
+    const webSessions = container.get(WEB_TOKENS.sessions);
+    jobs.register({
+      name: 'web-session-purge',
+      intervalMs: 3_600_000,
+      run: async () => ({ purged: await webSessions.purgeExpired() }),
+    });
+    if (settings.auditLogRetentionDays > 0) {
+      jobs.register({
+        name: 'audit-log-purge',
+        intervalMs: 3_600_000,
+        run: async () => ({ purged: (await services.audit.purge()).deleted }),
+      });
+    }
+    // Compiled templates are cached by the engine: one engine for every mount of the console.
+    const templates = createTemplates({ cache: true });
+
     const observe = (call: ObservedCall) => {
       // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
       (call.operational && call.status < 500 ? logger.debug : logger.info).call(
@@ -368,6 +410,19 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           ...mount,
         }),
       services,
+      webSessions,
+      console: (mount = {}) =>
+        createWebArea({
+          area: 'console',
+          mountPath: mount.mountPath ?? settings.consolePath,
+          title: 'Reseller console',
+          pages: CONSOLE_PAGES,
+          rules: consoleRules((id) => services.operators.byId(id)),
+          sessions: webSessions,
+          container,
+          templates,
+          logger,
+        }),
       on: (name, handler) => events.on(name, handler),
       events,
       container,
