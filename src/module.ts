@@ -36,16 +36,28 @@ import { loadRegistrarPlugins } from './startup/plugins';
 import { type ModuleState, readinessCheck } from './startup/readiness';
 import { requestObservation } from './startup/request-observer';
 import { openSecretBox } from './startup/secret-box';
+import type { AuditLog } from './core/audit/audit-log';
+import type { OperatorService } from './core/operator/operator-service';
+import { consoleRules } from './web/console/console-access';
+import { CONSOLE_PAGES } from './web/console/console-pages';
+import { createTemplates } from './web/templates';
+import { createWebArea } from './web/web-app';
+import { WEB_TOKENS } from './web/web-tokens';
+import type { WebSessions } from './web/sessions';
 
 export type { SyncRunOptions } from './startup/background-jobs';
 export { BUNDLED_PLUGINS_DIR } from './startup/plugins';
-export { missingRegistrars } from './startup/readiness';
+export { missingRegistrars, pluginProblems } from './startup/readiness';
 
 export interface ResellerModuleOptions {
   /** A knex instance the host owns (not closed by `close()`), or a database URL (`sqlite:…`, `mysql://…`). Default: settings.databaseUrl. */
   readonly database?: Knex | string;
-  /** Folder the registrar plugins are discovered in. Default: settings.pluginsDir, else the bundled `plugins/`. */
-  readonly pluginsDir?: string;
+  /**
+   * Folders of registrar plugins added to the bundled `plugins/` (a plugin there with a bundled
+   * plugin's id replaces it, with a log line). Default: settings.pluginsDir (PLUGINS_DIR,
+   * comma-separated). A plugin that fails to load is disabled and reported, never fatal.
+   */
+  readonly pluginsDir?: string | readonly string[];
   readonly clock?: Clock;
   /** A pino-compatible logger. Default: pino at settings.logLevel, with secrets redacted. Request ids are added to its lines. */
   readonly logger?: Logger;
@@ -81,6 +93,11 @@ export interface HttpMountOptions {
   readonly checkReplies?: boolean;
 }
 
+export interface ConsoleMountOptions {
+  /** The path the console is served under, like "/admin" (default: CONSOLE_PATH). */
+  readonly mountPath?: string;
+}
+
 export interface ResellerModule {
   /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json, /metrics); requests it does not own pass to `next`. */
   middleware(options?: HttpMountOptions): Koa.Middleware;
@@ -101,7 +118,18 @@ export interface ResellerModule {
     readonly apiLog: ApiLogService;
     /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
+    /** Every change made from the console, the portal or a CLI command (docs/console.md#audit-log). */
+    readonly audit: AuditLog;
+    /** The console's operator accounts (`reseller-admin operator`). */
+    readonly operators: OperatorService;
   };
+  /**
+   * Koa middleware serving the operator console (docs/console.md) under `mountPath`; requests
+   * outside it pass to `next`. Mount it before `middleware()` when both share an app.
+   */
+  console(options?: ConsoleMountOptions): Koa.Middleware;
+  /** The console's and portal's sessions in the database (listed and revoked in the console). */
+  readonly webSessions: WebSessions;
   /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
@@ -182,10 +210,16 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const readiness = readinessCheck({ ...database, registrars, catalogue: services.catalogue, state });
     const runSync = syncRunner(services.domainSync, settings, clock);
     const reconcile = reconciler(services.orders);
-    const jobs = backgroundJobs({ runSync, reconcile, apiLog: services.apiLog, metrics, settings, logger }, lifecycle);
+    const webSessions = container.get(WEB_TOKENS.sessions);
+    const jobs = backgroundJobs(
+      { runSync, reconcile, apiLog: services.apiLog, audit: services.audit, webSessions, metrics, settings, logger },
+      lifecycle,
+    );
     const observation = requestObservation({ logger, metrics, apiLog, settings, clock });
 
     const routesMountedAt = routeTable(settings, readiness, metrics);
+    // Compiled templates are cached by the engine: one engine for every mount of the console.
+    const templates = createTemplates({ cache: true });
 
     return {
       middleware: (mount = {}) =>
@@ -198,6 +232,19 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           ...mount,
         }),
       services,
+      webSessions,
+      console: (mount = {}) =>
+        createWebArea({
+          area: 'console',
+          mountPath: mount.mountPath ?? settings.consolePath,
+          title: 'Reseller console',
+          pages: CONSOLE_PAGES,
+          rules: consoleRules((id) => services.operators.byId(id)),
+          sessions: webSessions,
+          container,
+          templates,
+          logger,
+        }),
       on: (name, handler) => events.on(name, handler),
       events,
       container,
@@ -249,6 +296,8 @@ function servicesOf(container: Container): ResellerModule['services'] {
     domainSync: container.get(TOKENS.domainSyncService),
     apiLog: container.get(TOKENS.apiLogService),
     orders: container.get(TOKENS.orderService),
+    audit: container.get(TOKENS.auditLog),
+    operators: container.get(TOKENS.operatorService),
   };
 }
 

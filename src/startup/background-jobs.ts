@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type { Settings } from '../config/settings';
 import type { ApiLogService } from '../core/api-log/api-log';
+import type { AuditLog } from '../core/audit/audit-log';
 import type { Clock } from '../core/common/clock';
 import { ulid } from '../core/common/ids';
 import type { Logger } from '../core/common/logger';
@@ -14,6 +15,7 @@ import { JobScheduler } from '../core/jobs/job-scheduler';
 import type { OrderService, ReconcileReport } from '../core/order/order-service';
 import { runWithLogContext } from '../infra/logging';
 import type { PrometheusMetrics } from '../infra/metrics/prometheus-metrics';
+import type { WebSessions } from '../web/sessions';
 import type { Lifecycle } from './lifecycle';
 
 /** Names this process in job claims (at most 64 characters with the job and pass). */
@@ -62,7 +64,7 @@ export function reconciler(orders: OrderService): Reconciler {
 
 /**
  * The background jobs every process runs (docs/operations.md): domain sync, transfer sync, order
- * reconciliation and the API log purge. Registered here, started by `startBackgroundJobs`, and
+ * reconciliation, and the purges of the API log, the web sessions and the audit log. Registered here, started by `startBackgroundJobs`, and
  * stopped first when the module stops (a pass in progress is waited for, at most `jobsWaitMs`).
  */
 export function backgroundJobs(
@@ -70,13 +72,15 @@ export function backgroundJobs(
     readonly runSync: SyncRunner;
     readonly reconcile: Reconciler;
     readonly apiLog: ApiLogService;
+    readonly audit: AuditLog;
+    readonly webSessions: WebSessions;
     readonly metrics: PrometheusMetrics;
     readonly settings: Settings;
     readonly logger: Logger;
   },
   lifecycle: Lifecycle,
 ): JobScheduler {
-  const { runSync, reconcile, apiLog, metrics, settings, logger } = parts;
+  const { runSync, reconcile, apiLog, audit, webSessions, metrics, settings, logger } = parts;
   const jobs = new JobScheduler(logger, metrics, {
     runInContext: (job, work) => runWithLogContext({ job }, work),
   });
@@ -102,6 +106,18 @@ export function backgroundJobs(
       name: 'api-log-purge',
       intervalMs: 3_600_000,
       run: async () => ({ purged: (await apiLog.purge()).deleted }),
+    });
+  }
+  jobs.register({
+    name: 'web-session-purge',
+    intervalMs: 3_600_000,
+    run: async () => ({ purged: await webSessions.purgeExpired() }),
+  });
+  if (settings.auditLogRetentionDays > 0) {
+    jobs.register({
+      name: 'audit-log-purge',
+      intervalMs: 3_600_000,
+      run: async () => ({ purged: (await audit.purge()).deleted }),
     });
   }
   lifecycle.onStop(async ({ jobsWaitMs }) => {

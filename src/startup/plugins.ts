@@ -11,11 +11,13 @@ import type { Lifecycle } from './lifecycle';
 export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', '..', 'plugins');
 
 /**
- * The registrar plugins found in the plugins folder (the option, else PLUGINS_DIR, else the
- * bundled ones), each given its logger, the clock and its own store; closed when the module stops.
+ * The registrar plugins: the bundled ones and those of the folders named (the option, else
+ * PLUGINS_DIR, comma-separated; a same-id plugin replaces the bundled one, with a log line), each
+ * given its logger, the clock and its own store. A plugin that fails to load is disabled and
+ * logged, never fatal. Closed when the module stops.
  */
 export async function loadRegistrarPlugins(
-  pluginsDir: string | undefined,
+  pluginsDir: string | readonly string[] | undefined,
   settings: Settings,
   { knex, hotReads }: OpenedDatabase,
   clock: Clock,
@@ -23,14 +25,27 @@ export async function loadRegistrarPlugins(
   lifecycle: Lifecycle,
 ): Promise<PluginRegistry> {
   const registrars = await loadPlugins(
-    pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR,
+    [BUNDLED_PLUGINS_DIR, ...pluginFolders(pluginsDir ?? settings.pluginsDir)],
     settings.plugins,
     (pluginId) => ({
       logger: logger.child({ plugin: pluginId }),
       clock,
       store: new KnexPluginStore(knex, pluginId, clock, hotReads),
     }),
+    ({ id, folder, by }) =>
+      logger.info({ plugin: id, folder, by }, `registrar plugin "${id}" of ${by} replaces the bundled one`),
   );
+  for (const { id, problem } of registrars.failures())
+    logger.error({ plugin: id, problem }, `registrar plugin "${id}" failed to load and is disabled: ${problem}`);
   lifecycle.onStop(() => registrars.close());
   return registrars;
+}
+
+/** PLUGINS_DIR's folders: comma-separated, relative to the working folder. */
+function pluginFolders(dirs: string | readonly string[] | undefined): string[] {
+  const list = typeof dirs === 'string' ? dirs.split(',') : (dirs ?? []);
+  return list
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map((d) => path.resolve(d));
 }

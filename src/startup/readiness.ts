@@ -30,7 +30,7 @@ export function readinessCheck(parts: {
       ? 'closed'
       : registrars.ids().length === 0
         ? 'no registrar plugin is installed'
-        : (missingRegistrars(await catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
+        : (pluginProblems(await catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
     return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
   };
 }
@@ -51,4 +51,21 @@ export function missingRegistrars(
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
     .join('; ');
+}
+
+/** What /readyz says of the plugins: those that failed to load (with their TLDs), then TLDs on plugins not installed. */
+export function pluginProblems(
+  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
+  registrars: PluginRegistry,
+): string | undefined {
+  const failed = registrars.failures().map(({ id, problem }) => {
+    const names = [...new Set(tlds.filter((t) => t.registrar === id).map((t) => t.tld))].sort();
+    return `plugin "${id}" failed to load and is disabled${names.length ? ` (its TLDs ${names.join(', ')} answer 503)` : ''}: ${problem}`;
+  });
+  const missing = missingRegistrars(
+    tlds.filter((t) => registrars.failure(t.registrar) === undefined),
+    registrars,
+  );
+  const all = [...failed, ...(missing ? [missing] : [])];
+  return all.length > 0 ? all.join('; ') : undefined;
 }
