@@ -19,7 +19,6 @@ async function main(): Promise<void> {
   const { logger } = module;
   const applied = await module.migrate();
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  const demo = shouldSeedDemo(settings) ? await seedDemo(module) : undefined;
   // Said at start, not only by /readyz: a TLD on a plugin that is not installed fails every order for it.
   const { checks } = await module.readiness();
   if (checks.plugins !== 'ok')
@@ -30,6 +29,9 @@ async function main(): Promise<void> {
   module.startBackgroundJobs();
 
   const running = await startServer(module, settings);
+  // Only once listening: a start that cannot listen (the port taken) must not spend the demo key,
+  // which is shown once and would never be printed again.
+  const demo = shouldSeedDemo(settings) ? await seedDemo(module) : undefined;
   const base = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${running.port}${settings.basePath}`;
   logger.info(
     { url: base, port: running.port, backgroundJobs: settings.backgroundJobs },

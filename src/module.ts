@@ -58,8 +58,12 @@ export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
 export interface ResellerModuleOptions {
   /** A knex instance the host owns (not closed by `close()`), or a database URL (`sqlite:…`, `mysql://…`). Default: settings.databaseUrl. */
   readonly database?: Knex | string;
-  /** Folder the registrar plugins are discovered in. Default: settings.pluginsDir, else the bundled `plugins/`. */
-  readonly pluginsDir?: string;
+  /**
+   * Folders of registrar plugins added to the bundled `plugins/` (a plugin there with a bundled
+   * plugin's id replaces it, with a log line). Default: settings.pluginsDir (PLUGINS_DIR,
+   * comma-separated). A plugin that fails to load is disabled and reported, never fatal.
+   */
+  readonly pluginsDir?: string | readonly string[];
   readonly clock?: Clock;
   /** A pino-compatible logger. Default: pino at settings.logLevel, with secrets redacted. Request ids are added to its lines. */
   readonly logger?: Logger;
@@ -227,14 +231,18 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       );
     const secretBox = new AesSecretBox(masterKey.key);
     const registrars = await loadPlugins(
-      options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR,
+      [BUNDLED_PLUGINS_DIR, ...pluginFolders(options.pluginsDir ?? settings.pluginsDir)],
       settings.plugins,
       (pluginId) => ({
         logger: logger.child({ plugin: pluginId }),
         clock,
         store: new KnexPluginStore(knex, pluginId, clock, hotReads),
       }),
+      ({ id, folder, by }) =>
+        logger.info({ plugin: id, folder, by }, `registrar plugin "${id}" of ${by} replaces the bundled one`),
     );
+    for (const { id, problem } of registrars.failures())
+      logger.error({ plugin: id, problem }, `registrar plugin "${id}" failed to load and is disabled: ${problem}`);
     const container = buildContainer(
       { settings, clock, logger, knex, hotReads, secretBox, plugins: registrars },
       options.ports,
@@ -276,7 +284,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         ? 'closed'
         : registrars.ids().length === 0
           ? 'no registrar plugin is installed'
-          : (missingRegistrars(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
+          : (pluginProblems(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
       return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
     };
 
@@ -477,6 +485,32 @@ export function missingRegistrars(
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
     .join('; ');
+}
+
+/** What /readyz says of the plugins: those that failed to load (with their TLDs), then TLDs on plugins not installed. */
+export function pluginProblems(
+  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
+  registrars: PluginRegistry,
+): string | undefined {
+  const failed = registrars.failures().map(({ id, problem }) => {
+    const names = [...new Set(tlds.filter((t) => t.registrar === id).map((t) => t.tld))].sort();
+    return `plugin "${id}" failed to load and is disabled${names.length ? ` (its TLDs ${names.join(', ')} answer 503)` : ''}: ${problem}`;
+  });
+  const missing = missingRegistrars(
+    tlds.filter((t) => registrars.failure(t.registrar) === undefined),
+    registrars,
+  );
+  const all = [...failed, ...(missing ? [missing] : [])];
+  return all.length > 0 ? all.join('; ') : undefined;
+}
+
+/** PLUGINS_DIR's folders: comma-separated, relative to the working folder. */
+function pluginFolders(dirs: string | readonly string[] | undefined): string[] {
+  const list = typeof dirs === 'string' ? dirs.split(',') : (dirs ?? []);
+  return list
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map((d) => path.resolve(d));
 }
 
 const roundCounts = (report: SyncRoundReport) => ({
