@@ -21,6 +21,9 @@ import * as createApiLog from './20261123090300_create_api_log';
 import * as addSyncOrderIndexToDomains from './20261124090000_add_sync_order_index_to_domains';
 import * as createPremiumRules from './20261124210000_create_premium_rules';
 import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
+import * as createOutboxEvents from './20261126150100_create_outbox_events';
+import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoints';
+import * as createWebhookDeliveries from './20261126150300_create_webhook_deliveries';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -54,4 +57,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261124090000_add_sync_order_index_to_domains', addSyncOrderIndexToDomains],
   ['20261124210000_create_premium_rules', createPremiumRules],
   ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
+  ['20261126150100_create_outbox_events', createOutboxEvents],
+  ['20261126150200_create_webhook_endpoints', createWebhookEndpoints],
+  ['20261126150300_create_webhook_deliveries', createWebhookDeliveries],
 ];

@@ -29,6 +29,10 @@ import { AvailabilityChecker } from './core/search/availability-checker';
 import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/common/events';
+import { OutboxDispatcher } from './core/events/event-dispatcher';
+import { WebhookDeliveryWorker, type WebhookSender } from './core/webhooks/delivery-worker';
+import { WebhookService } from './core/webhooks/webhook-service';
+import { HttpWebhookSender } from './infra/webhooks/http-webhook-sender';
 import type { Logger } from './core/common/logger';
 import type { UnitOfWork } from './core/common/unit-of-work';
 import { TOKENS } from './core/tokens';
@@ -101,8 +105,10 @@ const BUILT_IN = {
  */
 export function buildContainer(platform: Platform, ports: HostPorts = {}): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // The unit of work hands committed events to the dispatcher, which runs units of work itself.
+  const commits: { dispatcher?: OutboxDispatcher } = {};
   container.loadSync(
-    platformModule(platform),
+    platformModule(platform, commits),
     observabilityModule(platform.settings),
     registrarModule(platform),
     accountModule(platform.settings),
@@ -110,6 +116,7 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
     searchModule(platform.settings),
     domainModule(),
     orderModule(platform.settings),
+    webhookModule(platform.settings),
   );
   // Each replaceable port: the host's factory when it gave one, else the module's own.
   const { knex, settings, logger, clock } = platform;
@@ -120,10 +127,14 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
       .bind(TOKENS[name] as ServiceIdentifier<unknown>)
       .toDynamicValue(() => (factory ? factory({ knex, settings, logger, clock, builtIn }) : builtIn()));
   }
+  commits.dispatcher = container.get(TOKENS.outboxDispatcher);
   return container;
 }
 
-function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: Platform): ContainerModule {
+function platformModule(
+  { settings, clock, logger, knex, hotReads, secretBox }: Platform,
+  commits: { dispatcher?: OutboxDispatcher },
+): ContainerModule {
   return new ContainerModule(({ bind }) => {
     bind(TOKENS.clock).toConstantValue(clock);
     bind(TOKENS.logger).toConstantValue(logger);
@@ -132,8 +143,18 @@ function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: 
     bind(BUILT_IN.events).toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger]);
     bind(BUILT_IN.ledgerFactory).toConstantValue(knexLedger);
     bind(TOKENS.unitOfWork).toResolvedValue(
-      (ledger: LedgerFactory) => new KnexUnitOfWork(knex, ledger, hotReads),
+      (ledger: LedgerFactory) =>
+        new KnexUnitOfWork(knex, ledger, hotReads, (events) => commits.dispatcher?.committed(events)),
       [TOKENS.ledgerFactory],
+    );
+    bind(TOKENS.outboxDispatcher).toResolvedValue(
+      (uow: UnitOfWork, events: EventBus, clock: Clock, logger: Logger) =>
+        new OutboxDispatcher(uow, events, clock, logger, {
+          recoverAfterMs: settings.eventsRecoverAfterMs,
+          batchSize: 500,
+          retentionMs: settings.eventsRetentionDays * 86_400_000,
+        }),
+      [TOKENS.unitOfWork, TOKENS.events, TOKENS.clock, TOKENS.logger],
     );
     bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, directWritesOf(hotReads)));
   });
@@ -207,13 +228,12 @@ function accountModule(settings: Settings): ContainerModule {
       [TOKENS.resellerDirectory, TOKENS.authThrottle, TOKENS.clock],
     );
     bind(TOKENS.resellerService).toResolvedValue(
-      (uow: UnitOfWork, secrets: SecretBox, clock: Clock, events: EventBus) =>
-        new ResellerService(uow, secrets, clock, events),
-      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock, TOKENS.events],
+      (uow: UnitOfWork, secrets: SecretBox, clock: Clock) => new ResellerService(uow, secrets, clock),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
     );
     bind(TOKENS.creditService).toResolvedValue(
-      (uow: UnitOfWork, clock: Clock, events: EventBus) => new CreditService(uow, clock, events),
-      [TOKENS.unitOfWork, TOKENS.clock, TOKENS.events],
+      (uow: UnitOfWork, clock: Clock) => new CreditService(uow, clock),
+      [TOKENS.unitOfWork, TOKENS.clock],
     );
   });
 }
@@ -260,14 +280,14 @@ function domainModule(): ContainerModule {
     bind(TOKENS.domainService).toResolvedValue((uow: UnitOfWork) => new DomainService(uow), [TOKENS.unitOfWork]);
     bind(TOKENS.domainSyncService).toResolvedValue(
       // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
-      (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, events: EventBus, orders: OrderService) =>
-        new DomainSyncService(uow, gateway, clock, events, orders),
-      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.events, TOKENS.orderService],
+      (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, orders: OrderService) =>
+        new DomainSyncService(uow, gateway, clock, orders),
+      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.orderService],
     );
     bind(TOKENS.domainManagementService).toResolvedValue(
-      (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock, events: EventBus) =>
-        new DomainManagementService(uow, gateway, syncer, clock, events),
-      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock, TOKENS.events],
+      (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock) =>
+        new DomainManagementService(uow, gateway, syncer, clock),
+      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock],
     );
   });
 }
@@ -296,17 +316,15 @@ function orderModule(settings: Settings): ContainerModule {
         clock: Clock,
         logger: Logger,
         orderSettings: OrderSettings,
-        events: EventBus,
       ) =>
         new OrderService(
           uow,
           registrar,
           catalogue,
-          new OrderSettlement(uow, clock, logger, events, orderSettings),
+          new OrderSettlement(uow, clock, logger, orderSettings),
           clock,
           logger,
           orderSettings,
-          events,
         ),
       [
         TOKENS.unitOfWork,
@@ -315,8 +333,40 @@ function orderModule(settings: Settings): ContainerModule {
         TOKENS.clock,
         TOKENS.logger,
         TOKENS.orderSettings,
-        TOKENS.events,
       ],
+    );
+  });
+}
+
+function webhookModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    const allowInsecureTargets = settings.webhookAllowInsecureTargets;
+    bind(TOKENS.webhookService).toResolvedValue(
+      (uow: UnitOfWork, secrets: SecretBox, clock: Clock) =>
+        new WebhookService(uow, secrets, clock, { allowInsecureTargets }),
+      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
+    );
+    bind(TOKENS.webhookSender).toConstantValue(
+      new HttpWebhookSender({ allowInsecureTargets, maxSockets: settings.webhookConcurrency }),
+    );
+    bind(TOKENS.webhookDeliveryWorker).toResolvedValue(
+      (
+        uow: UnitOfWork,
+        sender: WebhookSender,
+        secrets: SecretBox,
+        clock: Clock,
+        logger: Logger,
+        dispatcher: OutboxDispatcher,
+      ) => {
+        const worker = new WebhookDeliveryWorker(uow, sender, secrets, clock, logger, {
+          concurrency: settings.webhookConcurrency,
+          timeoutMs: settings.webhookTimeoutMs,
+          pollMs: 1000,
+        });
+        dispatcher.onDeliveries(() => worker.wake());
+        return worker;
+      },
+      [TOKENS.unitOfWork, TOKENS.webhookSender, TOKENS.secretBox, TOKENS.clock, TOKENS.logger, TOKENS.outboxDispatcher],
     );
   });
 }

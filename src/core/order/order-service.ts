@@ -10,7 +10,6 @@ import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import type { Contacts } from '../registrar/plugin';
 import type { Clock } from '../common/clock';
 import { DomainError, type ErrorCode } from '../common/errors';
-import type { EventBus } from '../common/events';
 import type { Logger } from '../common/logger';
 import { formatAmount, type Minor } from '../common/money';
 import type { Repositories, UnitOfWork } from '../common/unit-of-work';
@@ -116,7 +115,6 @@ export class OrderService implements TransferOrders {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: OrderSettings,
-    private readonly events: EventBus,
   ) {}
 
   /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
@@ -211,7 +209,7 @@ export class OrderService implements TransferOrders {
     key: string | undefined,
     fingerprint: string | undefined,
   ): Promise<Order> {
-    return runAndPublish(this.uow, this.events, async (repos, outbox) => {
+    return runAndPublish(this.uow, async (repos, outbox) => {
       const now = this.clock.now();
       const orderId = ulid();
       if (key !== undefined) {
@@ -528,7 +526,9 @@ export class OrderService implements TransferOrders {
     }
     if (result === 'unresolved') {
       verdict = { kind: 'leave', note: this.overdue(order, verdict.note) };
-      await this.settlement.leave(order, verdict.note, { reconcileAttempt: true });
+      // Published once: when the note first says so.
+      const needsOperator = verdict.note.startsWith(OPERATOR_NOTE) && !order.note?.startsWith(OPERATOR_NOTE);
+      await this.settlement.leave(order, verdict.note, { reconcileAttempt: true, needsOperator });
     }
     this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order reconciled');
     return { id: order.id, domain: order.domain, action: order.action, result, note: verdict.note };
