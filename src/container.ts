@@ -1,6 +1,6 @@
 import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { Knex } from 'knex';
-import { ApiLogService, BufferedApiLog, type ApiLogRepository } from './core/api-log/api-log';
+import { ApiLogService, BufferedApiLog } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
@@ -11,18 +11,14 @@ import { DomainManagementService } from './core/domain/domain-management-service
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
-import type { OrderRegistrar } from './core/order/order-registrar';
 import { OrderSettlement } from './core/order/order-settlement';
-import { OrderService, type OrderSettings } from './core/order/order-service';
+import { OrderService } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
-import {
-  guardRegistrars,
-  type GuardedRegistrars,
-  type RegistrarCallObserver,
-} from './core/registrar/guarded-registrar';
+import { guardRegistrars, type RegistrarCallObserver } from './core/registrar/guarded-registrar';
 import type { SecretBox } from './core/reseller/reseller';
 import { StoredResellerDirectory, type ResellerDirectory } from './core/reseller/reseller-directory';
+import { AccountLists } from './core/reseller/account-lists';
 import { ResellerService } from './core/reseller/reseller-service';
 import type { Clock } from './core/common/clock';
 import { AvailabilityChecker } from './core/search/availability-checker';
@@ -30,13 +26,13 @@ import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/common/events';
 import { OutboxDispatcher } from './core/events/event-dispatcher';
-import { WebhookDeliveryWorker, type WebhookSender } from './core/webhooks/delivery-worker';
+import { WebhookDeliveryWorker } from './core/webhooks/delivery-worker';
 import { WebhookService } from './core/webhooks/webhook-service';
 import { HttpWebhookSender } from './infra/webhooks/http-webhook-sender';
 import type { Logger } from './core/common/logger';
-import type { UnitOfWork } from './core/common/unit-of-work';
-import { TOKENS } from './core/tokens';
+import { token, TOKENS, type Token } from './core/tokens';
 import type { Settings } from './config/settings';
+import { provider } from './provide';
 
 import { directWritesOf, type HotReads } from './infra/db/direct-reads';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
@@ -81,8 +77,6 @@ export interface HostPorts {
   readonly registrarCallObserver?: (context: PortContext<RegistrarCallObserver>) => RegistrarCallObserver;
 }
 
-const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
-
 /** What the composition root binds beyond the core's `TOKENS`: adapters the core must not name. */
 export const MODULE_TOKENS = {
   /** The Prometheus metrics: the default registrar call observer, fed by events, served at /metrics. */
@@ -97,7 +91,7 @@ const BUILT_IN = {
   ledgerFactory: token<LedgerFactory>('builtIn/ledgerFactory'),
   events: token<EventBus>('builtIn/events'),
   registrarCallObserver: token<RegistrarCallObserver>('builtIn/registrarCallObserver'),
-} as const satisfies { readonly [K in keyof Required<HostPorts>]: ServiceIdentifier<unknown> };
+} as const satisfies { readonly [K in keyof Required<HostPorts>]: Token<unknown> };
 
 /**
  * The composition root: the only place the service graph is built, one container module per
@@ -136,25 +130,27 @@ function platformModule(
   commits: { dispatcher?: OutboxDispatcher },
 ): ContainerModule {
   return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
     bind(TOKENS.clock).toConstantValue(clock);
     bind(TOKENS.logger).toConstantValue(logger);
     bind(TOKENS.currency).toConstantValue(settings.currency);
     bind(TOKENS.secretBox).toConstantValue(secretBox);
-    bind(BUILT_IN.events).toResolvedValue((logger: Logger) => new InProcessEventBus(logger), [TOKENS.logger]);
+    provide(BUILT_IN.events, { logger: TOKENS.logger }, ({ logger }) => new InProcessEventBus(logger));
     bind(BUILT_IN.ledgerFactory).toConstantValue(knexLedger);
-    bind(TOKENS.unitOfWork).toResolvedValue(
-      (ledger: LedgerFactory) =>
-        new KnexUnitOfWork(knex, ledger, hotReads, (events) => commits.dispatcher?.committed(events)),
-      [TOKENS.ledgerFactory],
+    provide(
+      TOKENS.unitOfWork,
+      { ledger: TOKENS.ledgerFactory },
+      ({ ledger }) => new KnexUnitOfWork(knex, ledger, hotReads, (events) => commits.dispatcher?.committed(events)),
     );
-    bind(TOKENS.outboxDispatcher).toResolvedValue(
-      (uow: UnitOfWork, events: EventBus, clock: Clock, logger: Logger) =>
+    provide(
+      TOKENS.outboxDispatcher,
+      { uow: TOKENS.unitOfWork, events: TOKENS.events, clock: TOKENS.clock, logger: TOKENS.logger },
+      ({ uow, events, clock, logger }) =>
         new OutboxDispatcher(uow, events, clock, logger, {
           recoverAfterMs: settings.eventsRecoverAfterMs,
           batchSize: 500,
           retentionMs: settings.eventsRetentionDays * 86_400_000,
         }),
-      [TOKENS.unitOfWork, TOKENS.events, TOKENS.clock, TOKENS.logger],
     );
     bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, directWritesOf(hotReads)));
   });
@@ -162,53 +158,57 @@ function platformModule(
 
 function observabilityModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(MODULE_TOKENS.metrics).toResolvedValue((logger: Logger) => new PrometheusMetrics(logger), [TOKENS.logger]);
-    bind(BUILT_IN.registrarCallObserver).toResolvedValue(
-      (metrics: PrometheusMetrics) => metrics,
-      [MODULE_TOKENS.metrics],
+    const provide = provider(bind);
+    provide(MODULE_TOKENS.metrics, { logger: TOKENS.logger }, ({ logger }) => new PrometheusMetrics(logger));
+    provide(BUILT_IN.registrarCallObserver, { metrics: MODULE_TOKENS.metrics }, ({ metrics }) => metrics);
+    provide(
+      TOKENS.apiLogService,
+      { repository: TOKENS.apiLogRepository, clock: TOKENS.clock },
+      ({ repository, clock }) => new ApiLogService(repository, clock, settings.apiLogRetentionDays),
     );
-    bind(TOKENS.apiLogService).toResolvedValue(
-      (repository: ApiLogRepository, clock: Clock) =>
-        new ApiLogService(repository, clock, settings.apiLogRetentionDays),
-      [TOKENS.apiLogRepository, TOKENS.clock],
-    );
-    bind(MODULE_TOKENS.apiLogBuffer).toResolvedValue(
-      (repository: ApiLogRepository, logger: Logger, metrics: PrometheusMetrics) =>
+    provide(
+      MODULE_TOKENS.apiLogBuffer,
+      { repository: TOKENS.apiLogRepository, logger: TOKENS.logger, metrics: MODULE_TOKENS.metrics },
+      ({ repository, logger, metrics }) =>
         new BufferedApiLog(
           repository,
           logger,
           { flushMs: settings.apiLogFlushMs, bufferMax: settings.apiLogBufferMax },
           metrics,
         ),
-      [TOKENS.apiLogRepository, TOKENS.logger, MODULE_TOKENS.metrics],
     );
   });
 }
 
 function registrarModule({ plugins, settings }: Platform): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.registrars).toResolvedValue(
-      (observer: RegistrarCallObserver, logger: Logger) =>
-        guardRegistrars(plugins, { timeoutMs: settings.registrarTimeoutMs, observer, logger }),
-      [TOKENS.registrarCallObserver, TOKENS.logger],
+    const provide = provider(bind);
+    provide(
+      TOKENS.registrars,
+      { observer: TOKENS.registrarCallObserver, logger: TOKENS.logger },
+      ({ observer, logger }) => guardRegistrars(plugins, { timeoutMs: settings.registrarTimeoutMs, observer, logger }),
     );
-    bind(TOKENS.registrarGateway).toResolvedValue(
-      (registrars: GuardedRegistrars, logger: Logger) => new RegistrarGateway(registrars, logger),
-      [TOKENS.registrars, TOKENS.logger],
+    provide(
+      TOKENS.registrarGateway,
+      { registrars: TOKENS.registrars, logger: TOKENS.logger },
+      ({ registrars, logger }) => new RegistrarGateway(registrars, logger),
     );
   });
 }
 
 function accountModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(BUILT_IN.resellerDirectory).toResolvedValue(
+    const provide = provider(bind);
+    provide(
+      BUILT_IN.resellerDirectory,
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, ledger: TOKENS.ledgerFactory },
       // ADR 12: the balance read with the reseller is the reseller's only while the ledger is the module's own.
-      (uow: UnitOfWork, secrets: SecretBox, ledger: LedgerFactory) =>
-        new StoredResellerDirectory(uow.read.resellers, secrets, ledger === knexLedger),
-      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.ledgerFactory],
+      ({ uow, secrets, ledger }) => new StoredResellerDirectory(uow.read.resellers, secrets, ledger === knexLedger),
     );
-    bind(TOKENS.authThrottle).toResolvedValue(
-      (clock: Clock) =>
+    provide(
+      TOKENS.authThrottle,
+      { clock: TOKENS.clock },
+      ({ clock }) =>
         new FailureThrottle(
           {
             maxFailures: settings.authMaxFailures,
@@ -220,80 +220,108 @@ function accountModule(settings: Settings): ContainerModule {
           },
           clock,
         ),
-      [TOKENS.clock],
     );
-    bind(TOKENS.authenticator).toResolvedValue(
-      (directory: ResellerDirectory, throttle: FailureThrottle, clock: Clock) =>
-        new Authenticator(directory, throttle, clock),
-      [TOKENS.resellerDirectory, TOKENS.authThrottle, TOKENS.clock],
+    provide(
+      TOKENS.authenticator,
+      { directory: TOKENS.resellerDirectory, throttle: TOKENS.authThrottle, clock: TOKENS.clock },
+      ({ directory, throttle, clock }) => new Authenticator(directory, throttle, clock),
     );
-    bind(TOKENS.resellerService).toResolvedValue(
-      (uow: UnitOfWork, secrets: SecretBox, clock: Clock) => new ResellerService(uow, secrets, clock),
-      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
+    provide(
+      TOKENS.resellerService,
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) => new ResellerService(uow, secrets, clock),
     );
-    bind(TOKENS.creditService).toResolvedValue(
-      (uow: UnitOfWork, clock: Clock) => new CreditService(uow, clock),
-      [TOKENS.unitOfWork, TOKENS.clock],
+    provide(
+      TOKENS.creditService,
+      { uow: TOKENS.unitOfWork, clock: TOKENS.clock },
+      ({ uow, clock }) => new CreditService(uow, clock),
+    );
+    provide(
+      TOKENS.accountLists,
+      { uow: TOKENS.unitOfWork, clock: TOKENS.clock },
+      ({ uow, clock }) => new AccountLists(uow, clock),
     );
   });
 }
 
 function catalogueModule({ plugins, settings }: Platform): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.catalogueService).toResolvedValue(
+    const provide = provider(bind);
+    provide(
+      TOKENS.catalogueService,
+      { uow: TOKENS.unitOfWork, currency: TOKENS.currency, clock: TOKENS.clock },
       // ADR 8: the order path's catalogue reads are reused for CATALOGUE_CACHE_MS. The catalogue
       // checks `--registrar` names against the installed plugins; it never calls them.
-      (uow: UnitOfWork, currency: string, clock: Clock) =>
+      ({ uow, currency, clock }) =>
         new CatalogueService(uow, plugins, currency, { cacheMs: settings.catalogueCacheMs, clock }),
-      [TOKENS.unitOfWork, TOKENS.currency, TOKENS.clock],
     );
-    bind(TOKENS.costPriceImport).toResolvedValue(
-      (uow: UnitOfWork, catalogue: CatalogueService, gateway: RegistrarGateway) =>
-        new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
-      [TOKENS.unitOfWork, TOKENS.catalogueService, TOKENS.registrarGateway],
+    provide(
+      TOKENS.costPriceImport,
+      { uow: TOKENS.unitOfWork, catalogue: TOKENS.catalogueService, gateway: TOKENS.registrarGateway },
+      ({ uow, catalogue, gateway }) => new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
     );
   });
 }
 
 function searchModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.availabilityChecker).toResolvedValue(
-      (registrars: GuardedRegistrars, clock: Clock, logger: Logger, events: EventBus) => {
+    const provide = provider(bind);
+    provide(
+      TOKENS.availabilityChecker,
+      { registrars: TOKENS.registrars, clock: TOKENS.clock, logger: TOKENS.logger, events: TOKENS.events },
+      ({ registrars, clock, logger, events }) => {
         const checker = new AvailabilityChecker(registrars, clock, logger, {
           cacheSeconds: settings.searchCacheSeconds,
         });
         followOwnOrders(events, checker);
         return checker;
       },
-      [TOKENS.registrars, TOKENS.clock, TOKENS.logger, TOKENS.events],
     );
-    bind(TOKENS.searchService).toResolvedValue(
-      (uow: UnitOfWork, registrars: GuardedRegistrars, availability: AvailabilityChecker, logger: Logger) =>
+    provide(
+      TOKENS.searchService,
+      {
+        uow: TOKENS.unitOfWork,
+        registrars: TOKENS.registrars,
+        availability: TOKENS.availabilityChecker,
+        logger: TOKENS.logger,
+      },
+      ({ uow, registrars, availability, logger }) =>
         new SearchService(uow, registrars, availability, logger, { currency: settings.currency }),
-      [TOKENS.unitOfWork, TOKENS.registrars, TOKENS.availabilityChecker, TOKENS.logger],
     );
   });
 }
 
 function domainModule(): ContainerModule {
   return new ContainerModule(({ bind }) => {
-    bind(TOKENS.domainService).toResolvedValue((uow: UnitOfWork) => new DomainService(uow), [TOKENS.unitOfWork]);
-    bind(TOKENS.domainSyncService).toResolvedValue(
+    const provide = provider(bind);
+    provide(TOKENS.domainService, { uow: TOKENS.unitOfWork }, ({ uow }) => new DomainService(uow));
+    provide(
+      TOKENS.domainSyncService,
+      {
+        uow: TOKENS.unitOfWork,
+        gateway: TOKENS.registrarGateway,
+        clock: TOKENS.clock,
+        orders: TOKENS.orderService,
+      },
       // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
-      (uow: UnitOfWork, gateway: RegistrarGateway, clock: Clock, orders: OrderService) =>
-        new DomainSyncService(uow, gateway, clock, orders),
-      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.clock, TOKENS.orderService],
+      ({ uow, gateway, clock, orders }) => new DomainSyncService(uow, gateway, clock, orders),
     );
-    bind(TOKENS.domainManagementService).toResolvedValue(
-      (uow: UnitOfWork, gateway: RegistrarGateway, syncer: DomainSyncService, clock: Clock) =>
-        new DomainManagementService(uow, gateway, syncer, clock),
-      [TOKENS.unitOfWork, TOKENS.registrarGateway, TOKENS.domainSyncService, TOKENS.clock],
+    provide(
+      TOKENS.domainManagementService,
+      {
+        uow: TOKENS.unitOfWork,
+        gateway: TOKENS.registrarGateway,
+        syncer: TOKENS.domainSyncService,
+        clock: TOKENS.clock,
+      },
+      ({ uow, gateway, syncer, clock }) => new DomainManagementService(uow, gateway, syncer, clock),
     );
   });
 }
 
 function orderModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
     bind(TOKENS.orderSettings).toConstantValue(
       Object.freeze({
         registrarTimeoutMs: settings.registrarTimeoutMs,
@@ -303,61 +331,58 @@ function orderModule(settings: Settings): ContainerModule {
         pendingLimitDays: settings.pendingOrderLimitDays,
       }),
     );
-    bind(TOKENS.orderRegistrar).toResolvedValue(
-      (registrars: GuardedRegistrars, gateway: RegistrarGateway, logger: Logger) =>
-        new GatewayOrderRegistrar(registrars, gateway, logger),
-      [TOKENS.registrars, TOKENS.registrarGateway, TOKENS.logger],
+    provide(
+      TOKENS.orderRegistrar,
+      { registrars: TOKENS.registrars, gateway: TOKENS.registrarGateway, logger: TOKENS.logger },
+      ({ registrars, gateway, logger }) => new GatewayOrderRegistrar(registrars, gateway, logger),
     );
-    bind(TOKENS.orderService).toResolvedValue(
-      (
-        uow: UnitOfWork,
-        registrar: OrderRegistrar,
-        catalogue: CatalogueService,
-        clock: Clock,
-        logger: Logger,
-        orderSettings: OrderSettings,
-      ) =>
+    provide(
+      TOKENS.orderService,
+      {
+        uow: TOKENS.unitOfWork,
+        registrar: TOKENS.orderRegistrar,
+        catalogue: TOKENS.catalogueService,
+        clock: TOKENS.clock,
+        logger: TOKENS.logger,
+        settings: TOKENS.orderSettings,
+      },
+      ({ uow, registrar, catalogue, clock, logger, settings }) =>
         new OrderService(
           uow,
           registrar,
           catalogue,
-          new OrderSettlement(uow, clock, logger, orderSettings),
+          new OrderSettlement(uow, clock, logger, settings),
           clock,
           logger,
-          orderSettings,
+          settings,
         ),
-      [
-        TOKENS.unitOfWork,
-        TOKENS.orderRegistrar,
-        TOKENS.catalogueService,
-        TOKENS.clock,
-        TOKENS.logger,
-        TOKENS.orderSettings,
-      ],
     );
   });
 }
 
 function webhookModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
     const allowInsecureTargets = settings.webhookAllowInsecureTargets;
-    bind(TOKENS.webhookService).toResolvedValue(
-      (uow: UnitOfWork, secrets: SecretBox, clock: Clock) =>
-        new WebhookService(uow, secrets, clock, { allowInsecureTargets }),
-      [TOKENS.unitOfWork, TOKENS.secretBox, TOKENS.clock],
+    provide(
+      TOKENS.webhookService,
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) => new WebhookService(uow, secrets, clock, { allowInsecureTargets }),
     );
     bind(TOKENS.webhookSender).toConstantValue(
       new HttpWebhookSender({ allowInsecureTargets, maxSockets: settings.webhookConcurrency }),
     );
-    bind(TOKENS.webhookDeliveryWorker).toResolvedValue(
-      (
-        uow: UnitOfWork,
-        sender: WebhookSender,
-        secrets: SecretBox,
-        clock: Clock,
-        logger: Logger,
-        dispatcher: OutboxDispatcher,
-      ) => {
+    provide(
+      TOKENS.webhookDeliveryWorker,
+      {
+        uow: TOKENS.unitOfWork,
+        sender: TOKENS.webhookSender,
+        secrets: TOKENS.secretBox,
+        clock: TOKENS.clock,
+        logger: TOKENS.logger,
+        dispatcher: TOKENS.outboxDispatcher,
+      },
+      ({ uow, sender, secrets, clock, logger, dispatcher }) => {
         const worker = new WebhookDeliveryWorker(uow, sender, secrets, clock, logger, {
           concurrency: settings.webhookConcurrency,
           timeoutMs: settings.webhookTimeoutMs,
@@ -366,7 +391,6 @@ function webhookModule(settings: Settings): ContainerModule {
         dispatcher.onDeliveries(() => worker.wake());
         return worker;
       },
-      [TOKENS.unitOfWork, TOKENS.webhookSender, TOKENS.secretBox, TOKENS.clock, TOKENS.logger, TOKENS.outboxDispatcher],
     );
   });
 }

@@ -3,13 +3,13 @@ import path from 'node:path';
 import type { Container } from 'inversify';
 import type { Knex } from 'knex';
 import type Koa from 'koa';
-import { randomBytes } from 'node:crypto';
 import { ulid } from './core/common/ids';
 import { version } from '../package.json';
 import { parseSettings, type Settings } from './config/settings';
 import { buildContainer, MODULE_TOKENS, type HostPorts } from './container';
 import type { ApiLogService } from './core/api-log/api-log';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
+import type { CostPriceImport } from './core/catalogue/cost-price-import';
 import type { CreditService } from './core/credit/credit-service';
 import type { DomainManagementService } from './core/domain/domain-management-service';
 import type { DomainService } from './core/domain/domain-service';
@@ -35,7 +35,7 @@ import type { Route } from './http/route-table';
 import { ROUTES } from './http/routes';
 import { operationalRoutes, type Readiness } from './http/routes/operational-routes';
 import { AesSecretBox } from './infra/crypto/aes-secret-box';
-import { decodeMasterKey, loadOrCreateMasterKeyFile } from './infra/crypto/master-key';
+import { type MasterKeyPolicy, resolveMasterKey } from './infra/crypto/master-key';
 import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
 import { openHotReads } from './infra/db/direct-reads';
 import { databaseAnswers } from './infra/db/readiness';
@@ -58,6 +58,12 @@ export interface ResellerModuleOptions {
   readonly logger?: Logger;
   /** Settings as in the README's table (camelCase keys); validated, every problem reported at once. */
   readonly settings?: Record<string, unknown>;
+  /**
+   * Whether a missing master key file may be created. Default `create-if-empty`: only for a
+   * database that holds no sealed API key yet. `existing-only` never writes one (the CLI's
+   * commands but `migrate`). A key that does not open the stored API keys is always refused.
+   */
+  readonly masterKeyPolicy?: MasterKeyPolicy;
   /**
    * The ports the host replaces, each made from the module's context: its own reseller directory,
    * credit ledger, event bus or registrar call observer (docs/embedding.md lists their contracts).
@@ -99,6 +105,8 @@ export interface ResellerModule {
   readonly services: {
     readonly resellers: ResellerService;
     readonly catalogue: CatalogueService;
+    /** Sale prices from a registrar's cost prices and a margin rule (`reseller-admin tld import-costs`). */
+    readonly costPrices: CostPriceImport;
     readonly credit: CreditService;
     readonly domains: DomainService;
     /** Domain search: suggestions and exact-name lookup (docs/search.md). */
@@ -121,7 +129,10 @@ export interface ResellerModule {
    */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
-  /** The inversify container, for hosts that resolve more services (replace ports with the `ports` option). */
+  /**
+   * The inversify container, for hosts that resolve more services (replace ports with the `ports`
+   * option). The module's own code (the CLI, the HTTP routes' services) goes through `services`.
+   */
   readonly container: Container;
   readonly settings: Settings;
   readonly registrars: PluginRegistry;
@@ -182,9 +193,22 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
   };
 
   try {
-    const secretBox = new AesSecretBox(
-      resolveMasterKey(settings, target?.kind === 'sqlite' ? target.location : undefined, logger),
+    const masterKey = await resolveMasterKey(
+      {
+        masterKey: settings.masterKey,
+        masterKeyFile: settings.masterKeyFile,
+        sqliteFile: target?.kind === 'sqlite' ? target.location : undefined,
+      },
+      options.masterKeyPolicy ?? 'create-if-empty',
+      () => aSealedApiKey(knex),
+      (key, sealed) => opensWith(key, sealed),
     );
+    if (masterKey.created && masterKey.file)
+      logger.warn(
+        { file: masterKey.file },
+        'created a new master key; back it up with the database: without it the stored API keys cannot be used',
+      );
+    const secretBox = new AesSecretBox(masterKey.key);
     const registrars = await loadPlugins(
       options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR,
       settings.plugins,
@@ -206,6 +230,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const services = {
       resellers: container.get(TOKENS.resellerService),
       catalogue: container.get(TOKENS.catalogueService),
+      costPrices: container.get(TOKENS.costPriceImport),
       credit: container.get(TOKENS.creditService),
       domains: container.get(TOKENS.domainService),
       search: container.get(TOKENS.searchService),
@@ -427,22 +452,18 @@ const roundCounts = (report: SyncRoundReport) => ({
   failed: report.failedCount,
 });
 
-/**
- * The master key that seals API keys: MASTER_KEY, else MASTER_KEY_FILE, else (embedded SQLite
- * only) `master.key` beside the database file, created on first run. MySQL deployments must
- * configure one, since several processes have to share it.
- */
-function resolveMasterKey(settings: Settings, sqliteFile: string | undefined, logger: Logger): Buffer {
-  if (settings.masterKey) return decodeMasterKey(settings.masterKey, 'MASTER_KEY');
-  const file =
-    settings.masterKeyFile ??
-    (sqliteFile && sqliteFile !== ':memory:' ? path.join(path.dirname(sqliteFile), 'master.key') : undefined);
-  if (file) {
-    const { key, created } = loadOrCreateMasterKeyFile(file);
-    if (created)
-      logger.warn({ file }, 'created a new master key; back it up: without it the stored API keys cannot be used');
-    return key;
+/** One reseller's sealed API key, or undefined on a database that holds none (or has no schema yet). */
+async function aSealedApiKey(knex: Knex): Promise<string | undefined> {
+  if (!(await knex.schema.hasTable('resellers'))) return undefined;
+  const row = await knex('resellers').first('sealed_api_key');
+  return row?.sealed_api_key;
+}
+
+function opensWith(key: Buffer, sealed: string): boolean {
+  try {
+    new AesSecretBox(key).open(sealed);
+    return true;
+  } catch {
+    return false;
   }
-  if (sqliteFile === ':memory:') return randomBytes(32);
-  throw new Error('MASTER_KEY or MASTER_KEY_FILE must be set when the database is not an embedded SQLite file');
 }

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { loadSettings } from '../config/settings';
+import type { MasterKeyPolicy } from '../infra/crypto/master-key';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 import { checkDatabaseReady } from './database-check';
@@ -61,6 +62,14 @@ export function wholeNumber(flag: string, min = 0, max = 9999): (text: string) =
   });
 }
 
+/** What a command needs of the database: migrated (most), anything (`migrate`), or one whose master key is lost. */
+type DatabaseUse = 'ready' | 'any' | 'lost-master-key';
+const MASTER_KEY_POLICY: Record<DatabaseUse, MasterKeyPolicy> = {
+  ready: 'existing-only',
+  any: 'create-if-empty',
+  'lost-master-key': 'replace-lost',
+};
+
 /**
  * One run of the CLI: the commander program, and the way each command's action opens the
  * module, runs its handler and leaves its result to be printed.
@@ -105,6 +114,14 @@ export class CliRuntime {
   }
 
   /**
+   * Like `action`, for `master-key replace-lost` alone: the module opens although the master key
+   * does not open the stored API keys (a new key file is created when there is none).
+   */
+  lostMasterKeyAction<Options>(handler: CommandHandler<Options>): (...params: unknown[]) => Promise<void> {
+    return this.actionOn('lost-master-key', handler);
+  }
+
+  /**
    * Like `action`, for the one command that may create the database and bring its schema up to
    * date (`migrate`): it skips the readiness check.
    */
@@ -113,7 +130,7 @@ export class CliRuntime {
   }
 
   private actionOn<Options>(
-    database: 'ready' | 'any',
+    database: DatabaseUse,
     handler: CommandHandler<Options>,
   ): (...params: unknown[]) => Promise<void> {
     return async (...params) => {
@@ -131,15 +148,17 @@ export class CliRuntime {
     };
   }
 
-  private async open(database: 'ready' | 'any'): Promise<ResellerModule> {
+  private async open(database: DatabaseUse): Promise<ResellerModule> {
     const settings = loadSettings(this.io.env);
     // Only `migrate` (and the server) may create a database: a mistyped DATABASE_URL must not.
-    if (database === 'ready') checkDatabaseReady.beforeConnecting(settings.databaseUrl);
+    if (database !== 'any') checkDatabaseReady.beforeConnecting(settings.databaseUrl);
     const module = await createResellerModule({
       settings: { ...settings },
       logger: createLogger('warn', this.io.stderr as never),
+      // Issue 31: a read-only command once wrote a new key beside a moved database; only `migrate` creates one.
+      masterKeyPolicy: MASTER_KEY_POLICY[database],
     });
-    if (database === 'ready') {
+    if (database !== 'any') {
       try {
         await checkDatabaseReady.schema(module.knex);
       } catch (error) {

@@ -5,6 +5,7 @@ import { domainCommands } from './domain-commands';
 import { eppCommands } from './epp-commands';
 import { groupCommands } from './group-commands';
 import { logCommands } from './log-commands';
+import { masterKeyCommands } from './master-key-commands';
 import { migrateCommand } from './migrate-command';
 import { orderCommands } from './order-commands';
 import { resellerCommands } from './reseller-commands';
@@ -28,6 +29,7 @@ const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   syncCommands,
   logCommands,
   eppCommands,
+  masterKeyCommands,
 ];
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 usage). */

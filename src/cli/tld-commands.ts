@@ -1,7 +1,6 @@
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from '../core/catalogue/catalogue';
 import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalogue/cost-price-import';
 import { formatAmount, type Minor } from '../core/common/money';
-import { TOKENS } from '../core/tokens';
 import { type CliIo, type CliRuntime, UsageError, wholeNumber } from './cli-program';
 import { parsePercent, parsePeriodPrices, parseRounding, parseTldList, priceFlag } from './price-syntax';
 
@@ -87,7 +86,7 @@ export function tldCommands(cli: CliRuntime): void {
       cli.action<ImportCostsOptions>(async ({ module, io }, [registrar], options) => {
         if (options.percent === undefined && options.fixed === undefined)
           throw new UsageError('give the margin: --percent, --fixed or both (--percent 0 sells at cost)');
-        const importer = module.container.get(TOKENS.costPriceImport);
+        const importer = module.services.costPrices;
         const plan = await importer.plan({
           registrar,
           group: options.group,

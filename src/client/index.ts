@@ -15,6 +15,10 @@ export {
   type ContactRole as ClientContactRole,
   type Addons,
   type PricingAction,
+  type PageQuery,
+  type DomainListQuery,
+  type OrderListQuery,
+  type StatementQuery,
 } from './reseller-client';
 export { ResellerApiError, isResellerApiError, type ResellerApiErrorKind } from './reseller-api-error';
 export { apiToken, apiTokenHour } from './api-token';
@@ -38,4 +42,11 @@ export type {
   DnsRecordReply,
   EmailForwardReply,
   ContactDetails,
+  AccountDomain,
+  AccountOrder,
+  OrderStatusReply,
+  StatementEntry,
+  DomainPage,
+  OrderPage,
+  StatementPage,
 } from './replies';

@@ -313,3 +313,135 @@ export function expectLockState(value: Json, what: string): 'locked' | 'unlocked
   const text = expectString(value, what);
   return text === 'locked' || text === 'unlocked' ? text : fail(`${what} should be "locked" or "unlocked"`);
 }
+
+// ---- account lists (docs/api.md#account-lists) ----
+
+/** One domain of `GET /account/domains`. */
+export interface AccountDomain {
+  /** The name in Unicode. */
+  readonly domain: string;
+  /** The name in ASCII (punycode). */
+  readonly punycode: string;
+  readonly tld: string;
+  readonly status: string;
+  /** YYYY-MM-DD; absent while unknown. */
+  readonly expiryDate?: string;
+  readonly nameservers: readonly string[];
+  /** Absent while unknown. */
+  readonly transferLock?: boolean;
+  readonly addons: {
+    readonly dnsmanagement: boolean;
+    readonly emailforwarding: boolean;
+    readonly idprotection: boolean;
+  };
+  readonly createdAt: string;
+}
+
+export type OrderStatusReply = 'pending' | 'completed' | 'failed';
+
+/** One order of `GET /account/orders` and `GET /account/orders/{id}`. */
+export interface AccountOrder {
+  readonly id: string;
+  readonly action: 'register' | 'renew' | 'transfer';
+  readonly domain: string;
+  readonly period: number;
+  /** The price taken from the balance when the order was placed. */
+  readonly amount: string;
+  readonly status: OrderStatusReply;
+  /** A failed order's price, given back in full. */
+  readonly refunded?: string;
+  /** The expiry a completed order produced (YYYY-MM-DD). */
+  readonly expiryDate?: string;
+  readonly placedAt: string;
+  readonly settledAt?: string;
+}
+
+/** One entry of `GET /account/statement`. */
+export interface StatementEntry {
+  readonly id: string;
+  readonly at: string;
+  readonly kind: 'top_up' | 'adjustment' | 'order_debit' | 'order_refund';
+  readonly amount: string;
+  /** The balance right after this entry. */
+  readonly balance: string;
+  readonly orderId?: string;
+  readonly description?: string;
+}
+
+/** A page of a list; `next` is the cursor of the following page, absent on the last one. */
+export interface DomainPage {
+  readonly domains: AccountDomain[];
+  readonly next?: string;
+}
+export interface OrderPage {
+  readonly orders: AccountOrder[];
+  readonly next?: string;
+}
+export interface StatementPage {
+  readonly currency: string;
+  readonly openingBalance: string;
+  readonly closingBalance: string;
+  readonly entries: StatementEntry[];
+  readonly next?: string;
+}
+
+const ORDER_STATUSES = ['pending', 'completed', 'failed'];
+
+function expectNext(obj: Record<string, Json>, what: string): void {
+  str(obj, 'next', what, false);
+}
+
+function expectAccountDomain(item: Json, what: string): AccountDomain {
+  const d = expectObject(item, what);
+  for (const key of ['domain', 'punycode', 'tld', 'status', 'createdAt']) str(d, key, what);
+  str(d, 'expiryDate', what, false);
+  expectStringArray(d.nameservers, `${what}.nameservers`);
+  bool(d, 'transferLock', what, false);
+  const addons = expectObject(d.addons, `${what}.addons`);
+  for (const key of ['dnsmanagement', 'emailforwarding', 'idprotection']) bool(addons, key, `${what}.addons`);
+  return d as unknown as AccountDomain;
+}
+
+export function expectAccountOrder(item: Json, what: string): AccountOrder {
+  const o = expectObject(item, what);
+  for (const key of ['id', 'action', 'domain', 'placedAt']) str(o, key, what);
+  num(o, 'period', what);
+  expectAmount(o.amount, `${what}.amount`);
+  if (!ORDER_STATUSES.includes(String(o.status))) fail(`${what}.status should be pending, completed or failed`);
+  if (o.refunded !== undefined) expectAmount(o.refunded, `${what}.refunded`);
+  str(o, 'expiryDate', what, false);
+  str(o, 'settledAt', what, false);
+  return o as unknown as AccountOrder;
+}
+
+export function expectDomainPage(value: Json, what: string): DomainPage {
+  const page = expectObject(value, what);
+  expectArrayOf(page.domains, `${what}.domains`, expectAccountDomain);
+  expectNext(page, what);
+  return page as unknown as DomainPage;
+}
+
+export function expectOrderPage(value: Json, what: string): OrderPage {
+  const page = expectObject(value, what);
+  expectArrayOf(page.orders, `${what}.orders`, expectAccountOrder);
+  expectNext(page, what);
+  return page as unknown as OrderPage;
+}
+
+export function expectStatementPage(value: Json, what: string): StatementPage {
+  const page = expectObject(value, what);
+  str(page, 'currency', what);
+  expectAmount(page.openingBalance, `${what}.openingBalance`);
+  expectAmount(page.closingBalance, `${what}.closingBalance`);
+  expectArrayOf(page.entries, `${what}.entries`, (item, w) => {
+    const e = expectObject(item, w);
+    for (const key of ['id', 'at', 'kind']) str(e, key, w);
+    expectAmount(e.amount, `${w}.amount`);
+    expectAmount(e.balance, `${w}.balance`);
+    str(e, 'orderId', w, false);
+    str(e, 'description', w, false);
+    return e;
+  });
+  expectNext(page, what);
+  return page as unknown as StatementPage;
+}

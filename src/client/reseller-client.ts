@@ -121,6 +121,43 @@ export interface EmailForwardInput {
 
 export type PricingAction = 'register' | 'renew' | 'transfer';
 
+/** Paging of the account lists (docs/api.md#lists). */
+export interface PageQuery {
+  /** Rows per page, 1 to 200 (default 50). */
+  readonly limit?: number;
+  /** The previous page's `next`. */
+  readonly cursor?: string;
+}
+
+/** `GET /account/domains` filters (docs/api.md#domains-list). */
+export interface DomainListQuery extends PageQuery {
+  /** One or more statuses: `Active`, `Expired`, `Pending Transfer`, … */
+  readonly status?: string | readonly string[];
+  readonly tld?: string;
+  /** Expiry from today to this many days ahead. */
+  readonly expiringWithinDays?: number;
+  /** Part of the name, Unicode or ASCII. */
+  readonly search?: string;
+  readonly sort?: 'name' | 'expiry';
+}
+
+/** `GET /account/orders` filters (docs/api.md#orders-list). */
+export interface OrderListQuery extends PageQuery {
+  readonly status?: reply.OrderStatusReply | readonly reply.OrderStatusReply[];
+  readonly action?: PricingAction | readonly PricingAction[];
+  readonly domain?: string;
+  /** Placed on or after this day (YYYY-MM-DD, UTC). */
+  readonly from?: string;
+  /** Placed on or before this day. */
+  readonly to?: string;
+}
+
+/** `GET /account/statement` range (docs/api.md#statement). */
+export interface StatementQuery extends PageQuery {
+  readonly from?: string;
+  readonly to?: string;
+}
+
 /** Which calls may be repeated: reads and "set" calls always; paid calls only with an idempotency key; the rest never. */
 type RetryRule = 'safe' | 'paid' | 'never';
 
@@ -489,6 +526,64 @@ export class ResellerClient {
     );
   }
 
+  // ---- account lists (beyond the contract) ----
+
+  /** `GET /account/domains` (docs/api.md#domains-list): one page of the reseller's domains. */
+  domains(query: DomainListQuery = {}, options?: CallOptions): Promise<reply.DomainPage> {
+    return this.call(listOp('/account/domains', query, reply.expectDomainPage), options);
+  }
+
+  /** `GET /account/orders` (docs/api.md#orders-list): one page of the reseller's orders, newest first. */
+  orders(query: OrderListQuery = {}, options?: CallOptions): Promise<reply.OrderPage> {
+    return this.call(listOp('/account/orders', query, reply.expectOrderPage), options);
+  }
+
+  /** `GET /account/orders/{id}`: one order, to learn how a pending one ended; a 404 error for an id that is not the reseller's. */
+  order(id: string, options?: CallOptions): Promise<reply.AccountOrder> {
+    if (typeof id !== 'string' || id.trim() === '') throw new TypeError('id is required');
+    return this.call(
+      {
+        method: 'GET',
+        path: `/account/orders/${encodeURIComponent(id)}`,
+        retry: 'safe',
+        parse: reply.expectAccountOrder,
+      },
+      options,
+    );
+  }
+
+  /** `GET /account/statement` (docs/api.md#statement): one page of ledger entries with the running balance. */
+  statement(query: StatementQuery = {}, options?: CallOptions): Promise<reply.StatementPage> {
+    return this.call(listOp('/account/statement', query, reply.expectStatementPage), options);
+  }
+
+  /** Every domain matching the filters, page after page: `for await (const d of client.eachDomain({ status: 'Active' }))`. */
+  eachDomain(query: Omit<DomainListQuery, 'cursor'> = {}, options?: CallOptions): AsyncGenerator<reply.AccountDomain> {
+    return eachRow(
+      (cursor) => this.domains({ ...query, cursor }, options),
+      (page) => page.domains,
+    );
+  }
+
+  /** Every order matching the filters, newest first, page after page. */
+  eachOrder(query: Omit<OrderListQuery, 'cursor'> = {}, options?: CallOptions): AsyncGenerator<reply.AccountOrder> {
+    return eachRow(
+      (cursor) => this.orders({ ...query, cursor }, options),
+      (page) => page.orders,
+    );
+  }
+
+  /** Every statement entry of the range, oldest first, page after page. */
+  eachStatementEntry(
+    query: Omit<StatementQuery, 'cursor'> = {},
+    options?: CallOptions,
+  ): AsyncGenerator<reply.StatementEntry> {
+    return eachRow(
+      (cursor) => this.statement({ ...query, cursor }, options),
+      (page) => page.entries,
+    );
+  }
+
   // ---- transport ----
 
   private domainOp<T>(
@@ -652,6 +747,30 @@ export class ResellerClient {
       signal.addEventListener('abort', onAbort, { once: true });
     });
   }
+}
+
+/** A list read: its filters in the query string, lists as repeated names, retried like every read. */
+function listOp<T>(path: string, query: object, parse: (json: unknown, what: string) => T): Operation<T> {
+  return {
+    method: 'GET',
+    path,
+    params: { ...(query as { [key: string]: FormValue }) },
+    repeat: ['status', 'action'],
+    retry: 'safe',
+    parse,
+  };
+}
+
+async function* eachRow<P extends { readonly next?: string }, R>(
+  read: (cursor: string | undefined) => Promise<P>,
+  rows: (page: P) => readonly R[],
+): AsyncGenerator<R> {
+  let cursor: string | undefined;
+  do {
+    const page = await read(cursor);
+    yield* rows(page);
+    cursor = page.next;
+  } while (cursor);
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {

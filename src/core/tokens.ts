@@ -14,6 +14,7 @@ import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
+import type { AccountLists } from './reseller/account-lists';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
@@ -26,7 +27,17 @@ import type { WebhookDeliveryWorker, WebhookSender } from './webhooks/delivery-w
 import type { Logger } from './common/logger';
 import type { UnitOfWork } from './common/unit-of-work';
 
-const token = <T>(name: string): ServiceIdentifier<T> => Symbol.for(`reseller/${name}`);
+declare const PRODUCES: unique symbol;
+
+/**
+ * A service identifier that carries the type it resolves to. inversify's `ServiceIdentifier<T>`
+ * accepts any symbol for any `T`; the brand makes `Token<Clock>` and `Token<Logger>` different
+ * types, so a dependency named by the wrong token does not compile (src/provide.ts).
+ */
+export type Token<T> = ServiceIdentifier<T> & { readonly [PRODUCES]?: T };
+
+/** A token for the service `name`; the same name gives the same token in every copy of the module. */
+export const token = <T>(name: string): Token<T> => Symbol.for(`reseller/${name}`) as Token<T>;
 
 /**
  * Every service identifier of the core in one place (src/container.ts binds them). A host replaces
@@ -64,6 +75,8 @@ export const TOKENS = {
   /** Sale prices from a registrar's cost prices and a margin rule (`reseller-admin tld import-costs`). */
   costPriceImport: token<CostPriceImport>('costPriceImport'),
   creditService: token<CreditService>('creditService'),
+  /** A reseller's own domains, orders and statement, page by page (the API's account lists, the portal). */
+  accountLists: token<AccountLists>('accountLists'),
   domainService: token<DomainService>('domainService'),
   availabilityChecker: token<AvailabilityChecker>('availabilityChecker'),
   searchService: token<SearchService>('searchService'),

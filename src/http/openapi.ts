@@ -18,7 +18,7 @@ const ERROR_STATUSES: Record<number, string> = {
   400: 'Validation error (a field missing, malformed or sent twice, a body that cannot be parsed or decoded), or a business rule the client can fix (TLD not offered, period not priced, insufficient credit, capability missing)',
   401: 'Authentication failed: missing or wrong headers, unknown user, bad token, stale timestamp, suspended reseller',
   403: "The client address is not on the reseller's IP allow-list",
-  404: 'No operation at this path: the {domain} segment is empty or not one path segment',
+  404: 'No operation at this path: a path segment ({domain}, {id}) is empty or not one segment; on an order id, no such order of the reseller',
   405: 'This path does not serve that method; the Allow header lists the ones it does',
   409: "The domain is not in the reseller's account, an order for it is in progress, or the Idempotency-Key's first request is still running",
   413: 'The body is larger than 64 KiB',
@@ -36,7 +36,7 @@ export function documentedErrors(r: Route): number[] {
   // Every route reads and parses a body, and its path answers 405 to other methods.
   const statuses = [400, 405, 413, 415, 500];
   if (r.access === 'reseller') statuses.push(401, 403, 429);
-  if (r.path.includes(':domain')) statuses.push(404);
+  if (r.path.includes(':')) statuses.push(404);
   if (r.path.includes(':domain') || r.path.startsWith('/order/domains')) statuses.push(409, 502, 504);
   if (r.idempotent) statuses.push(422);
   if (r.path === '/readyz') statuses.push(503);
@@ -221,7 +221,9 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
     },
     servers,
     security: [{ username: [], token: [] }],
-    tags: ['Account and catalogue', 'Search', 'Orders', 'Domains', 'Operations'].map((name) => ({ name })),
+    tags: ['Account and catalogue', 'Search', 'Orders', 'Domains', 'Account lists', 'Operations'].map((name) => ({
+      name,
+    })),
     paths,
     components: {
       securitySchemes: {

@@ -1,6 +1,6 @@
-import type { ServiceIdentifier } from 'inversify';
 import type { z } from 'zod';
 import type { AuthenticatedReseller } from '../core/auth/authenticator';
+import type { Token } from '../core/tokens';
 
 export type Access = 'reseller' | 'public';
 
@@ -12,7 +12,7 @@ export interface RouteContext<Input> {
   readonly requestId: string;
   readonly header: (name: string) => string | undefined;
   /** Resolves a core service from the container (memoised: no per-request container work). */
-  readonly resolve: <T>(token: ServiceIdentifier<T>) => T;
+  readonly resolve: <T>(token: Token<T>) => T;
 }
 
 export interface Route<Schema extends z.ZodType = z.ZodType> {

@@ -191,6 +191,26 @@ describe('reseller-admin order commands', () => {
       expect((await admin('order', 'settle', listed.id, '--refund', '--note', 'late')).code).toBe(1);
     });
 
+    it("refuses while the request's lease runs, and an expiry that contradicts the order (issue 26)", async () => {
+      const listed = await pendingOrder('lost-early.com');
+      // The CLI runs on the system clock: the request's lease runs 45 s more from now.
+      await h.module
+        .knex('orders')
+        .where({ id: listed.id })
+        .update({ lease_until: Date.now() + 45_000 });
+      const early = await admin('order', 'settle', listed.id, '--refund', '--note', 'looks stuck');
+      expect(early.code).toBe(1);
+      expect(early.stderr).toMatch(
+        /the request that placed it may still be waiting for the registrar \(its lease runs until .*, 4[45] s from now\); settle it after that; nothing was changed/,
+      );
+      await h.module.knex('orders').where({ id: listed.id }).update({ lease_until: 0 });
+      const past = await admin('order', 'settle', listed.id, '--complete', '--expiry', '1970-01-01', '--note', 'x');
+      expect(past.code).toBe(1);
+      expect(past.stderr).toMatch(/the expiry date 1970-01-01 is in the past .*; nothing was changed/);
+      expect((await admin('order', 'show', listed.id)).json).toMatchObject({ status: 'pending' });
+      await admin('order', 'settle', listed.id, '--refund', '--note', 'cleaning up');
+    });
+
     it('refuses a command line without exactly one outcome or without a note', async () => {
       const listed = await pendingOrder('lost-usage.com');
       expect((await admin('order', 'settle', listed.id, '--note', 'which?')).code).toBe(2);

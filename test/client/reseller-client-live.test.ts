@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { version } from '../../package.json';
 import { ResellerClient, type ResellerApiError } from '../../src/client';
+import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
 
 const BASE_PATH = '/modules/addons/DomainsReseller/api/index.php';
@@ -107,6 +108,50 @@ describe('ResellerClient against the real server', () => {
       kind: 'http',
       status: 409,
       serverMessage: expect.any(String),
+    });
+  });
+
+  describe('the account lists (beyond the contract)', () => {
+    beforeAll(async () => {
+      for (const name of ['list-a.com', 'list-b.com', 'list-c.net'])
+        await givenDomain(h.module, name, { expiryDate: '2027-01-01' });
+      await givenDomain(h.module, 'list-gone.com', { expiryDate: '2026-01-01', status: 'Expired' });
+    });
+
+    it('reads a page of domains with filters sent as the server reads them (statuses repeated)', async () => {
+      const page = await client.domains({ status: ['Active'], tld: '.com', limit: 1 });
+      expect(page.domains.map((d) => d.domain)).toEqual(['list-a.com']);
+      expect(page.next).toEqual(expect.any(String));
+      const both = await client.domains({ status: ['Active', 'Expired'], search: 'list' });
+      expect(both.domains.map((d) => d.domain)).toEqual(['list-a.com', 'list-b.com', 'list-c.net', 'list-gone.com']);
+    });
+
+    it('walks every page with eachDomain', async () => {
+      const names: string[] = [];
+      for await (const d of client.eachDomain({ search: 'list', limit: 1 })) names.push(d.domain);
+      expect(names).toEqual(['list-a.com', 'list-b.com', 'list-c.net', 'list-gone.com']);
+    });
+
+    it('reads the statement with its running balance, and orders by id', async () => {
+      const statement = await client.statement({ from: '2026-11-21', to: '2026-11-21' });
+      expect(statement).toMatchObject({ currency: 'USD', openingBalance: '0.00' });
+      expect(statement.entries[0]).toMatchObject({ kind: 'top_up', amount: '100.00', balance: '100.00' });
+      const entries = [];
+      for await (const e of client.eachStatementEntry({ limit: 1 })) entries.push(e);
+      expect(entries.map((e) => e.balance).at(-1)).toBe(await client.credits());
+      expect((await client.orders({ status: 'failed' })).orders).toEqual([]);
+      await expect(client.order('01JZZZZZZZZZZZZZZZZZZZZZZZ')).rejects.toMatchObject({
+        kind: 'http',
+        status: 404,
+        serverMessage: 'There is no such order',
+      });
+    });
+
+    it('carries a 400 for a filter the server refuses', async () => {
+      await expect(client.domains({ sort: 'price' as 'name' })).rejects.toMatchObject({
+        status: 400,
+        serverMessage: 'sort must be name or expiry',
+      });
     });
   });
 });

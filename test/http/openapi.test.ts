@@ -213,6 +213,13 @@ describe('the OpenAPI document', () => {
       '/order/domains/register',
     );
 
+    conforms(await get('/account/domains', { status: 'Active', limit: '2' }), 'get', '/account/domains');
+    const orders = await get('/account/orders', { limit: '1' });
+    conforms(orders, 'get', '/account/orders');
+    conforms(await get(`/account/orders/${orders.body.orders[0].id}`), 'get', '/account/orders/{id}');
+    conforms(await get('/account/orders/01JZZZZZZZZZZZZZZZZZZZZZZZ'), 'get', '/account/orders/{id}');
+    conforms(await get('/account/statement', { from: '2026-11-01' }), 'get', '/account/statement');
+
     // Errors: the same schema everywhere.
     conforms(
       await h.http.get('/billing/credits').set({ username: h.reseller.email, token: 'x'.repeat(88) }),

@@ -148,6 +148,24 @@ describe('premium names at order time', () => {
     });
   });
 
+  describe('a malformed premium answer is a fault, never a default (issue 26 items 2, 3)', () => {
+    it.each([
+      ['premiumstring-shop.com', 'isPremium "true", a string'],
+      ['premiumone-shop.com', 'isPremium 1, a number'],
+      ['premiumzero-shop.com', 'a premium cost of 0.00'],
+      ['premiumtwice-shop.com', 'the name listed twice, standard then premium'],
+    ])('refuses to sell %s (%s) at any price, and charges nothing', async (domain) => {
+      const res = await post('/order/domains/register', registerForm(domain, accept('5000.00')));
+      expect(res.status).toBe(502);
+      expect(res.body.error).toBe(
+        `Could not learn from the registrar whether ${domain} is a premium name ` +
+          `(the registrar gave no usable availability answer for ${domain}); nothing was charged`,
+      );
+      expect(await credits()).toBe('2000.00');
+      expect(await ordersFor(domain)).toEqual([]);
+    });
+  });
+
   describe('POST /order/domains/renew', () => {
     it("refuses a premium renewal without acceptance, then charges the registry's renewal cost with the rule", async () => {
       expect((await post('/order/domains/register', registerForm('premium-keep.com', accept('600.00')))).status).toBe(

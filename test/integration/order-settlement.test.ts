@@ -127,6 +127,8 @@ describe('settling orders that stay open', () => {
       b.fake.script('operator-sync.com', 'lost');
       await b.orders.register(r, registration('operator-sync.com'));
       const order = await orderFor('operator-sync.com');
+      // The operator, like reconciliation, waits for the request's lease (issue 26 item 4).
+      b.clock.advance(AFTER_LEASE_MS);
       await b.orders.settleByOperator(order.id, { outcome: 'complete', note: 'seen at the registry' });
       expect(await orderFor('operator-sync.com')).toMatchObject({ status: 'completed' });
       expect(await syncedAt('operator-sync.com')).toBeNull();

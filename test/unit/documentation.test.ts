@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ENVIRONMENT_VARIABLES } from '../../src/config/settings';
-import { buildOpenApiDocument } from '../../src/http/openapi';
+import { buildOpenApiDocument, openApiPath } from '../../src/http/openapi';
 import { ROUTES } from '../../src/http/routes';
 
 const README = readFileSync(path.join(__dirname, '../../README.md'), 'utf8');
@@ -23,7 +23,7 @@ describe('the README', () => {
     expect(README).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));
   });
 
-  it.each(ROUTES.map((r) => `${r.method.toUpperCase()} ${r.path.replace(':domain', '{domain}')}`))(
+  it.each(ROUTES.map((r) => `${r.method.toUpperCase()} ${openApiPath(r.path)}`))(
     'lists the endpoint %s',
     (endpoint) => {
       expect(README).toContain(`\`${endpoint}\``);

@@ -13,6 +13,28 @@ export interface LedgerEntry {
   readonly createdAt: Date;
 }
 
+/** Where a statement, oldest first, continues: the last entry's time and id. */
+export interface EntryKey {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/** One page of a reseller's statement, oldest first. */
+export interface StatementQuery {
+  readonly resellerId: string;
+  /** Entries at or after this instant, and before `before`. */
+  readonly from?: Date;
+  readonly before?: Date;
+  readonly after?: EntryKey;
+  readonly limit: number;
+}
+
+export interface StatementRows {
+  /** The balance just before the first entry answered (before `from`, or after the key when one was given). */
+  readonly openingBalance: Minor;
+  readonly entries: LedgerEntry[];
+}
+
 /**
  * The credit ledger: append-only entries and a running balance kept in step with them inside
  * the same transaction, so balance = sum of entries at every commit.
@@ -37,6 +59,12 @@ export interface LedgerRepository {
   totalBalance(): Promise<Minor>;
   sumOfEntries(resellerId: string): Promise<Minor>;
   entries(resellerId: string, limit: number): Promise<LedgerEntry[]>;
+  /**
+   * Optional. A page of the statement with the balance before it, read together so that they
+   * agree. Without it, statements are built from the newest `entries` and the balance
+   * (src/core/reseller/account-lists.ts says how many), which suits a host's ledger with a short history.
+   */
+  statement?(query: StatementQuery): Promise<StatementRows>;
 }
 
 /**

@@ -88,6 +88,30 @@ export interface DomainListFilter {
   readonly limit?: number;
 }
 
+/** How a page of domains is sorted: by name, or soonest expiry first (unknown expiry last), then name. */
+export type DomainSort = 'name' | 'expiry';
+
+/** Where a sorted list of domains continues: the last row's sort key. */
+export type DomainKey =
+  | { readonly sort: 'name'; readonly name: string }
+  | { readonly sort: 'expiry'; readonly expiryDate: string | null; readonly name: string };
+
+/** One page of domains (src/core/reseller/account-lists.ts makes it; the console may leave `resellerId` out). */
+export interface DomainQuery {
+  readonly resellerId?: string;
+  readonly statuses?: readonly DomainStatus[];
+  /** ASCII TLD with its dot, like `.com`. */
+  readonly tld?: string;
+  /** Expiry date (YYYY-MM-DD) from `expiresFrom` to `expiresBy`, both included; a domain without one does not match. */
+  readonly expiresFrom?: string;
+  readonly expiresBy?: string;
+  /** Part of the name, lower case, matched in the ASCII and the Unicode form. */
+  readonly search?: string;
+  readonly sort: DomainSort;
+  readonly after?: DomainKey;
+  readonly limit: number;
+}
+
 /** What an order changes on a domain row (src/core/order). */
 export interface DomainOrderChange {
   readonly status: DomainStatus;
@@ -102,6 +126,8 @@ export interface DomainOrderChange {
 export interface DomainRepository {
   findByName(name: string): Promise<DomainRecord | undefined>;
   list(filter: DomainListFilter): Promise<DomainRecord[]>;
+  /** Up to `limit` domains matching the query, in its sort order, after its key (keyset paging). */
+  page(query: DomainQuery): Promise<DomainRecord[]>;
   /** Throws on a name the platform already holds (the name is unique). */
   insert(domain: NewDomain): Promise<void>;
   /**

@@ -19,7 +19,7 @@ import { registrarMessage } from './gateway-order-registrar';
 import { fingerprintOf, parseIdempotencyKey } from './idempotency';
 import type { IdempotencyRecord, IdempotentAnswer, Order, OrderListFilter, OrderRequest, PriorDomain } from './order';
 import type { OrderSettlement, Verdict } from './order-settlement';
-import { NOUN, PENDING_STATUS_OF, RENEWABLE_STATUSES } from './order-settlement';
+import { NOUN, PENDING_STATUS_OF, RENEWABLE_STATUSES, REQUEST_LEASE } from './order-settlement';
 import { runAndPublish, statusChanged, type Outbox } from './outbox';
 import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { OrderRegistrar, RegistrarAnswer, TransferStatus } from './order-registrar';
@@ -265,7 +265,7 @@ export class OrderService implements TransferOrders {
         expiryDate: null,
         note: null,
         // The request path owns the order through its registrar call; reconciliation waits beyond that.
-        leaseOwner: `request:${orderId}`,
+        leaseOwner: `${REQUEST_LEASE}${orderId}`,
         leaseUntil: new Date(now.getTime() + this.settings.registrarTimeoutMs + this.settings.reconcileAfterMs),
         reconcileAttempts: 0,
         createdAt: now,
@@ -565,6 +565,7 @@ export class OrderService implements TransferOrders {
     if (!order) throw new DomainError('not_found', `No order with id ${orderId}`);
     if (order.status !== 'pending')
       throw new DomainError('conflict', `Order ${orderId} is already ${order.status}; nothing was changed`);
+    this.settlement.assertOperatorMay(order, decision);
     const settled =
       decision.outcome === 'complete'
         ? await this.settlement.complete(
@@ -689,7 +690,8 @@ export class OrderService implements TransferOrders {
     assertCompleteRegistrant(contacts.registrant!);
     const originalVars = checkOriginalVars(command.originalVars);
     // Asked last: an order refused for its own input costs no registrar call.
-    const price = priceWith(charge, await this.premiumPriceOf(reseller, action, tld.registrar, domain, command));
+    const premium = await this.premiumPriceOf(reseller, action, tld.registrar, domain, command);
+    const price = priceWith(charge, premium?.total);
     const eppCode = action === 'transfer' ? (command as TransferCommand).eppCode : undefined;
     const request: OrderRequest = {
       nameservers,
@@ -706,6 +708,7 @@ export class OrderService implements TransferOrders {
       addons: Object.fromEntries(ADDONS.map((a) => [a, addons.includes(a)])),
       fields: command.fields,
       ...(command.idnLanguage && { idnLanguage: command.idnLanguage }),
+      ...(premium && { premiumCost: premium.cost }),
     };
     return {
       action,
@@ -739,7 +742,8 @@ export class OrderService implements TransferOrders {
       );
     const charge = await this.catalogueCharge(reseller, 'renew', tld, command.period, addons);
     // Asked last: a renewal refused for its own input costs no registrar call.
-    const price = priceWith(charge, await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command));
+    const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
+    const price = priceWith(charge, premium?.total);
     return {
       action: 'renew',
       domain,
@@ -751,7 +755,12 @@ export class OrderService implements TransferOrders {
       call: (order) =>
         this.registrar.renew(
           order.registrar,
-          { domain: domain.ascii, period: order.period, currentExpiryDate: order.priorDomain?.expiryDate ?? null },
+          {
+            domain: domain.ascii,
+            period: order.period,
+            currentExpiryDate: order.priorDomain?.expiryDate ?? null,
+            ...(premium && { premiumCost: premium.cost }),
+          },
           order.id,
         ),
     };
@@ -769,7 +778,8 @@ export class OrderService implements TransferOrders {
   }
 
   /**
-   * docs/orders.md#premium-names: the premium price of the order's name for its period, or
+   * docs/orders.md#premium-names: the premium price of the order's name for its period (and the
+   * registry's yearly cost it was made from, which the registrar is told it may charge), or
    * undefined when the catalogue price applies (not premium, or a registrar that cannot tell).
    * A premium name is sold only at the group's premium price, only to a request that accepts
    * at least that price; otherwise the order is refused before any money moves.
@@ -780,7 +790,7 @@ export class OrderService implements TransferOrders {
     registrarId: string,
     domain: RegistrableDomain,
     command: { readonly period: number; readonly premiumCost?: Minor },
-  ): Promise<Minor | undefined> {
+  ): Promise<{ readonly total: Minor; readonly cost: Minor } | undefined> {
     const answer = await this.registrar.premium(registrarId, domain.ascii);
     if (answer.kind === 'standard' || answer.kind === 'cannot_tell') return undefined;
     if (answer.kind === 'unknown')
@@ -809,7 +819,7 @@ export class OrderService implements TransferOrders {
           `${command.premiumCost === undefined ? '' : `, more than the premiumCost ${formatAmount(command.premiumCost)} sent`}` +
           `; send premiumEnabled=1 and premiumCost=${formatAmount(total)} to accept it; nothing was charged`,
       );
-    return total;
+    return { total, cost: cost! };
   }
 
   /**

@@ -3,6 +3,7 @@ import { creditChanged } from '../credit/credit-service';
 import { postWithBalance, type LedgerEntry } from '../credit/ledger';
 import type { DomainStatus } from '../domain/domain';
 import type { Clock } from '../common/clock';
+import { DomainError } from '../common/errors';
 import { ulid } from '../common/ids';
 import type { Logger } from '../common/logger';
 import { formatAmount } from '../common/money';
@@ -48,6 +49,8 @@ export const NOUN: Record<OrderAction, string> = { register: 'registration', ren
 export const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
 /** docs/api.md#renew-a-domain: renewal needs an active order: Active, Expired or Grace. */
 export const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
+/** The lease owner of the request path that placed an order (`request:<order id>`). */
+export const REQUEST_LEASE = 'request:';
 /** The longest reconciliation waits between two questions about one order (the backoff's ceiling). */
 export const MAX_RECONCILE_BACKOFF_MS = 6 * 3_600_000;
 
@@ -279,6 +282,44 @@ export class OrderSettlement {
       if (options.answer && order.idempotencyKey !== null)
         await repos.idempotency.finishForOrder(order.id, options.answer);
     });
+  }
+
+  /**
+   * Refuses an operator's settlement the order contradicts, before anything is written
+   * (docs/orders.md#settling-by-hand):
+   * - while the request that placed the order holds its lease: its registrar call may still be
+   *   running (or the registry still acting on one cut off at the deadline), so a refund could
+   *   leave the name registered unpaid and a completion could keep a name never registered; the
+   *   operator waits as reconciliation does (a reconciler's lease is no such reason: it only asks);
+   * - a completion's expiry in the past, and a renewal's expiry not after the one it renewed.
+   */
+  assertOperatorMay(
+    order: Order,
+    decision: { readonly outcome: 'complete' | 'refund'; readonly expiryDate?: string },
+  ): void {
+    const now = this.clock.now();
+    if (order.leaseOwner?.startsWith(REQUEST_LEASE) && order.leaseUntil && order.leaseUntil > now) {
+      const seconds = Math.ceil((order.leaseUntil.getTime() - now.getTime()) / 1000);
+      throw new DomainError(
+        'conflict',
+        `Order ${order.id}: the request that placed it may still be waiting for the registrar (its lease runs until ` +
+          `${order.leaseUntil.toISOString()}, ${seconds} s from now); settle it after that; nothing was changed`,
+      );
+    }
+    const expiry = decision.outcome === 'complete' ? decision.expiryDate : undefined;
+    if (expiry === undefined) return;
+    const before = order.action === 'renew' ? order.priorDomain?.expiryDate : null;
+    if (before && expiry <= before)
+      throw new DomainError(
+        'validation_failed',
+        `the expiry date ${expiry} is not after the domain's expiry before the renewal (${before}); a renewal moves it later; nothing was changed`,
+      );
+    const today = isoDay(now);
+    if (expiry < today)
+      throw new DomainError(
+        'validation_failed',
+        `the expiry date ${expiry} is in the past (today is ${today}); a completed ${NOUN[order.action]} expires in the future; nothing was changed`,
+      );
   }
 
   /** How long reconciliation waits after its `attempt`-th unresolved question about an order. */

@@ -63,6 +63,26 @@ export interface OrderListFilter {
   readonly limit?: number;
 }
 
+/** Where a list of orders, newest first, continues: the last row's creation time and id. */
+export interface OrderKey {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
+/** One page of orders, newest first (src/core/reseller/account-lists.ts makes it). */
+export interface OrderQuery {
+  readonly resellerId?: string;
+  readonly statuses?: readonly OrderStatus[];
+  readonly actions?: readonly OrderAction[];
+  /** ASCII domain name. */
+  readonly domain?: string;
+  /** Placed at or after this instant, and before `placedBefore`. */
+  readonly placedFrom?: Date;
+  readonly placedBefore?: Date;
+  readonly before?: OrderKey;
+  readonly limit: number;
+}
+
 export interface OrderRepository {
   /**
    * Inserts a pending order. Returns false, writing nothing, when the domain already has an open
@@ -73,6 +93,8 @@ export interface OrderRepository {
   /** The domain's open (pending) order, if it has one: there is at most one (the unique open-domain index). */
   findOpen(domain: string): Promise<Order | undefined>;
   list(filter: OrderListFilter): Promise<Order[]>;
+  /** Up to `limit` orders matching the query, newest first, older than its key (keyset paging). */
+  page(query: OrderQuery): Promise<Order[]>;
   /**
    * pending → completed | failed, only from pending: returns false when the order was settled
    * already (by a concurrent retry, the request path or reconciliation).

@@ -298,13 +298,14 @@ function checkOne(schema: z.ZodType, answer: unknown): unknown {
 function checkList(id: string, operation: string, schema: ListAnswer, answer: unknown, options: GuardOptions) {
   if (!Array.isArray(answer)) throw new Error('answer: expected a list');
   if (answer.length > schema.max) throw new Error(`answer: more than ${schema.max} elements`);
-  const kept: unknown[] = [];
+  let kept: unknown[] = [];
   const dropped: string[] = [];
   answer.forEach((element, index) => {
     const parsed = schema.element.safeParse(element);
     if (parsed.success) kept.push(parsed.data);
     else dropped.push(`${index}: ${issuesOf(parsed.error)}`);
   });
+  if (schema.keyOf) kept = withoutRepeats(kept, schema.keyOf, dropped);
   if (dropped.length > 0 && options.strict) throw new Error(dropped.slice(0, 3).join('; '));
   if (dropped.length > 0)
     options.logger.info(
@@ -312,6 +313,15 @@ function checkList(id: string, operation: string, schema: ListAnswer, answer: un
       'registrar answer: malformed elements dropped',
     );
   return kept;
+}
+
+/** The elements whose key appears once; every element of a repeated key is noted as dropped. */
+function withoutRepeats(elements: unknown[], keyOf: (element: never) => string, dropped: string[]): unknown[] {
+  const counts = new Map<string, number>();
+  for (const element of elements) counts.set(keyOf(element as never), (counts.get(keyOf(element as never)) ?? 0) + 1);
+  for (const [key, count] of counts)
+    if (count > 1) dropped.push(`${key.slice(0, 80)}: listed ${count} times in one answer`);
+  return elements.filter((element) => counts.get(keyOf(element as never)) === 1);
 }
 
 function issuesOf(error: z.ZodError): string {

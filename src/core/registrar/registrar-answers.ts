@@ -65,25 +65,26 @@ export const TransferStarted = outcome({ expiryDate: RegistrarDate.optional() })
 const Money = z.number().int().min(0).max(100_000_000_00);
 
 /**
- * One name of an availability answer, read field by field: a status the platform does not know
- * reads `unknown`, and a malformed premium price (or part of one) is dropped rather than trusted.
+ * One name of an availability answer, read field by field. A status the platform does not know
+ * reads `unknown`; but the premium fields decide what a name costs, so a malformed one (an
+ * `isPremium` that is not a boolean, a price that is not a whole number of minor units, a premium
+ * cost of 0) makes the whole entry unusable: a fault, never a default (issue 26 items 2, 3).
  */
-export const AvailabilityEntry = z.object({
-  domain: z
-    .string()
-    .max(253)
-    .transform((d) => d.toLowerCase()),
-  status: z.enum(['available', 'registered', 'reserved', 'unknown']).catch('unknown'),
-  isPremium: z.boolean().optional().catch(undefined),
-  premiumPrice: z
-    .object({
-      register: Money,
-      renew: Money.optional().catch(undefined),
-      transfer: Money.optional().catch(undefined),
-    })
-    .optional()
-    .catch(undefined),
-});
+export const AvailabilityEntry = z
+  .object({
+    domain: z
+      .string()
+      .max(253)
+      .transform((d) => d.toLowerCase()),
+    status: z.enum(['available', 'registered', 'reserved', 'unknown']).catch('unknown'),
+    isPremium: z.boolean().optional(),
+    premiumPrice: z.object({ register: Money, renew: Money.optional(), transfer: Money.optional() }).optional(),
+  })
+  .superRefine((entry, ctx) => {
+    if (entry.isPremium !== true || !entry.premiumPrice) return;
+    for (const [action, cost] of Object.entries(entry.premiumPrice))
+      if (cost === 0) ctx.addIssue({ code: 'custom', path: ['premiumPrice', action], message: 'a premium cost of 0' });
+  });
 
 const NameserverList = z.preprocess(
   (v) => (Array.isArray(v) ? v.filter((n) => n !== '' && n !== null) : v),
@@ -178,6 +179,17 @@ export const TldPriceEntry = z.object({
   transfer: Money.optional(),
 });
 
+/** `domainPricing.price`: a premium answer carries its cost, and a premium cost is never 0. */
+export const DomainPriceAnswer = outcome({
+  isPremium: z.boolean(),
+  cost: Money.optional(),
+}).superRefine((answer, ctx) => {
+  if (!answer.ok || !answer.isPremium) return;
+  if (answer.cost === undefined)
+    ctx.addIssue({ code: 'custom', path: ['cost'], message: 'a premium price needs its cost' });
+  else if (answer.cost === 0) ctx.addIssue({ code: 'custom', path: ['cost'], message: 'a premium cost of 0' });
+});
+
 /**
  * A batch answer (a list): checked element by element, so one bad element is dropped (and
  * logged) instead of costing the whole answer; an answer that is not a list, or longer than
@@ -186,8 +198,14 @@ export const TldPriceEntry = z.object({
 export interface ListAnswer<E extends z.ZodType = z.ZodType> {
   readonly element: E;
   readonly max: number;
+  /**
+   * What identifies an element, when the list may hold each at most once: elements sharing a key
+   * contradict each other (a name listed twice, standard then premium), so all of them are dropped.
+   */
+  readonly keyOf?: (element: z.output<E>) => string;
 }
-const list = <E extends z.ZodType>(element: E, max: number): ListAnswer<E> => ({ element, max });
+const list = <E extends z.ZodType>(element: E, max: number, keyOf?: (element: z.output<E>) => string): ListAnswer<E> =>
+  keyOf ? { element, max, keyOf } : { element, max };
 
 /**
  * The answer schema of every method a plugin has, by capability and method: the guarded
@@ -195,7 +213,7 @@ const list = <E extends z.ZodType>(element: E, max: number): ListAnswer<E> => ({
  * to the same table.
  */
 export const ANSWERS = {
-  checkAvailability: list(AvailabilityEntry, 1000),
+  checkAvailability: list(AvailabilityEntry, 1000, (entry) => entry.domain),
   register: Registered,
   renew: Registered,
   transfer: { transfer: TransferStarted },
@@ -214,6 +232,7 @@ export const ANSWERS = {
   transferSync: { sync: TransferSync },
   suggestions: { suggest: list(SuggestionEntry, 1000) },
   tldPricing: { prices: list(TldPriceEntry, 10_000) },
+  domainPricing: { price: DomainPriceAnswer },
 } as const satisfies {
   readonly [C in CapabilityName]: { readonly [M in (typeof CAPABILITY_METHODS)[C][number]]: z.ZodType | ListAnswer };
 } & Readonly<Record<(typeof REQUIRED_METHODS)[number], z.ZodType | ListAnswer>>;

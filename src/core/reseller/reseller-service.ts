@@ -115,6 +115,20 @@ export class ResellerService {
     return apiKey;
   }
 
+  /**
+   * A new API key for every reseller, sealed under the current master key: the recovery when the
+   * key that sealed the stored ones is lost (`reseller-admin master-key replace-lost`).
+   */
+  async reissueAllKeys(): Promise<Array<{ email: string; apiKey: string }>> {
+    const issued: Array<{ email: string; apiKey: string }> = [];
+    for (const reseller of await this.list()) {
+      const apiKey = generateApiKey();
+      await this.uow.run(({ resellers }) => resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey)));
+      issued.push({ email: reseller.email, apiKey });
+    }
+    return issued;
+  }
+
   async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {
     const reseller = await this.byEmail(email);
     await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));

@@ -1,4 +1,5 @@
 import type { Route } from '../route-table';
+import { accountListRoutes } from './account-list-routes';
 import { accountRoutes } from './account-routes';
 import { catalogueRoutes } from './catalogue-routes';
 import { searchRoutes } from './search-routes';
@@ -12,4 +13,5 @@ export const ROUTES: readonly Route[] = [
   ...orderRoutes,
   ...searchRoutes,
   ...domainRoutes,
+  ...accountListRoutes,
 ];

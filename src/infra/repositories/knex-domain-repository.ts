@@ -3,6 +3,7 @@ import type { Db } from '../db/db';
 import type {
   DomainChanges,
   DomainListFilter,
+  DomainQuery,
   DomainOrderChange,
   DomainRecord,
   DomainRepository,
@@ -89,6 +90,38 @@ export class KnexDomainRepository implements DomainRepository {
       .orderBy('name')
       .limit(filter.limit ?? 10_000);
     if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
+    return (await query).map(toDomain);
+  }
+
+  async page(q: DomainQuery): Promise<DomainRecord[]> {
+    const query = this.db<DomainRow>('domains').limit(q.limit);
+    if (q.resellerId !== undefined) query.where({ reseller_id: q.resellerId });
+    if (q.statuses && q.statuses.length > 0) query.whereIn('status', [...q.statuses]);
+    if (q.tld !== undefined) query.where({ tld: q.tld });
+    if (q.expiresFrom !== undefined) query.where('expiry_date', '>=', q.expiresFrom);
+    if (q.expiresBy !== undefined) query.where('expiry_date', '<=', q.expiresBy);
+    if (q.search) {
+      const pattern = `%${likeEscaped(q.search)}%`;
+      query.where((w) =>
+        w.whereRaw(`name like ? escape '!'`, [pattern]).orWhereRaw(`unicode_name like ? escape '!'`, [pattern]),
+      );
+    }
+    if (q.sort === 'name') {
+      query.orderBy('name');
+      if (q.after) query.where('name', '>', q.after.name);
+    } else {
+      // A domain whose expiry is unknown sorts after every known one.
+      const expiry = `coalesce(expiry_date, '${UNKNOWN_EXPIRY_SORTS_AS}')`;
+      query.orderByRaw(`${expiry} asc, name asc`);
+      if (q.after?.sort === 'expiry') {
+        const at = q.after.expiryDate ?? UNKNOWN_EXPIRY_SORTS_AS;
+        query.where((w) =>
+          w
+            .whereRaw(`${expiry} > ?`, [at])
+            .orWhere((x) => x.whereRaw(`${expiry} = ?`, [at]).where('name', '>', q.after!.name)),
+        );
+      }
+    }
     return (await query).map(toDomain);
   }
 
@@ -254,6 +287,13 @@ function dueForSync(
     .andWhere((q) => q.whereNull('domains.synced_at').orWhere('domains.synced_at', '<', syncedBefore.getTime()))
     .andWhere((q) => q.whereNull('domains.sync_lease_until').orWhere('domains.sync_lease_until', '<=', now))
     .whereNotExists((q) => q.select(q.client.raw('1')).from('orders').whereRaw('orders.open_domain = domains.name'));
+}
+
+const UNKNOWN_EXPIRY_SORTS_AS = '9999-12-31';
+
+/** A LIKE pattern's text with its wildcards taken literally (escape character `!`, the same on SQLite and MariaDB). */
+function likeEscaped(text: string): string {
+  return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
 function newDomainRow(d: NewDomain) {

@@ -1,5 +1,6 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/db';
-import type { EntryKind, LedgerEntry, LedgerRepository } from '../../core/credit/ledger';
+import type { EntryKind, LedgerEntry, LedgerRepository, StatementQuery, StatementRows } from '../../core/credit/ledger';
 import type { Minor } from '../../core/common/money';
 import { databaseKind, rawRows } from '../db/database-kind';
 
@@ -75,16 +76,52 @@ export class KnexLedgerRepository implements LedgerRepository {
       .where({ reseller_id: resellerId })
       .orderBy('id', 'desc')
       .limit(limit);
-    return rows.map((row) => ({
-      id: row.id,
-      resellerId: row.reseller_id,
-      amount: Number(row.amount_minor),
-      kind: row.kind as EntryKind,
-      orderId: row.order_id,
-      note: row.note,
-      createdAt: new Date(Number(row.created_at)),
-    }));
+    return rows.map(toEntry);
   }
+
+  async statement(q: StatementQuery): Promise<StatementRows> {
+    const start = (query: Knex.QueryBuilder) => {
+      const after = q.after;
+      if (after)
+        return query.where((w) =>
+          w
+            .where('created_at', '>', after.createdAt)
+            .orWhere((x) => x.where('created_at', '=', after.createdAt).where('id', '>', after.id)),
+        );
+      return q.from ? query.where('created_at', '>=', q.from.getTime()) : query;
+    };
+    const page = start(this.db('credit_entries').where({ reseller_id: q.resellerId }))
+      .orderBy([
+        { column: 'created_at', order: 'asc' },
+        { column: 'id', order: 'asc' },
+      ])
+      .limit(q.limit);
+    if (q.before) page.where('created_at', '<', q.before.getTime());
+    // The balance before the page is today's balance less every entry from the page's start on,
+    // in one statement (one snapshot on both engines), so an entry posted meanwhile counts on
+    // both sides and cancels out; a statement of recent weeks sums few rows.
+    const since = start(
+      this.db('credit_entries').sum({ total: 'amount_minor' }).where({ reseller_id: q.resellerId }),
+    ).toSQL();
+    const [rows, opening] = await Promise.all([
+      page as Promise<EntryRow[]>,
+      this.db.raw(`select (${BALANCE}) - coalesce((${since.sql}), 0) as opening`, [q.resellerId, ...since.bindings]),
+    ]);
+    const openingRow = rawRows<{ opening: number | string | null }>(this.db, opening)[0];
+    return { openingBalance: Number(openingRow?.opening ?? 0), entries: rows.map(toEntry) };
+  }
+}
+
+function toEntry(row: EntryRow): LedgerEntry {
+  return {
+    id: row.id,
+    resellerId: row.reseller_id,
+    amount: Number(row.amount_minor),
+    kind: row.kind as EntryKind,
+    orderId: row.order_id,
+    note: row.note,
+    createdAt: new Date(Number(row.created_at)),
+  };
 }
 
 function entryRow(entry: LedgerEntry) {

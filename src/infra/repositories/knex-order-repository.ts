@@ -1,6 +1,13 @@
 import type { Db } from '../db/db';
 import type { OrderAction } from '../../core/catalogue/catalogue';
-import type { Order, OrderListFilter, OrderRepository, OrderStatus, PriorDomain } from '../../core/order/order';
+import type {
+  Order,
+  OrderListFilter,
+  OrderQuery,
+  OrderRepository,
+  OrderStatus,
+  PriorDomain,
+} from '../../core/order/order';
 import { isUniqueViolation } from '../db/errors';
 
 interface OrderRow {
@@ -110,6 +117,30 @@ export class KnexOrderRepository implements OrderRepository {
     if (filter.resellerId) query.where({ reseller_id: filter.resellerId });
     if (filter.status) query.where({ status: filter.status });
     if (filter.domain) query.where({ domain_name: filter.domain });
+    return (await query).map(toOrder);
+  }
+
+  async page(q: OrderQuery): Promise<Order[]> {
+    // Newest first along the (reseller_id, created_at) index; the id breaks ties within a millisecond.
+    const query = this.db<OrderRow>('orders')
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit);
+    if (q.resellerId !== undefined) query.where({ reseller_id: q.resellerId });
+    if (q.statuses && q.statuses.length > 0) query.whereIn('status', [...q.statuses]);
+    if (q.actions && q.actions.length > 0) query.whereIn('action', [...q.actions]);
+    if (q.domain !== undefined) query.where({ domain_name: q.domain });
+    if (q.placedFrom) query.where('created_at', '>=', q.placedFrom.getTime());
+    if (q.placedBefore) query.where('created_at', '<', q.placedBefore.getTime());
+    const before = q.before;
+    if (before)
+      query.where((w) =>
+        w
+          .where('created_at', '<', before.createdAt)
+          .orWhere((x) => x.where('created_at', '=', before.createdAt).where('id', '<', before.id)),
+      );
     return (await query).map(toOrder);
   }
 

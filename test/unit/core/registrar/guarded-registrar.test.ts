@@ -224,6 +224,48 @@ describe('the guarded registrar', () => {
       );
     });
 
+    it('drops a name whose premium fields are malformed, never reading them as "not premium" (issue 26 item 2)', async () => {
+      const plugin = fakeRegistrar({ id: 'acme' });
+      plugin.checkAvailability = async () => [
+        { domain: 'string.com', status: 'available', isPremium: 'true' as never, premiumPrice: { register: 100_000 } },
+        { domain: 'one.com', status: 'available', isPremium: 1 as never, premiumPrice: { register: 100_000 } },
+        { domain: 'zero.com', status: 'available', isPremium: true, premiumPrice: { register: 0 } },
+        { domain: 'part.com', status: 'available', isPremium: true, premiumPrice: { register: 500, renew: 1.5 } },
+        { domain: 'fine.com', status: 'available', isPremium: true, premiumPrice: { register: 500 } },
+        { domain: 'standard.com', status: 'available', isPremium: false, premiumPrice: { register: 0 } },
+      ];
+      expect(await setup(plugin).guarded.checkAvailability(['x.com'])).toEqual([
+        { domain: 'fine.com', status: 'available', isPremium: true, premiumPrice: { register: 500 } },
+        { domain: 'standard.com', status: 'available', isPremium: false, premiumPrice: { register: 0 } },
+      ]);
+    });
+
+    it('drops every entry of a name listed twice in one answer (issue 26 item 3); strict mode fails', async () => {
+      const plugin = fakeRegistrar({ id: 'acme' });
+      plugin.checkAvailability = async () => [
+        { domain: 'twice.com', status: 'available', isPremium: false },
+        { domain: 'once.com', status: 'available' },
+        { domain: 'TWICE.com', status: 'available', isPremium: true, premiumPrice: { register: 100_000 } },
+      ];
+      const { guarded, logger } = setup(plugin);
+      expect(await guarded.checkAvailability(['twice.com', 'once.com'])).toEqual([
+        { domain: 'once.com', status: 'available' },
+      ]);
+      expect(logger.entries).toContainEqual(
+        expect.objectContaining({
+          obj: expect.objectContaining({ problems: ['twice.com: listed 2 times in one answer'] }),
+        }),
+      );
+      const strict = guardRegistrar(
+        { id: 'acme', plugin, capabilities: [] },
+        { timeoutMs: 1000, logger: recordingLogger(), strict: true },
+      );
+      await expect(strict.checkAvailability(['twice.com'])).rejects.toMatchObject({
+        kind: 'malformed',
+        detail: 'twice.com: listed 2 times in one answer',
+      });
+    });
+
     it('in strict mode (the conformance kit), fails on a malformed element instead', async () => {
       const plugin = fakeRegistrar({ id: 'acme' });
       plugin.suggestions = { suggest: async () => [{ domain: 'a.com', score: 500 }] };
