@@ -11,8 +11,7 @@ import { DomainManagementService } from './core/domain/domain-management-service
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
-import { OrderSettlement } from './core/order/order-settlement';
-import { OrderService } from './core/order/order-service';
+import { createOrderService } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import { guardRegistrars, type RegistrarCallObserver } from './core/registrar/guarded-registrar';
@@ -346,16 +345,7 @@ function orderModule(settings: Settings): ContainerModule {
         logger: TOKENS.logger,
         settings: TOKENS.orderSettings,
       },
-      ({ uow, registrar, catalogue, clock, logger, settings }) =>
-        new OrderService(
-          uow,
-          registrar,
-          catalogue,
-          new OrderSettlement(uow, clock, logger, settings),
-          clock,
-          logger,
-          settings,
-        ),
+      createOrderService,
     );
   });
 }
