@@ -19,6 +19,7 @@ import type { OrderService, ReconcileReport } from './core/order/order-service';
 import type { ResellerService } from './core/reseller/reseller-service';
 import type { SearchService } from './core/search/search-service';
 import { TOKENS } from './core/tokens';
+import type { WebhookService } from './core/webhooks/webhook-service';
 import { createHttpApi } from './http/http-api';
 import { buildOpenApiDocument } from './http/openapi';
 import type { Route } from './http/route-table';
@@ -118,6 +119,8 @@ export interface ResellerModule {
     readonly apiLog: ApiLogService;
     /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
+    /** Webhook endpoints and their deliveries (docs/events.md). */
+    readonly webhooks: WebhookService;
     /** Every change made from the console, the portal or a CLI command (docs/console.md#audit-log). */
     readonly audit: AuditLog;
     /** The console's operator accounts (`reseller-admin operator`). */
@@ -130,7 +133,11 @@ export interface ResellerModule {
   console(options?: ConsoleMountOptions): Koa.Middleware;
   /** The console's and portal's sessions in the database (listed and revoked in the console). */
   readonly webSessions: WebSessions;
-  /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
+  /**
+   * Subscribes to one of the module's events (docs/events.md): the handler gets the payload and the
+   * whole event, after the change committed, at least once (deduplicate on `event.id`). Returns
+   * the function that unsubscribes.
+   */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
   /**
@@ -210,9 +217,27 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const readiness = readinessCheck({ ...database, registrars, catalogue: services.catalogue, state });
     const runSync = syncRunner(services.domainSync, settings, clock);
     const reconcile = reconciler(services.orders);
+    // Events: the outbox's dispatcher and the webhook deliveries (docs/events.md), stopped after the jobs.
+    const dispatcher = container.get(TOKENS.outboxDispatcher);
+    const deliveries = container.get(TOKENS.webhookDeliveryWorker);
+    lifecycle.onStop(async () => {
+      await deliveries.stop();
+      container.get(TOKENS.webhookSender).close?.();
+      await dispatcher.drain();
+    });
     const webSessions = container.get(WEB_TOKENS.sessions);
     const jobs = backgroundJobs(
-      { runSync, reconcile, apiLog: services.apiLog, audit: services.audit, webSessions, metrics, settings, logger },
+      {
+        runSync,
+        reconcile,
+        dispatcher,
+        apiLog: services.apiLog,
+        audit: services.audit,
+        webSessions,
+        metrics,
+        settings,
+        logger,
+      },
       lifecycle,
     );
     const observation = requestObservation({ logger, metrics, apiLog, settings, clock });
@@ -263,6 +288,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           return;
         }
         jobs.start();
+        deliveries.start();
       },
       runSync,
       readiness,
@@ -296,6 +322,7 @@ function servicesOf(container: Container): ResellerModule['services'] {
     domainSync: container.get(TOKENS.domainSyncService),
     apiLog: container.get(TOKENS.apiLogService),
     orders: container.get(TOKENS.orderService),
+    webhooks: container.get(TOKENS.webhookService),
     audit: container.get(TOKENS.auditLog),
     operators: container.get(TOKENS.operatorService),
   };

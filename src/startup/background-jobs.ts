@@ -2,6 +2,7 @@ import os from 'node:os';
 import type { Settings } from '../config/settings';
 import type { ApiLogService } from '../core/api-log/api-log';
 import type { AuditLog } from '../core/audit/audit-log';
+import type { OutboxDispatcher } from '../core/events/event-dispatcher';
 import type { Clock } from '../core/common/clock';
 import { ulid } from '../core/common/ids';
 import type { Logger } from '../core/common/logger';
@@ -64,13 +65,14 @@ export function reconciler(orders: OrderService): Reconciler {
 
 /**
  * The background jobs every process runs (docs/operations.md): domain sync, transfer sync, order
- * reconciliation, and the purges of the API log, the web sessions and the audit log. Registered here, started by `startBackgroundJobs`, and
+ * reconciliation, event recovery, and the purges of the events, the API log, the web sessions and the audit log. Registered here, started by `startBackgroundJobs`, and
  * stopped first when the module stops (a pass in progress is waited for, at most `jobsWaitMs`).
  */
 export function backgroundJobs(
   parts: {
     readonly runSync: SyncRunner;
     readonly reconcile: Reconciler;
+    readonly dispatcher: OutboxDispatcher;
     readonly apiLog: ApiLogService;
     readonly audit: AuditLog;
     readonly webSessions: WebSessions;
@@ -80,7 +82,7 @@ export function backgroundJobs(
   },
   lifecycle: Lifecycle,
 ): JobScheduler {
-  const { runSync, reconcile, apiLog, audit, webSessions, metrics, settings, logger } = parts;
+  const { runSync, reconcile, dispatcher, apiLog, audit, webSessions, metrics, settings, logger } = parts;
   const jobs = new JobScheduler(logger, metrics, {
     runInContext: (job, work) => runWithLogContext({ job }, work),
   });
@@ -101,6 +103,14 @@ export function backgroundJobs(
     intervalMs: settings.reconcileIntervalMs,
     run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts),
   });
+  // Events a crash (or a failed dispatch) left undispatched, from any process (ADR 15).
+  jobs.register({
+    name: 'event-recovery',
+    intervalMs: Math.min(settings.eventsRecoverAfterMs, 10_000),
+    run: () => dispatcher.recover(),
+  });
+  if (settings.eventsRetentionDays > 0)
+    jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
   if (settings.apiLogRetentionDays > 0) {
     jobs.register({
       name: 'api-log-purge',
