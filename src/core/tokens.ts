@@ -2,6 +2,7 @@ import type { ServiceIdentifier } from 'inversify';
 import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
 import type { AuditLog } from './audit/audit-log';
 import type { Authenticator } from './auth/authenticator';
+import type { ConsoleLists } from './console/console-lists';
 import type { OneTimeLinks } from './auth/one-time-links';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
@@ -86,4 +87,6 @@ export const TOKENS = {
   oneTimeLinks: token<OneTimeLinks>('oneTimeLinks'),
   /** The console's operator accounts. */
   operatorService: token<OperatorService>('operatorService'),
+  /** The console's lists across resellers (reads only). */
+  consoleLists: token<ConsoleLists>('consoleLists'),
 } as const;
