@@ -92,6 +92,11 @@ export interface HttpMountOptions {
   readonly ownAllPaths?: boolean;
   /** Development and tests: check every 200 reply against its route's output schema (the OpenAPI document's); a mismatch is a 500. */
   readonly checkReplies?: boolean;
+  /**
+   * Also serve /metrics here (unless METRICS is off). Default: not served, since a mount is
+   * usually public; the stand-alone server serves metrics on a listener of its own.
+   */
+  readonly metrics?: boolean;
 }
 
 export interface ConsoleMountOptions {
@@ -100,7 +105,7 @@ export interface ConsoleMountOptions {
 }
 
 export interface ResellerModule {
-  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json, /metrics); requests it does not own pass to `next`. */
+  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json; /metrics when asked); requests it does not own pass to `next`. */
   middleware(options?: HttpMountOptions): Koa.Middleware;
   readonly services: {
     readonly resellers: ResellerService;
@@ -247,10 +252,10 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const templates = createTemplates({ cache: true });
 
     return {
-      middleware: (mount = {}) =>
+      middleware: ({ metrics: withMetrics = false, ...mount } = {}) =>
         createHttpApi({
           container,
-          routes: routesMountedAt(mount.prefix),
+          routes: routesMountedAt(mount.prefix, withMetrics),
           logger,
           basePath: settings.basePath,
           observation,
@@ -339,15 +344,15 @@ function routeTable(
   settings: Settings,
   readiness: () => Promise<Readiness>,
   metrics: PrometheusMetrics,
-): (prefix: string | undefined) => Route[] {
-  return (prefix) => {
+): (prefix: string | undefined, withMetrics: boolean) => Route[] {
+  return (prefix, withMetrics) => {
     let document: unknown;
     const routes: Route[] = [
       ...ROUTES,
       ...operationalRoutes({
         document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
         readiness,
-        metrics: settings.metrics ? metrics : undefined,
+        metrics: settings.metrics && withMetrics ? metrics : undefined,
       }),
     ];
     return routes;
