@@ -20,6 +20,8 @@ import * as addSyncIndexToDomains from './20261123090200_add_sync_index_to_domai
 import * as createApiLog from './20261123090300_create_api_log';
 import * as addSyncOrderIndexToDomains from './20261124090000_add_sync_order_index_to_domains';
 import * as createPremiumRules from './20261124210000_create_premium_rules';
+import * as addPremiumCostsToDomains from './20261126100000_add_premium_costs_to_domains';
+import * as createPremiumQuotes from './20261126100100_create_premium_quotes';
 import * as addResellerNameIndexToDomains from './20261126140000_add_reseller_name_index_to_domains';
 import * as dropResellerIndexFromDomains from './20261126140100_drop_reseller_index_from_domains';
 import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
@@ -55,6 +57,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123090300_create_api_log', createApiLog],
   ['20261124090000_add_sync_order_index_to_domains', addSyncOrderIndexToDomains],
   ['20261124210000_create_premium_rules', createPremiumRules],
+  ['20261126100000_add_premium_costs_to_domains', addPremiumCostsToDomains],
+  ['20261126100100_create_premium_quotes', createPremiumQuotes],
   ['20261126140000_add_reseller_name_index_to_domains', addResellerNameIndexToDomains],
   ['20261126140100_drop_reseller_index_from_domains', dropResellerIndexFromDomains],
   ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
