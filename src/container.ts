@@ -11,8 +11,7 @@ import { DomainManagementService } from './core/domain/domain-management-service
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
-import { OrderSettlement } from './core/order/order-settlement';
-import { OrderService } from './core/order/order-service';
+import { createOrderService } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import { guardRegistrars, type RegistrarCallObserver } from './core/registrar/guarded-registrar';
@@ -332,17 +331,7 @@ function orderModule(settings: Settings): ContainerModule {
         settings: TOKENS.orderSettings,
         events: TOKENS.events,
       },
-      ({ uow, registrar, catalogue, clock, logger, settings, events }) =>
-        new OrderService(
-          uow,
-          registrar,
-          catalogue,
-          new OrderSettlement(uow, clock, logger, events, settings),
-          clock,
-          logger,
-          settings,
-          events,
-        ),
+      createOrderService,
     );
   });
 }

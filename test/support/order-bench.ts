@@ -6,7 +6,7 @@ import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-regist
 import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderRegistrar } from '../../src/core/order/order-registrar';
-import { OrderService, type OrderSettings } from '../../src/core/order/order-service';
+import { createOrderService, type OrderService, type OrderSettings } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { RegisterCommand } from '../../src/core/order/order-commands';
 import { ResellerService } from '../../src/core/reseller/reseller-service';
@@ -24,7 +24,6 @@ import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { REGISTRANT } from './wire';
 import { InProcessEventBus, type EventBus } from '../../src/core/common/events';
-import { OrderSettlement } from '../../src/core/order/order-settlement';
 import type { Clock } from '../../src/core/common/clock';
 import type { Logger } from '../../src/core/common/logger';
 
@@ -47,8 +46,7 @@ export function newOrderService(
   events: EventBus,
   settings: OrderSettings = SETTINGS,
 ): OrderService {
-  const settlement = new OrderSettlement(uow, clock, logger, events, settings);
-  return new OrderService(uow, registrar, catalogue, settlement, clock, logger, settings, events);
+  return createOrderService({ uow, registrar, catalogue, clock, logger, settings, events });
 }
 /** Past every lease: reconciliation may act on anything pending. */
 export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;
