@@ -98,7 +98,7 @@ export function createOrderService({
   events,
 }: OrderDependencies): OrderService {
   const settlement = new OrderSettlement(uow, clock, logger, events, settings);
-  const planner = new OrderPlanner(uow, registrar, catalogue, logger);
+  const planner = new OrderPlanner(uow, registrar, catalogue, logger, clock);
   return new OrderService(
     new OrderPlacement(uow, planner, settlement, clock, logger, settings, events),
     new OrderReconciliation(uow, registrar, settlement, clock, logger, settings),
