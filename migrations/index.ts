@@ -22,6 +22,10 @@ import * as addSyncOrderIndexToDomains from './20261124090000_add_sync_order_ind
 import * as createPremiumRules from './20261124210000_create_premium_rules';
 import * as addPremiumCostsToDomains from './20261126100000_add_premium_costs_to_domains';
 import * as createPremiumQuotes from './20261126100100_create_premium_quotes';
+import * as createAuditLog from './20261126130000_create_audit_log';
+import * as createOperators from './20261126130100_create_operators';
+import * as createWebSessions from './20261126130200_create_web_sessions';
+import * as createOneTimeLinks from './20261126130300_create_one_time_links';
 import * as addResellerNameIndexToDomains from './20261126140000_add_reseller_name_index_to_domains';
 import * as dropResellerIndexFromDomains from './20261126140100_drop_reseller_index_from_domains';
 import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
@@ -59,6 +63,10 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261124210000_create_premium_rules', createPremiumRules],
   ['20261126100000_add_premium_costs_to_domains', addPremiumCostsToDomains],
   ['20261126100100_create_premium_quotes', createPremiumQuotes],
+  ['20261126130000_create_audit_log', createAuditLog],
+  ['20261126130100_create_operators', createOperators],
+  ['20261126130200_create_web_sessions', createWebSessions],
+  ['20261126130300_create_one_time_links', createOneTimeLinks],
   ['20261126140000_add_reseller_name_index_to_domains', addResellerNameIndexToDomains],
   ['20261126140100_drop_reseller_index_from_domains', dropResellerIndexFromDomains],
   ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
