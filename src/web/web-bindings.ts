@@ -4,11 +4,13 @@ import type { Settings } from '../config/settings';
 import { AuditLog } from '../core/audit/audit-log';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
 import { OneTimeLinks } from '../core/auth/one-time-links';
+import { ConsoleLists } from '../core/console/console-lists';
 import { OperatorService } from '../core/operator/operator-service';
 import { TOKENS } from '../core/tokens';
 import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
 import { totpCodes } from '../infra/crypto/totp-codes';
 import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-repository';
+import { KnexConsoleViews } from '../infra/repositories/knex-console-views';
 import { KnexOneTimeLinkRepository } from '../infra/repositories/knex-one-time-link-repository';
 import { KnexOperatorRepository } from '../infra/repositories/knex-operator-repository';
 import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
@@ -44,6 +46,11 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
           audit,
           clock,
         ),
+    );
+    provide(
+      TOKENS.consoleLists,
+      { clock: TOKENS.clock },
+      ({ clock }) => new ConsoleLists(new KnexConsoleViews(knex), clock),
     );
     provide(
       WEB_TOKENS.sessions,
