@@ -33,6 +33,7 @@ import { directWritesOf, type HotReads } from './infra/db/direct-reads';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
 import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
+import { webModule } from './web/web-bindings';
 
 /** What the module hands the container: what is made with I/O before the graph (database, key, plugins). */
 export interface Platform {
@@ -103,6 +104,7 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
     searchModule(platform.settings),
     domainModule(),
     orderModule(platform.settings),
+    webModule(platform.settings, platform.knex),
   );
   // Each replaceable port: the host's factory when it gave one, else the module's own.
   const { knex, settings, logger, clock } = platform;

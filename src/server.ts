@@ -16,6 +16,9 @@ export function createServerApp(module: ResellerModule, settings: Settings, isDr
     if (isDraining()) ctx.set('Connection', 'close');
     return next();
   });
+  // The console first: the API answers every path it does not own with a 404 JSON.
+  if (settings.console)
+    app.use(module.console({ mountPath: settings.consolePath === '/' ? '' : settings.consolePath }));
   app.use(module.middleware({ ownAllPaths: true }));
   return app;
 }

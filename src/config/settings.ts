@@ -73,6 +73,29 @@ export const SettingsSchema = z.strictObject({
   apiLogFlushMs: int(50, 60_000).default(1_000),
   /** Entries the API log buffers at most; beyond it (a database outage) the oldest are dropped and counted. */
   apiLogBufferMax: int(100, 1_000_000).default(10_000),
+  /** Serve the operator console (docs/console.md) in the stand-alone server. */
+  console: bool.default(true),
+  /** Where the stand-alone server mounts the console. */
+  consolePath: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must start with / and be a plain path')
+    .default('/admin')
+    .transform((p) => p.replace(/\/+$/, '') || '/'),
+  /** Admins sign in to the console with a TOTP code as well as the password. */
+  consoleRequire2fa: bool.default(true),
+  /** A console or portal session unused this long ends. */
+  webSessionIdleMinutes: int(1, 24 * 60).default(30),
+  /** A console or portal session ends this long after sign-in, however active. */
+  webSessionMaxHours: int(1, 24 * 30).default(12),
+  /** The address people open the server at, like https://resellers.example.com: the CLI's one-time links start with it. */
+  publicUrl: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//, 'must start with http:// or https://')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** Audit log entries older than this are purged (hourly by the server); 0 keeps them forever. */
+  auditLogRetentionDays: int(0, 36_500).default(365),
   /** Serve Prometheus metrics at /metrics. */
   metrics: bool.default(true),
   /** On SIGTERM: how long to keep serving with /readyz at 503 before refusing new connections, so that the load balancer moves traffic away first. */
@@ -124,6 +147,13 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   API_LOG_FLUSH_MS: 'apiLogFlushMs',
   API_LOG_BUFFER_MAX: 'apiLogBufferMax',
   METRICS: 'metrics',
+  CONSOLE: 'console',
+  CONSOLE_PATH: 'consolePath',
+  CONSOLE_REQUIRE_2FA: 'consoleRequire2fa',
+  WEB_SESSION_IDLE_MINUTES: 'webSessionIdleMinutes',
+  WEB_SESSION_MAX_HOURS: 'webSessionMaxHours',
+  PUBLIC_URL: 'publicUrl',
+  AUDIT_LOG_RETENTION_DAYS: 'auditLogRetentionDays',
   SHUTDOWN_DELAY_MS: 'shutdownDelayMs',
   SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
 };

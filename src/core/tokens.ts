@@ -1,6 +1,9 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
+import type { AuditLog } from './audit/audit-log';
 import type { Authenticator } from './auth/authenticator';
+import type { ConsoleLists } from './console/console-lists';
+import type { OneTimeLinks } from './auth/one-time-links';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CostPriceImport } from './catalogue/cost-price-import';
@@ -9,6 +12,7 @@ import type { LedgerFactory } from './credit/ledger';
 import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
+import type { OperatorService } from './operator/operator-service';
 import type { OrderRegistrar } from './order/order-registrar';
 import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
@@ -77,4 +81,12 @@ export const TOKENS = {
   orderService: token<OrderService>('orderService'),
   apiLogRepository: token<ApiLogRepository>('apiLogRepository'),
   apiLogService: token<ApiLogService>('apiLogService'),
+  /** Every change made from the console, the portal or a CLI command: who, when, what, before and after. */
+  auditLog: token<AuditLog>('auditLog'),
+  /** Links that work once (an operator's set-password link, a reseller's portal invitation). */
+  oneTimeLinks: token<OneTimeLinks>('oneTimeLinks'),
+  /** The console's operator accounts. */
+  operatorService: token<OperatorService>('operatorService'),
+  /** The console's lists across resellers (reads only). */
+  consoleLists: token<ConsoleLists>('consoleLists'),
 } as const;

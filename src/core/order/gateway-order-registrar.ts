@@ -39,6 +39,10 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
     return this.registrars.has(registrarId);
   }
 
+  isDisabled(registrarId: string): boolean {
+    return this.registrars.isDisabled(registrarId);
+  }
+
   supports(registrarId: string, capability: CapabilityName): boolean {
     return this.registrars.has(registrarId) && supports(this.registrars.get(registrarId), capability);
   }

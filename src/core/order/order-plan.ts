@@ -3,6 +3,7 @@ import type { CatalogueService } from '../catalogue/catalogue-service';
 import { premiumPrice } from '../catalogue/premium';
 import { heldAddons } from '../domain/domain';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
+import { disabledRegistrar } from '../registrar/guarded-registrar';
 import type { Contacts } from '../registrar/plugin';
 import { DomainError } from '../common/errors';
 import type { Logger } from '../common/logger';
@@ -143,6 +144,13 @@ export class OrderPlanner {
 
   /** A registrar whose plugin is gone could never answer: refuse before any money moves, not after. */
   private assertRegistrarAvailable(registrarId: string, domain: string): void {
+    if (this.registrar.isDisabled(registrarId)) {
+      this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin failed to load');
+      throw new DomainError(
+        'registrar_disabled',
+        `${disabledRegistrar(registrarId)}. Nothing was charged for ${domain}`,
+      );
+    }
     if (!this.registrar.isAvailable(registrarId)) {
       this.logger.error({ registrar: registrarId, domain }, 'order refused: the registrar plugin is not installed');
       throw new DomainError(

@@ -8,6 +8,8 @@ import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '.
 export interface OrderRegistrar {
   /** Whether orders can be sent to this registrar at all (its plugin is installed). */
   isAvailable(registrarId: string): boolean;
+  /** Whether its plugin failed to load and is disabled (orders then answer 503 naming it). */
+  isDisabled(registrarId: string): boolean;
   supports(registrarId: string, capability: CapabilityName): boolean;
   register(registrarId: string, input: RegistrationRequest, transactionId: string): Promise<RegistrarAnswer>;
   transfer(registrarId: string, input: TransferRequest, transactionId: string): Promise<RegistrarAnswer>;

@@ -2,7 +2,13 @@ import type { z } from 'zod';
 import type { DomainRecord } from '../domain/domain';
 import { DomainError } from '../common/errors';
 import type { Logger } from '../common/logger';
-import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault, notInstalled } from './guarded-registrar';
+import {
+  disabledRegistrar,
+  type GuardedRegistrar,
+  type GuardedRegistrars,
+  isRegistrarFault,
+  notInstalled,
+} from './guarded-registrar';
 import {
   supports,
   type CapabilityName,
@@ -402,6 +408,8 @@ export class RegistrarGateway {
   // ---- the machinery ----
 
   private registrar(registrarId: string): GuardedRegistrar {
+    if (this.registrars.isDisabled(registrarId))
+      throw new DomainError('registrar_disabled', disabledRegistrar(registrarId));
     if (!this.registrars.has(registrarId)) throw new DomainError('registrar_failed', notInstalled(registrarId));
     return this.registrars.get(registrarId);
   }

@@ -138,6 +138,28 @@ export class ResellerService {
     return { ...reseller, status };
   }
 
+  /** Moves the reseller to another group: its prices are the new group's from the next order. */
+  async changeGroup(email: string, groupName: string): Promise<Reseller> {
+    const reseller = await this.byEmail(email);
+    const group = await this.group(groupName);
+    await this.uow.run(({ resellers }) => resellers.setGroup(reseller.id, group.id));
+    return { ...reseller, groupId: group.id };
+  }
+
+  /**
+   * Changes the reseller's email, which is also its API username: its billing platform must be
+   * told, since tokens are made with the email (spec: HMAC over "<email>:<hour>").
+   */
+  async changeEmail(email: string, newEmailInput: string): Promise<Reseller> {
+    const reseller = await this.byEmail(email);
+    const newEmail = normaliseEmail(newEmailInput);
+    if (newEmail === reseller.email) return reseller;
+    if (await this.uow.read.resellers.findByEmail(newEmail))
+      throw new DomainError('conflict', `another reseller has the email ${newEmail}`);
+    await this.uow.run(({ resellers }) => resellers.setEmail(reseller.id, newEmail));
+    return { ...reseller, email: newEmail };
+  }
+
   /** Adds a range to the reseller's IP allow-list (a bare address is a /32 or /128); answers the list. */
   async allowNetwork(
     email: string,

@@ -40,6 +40,9 @@ export interface ResellerRepository {
   insert(reseller: ResellerCredentials): Promise<void>;
   setStatus(id: string, status: ResellerStatus): Promise<void>;
   setSealedApiKey(id: string, sealedApiKey: string): Promise<void>;
+  setGroup(id: string, groupId: string): Promise<void>;
+  /** Throws on an email another reseller has (the column is unique). */
+  setEmail(id: string, email: string): Promise<void>;
   /** Adds a CIDR range to the allow-list; one already there stays as it is. Inside a transaction. */
   addAllowedNetwork(id: string, cidr: string): Promise<void>;
   /** False when the range was not on the list. Inside a transaction. */

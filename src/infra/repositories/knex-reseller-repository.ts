@@ -107,6 +107,14 @@ export class KnexResellerRepository implements ResellerRepository {
     await this.db('resellers').where({ id }).update({ sealed_api_key: sealedApiKey });
   }
 
+  async setGroup(id: string, groupId: string): Promise<void> {
+    await this.db('resellers').where({ id }).update({ group_id: groupId });
+  }
+
+  async setEmail(id: string, email: string): Promise<void> {
+    await this.db('resellers').where({ id }).update({ email });
+  }
+
   async addAllowedNetwork(id: string, cidr: string): Promise<void> {
     const current = await this.lockedNetworks(id);
     if (current.includes(cidr)) return;

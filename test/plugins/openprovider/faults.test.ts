@@ -127,20 +127,54 @@ describe('the openprovider plugin against the fake Openprovider', () => {
     });
 
     it('after a create cut off by the deadline, looks the domain up before any second create', async () => {
-      f.server.fault('CreateDomain', { kind: 'slow', ms: 400 });
+      // Logged in, and the registrant's handle made, so that the create is the call the deadline cuts.
+      await plugin.register(registration('warm.com'), f.ctx());
+      f.server.fault('CreateDomain', { kind: 'slow', ms: 1_500 });
       const deadline = new AbortController();
-      setTimeout(() => deadline.abort(), 150);
+      setTimeout(() => deadline.abort(), 500);
       await expect(plugin.register(registration('slow.com'), f.ctx({ signal: deadline.signal }))).rejects.toThrow(
         /deadline/,
       );
-      await new Promise((r) => setTimeout(r, 400));
+      await new Promise((r) => setTimeout(r, 1_200));
       expect(await plugin.domainSync!.sync({ domain: 'slow.com' }, f.ctx())).toMatchObject({
         ok: true,
         active: true,
         expiryDate: '2027-11-21',
       });
       expect(await plugin.register(registration('slow.com'), f.ctx())).toEqual({ ok: true, expiryDate: '2027-11-21' });
-      expect(f.server.callsOf('CreateDomain')).toHaveLength(1);
+      expect(f.server.callsOf('CreateDomain').filter((c) => c.body.domain.name === 'slow')).toHaveLength(1);
+    });
+  });
+
+  describe('prices of registered names (domainPricing)', () => {
+    it('asks domains/prices for the period: premium with the cost for the whole period, standard without a premium flag', async () => {
+      await plugin.register(registration('premium-held.com', { premiumCost: 50_000 }), f.ctx());
+      expect(
+        await plugin.domainPricing!.price({ domain: 'premium-held.com', action: 'renew', period: 2 }, f.ctx()),
+      ).toEqual({
+        ok: true,
+        isPremium: true,
+        cost: 110_000,
+      });
+      expect(
+        await plugin.domainPricing!.price({ domain: 'plain.com', action: 'transfer', period: 1 }, f.ctx()),
+      ).toEqual({
+        ok: true,
+        isPremium: false,
+        cost: 850,
+      });
+      expect(f.server.callsOf('GetPrice').map((c) => c.query)).toEqual([
+        { 'domain.name': 'premium-held', 'domain.extension': 'com', operation: 'renew', period: '2' },
+        { 'domain.name': 'plain', 'domain.extension': 'com', operation: 'transfer', period: '1' },
+      ]);
+    });
+
+    it('cannot price a premium name without a price in our currency, so the order is refused rather than sold at the TLD price', async () => {
+      expect(
+        await f
+          .plugin({ currency: 'USD' })
+          .domainPricing!.price({ domain: 'premium-c.com', action: 'renew', period: 1 }, f.ctx()),
+      ).toMatchObject({ ok: false, reason: 'refused', message: expect.stringMatching(/no renew price in USD/) });
     });
   });
 
