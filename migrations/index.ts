@@ -27,6 +27,9 @@ import * as createOneTimeLinks from './20261126130300_create_one_time_links';
 import * as addResellerNameIndexToDomains from './20261126140000_add_reseller_name_index_to_domains';
 import * as dropResellerIndexFromDomains from './20261126140100_drop_reseller_index_from_domains';
 import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
+import * as createOutboxEvents from './20261126150100_create_outbox_events';
+import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoints';
+import * as createWebhookDeliveries from './20261126150300_create_webhook_deliveries';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -66,4 +69,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126140000_add_reseller_name_index_to_domains', addResellerNameIndexToDomains],
   ['20261126140100_drop_reseller_index_from_domains', dropResellerIndexFromDomains],
   ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
+  ['20261126150100_create_outbox_events', createOutboxEvents],
+  ['20261126150200_create_webhook_endpoints', createWebhookEndpoints],
+  ['20261126150300_create_webhook_deliveries', createWebhookDeliveries],
 ];

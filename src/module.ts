@@ -27,6 +27,7 @@ import { systemClock, type Clock } from './core/common/clock';
 import type { EventBus, EventHandler, EventName } from './core/common/events';
 import type { Logger } from './core/common/logger';
 import { TOKENS } from './core/tokens';
+import type { WebhookService } from './core/webhooks/webhook-service';
 import { createHttpApi } from './http/http-api';
 import type { ObservedCall } from './http/middleware/observe-requests';
 import { buildOpenApiDocument } from './http/openapi';
@@ -135,6 +136,8 @@ export interface ResellerModule {
     readonly apiLog: ApiLogService;
     /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
+    /** Webhook endpoints and their deliveries (docs/events.md). */
+    readonly webhooks: WebhookService;
     /** Every change made from the console, the portal or a CLI command (docs/console.md#audit-log). */
     readonly audit: AuditLog;
     /** The console's operator accounts (`reseller-admin operator`). */
@@ -147,7 +150,11 @@ export interface ResellerModule {
   console(options?: ConsoleMountOptions): Koa.Middleware;
   /** The console's and portal's sessions in the database (listed and revoked in the console). */
   readonly webSessions: WebSessions;
-  /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
+  /**
+   * Subscribes to one of the module's events (docs/events.md): the handler gets the payload and the
+   * whole event, after the change committed, at least once (deduplicate on `event.id`). Returns
+   * the function that unsubscribes.
+   */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
   /**
@@ -263,6 +270,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       domainSync: container.get(TOKENS.domainSyncService),
       apiLog: container.get(TOKENS.apiLogService),
       orders: container.get(TOKENS.orderService),
+      webhooks: container.get(TOKENS.webhookService),
       audit: container.get(TOKENS.auditLog),
       operators: container.get(TOKENS.operatorService),
     };
@@ -329,6 +337,16 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       intervalMs: settings.reconcileIntervalMs,
       run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts),
     });
+    // Events a crash (or a failed dispatch) left undispatched, from any process (ADR 15).
+    const dispatcher = container.get(TOKENS.outboxDispatcher);
+    const deliveries = container.get(TOKENS.webhookDeliveryWorker);
+    jobs.register({
+      name: 'event-recovery',
+      intervalMs: Math.min(settings.eventsRecoverAfterMs, 10_000),
+      run: () => dispatcher.recover(),
+    });
+    if (settings.eventsRetentionDays > 0)
+      jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
     if (settings.apiLogRetentionDays > 0) {
       jobs.register({
         name: 'api-log-purge',
@@ -441,6 +459,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           return;
         }
         jobs.start();
+        deliveries.start();
       },
       runSync,
       readiness,
@@ -457,6 +476,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
             {},
             'a background pass was still running at close; its claims run out and another process takes them',
           );
+        await deliveries.stop();
+        container.get(TOKENS.webhookSender).close?.();
+        await dispatcher.drain();
         await apiLog.close();
         closed = true;
         await registrars.close();

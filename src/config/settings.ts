@@ -102,6 +102,22 @@ export const SettingsSchema = z.strictObject({
   shutdownDelayMs: int(0, 600_000).default(0),
   /** On SIGTERM: how long in-flight requests and background passes may take before the process exits anyway. */
   shutdownTimeoutMs: int(0, 600_000).default(25_000),
+  /** An event not dispatched this long after it occurred (its process died) is dispatched by any process (ADR 15). */
+  eventsRecoverAfterMs: int(1_000, 3_600_000).default(30_000),
+  /** Dispatched events and delivered webhook deliveries are purged after this many days; 0 keeps them. Undelivered ones are never purged. */
+  eventsRetentionDays: int(0, 3650).default(30),
+  /** Plain http and loopback, private or link-local webhook targets: for local use and tests only (docs/events.md#ssrf). */
+  webhookAllowInsecureTargets: bool.default(false),
+  /** How long one webhook attempt may take before it counts as failed. */
+  webhookTimeoutMs: int(100, 60_000).default(15_000),
+  /** Webhook attempts one process has in flight at once (at most a quarter of them to any one endpoint). */
+  webhookConcurrency: int(1, 1000).default(32),
+  /** `smtp://user:pass@host:587` or `smtps://…`: where notifications are mailed. Unset: no mail. */
+  smtpUrl: z.string().url().optional(),
+  /** The From address of the platform's mail. */
+  mailFrom: z.string().min(3).default('Domain reseller <noreply@localhost>'),
+  /** Where mail about operator-wide webhook endpoints goes; unset: none. */
+  operatorEmail: z.string().email().optional(),
   /**
    * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
    * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
@@ -156,6 +172,14 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   AUDIT_LOG_RETENTION_DAYS: 'auditLogRetentionDays',
   SHUTDOWN_DELAY_MS: 'shutdownDelayMs',
   SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
+  EVENTS_RECOVER_AFTER_MS: 'eventsRecoverAfterMs',
+  EVENTS_RETENTION_DAYS: 'eventsRetentionDays',
+  WEBHOOK_ALLOW_INSECURE_TARGETS: 'webhookAllowInsecureTargets',
+  WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+  WEBHOOK_CONCURRENCY: 'webhookConcurrency',
+  SMTP_URL: 'smtpUrl',
+  MAIL_FROM: 'mailFrom',
+  OPERATOR_EMAIL: 'operatorEmail',
 };
 
 export class ConfigError extends Error {

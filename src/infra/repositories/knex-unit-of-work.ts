@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/db';
 import type { LedgerFactory } from '../../core/credit/ledger';
-import type { Repositories, UnitOfWork } from '../../core/common/unit-of-work';
+import type { Repositories, TransactionScope, UnitOfWork } from '../../core/common/unit-of-work';
+import type { AnyPlatformEvent } from '../../core/common/events';
+import { RecordedEvents } from '../../core/events/outbox';
+import { KnexEventRepository } from './knex-event-repository';
+import { KnexWebhookRepository } from './knex-webhook-repository';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
@@ -24,8 +28,13 @@ export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, rea
     domains: new KnexDomainRepository(db),
     orders: new KnexOrderRepository(db),
     idempotency: new KnexIdempotencyRepository(db),
+    events: new KnexEventRepository(db),
+    webhooks: new KnexWebhookRepository(db),
   };
 }
+
+/** Told of the events of each transaction that committed (the outbox dispatcher: ADR 15). */
+export type CommittedEvents = (events: readonly AnyPlatformEvent[]) => void;
 
 const MAX_ATTEMPTS = 5;
 
@@ -42,6 +51,7 @@ export class KnexUnitOfWork implements UnitOfWork {
     private readonly db: Knex,
     private readonly ledger: LedgerFactory = knexLedger,
     reads?: HotReads,
+    private readonly committed: CommittedEvents = () => {},
   ) {
     this.read = knexRepositories(db, ledger, reads);
     this.direct = ledger === knexLedger ? directTransactionsOf(reads) : undefined;
@@ -55,19 +65,26 @@ export class KnexUnitOfWork implements UnitOfWork {
    * A connection lost during the COMMIT itself leaves the outcome unknown: never run again.
    * `work` must only touch the repositories it is given.
    */
-  async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+  async run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
     let reconnected = false;
     for (let attempt = 1; ; attempt++) {
+      // A transaction the database retried starts over with an empty outbox.
+      const outbox = new RecordedEvents();
       let workDone = false;
-      const tracked = (db: Db) =>
-        work(knexRepositories(db, this.ledger)).then((result) => {
-          workDone = true;
-          return result;
-        });
+      const inTransaction = async (db: Db): Promise<T> => {
+        const repos = knexRepositories(db, this.ledger);
+        const result = await work({ ...repos, outbox });
+        // ADR 15: the one statement publishing adds to a transaction, and only when it published.
+        if (outbox.events.length > 0) await repos.events.insert(outbox.events);
+        workDone = true;
+        return result;
+      };
       try {
-        return await (this.direct
-          ? this.direct.transaction(this.db, tracked)
-          : this.db.transaction((trx) => tracked(trx)));
+        const result = await (this.direct
+          ? this.direct.transaction(this.db, inTransaction)
+          : this.db.transaction((trx) => inTransaction(trx)));
+        if (outbox.events.length > 0) this.committed(outbox.events);
+        return result;
       } catch (error) {
         if (!workDone && !reconnected && isConnectionLost(error)) {
           reconnected = true;
