@@ -96,8 +96,14 @@ export const SettingsSchema = z.strictObject({
     .optional(),
   /** Audit log entries older than this are purged (hourly by the server); 0 keeps them forever. */
   auditLogRetentionDays: int(0, 36_500).default(365),
-  /** Serve Prometheus metrics at /metrics. */
+  /** Serve Prometheus metrics at /metrics, on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API port. */
   metrics: bool.default(true),
+  /** The metrics listener's port; 0 picks a free one. Each process on a host needs its own. */
+  metricsPort: int(0, 65535).default(9464),
+  /** The metrics listener's address: loopback by default, so that only the host (or its scraper) reaches it. */
+  metricsHost: z.string().min(1).default('127.0.0.1'),
+  /** When set, /metrics asks for `Authorization: Bearer <token>` (at least 16 characters). */
+  metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
   /** On SIGTERM: how long to keep serving with /readyz at 503 before refusing new connections, so that the load balancer moves traffic away first. */
   shutdownDelayMs: int(0, 600_000).default(0),
   /** On SIGTERM: how long in-flight requests and background passes may take before the process exits anyway. */
@@ -163,6 +169,9 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   API_LOG_FLUSH_MS: 'apiLogFlushMs',
   API_LOG_BUFFER_MAX: 'apiLogBufferMax',
   METRICS: 'metrics',
+  METRICS_PORT: 'metricsPort',
+  METRICS_HOST: 'metricsHost',
+  METRICS_TOKEN: 'metricsToken',
   CONSOLE: 'console',
   CONSOLE_PATH: 'consolePath',
   CONSOLE_REQUIRE_2FA: 'consoleRequire2fa',
