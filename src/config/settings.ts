@@ -26,6 +26,11 @@ export const SettingsSchema = z.strictObject({
   registrarTimeoutMs: int(100, 600_000).default(30_000),
   /** Seconds a registrar's availability answer is reused by searches; 0 turns the cache off (docs/search.md). */
   searchCacheSeconds: int(0, 3600).default(30),
+  /**
+   * Hours a premium price quoted to a reseller by search is honoured by an order that sends no
+   * premiumCost; 0 honours none (docs/orders.md#premium-quotes).
+   */
+  premiumQuoteHours: int(0, 720).default(24),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   currency: z
     .string()
@@ -144,6 +149,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   PLUGINS_DIR: 'pluginsDir',
   REGISTRAR_TIMEOUT_MS: 'registrarTimeoutMs',
   SEARCH_CACHE_SECONDS: 'searchCacheSeconds',
+  PREMIUM_QUOTE_HOURS: 'premiumQuoteHours',
   LOG_LEVEL: 'logLevel',
   CURRENCY: 'currency',
   TRUST_PROXY: 'trustProxy',
@@ -238,5 +244,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
   if (env.SANDBOX_DISABLED_CAPABILITIES)
     plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };
-  return parseSettings({ ...fromFile, ...fromEnv, plugins });
+  try {
+    return parseSettings({ ...fromFile, ...fromEnv, plugins });
+  } catch (error) {
+    // systemd's EnvironmentFile= keeps a trailing "# comment" as part of the value.
+    const commented = Object.keys(ENVIRONMENT_VARIABLES).filter((name) => /\s#/.test(env[name] ?? ''));
+    if (!(error instanceof ConfigError) || commented.length === 0) throw error;
+    throw new ConfigError([
+      ...error.problems,
+      `${commented.join(', ')}: the value ends in a "# …" comment, which an environment file keeps as part of the value; put comments on lines of their own`,
+    ]);
+  }
 }
