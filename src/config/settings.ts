@@ -244,5 +244,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
   if (env.SANDBOX_DISABLED_CAPABILITIES)
     plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };
-  return parseSettings({ ...fromFile, ...fromEnv, plugins });
+  try {
+    return parseSettings({ ...fromFile, ...fromEnv, plugins });
+  } catch (error) {
+    // systemd's EnvironmentFile= keeps a trailing "# comment" as part of the value.
+    const commented = Object.keys(ENVIRONMENT_VARIABLES).filter((name) => /\s#/.test(env[name] ?? ''));
+    if (!(error instanceof ConfigError) || commented.length === 0) throw error;
+    throw new ConfigError([
+      ...error.problems,
+      `${commented.join(', ')}: the value ends in a "# …" comment, which an environment file keeps as part of the value; put comments on lines of their own`,
+    ]);
+  }
 }
