@@ -50,6 +50,9 @@ import { CONSOLE_PAGES } from './web/console/console-pages';
 import { createTemplates } from './web/templates';
 import { createWebArea } from './web/web-app';
 import { WEB_TOKENS } from './web/web-tokens';
+import { missingRegistrars } from './core/registrar/missing-registrars';
+
+export { missingRegistrars };
 import type { WebSessions } from './web/sessions';
 
 /** Where the bundled plugins live, from src/ under tsx and from dist/src/ when compiled. */
@@ -309,9 +312,19 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
 
     const reconcile = (signal?: AbortSignal) =>
       services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
-    const jobs = new JobScheduler(logger, metrics, {
-      runInContext: (job, work) => runWithLogContext({ job }, work),
-    });
+    const recentOperations = container.get(TOKENS.recentOperations);
+    const jobs = new JobScheduler(
+      logger,
+      {
+        jobPass: (pass) => {
+          metrics.jobPass(pass);
+          recentOperations.jobPass(pass);
+        },
+      },
+      {
+        runInContext: (job, work) => runWithLogContext({ job }, work),
+      },
+    );
     // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
     jobs.register({
       name: 'domain-sync',
@@ -467,24 +480,6 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     await closeDatabase();
     throw error;
   }
-}
-
-/**
- * TLDs whose registrar plugin is not installed (a plugin removed, or a folder renamed, after the
- * TLDs were set): their orders would fail one by one, so start-up and /readyz say so.
- */
-export function missingRegistrars(
-  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
-  registrars: { has(id: string): boolean },
-): string | undefined {
-  const missing = new Map<string, string[]>();
-  for (const { tld, registrar } of tlds)
-    if (!registrars.has(registrar)) missing.set(registrar, [...(missing.get(registrar) ?? []), tld]);
-  if (missing.size === 0) return undefined;
-  return [...missing.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
-    .join('; ');
 }
 
 /** What /readyz says of the plugins: those that failed to load (with their TLDs), then TLDs on plugins not installed. */
