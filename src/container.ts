@@ -24,6 +24,10 @@ import { AvailabilityChecker } from './core/search/availability-checker';
 import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/common/events';
+import { OutboxDispatcher } from './core/events/event-dispatcher';
+import { WebhookDeliveryWorker } from './core/webhooks/delivery-worker';
+import { WebhookService } from './core/webhooks/webhook-service';
+import { HttpWebhookSender } from './infra/webhooks/http-webhook-sender';
 import type { Logger } from './core/common/logger';
 import { token, TOKENS, type Token } from './core/tokens';
 import type { Settings } from './config/settings';
@@ -96,8 +100,10 @@ const BUILT_IN = {
  */
 export function buildContainer(platform: Platform, ports: HostPorts = {}): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // The unit of work hands committed events to the dispatcher, which runs units of work itself.
+  const commits: { dispatcher?: OutboxDispatcher } = {};
   container.loadSync(
-    platformModule(platform),
+    platformModule(platform, commits),
     observabilityModule(platform.settings),
     registrarModule(platform),
     accountModule(platform.settings),
@@ -106,6 +112,7 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
     domainModule(),
     orderModule(platform.settings),
     webModule(platform.settings, platform.knex),
+    webhookModule(platform.settings),
   );
   // Each replaceable port: the host's factory when it gave one, else the module's own.
   const { knex, settings, logger, clock } = platform;
@@ -116,10 +123,14 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
       .bind(TOKENS[name] as ServiceIdentifier<unknown>)
       .toDynamicValue(() => (factory ? factory({ knex, settings, logger, clock, builtIn }) : builtIn()));
   }
+  commits.dispatcher = container.get(TOKENS.outboxDispatcher);
   return container;
 }
 
-function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: Platform): ContainerModule {
+function platformModule(
+  { settings, clock, logger, knex, hotReads, secretBox }: Platform,
+  commits: { dispatcher?: OutboxDispatcher },
+): ContainerModule {
   return new ContainerModule(({ bind }) => {
     const provide = provider(bind);
     bind(TOKENS.clock).toConstantValue(clock);
@@ -131,7 +142,17 @@ function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: 
     provide(
       TOKENS.unitOfWork,
       { ledger: TOKENS.ledgerFactory },
-      ({ ledger }) => new KnexUnitOfWork(knex, ledger, hotReads),
+      ({ ledger }) => new KnexUnitOfWork(knex, ledger, hotReads, (events) => commits.dispatcher?.committed(events)),
+    );
+    provide(
+      TOKENS.outboxDispatcher,
+      { uow: TOKENS.unitOfWork, events: TOKENS.events, clock: TOKENS.clock, logger: TOKENS.logger },
+      ({ uow, events, clock, logger }) =>
+        new OutboxDispatcher(uow, events, clock, logger, {
+          recoverAfterMs: settings.eventsRecoverAfterMs,
+          batchSize: 500,
+          retentionMs: settings.eventsRetentionDays * 86_400_000,
+        }),
     );
     bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, directWritesOf(hotReads)));
   });
@@ -215,13 +236,13 @@ function accountModule(settings: Settings): ContainerModule {
     );
     provide(
       TOKENS.resellerService,
-      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock, events: TOKENS.events },
-      ({ uow, secrets, clock, events }) => new ResellerService(uow, secrets, clock, events),
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) => new ResellerService(uow, secrets, clock),
     );
     provide(
       TOKENS.creditService,
-      { uow: TOKENS.unitOfWork, clock: TOKENS.clock, events: TOKENS.events },
-      ({ uow, clock, events }) => new CreditService(uow, clock, events),
+      { uow: TOKENS.unitOfWork, clock: TOKENS.clock },
+      ({ uow, clock }) => new CreditService(uow, clock),
     );
     provide(
       TOKENS.accountLists,
@@ -271,9 +292,13 @@ function searchModule(settings: Settings): ContainerModule {
         registrars: TOKENS.registrars,
         availability: TOKENS.availabilityChecker,
         logger: TOKENS.logger,
+        clock: TOKENS.clock,
       },
-      ({ uow, registrars, availability, logger }) =>
-        new SearchService(uow, registrars, availability, logger, { currency: settings.currency }),
+      ({ uow, registrars, availability, logger, clock }) =>
+        new SearchService(uow, registrars, availability, logger, {
+          currency: settings.currency,
+          premiumQuotes: { clock, lifetimeMs: settings.premiumQuoteHours * 3_600_000 },
+        }),
     );
   });
 }
@@ -288,11 +313,10 @@ function domainModule(): ContainerModule {
         uow: TOKENS.unitOfWork,
         gateway: TOKENS.registrarGateway,
         clock: TOKENS.clock,
-        events: TOKENS.events,
         orders: TOKENS.orderService,
       },
       // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
-      ({ uow, gateway, clock, events, orders }) => new DomainSyncService(uow, gateway, clock, events, orders),
+      ({ uow, gateway, clock, orders }) => new DomainSyncService(uow, gateway, clock, orders),
     );
     provide(
       TOKENS.domainManagementService,
@@ -301,9 +325,8 @@ function domainModule(): ContainerModule {
         gateway: TOKENS.registrarGateway,
         syncer: TOKENS.domainSyncService,
         clock: TOKENS.clock,
-        events: TOKENS.events,
       },
-      ({ uow, gateway, syncer, clock, events }) => new DomainManagementService(uow, gateway, syncer, clock, events),
+      ({ uow, gateway, syncer, clock }) => new DomainManagementService(uow, gateway, syncer, clock),
     );
   });
 }
@@ -334,9 +357,43 @@ function orderModule(settings: Settings): ContainerModule {
         clock: TOKENS.clock,
         logger: TOKENS.logger,
         settings: TOKENS.orderSettings,
-        events: TOKENS.events,
       },
       createOrderService,
+    );
+  });
+}
+
+function webhookModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
+    const allowInsecureTargets = settings.webhookAllowInsecureTargets;
+    provide(
+      TOKENS.webhookService,
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) => new WebhookService(uow, secrets, clock, { allowInsecureTargets }),
+    );
+    bind(TOKENS.webhookSender).toConstantValue(
+      new HttpWebhookSender({ allowInsecureTargets, maxSockets: settings.webhookConcurrency }),
+    );
+    provide(
+      TOKENS.webhookDeliveryWorker,
+      {
+        uow: TOKENS.unitOfWork,
+        sender: TOKENS.webhookSender,
+        secrets: TOKENS.secretBox,
+        clock: TOKENS.clock,
+        logger: TOKENS.logger,
+        dispatcher: TOKENS.outboxDispatcher,
+      },
+      ({ uow, sender, secrets, clock, logger, dispatcher }) => {
+        const worker = new WebhookDeliveryWorker(uow, sender, secrets, clock, logger, {
+          concurrency: settings.webhookConcurrency,
+          timeoutMs: settings.webhookTimeoutMs,
+          pollMs: 1000,
+        });
+        dispatcher.onDeliveries(() => worker.wake());
+        return worker;
+      },
     );
   });
 }

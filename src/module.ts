@@ -27,6 +27,7 @@ import { systemClock, type Clock } from './core/common/clock';
 import type { EventBus, EventHandler, EventName } from './core/common/events';
 import type { Logger } from './core/common/logger';
 import { TOKENS } from './core/tokens';
+import type { WebhookService } from './core/webhooks/webhook-service';
 import { createHttpApi } from './http/http-api';
 import type { ObservedCall } from './http/middleware/observe-requests';
 import { buildOpenApiDocument } from './http/openapi';
@@ -100,6 +101,11 @@ export interface HttpMountOptions {
   readonly ownAllPaths?: boolean;
   /** Development and tests: check every 200 reply against its route's output schema (the OpenAPI document's); a mismatch is a 500. */
   readonly checkReplies?: boolean;
+  /**
+   * Also serve /metrics here (unless METRICS is off). Default: not served, since a mount is
+   * usually public; the stand-alone server serves metrics on a listener of its own.
+   */
+  readonly metrics?: boolean;
 }
 
 export interface ConsoleMountOptions {
@@ -119,7 +125,7 @@ export interface SyncRunOptions {
 }
 
 export interface ResellerModule {
-  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json, /metrics); requests it does not own pass to `next`. */
+  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json; /metrics when asked); requests it does not own pass to `next`. */
   middleware(options?: HttpMountOptions): Koa.Middleware;
   readonly services: {
     readonly resellers: ResellerService;
@@ -138,6 +144,8 @@ export interface ResellerModule {
     readonly apiLog: ApiLogService;
     /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
+    /** Webhook endpoints and their deliveries (docs/events.md). */
+    readonly webhooks: WebhookService;
     /** Every change made from the console, the portal or a CLI command (docs/console.md#audit-log). */
     readonly audit: AuditLog;
     /** The console's operator accounts (`reseller-admin operator`). */
@@ -150,7 +158,11 @@ export interface ResellerModule {
   console(options?: ConsoleMountOptions): Koa.Middleware;
   /** The console's and portal's sessions in the database (listed and revoked in the console). */
   readonly webSessions: WebSessions;
-  /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
+  /**
+   * Subscribes to one of the module's events (docs/events.md): the handler gets the payload and the
+   * whole event, after the change committed, at least once (deduplicate on `event.id`). Returns
+   * the function that unsubscribes.
+   */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
   /**
@@ -266,6 +278,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       domainSync: container.get(TOKENS.domainSyncService),
       apiLog: container.get(TOKENS.apiLogService),
       orders: container.get(TOKENS.orderService),
+      webhooks: container.get(TOKENS.webhookService),
       audit: container.get(TOKENS.auditLog),
       operators: container.get(TOKENS.operatorService),
     };
@@ -342,6 +355,16 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       intervalMs: settings.reconcileIntervalMs,
       run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts),
     });
+    // Events a crash (or a failed dispatch) left undispatched, from any process (ADR 15).
+    const dispatcher = container.get(TOKENS.outboxDispatcher);
+    const deliveries = container.get(TOKENS.webhookDeliveryWorker);
+    jobs.register({
+      name: 'event-recovery',
+      intervalMs: Math.min(settings.eventsRecoverAfterMs, 10_000),
+      run: () => dispatcher.recover(),
+    });
+    if (settings.eventsRetentionDays > 0)
+      jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
     if (settings.apiLogRetentionDays > 0) {
       jobs.register({
         name: 'api-log-purge',
@@ -399,24 +422,24 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
 
     /** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
-    const routesMountedAt = (prefix: string | undefined): Route[] => {
+    const routesMountedAt = (prefix: string | undefined, withMetrics: boolean): Route[] => {
       let document: unknown;
       const routes: Route[] = [
         ...ROUTES,
         ...operationalRoutes({
           document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
           readiness,
-          metrics: settings.metrics ? metrics : undefined,
+          metrics: settings.metrics && withMetrics ? metrics : undefined,
         }),
       ];
       return routes;
     };
 
     return {
-      middleware: (mount = {}) =>
+      middleware: ({ metrics: withMetrics = false, ...mount } = {}) =>
         createHttpApi({
           container,
-          routes: routesMountedAt(mount.prefix),
+          routes: routesMountedAt(mount.prefix, withMetrics),
           logger,
           basePath: settings.basePath,
           observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },
@@ -454,6 +477,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           return;
         }
         jobs.start();
+        deliveries.start();
       },
       runSync,
       readiness,
@@ -470,6 +494,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
             {},
             'a background pass was still running at close; its claims run out and another process takes them',
           );
+        await deliveries.stop();
+        container.get(TOKENS.webhookSender).close?.();
+        await dispatcher.drain();
         await apiLog.close();
         closed = true;
         await registrars.close();

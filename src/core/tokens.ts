@@ -26,6 +26,9 @@ import type { AvailabilityChecker } from './search/availability-checker';
 import type { SearchService } from './search/search-service';
 import type { Clock } from './common/clock';
 import type { EventBus } from './common/events';
+import type { OutboxDispatcher } from './events/event-dispatcher';
+import type { WebhookService } from './webhooks/webhook-service';
+import type { WebhookDeliveryWorker, WebhookSender } from './webhooks/delivery-worker';
 import type { Logger } from './common/logger';
 import type { UnitOfWork } from './common/unit-of-work';
 
@@ -55,8 +58,16 @@ export const TOKENS = {
   secretBox: token<SecretBox>('secretBox'),
   /** Port: who may call the API, with which key and from where; a host with its own customers rebinds it. */
   resellerDirectory: token<ResellerDirectory>('resellerDirectory'),
-  /** Port: the module's events (order placed, completed or failed; domain status changed; credit changed). */
+  /** Port: the module's in-process subscribers, fed from the outbox (docs/events.md). */
   events: token<EventBus>('events'),
+  /** Feeds committed events to the subscribers and to webhook deliveries; re-dispatches what a crash left (ADR 15). */
+  outboxDispatcher: token<OutboxDispatcher>('outboxDispatcher'),
+  /** Webhook endpoints and deliveries (`reseller-admin webhook`, the console, the portal). */
+  webhookService: token<WebhookService>('webhookService'),
+  /** One signed POST to an endpoint, its address checked when connecting. */
+  webhookSender: token<WebhookSender>('webhookSender'),
+  /** Claims due deliveries and sends them (started with the background jobs). */
+  webhookDeliveryWorker: token<WebhookDeliveryWorker>('webhookDeliveryWorker'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
   /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */

@@ -5,7 +5,6 @@ import { postWithBalance } from '../credit/ledger';
 import { domainAddonsOf, type DomainStatus, type NewDomain } from '../domain/domain';
 import type { Clock } from '../common/clock';
 import { DomainError, type ErrorCode } from '../common/errors';
-import type { EventBus } from '../common/events';
 import type { Logger } from '../common/logger';
 import { formatAmount } from '../common/money';
 import type { Repositories, UnitOfWork } from '../common/unit-of-work';
@@ -50,7 +49,6 @@ export class OrderPlacement {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: OrderSettings,
-    private readonly events: EventBus,
   ) {}
 
   /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
@@ -128,7 +126,7 @@ export class OrderPlacement {
     key: string | undefined,
     fingerprint: string | undefined,
   ): Promise<Order> {
-    return runAndPublish(this.uow, this.events, async (repos, outbox) => {
+    return runAndPublish(this.uow, async (repos, outbox) => {
       const now = this.clock.now();
       const orderId = ulid();
       if (key !== undefined) {
@@ -231,6 +229,7 @@ export class OrderPlacement {
       expiryDate: null,
       nameservers: plan.request.nameservers ?? [],
       addons: domainAddonsOf(plan.request.addons),
+      ...(plan.premiumCosts && { premiumCosts: plan.premiumCosts }),
       createdAt: now,
     };
     if (await repos.domains.insertForOrder(record)) {
@@ -247,6 +246,7 @@ export class OrderPlacement {
         resellerId: reseller.id,
         registrar: plan.registrar,
         expiryDate: null,
+        premiumCosts: plan.premiumCosts ?? null,
         at: now,
       });
       if (!moved) throw inProgress(plan.domain.unicode);

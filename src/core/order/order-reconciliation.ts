@@ -133,7 +133,9 @@ export class OrderReconciliation implements TransferOrders {
     }
     if (result === 'unresolved') {
       verdict = { kind: 'leave', note: this.overdue(order, verdict.note) };
-      await this.settlement.leave(order, verdict.note, { reconcileAttempt: true });
+      // Published once: when the note first says so.
+      const needsOperator = verdict.note.startsWith(OPERATOR_NOTE) && !order.note?.startsWith(OPERATOR_NOTE);
+      await this.settlement.leave(order, verdict.note, { reconcileAttempt: true, needsOperator });
     }
     this.logger.info({ orderId: order.id, result, note: verdict.note }, 'order reconciled');
     return { id: order.id, domain: order.domain, action: order.action, result, note: verdict.note };

@@ -2,7 +2,6 @@ import type { CatalogueService } from '../catalogue/catalogue-service';
 import type { DomainRecord } from '../domain/domain';
 import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domain/domain-sync-service';
 import type { Clock } from '../common/clock';
-import type { EventBus } from '../common/events';
 import type { Logger } from '../common/logger';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { Order, OrderListFilter } from './order';
@@ -25,7 +24,6 @@ export interface OrderDependencies {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly settings: OrderSettings;
-  readonly events: EventBus;
 }
 
 /**
@@ -95,12 +93,11 @@ export function createOrderService({
   clock,
   logger,
   settings,
-  events,
 }: OrderDependencies): OrderService {
-  const settlement = new OrderSettlement(uow, clock, logger, events, settings);
-  const planner = new OrderPlanner(uow, registrar, catalogue, logger);
+  const settlement = new OrderSettlement(uow, clock, logger, settings);
+  const planner = new OrderPlanner(uow, registrar, catalogue, logger, clock);
   return new OrderService(
-    new OrderPlacement(uow, planner, settlement, clock, logger, settings, events),
+    new OrderPlacement(uow, planner, settlement, clock, logger, settings),
     new OrderReconciliation(uow, registrar, settlement, clock, logger, settings),
     uow,
   );

@@ -5,7 +5,6 @@ import { parseIpNetwork } from '../auth/ip-network';
 import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
 import { DomainError } from '../common/errors';
-import type { EventBus } from '../common/events';
 import type { Minor } from '../common/money';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
@@ -33,7 +32,6 @@ export class ResellerService {
     private readonly uow: UnitOfWork,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
-    private readonly events: EventBus,
   ) {}
 
   async createGroup(name: string): Promise<ResellerGroup> {
@@ -71,8 +69,7 @@ export class ResellerService {
     if (openingCredit < 0) throw new DomainError('validation_failed', 'opening credit cannot be negative');
     const apiKey = generateApiKey();
     const now = this.clock.now();
-    let opening: LedgerEntry | undefined;
-    const reseller = await this.uow.run(async ({ resellers, groups, ledger }) => {
+    const reseller = await this.uow.run(async ({ resellers, groups, ledger, outbox }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
       if (await resellers.findByEmail(email))
@@ -81,7 +78,7 @@ export class ResellerService {
       await resellers.insert({ ...created, sealedApiKey: this.secrets.seal(apiKey), allowedNetworks: [] });
       await ledger.openAccount(created.id);
       if (openingCredit > 0) {
-        opening = {
+        const opening: LedgerEntry = {
           id: ulid(),
           resellerId: created.id,
           amount: openingCredit,
@@ -91,10 +88,10 @@ export class ResellerService {
           createdAt: now,
         };
         await ledger.post(opening);
+        outbox.push({ name: 'credit.changed', event: creditChanged(opening, opening.amount) });
       }
       return created;
     });
-    if (opening) this.events.emit('credit.changed', creditChanged(opening, opening.amount));
     return { reseller, apiKey };
   }
 
@@ -215,12 +212,14 @@ export class ResellerService {
     if (threshold !== null && (!Number.isSafeInteger(threshold) || threshold < 0))
       throw new DomainError('validation_failed', 'the low-credit threshold must be an amount of 0.00 or more');
     const stored = threshold === 0 ? null : threshold;
-    return this.uow.run(async ({ resellers, ledger }) => {
+    return this.uow.run(async ({ resellers, ledger, outbox }) => {
       const before = await resellers.lowCredit(resellerId);
       if (!before) throw new DomainError('not_found', 'no such reseller');
       const balance = await ledger.balance(resellerId);
       const isLow = stored !== null && balance < stored;
       await resellers.setLowCredit(resellerId, { threshold: stored, isLow });
+      if (stored !== null && isLow && !before.isLow)
+        outbox.push({ name: 'credit.low', event: { resellerId, balance, threshold: stored, at: this.clock.now() } });
       return { resellerId, threshold: stored, balance, isLow };
     });
   }

@@ -50,6 +50,8 @@ export interface ResellerRepository {
   allowedNetworks(id: string): Promise<string[]>;
   /** Undefined when no reseller has this id. */
   lowCredit(id: string): Promise<LowCreditAlert | undefined>;
+  /** The alerts of those of `ids` that have a threshold. */
+  lowCreditAlerts(ids: readonly string[]): Promise<Map<string, LowCreditAlert>>;
   /** Sets the threshold and the side of it the balance is on now. Inside a transaction. */
   setLowCredit(id: string, alert: LowCreditAlert): Promise<void>;
   /**

@@ -150,6 +150,18 @@ export class KnexResellerRepository implements ResellerRepository {
     return { threshold: threshold === null ? null : Number(threshold), isLow: Boolean(row.is_credit_low) };
   }
 
+  async lowCreditAlerts(ids: readonly string[]): Promise<Map<string, LowCreditAlert>> {
+    const alerts = new Map<string, LowCreditAlert>();
+    if (ids.length === 0) return alerts;
+    const rows = await this.db('resellers')
+      .whereIn('id', [...ids])
+      .whereNotNull('low_credit_threshold_minor')
+      .select('id', 'low_credit_threshold_minor', 'is_credit_low');
+    for (const row of rows)
+      alerts.set(row.id, { threshold: Number(row.low_credit_threshold_minor), isLow: Boolean(row.is_credit_low) });
+    return alerts;
+  }
+
   async setLowCredit(id: string, alert: LowCreditAlert): Promise<void> {
     await this.db('resellers')
       .where({ id })

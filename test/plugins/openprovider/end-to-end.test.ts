@@ -155,6 +155,7 @@ describe('the Openprovider plugin end to end, through the HTTP API', () => {
       expiryDate: '2029-11-21T00:00:00Z',
       registrantEmailAddress: 'ada@example.net',
     });
+    expect(op.callsOf('GetDomain').at(-1)!.path).toBe(`/v1beta/domains/${held.id}`);
     expect(await api.eppCode('bakery.com')).toBe(held.auth_code);
 
     expect((await api.contacts('bakery.com')).Registrant).toMatchObject({
@@ -268,6 +269,30 @@ describe('the Openprovider plugin end to end, through the HTTP API', () => {
     // Each create was sent once: nothing is resent after a lost answer.
     expect(op.callsOf('CreateDomain').filter((c) => c.body.domain.name === 'lost-answer')).toHaveLength(1);
     expect((await orderOf('lost-answer.com')).status).toBe('completed');
+  });
+
+  it('settles through reconciliation a registration Openprovider finished after the platform stopped waiting', async () => {
+    const start = await balance();
+    op.fault('CreateDomain', { kind: 'slow', ms: 3_600 });
+    // The platform stops waiting at its deadline: the order is accepted and stays pending, the money reserved.
+    await api.register(order('slow-oven.com'));
+    expect((await orderOf('slow-oven.com')).status).toBe('pending');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(resultsOf(await reconcile())).toMatchObject({ 'slow-oven.com': 'completed' });
+    expect(await domain('slow-oven.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+    expect(await balance()).toBe(start - 1000);
+    expect(op.callsOf('CreateDomain').filter((c) => c.body.domain.name === 'slow-oven')).toHaveLength(1);
+  });
+
+  it('searches with Openprovider: availability of exact names and its suggestions', async () => {
+    const found = await api.lookup({ searchTerm: 'patisserie', tldsToInclude: ['.com', '.net'] });
+    expect(found.map((s) => [s.domainName, s.status])).toEqual([
+      ['patisserie.com', 'available for registration'],
+      ['patisserie.net', 'available for registration'],
+    ]);
+    const suggested = await api.suggestions({ searchTerm: 'patisserie', tldsToInclude: ['.com'] });
+    expect(suggested.map((s) => s.domainName)).toEqual(expect.arrayContaining(['patisserie-online.com']));
+    expect(op.callsOf('SuggestNameDomain').at(-1)!.body).toMatchObject({ name: 'patisserie', tlds: ['com'] });
   });
 
   it('refuses an order when the Openprovider account cannot pay, and says so to the operator', async () => {
