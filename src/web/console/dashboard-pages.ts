@@ -1,5 +1,5 @@
 import { TOKENS } from '../../core/tokens';
-import { missingRegistrars } from '../../core/registrar/missing-registrars';
+import { missingRegistrars } from '../../startup/readiness';
 import type { ConsoleContext, ConsolePage } from './console-access';
 
 /** The installed registrar plugins, their capabilities and their faults in the last hour. */

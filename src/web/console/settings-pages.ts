@@ -1,6 +1,6 @@
 import { version } from '../../../package.json';
 import { TOKENS } from '../../core/tokens';
-import { missingRegistrars } from '../../core/registrar/missing-registrars';
+import { missingRegistrars } from '../../startup/readiness';
 import { WEB_TOKENS } from '../web-tokens';
 import type { ConsolePage } from './console-access';
 
