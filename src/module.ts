@@ -98,6 +98,11 @@ export interface HttpMountOptions {
   readonly ownAllPaths?: boolean;
   /** Development and tests: check every 200 reply against its route's output schema (the OpenAPI document's); a mismatch is a 500. */
   readonly checkReplies?: boolean;
+  /**
+   * Also serve /metrics here (unless METRICS is off). Default: not served, since a mount is
+   * usually public; the stand-alone server serves metrics on a listener of its own.
+   */
+  readonly metrics?: boolean;
 }
 
 export interface ConsoleMountOptions {
@@ -117,7 +122,7 @@ export interface SyncRunOptions {
 }
 
 export interface ResellerModule {
-  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json, /metrics); requests it does not own pass to `next`. */
+  /** Koa middleware serving the reseller API (and /healthz, /readyz, /openapi.json; /metrics when asked); requests it does not own pass to `next`. */
   middleware(options?: HttpMountOptions): Koa.Middleware;
   readonly services: {
     readonly resellers: ResellerService;
@@ -404,24 +409,24 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
 
     /** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
-    const routesMountedAt = (prefix: string | undefined): Route[] => {
+    const routesMountedAt = (prefix: string | undefined, withMetrics: boolean): Route[] => {
       let document: unknown;
       const routes: Route[] = [
         ...ROUTES,
         ...operationalRoutes({
           document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
           readiness,
-          metrics: settings.metrics ? metrics : undefined,
+          metrics: settings.metrics && withMetrics ? metrics : undefined,
         }),
       ];
       return routes;
     };
 
     return {
-      middleware: (mount = {}) =>
+      middleware: ({ metrics: withMetrics = false, ...mount } = {}) =>
         createHttpApi({
           container,
-          routes: routesMountedAt(mount.prefix),
+          routes: routesMountedAt(mount.prefix, withMetrics),
           logger,
           basePath: settings.basePath,
           observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },
