@@ -352,6 +352,11 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     });
     if (settings.eventsRetentionDays > 0)
       jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
+    const expiryNotices = container.get(TOKENS.domainExpiryNotices);
+    jobs.register({ name: 'domain-expiry-notices', intervalMs: 3_600_000, run: () => expiryNotices.publishDue() });
+    const notifications = container.get(TOKENS.notifications);
+    notifications.subscribe(events);
+    jobs.register({ name: 'expiry-digest', intervalMs: 3_600_000, run: () => notifications.dailyDigest() });
     if (settings.apiLogRetentionDays > 0) {
       jobs.register({
         name: 'api-log-purge',
@@ -483,6 +488,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           );
         await deliveries.stop();
         container.get(TOKENS.webhookSender).close?.();
+        container.get(TOKENS.mailer).close?.();
         await dispatcher.drain();
         await apiLog.close();
         closed = true;
