@@ -14,7 +14,7 @@ import type {
   SyncRoundProgress,
   SyncRoundReport,
 } from '../core/domain/domain-sync-service';
-import { JobScheduler } from '../core/jobs/job-scheduler';
+import { type JobObserver, JobScheduler } from '../core/jobs/job-scheduler';
 import type { OrderService, ReconcileReport } from '../core/order/order-service';
 import { runWithLogContext } from '../infra/logging';
 import type { PrometheusMetrics } from '../infra/metrics/prometheus-metrics';
@@ -81,6 +81,8 @@ export function backgroundJobs(
     readonly audit: AuditLog;
     readonly webSessions: WebSessions;
     readonly metrics: PrometheusMetrics;
+    /** Told about every pass beside the metrics (the console's dashboard: failed passes of the last hour). */
+    readonly recentOperations: JobObserver;
     readonly settings: Settings;
     readonly logger: Logger;
   },
@@ -96,10 +98,17 @@ export function backgroundJobs(
     audit,
     webSessions,
     metrics,
+    recentOperations,
     settings,
     logger,
   } = parts;
-  const jobs = new JobScheduler(logger, metrics, {
+  const observer: JobObserver = {
+    jobPass: (pass) => {
+      metrics.jobPass(pass);
+      recentOperations.jobPass(pass);
+    },
+  };
+  const jobs = new JobScheduler(logger, observer, {
     runInContext: (job, work) => runWithLogContext({ job }, work),
   });
   // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
