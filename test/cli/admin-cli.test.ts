@@ -203,12 +203,52 @@ describe('reseller-admin', () => {
   it('stores a default registrant contact for a group', async () => {
     const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
-    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        'First Name': 'Ann',
+        lastname: 'Lee',
+        email: 'ann@example.com',
+        address1: '1 Main St',
+        city: 'Springfield',
+        country: 'us',
+        postcode: '12345',
+        phonenumber: '+1.5555550100',
+      }),
+    );
     expect((await cli(env, 'group', 'set-default-contact', group, file)).json()).toMatchObject({
-      defaultContact: { firstname: 'Ann' },
+      defaultContact: { firstname: 'Ann', country: 'US' },
     });
     writeFileSync(file, '[1,2]');
     expect((await cli(env, 'group', 'set-default-contact', group, file)).code).toBe(1);
+  });
+
+  it('refuses an incomplete default contact with the rules of orders, naming every missing field, and keeps the old one (issue 31, item 8)', async () => {
+    const group = await givenGroup('incomplete');
+    const file = path.join(os.tmpdir(), `contact-incomplete-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ 'First Name': 'Ops' }));
+    const refused = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'the default registrant contact is missing firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber',
+    );
+    writeFileSync(
+      file,
+      JSON.stringify({
+        fullname: 'Ops Team',
+        email: 'ops@example.com',
+        address1: '1 Main St',
+        city: 'Springfield',
+        country: 'Neverland',
+        postcode: '12345',
+        phonenumber: '+1.5555550100',
+      }),
+    );
+    const badCountry = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(badCountry.code).toBe(1);
+    expect(badCountry.stderr).toContain('country must be an ISO 3166 alpha-2 code');
+    const groups = (await cli(env, 'group', 'list')).json() as Array<{ name: string; defaultContact: unknown }>;
+    expect(groups.find((g) => g.name === group)?.defaultContact ?? null).toBeNull();
   });
 
   it('lists domains and explains a domain that is not on the platform', async () => {

@@ -8,6 +8,7 @@ import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
+import { assertCompleteRegistrant, normaliseContact } from '../order/contacts';
 import type { Reseller, ResellerGroup, ResellerStatus, SecretBox } from './reseller';
 
 export interface CreatedReseller {
@@ -53,10 +54,17 @@ export class ResellerService {
     return this.uow.read.groups.list();
   }
 
+  /**
+   * The registrant used when an order carries none (docs/api.md#contacts-field), checked with the
+   * rules an order's registrant meets, so that a reseller's order never fails on fields it did not
+   * send; stored with the field names folded as orders fold them. Null removes it.
+   */
   async setDefaultContact(groupName: string, contact: Record<string, string> | null): Promise<ResellerGroup> {
     const group = await this.group(groupName);
-    await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, contact));
-    return { ...group, defaultContact: contact };
+    const checked = contact === null ? null : { ...normaliseContact(contact, 'the default registrant contact') };
+    if (checked) assertCompleteRegistrant(checked, 'the default registrant contact');
+    await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, checked));
+    return { ...group, defaultContact: checked };
   }
 
   /** Creates the reseller with an empty credit account (and an opening top-up when asked). */
