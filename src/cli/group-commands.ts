@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { CliRuntime } from './cli-program';
+import { type CliRuntime, UsageError } from './cli-program';
 import type { PremiumRule } from '../core/catalogue/premium';
 import { parseAddonPrices, parseMarkup, parsePremiumTable } from './price-syntax';
 
@@ -58,7 +58,7 @@ function premiumRuleOf(options: {
   none?: boolean;
 }): PremiumRule | null {
   const given = [options.markup !== undefined, options.table !== undefined, options.none === true].filter(Boolean);
-  if (given.length !== 1) throw new Error('give exactly one of --markup, --table or --none');
+  if (given.length !== 1) throw new UsageError('give exactly one of --markup, --table or --none');
   if (options.markup !== undefined) return { kind: 'markup', basisPoints: options.markup };
   if (options.table) return { kind: 'table', bands: options.table };
   return null;

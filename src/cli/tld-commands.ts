@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from '../core/catalogue/catalogue';
 import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalogue/cost-price-import';
 import { formatAmount, type Minor } from '../core/common/money';
@@ -64,11 +65,13 @@ export function tldCommands(cli: CliRuntime): void {
     .requiredOption('--group <name>', 'the group whose prices are set')
     .option('--percent <n>', 'margin as a percentage of the cost, like 20 or 12.5', parsePercent)
     .option('--fixed <amount>', 'margin as a fixed amount added after the percentage, like 1.00', priceFlag('--fixed'))
-    .option(
-      '--round <rule>',
-      'round each price up: none, to a price ending in given cents (x.99, x.00, x.95), or to a multiple (0.50, 1.00)',
-      parseRounding,
-      { kind: 'none' },
+    .addOption(
+      new Option(
+        '--round <rule>',
+        'round each price up: none, to a price ending in given cents (x.99, x.00, x.95), or to a multiple (0.50, 1.00)',
+      )
+        .argParser(parseRounding)
+        .default({ kind: 'none' }, 'none'),
     )
     .option(
       '--tlds <list>',
@@ -96,6 +99,7 @@ export function tldCommands(cli: CliRuntime): void {
         printDiff(io, plan);
         const dryRun = options.dryRun === true;
         if (!dryRun) await importer.apply(plan);
+        io.stderr.write(`${summaryOf(plan, dryRun)}\n`);
         return describePlan(plan, dryRun);
       }),
     );
@@ -149,6 +153,18 @@ function printDiff(io: CliIo, plan: CostPriceImportPlan): void {
     return `~ ${what}: ${amount(c.from)} -> ${amount(c.to)} (cost ${amount(c.cost)})`;
   });
   for (const s of plan.skipped) lines.push(`  ${s.tld} skipped: ${s.reason}`);
-  lines.push(`${plan.changes.length} price(s) to change, ${plan.unchanged} unchanged, group ${plan.group}`);
-  io.stderr.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** The last line on stderr: what was done, in words that fit it (a dry run changes nothing). */
+function summaryOf(plan: CostPriceImportPlan, dryRun: boolean): string {
+  const count = plan.changes.length;
+  const prices = `${count} price${count === 1 ? '' : 's'}`;
+  const done =
+    count === 0
+      ? 'nothing to change'
+      : dryRun
+        ? `${prices} would change (dry run: nothing written)`
+        : `${prices} changed`;
+  return `${done}, ${plan.unchanged} unchanged, group ${plan.group}`;
 }
