@@ -279,6 +279,7 @@ describe('the OpenAPI document', () => {
       '415',
       '429',
       '500',
+      '503',
     ]);
   });
 
