@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadSettings } from '../config/settings';
 import type { MasterKeyPolicy } from '../infra/crypto/master-key';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 import { checkDatabaseReady } from './database-check';
+import { formatOutput, OUTPUT_FORMATS, type OutputFormat } from './output-format';
 
 export interface CliIo {
   readonly stdout: Writable;
@@ -20,7 +21,8 @@ export interface CommandContext {
 
 /**
  * A command's work: its positional arguments in declared order, its options as commander parsed
- * them. The value it returns is printed as JSON on stdout.
+ * them. The value it returns is printed on stdout, as JSON or, with `--format table`, as a table
+ * (src/cli/output-format.ts): return plain data, never print it yourself.
  */
 export type CommandHandler<Options = Record<string, never>> = (
   context: CommandContext,
@@ -114,7 +116,12 @@ export class CliRuntime {
         writeErr: (text) => io.stderr.write(text),
       })
       .showSuggestionAfterError(true)
-      .showHelpAfterError('(reseller-admin --help lists the commands)');
+      .showHelpAfterError('(reseller-admin --help lists the commands)')
+      .addOption(
+        new Option('--format <format>', 'how results are printed: json (for scripts) or table (for people)')
+          .choices(OUTPUT_FORMATS)
+          .default('json'),
+      );
   }
 
   /**
@@ -230,7 +237,7 @@ export class CliRuntime {
       this.io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       return EXIT.failed;
     }
-    if (this.result) this.io.stdout.write(`${JSON.stringify(this.result.value, null, 2)}\n`);
+    if (this.result) this.io.stdout.write(formatOutput(this.result.value, this.program.opts().format as OutputFormat));
     return EXIT.ok;
   }
 }

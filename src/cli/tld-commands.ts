@@ -1,8 +1,10 @@
 import { Option } from 'commander';
+import { parseTld } from '../core/domain/domain-name';
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from '../core/catalogue/catalogue';
 import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalogue/cost-price-import';
 import { formatAmount, type Minor } from '../core/common/money';
 import { type CliIo, type CliRuntime, UsageError, wholeNumber } from './cli-program';
+import { describeTld, priceRows } from './catalogue-views';
 import { parsePercent, parsePeriodPrices, parseRounding, parseTldList, priceFlag } from './price-syntax';
 
 interface ImportCostsOptions {
@@ -104,9 +106,32 @@ export function tldCommands(cli: CliRuntime): void {
       }),
     );
 
-  cli
-    .command(tld, 'list', 'list the TLDs on sale')
-    .action(cli.action(({ module }) => module.services.catalogue.listTlds()));
+  cli.command(tld, 'list', 'list the TLDs on sale, with their prices per group').action(
+    cli.action(async ({ module }) => {
+      const { catalogue, resellers } = module.services;
+      const [tlds, groups] = await Promise.all([catalogue.listTlds(), resellers.listGroups()]);
+      const prices = (
+        await Promise.all(groups.map(async (g) => priceRows(await catalogue.pricesOf(g.id), { group: g.name })))
+      ).flat();
+      const registrarOf = new Map(tlds.map((t) => [t.tld, t.registrar]));
+      return tlds.flatMap((t) => {
+        const rows = prices.filter((p) => p.tld === t.tld);
+        const base = { tld: t.tld, registrar: registrarOf.get(t.tld) };
+        return rows.length === 0
+          ? [{ ...base, group: null, register: null, renew: null, transfer: null }]
+          : rows.map(({ tld: _tld, ...byGroup }) => ({ ...base, ...byGroup }));
+      });
+    }),
+  );
+
+  cli.command(tld, 'show <tld>', 'one TLD: its registrar, limits and prices per group').action(
+    cli.action(async ({ module }, [name]) => {
+      const wanted = parseTld(name).ascii;
+      const found = (await module.services.catalogue.listTlds()).find((t) => t.tld === wanted);
+      if (!found) throw new Error(`${wanted} is not on sale (tld list shows those that are)`);
+      return describeTld(module, found);
+    }),
+  );
 }
 
 function priceLists(options: TldSetOptions): Partial<Record<OrderAction, PeriodPrices>> {
