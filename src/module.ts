@@ -240,6 +240,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         audit: services.audit,
         webSessions,
         metrics,
+        recentOperations: container.get(TOKENS.recentOperations),
         settings,
         logger,
       },

@@ -12,7 +12,7 @@ import type {
   SyncRoundProgress,
   SyncRoundReport,
 } from '../core/domain/domain-sync-service';
-import { JobScheduler } from '../core/jobs/job-scheduler';
+import { type JobObserver, JobScheduler } from '../core/jobs/job-scheduler';
 import type { OrderService, ReconcileReport } from '../core/order/order-service';
 import { runWithLogContext } from '../infra/logging';
 import type { PrometheusMetrics } from '../infra/metrics/prometheus-metrics';
@@ -77,13 +77,22 @@ export function backgroundJobs(
     readonly audit: AuditLog;
     readonly webSessions: WebSessions;
     readonly metrics: PrometheusMetrics;
+    /** Told about every pass beside the metrics (the console's dashboard: failed passes of the last hour). */
+    readonly recentOperations: JobObserver;
     readonly settings: Settings;
     readonly logger: Logger;
   },
   lifecycle: Lifecycle,
 ): JobScheduler {
-  const { runSync, reconcile, dispatcher, apiLog, audit, webSessions, metrics, settings, logger } = parts;
-  const jobs = new JobScheduler(logger, metrics, {
+  const { runSync, reconcile, dispatcher, apiLog, audit, webSessions, metrics, recentOperations, settings, logger } =
+    parts;
+  const observer: JobObserver = {
+    jobPass: (pass) => {
+      metrics.jobPass(pass);
+      recentOperations.jobPass(pass);
+    },
+  };
+  const jobs = new JobScheduler(logger, observer, {
     runInContext: (job, work) => runWithLogContext({ job }, work),
   });
   // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.

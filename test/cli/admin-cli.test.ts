@@ -203,22 +203,16 @@ describe('reseller-admin', () => {
   it('stores a default registrant contact for a group', async () => {
     const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({
-        'First Name': 'Ann',
-        lastname: 'Lee',
-        email: 'ann@example.com',
-        address1: '1 Main St',
-        city: 'Springfield',
-        country: 'us',
-        postcode: '12345',
-        phonenumber: '+1.5555550100',
-      }),
-    );
+    const complete = { address1: '1 Main St', city: 'Leeds', country: 'gb', postcode: 'LS1', phonenumber: '+44.1' };
+    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com', ...complete }));
     expect((await cli(env, 'group', 'set-default-contact', group, file)).json()).toMatchObject({
-      defaultContact: { firstname: 'Ann', country: 'US' },
+      defaultContact: { firstname: 'Ann', country: 'GB' },
     });
+    // Checked like an order's registrant: an incomplete one is refused, every missing field named.
+    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
+    const incomplete = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(incomplete.code).toBe(1);
+    expect(incomplete.stderr).toContain('missing address1, city, country, postcode, phonenumber');
     writeFileSync(file, '[1,2]');
     expect((await cli(env, 'group', 'set-default-contact', group, file)).code).toBe(1);
   });
@@ -230,7 +224,7 @@ describe('reseller-admin', () => {
     const refused = await cli(env, 'group', 'set-default-contact', group, file);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(
-      'the default registrant contact is missing firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber',
+      'the default contact is missing firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber',
     );
     writeFileSync(
       file,

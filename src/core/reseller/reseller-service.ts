@@ -54,15 +54,11 @@ export class ResellerService {
     return this.uow.read.groups.list();
   }
 
-  /**
-   * The registrant used when an order carries none (docs/api.md#contacts-field), checked with the
-   * rules an order's registrant meets, so that a reseller's order never fails on fields it did not
-   * send; stored with the field names folded as orders fold them. Null removes it.
-   */
+  /** The registrant used for the group's orders that carry none; checked like an order's registrant. */
   async setDefaultContact(groupName: string, contact: Record<string, string> | null): Promise<ResellerGroup> {
     const group = await this.group(groupName);
-    const checked = contact === null ? null : { ...normaliseContact(contact, 'the default registrant contact') };
-    if (checked) assertCompleteRegistrant(checked, 'the default registrant contact');
+    const checked = contact === null ? null : { ...normaliseContact(contact, 'the default contact') };
+    if (checked) assertCompleteRegistrant(checked, 'the default contact');
     await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, checked));
     return { ...group, defaultContact: checked };
   }
