@@ -12,7 +12,6 @@
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { ulid } from '../src/core/common/ids';
-import { TOKENS } from '../src/core/tokens';
 import { KnexConsoleViews } from '../src/infra/repositories/knex-console-views';
 import { createResellerModule } from '../src/module';
 import { type Engine, enginesFromEnv, freshDatabase } from './support/databases';
