@@ -200,6 +200,48 @@ describe('reseller-admin', () => {
     expect(unknown.stderr).toMatch(/no reseller with email/);
   });
 
+  it('adds webhook endpoints (a reseller’s, or the operator’s), shows the secret once, lists, rotates and removes them', async () => {
+    const email = await givenReseller('webhook');
+    const added = await cli(
+      env,
+      'webhook',
+      'add',
+      email,
+      'https://hooks.example.com/in',
+      '--events',
+      'order.completed,credit.low',
+    );
+    expect(added.code).toBe(0);
+    const endpoint = added.json();
+    expect(endpoint).toMatchObject({
+      id: expect.stringMatching(/^whe_/),
+      owner: email,
+      url: 'https://hooks.example.com/in',
+      events: ['order.completed', 'credit.low'],
+      status: 'enabled',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const operator = (await cli(env, 'webhook', 'add', '--operator', 'https://ops.example.com/all')).json();
+    expect(operator).toMatchObject({ owner: 'operator', events: 'all' });
+    const listed = (await cli(env, 'webhook', 'list', '--reseller', email)).json();
+    expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, owner: email })]);
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+    const rotated = (await cli(env, 'webhook', 'rotate-secret', endpoint.id)).json();
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect((await cli(env, 'webhook', 'deliveries', '--endpoint', endpoint.id)).json()).toEqual([]);
+    expect((await cli(env, 'webhook', 'remove', endpoint.id)).json()).toEqual({ id: endpoint.id, removed: true });
+    expect((await cli(env, 'webhook', 'remove', operator.id)).code).toBe(0);
+    const insecure = await cli(env, 'webhook', 'add', email, 'http://hooks.example.com/');
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toMatch(/must start with https/);
+    const both = await cli(env, 'webhook', 'add', '--operator', email, 'https://hooks.example.com/');
+    expect(both.code).toBe(2);
+    const unknown = await cli(env, 'webhook', 'replay', 'nosuch');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no delivery nosuch/);
+  });
+
   it('stores a default registrant contact for a group', async () => {
     const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
