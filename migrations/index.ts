@@ -20,9 +20,16 @@ import * as addSyncIndexToDomains from './20261123090200_add_sync_index_to_domai
 import * as createApiLog from './20261123090300_create_api_log';
 import * as addSyncOrderIndexToDomains from './20261124090000_add_sync_order_index_to_domains';
 import * as createPremiumRules from './20261124210000_create_premium_rules';
+import * as createAuditLog from './20261126130000_create_audit_log';
+import * as createOperators from './20261126130100_create_operators';
+import * as createWebSessions from './20261126130200_create_web_sessions';
+import * as createOneTimeLinks from './20261126130300_create_one_time_links';
 import * as addResellerNameIndexToDomains from './20261126140000_add_reseller_name_index_to_domains';
 import * as dropResellerIndexFromDomains from './20261126140100_drop_reseller_index_from_domains';
 import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
+import * as createOutboxEvents from './20261126150100_create_outbox_events';
+import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoints';
+import * as createWebhookDeliveries from './20261126150300_create_webhook_deliveries';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,7 +62,14 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123090300_create_api_log', createApiLog],
   ['20261124090000_add_sync_order_index_to_domains', addSyncOrderIndexToDomains],
   ['20261124210000_create_premium_rules', createPremiumRules],
+  ['20261126130000_create_audit_log', createAuditLog],
+  ['20261126130100_create_operators', createOperators],
+  ['20261126130200_create_web_sessions', createWebSessions],
+  ['20261126130300_create_one_time_links', createOneTimeLinks],
   ['20261126140000_add_reseller_name_index_to_domains', addResellerNameIndexToDomains],
   ['20261126140100_drop_reseller_index_from_domains', dropResellerIndexFromDomains],
   ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
+  ['20261126150100_create_outbox_events', createOutboxEvents],
+  ['20261126150200_create_webhook_endpoints', createWebhookEndpoints],
+  ['20261126150300_create_webhook_deliveries', createWebhookDeliveries],
 ];

@@ -21,6 +21,10 @@ for (const entry of fs.readdirSync(path.join(root, 'plugins'))) {
   fs.mkdirSync(path.join(outDir, 'plugins', entry), { recursive: true });
   fs.copyFileSync(manifest, path.join(outDir, 'plugins', entry, 'package.json'));
 }
+// The pages' templates and static files are read at run time beside the compiled src/web.
+for (const folder of ['templates', 'static']) {
+  fs.cpSync(path.join(root, 'src', 'web', folder), path.join(outDir, 'src', 'web', folder), { recursive: true });
+}
 // The bins run under plain node.
 fs.chmodSync(path.join(outDir, 'src', 'main.js'), 0o755);
 fs.chmodSync(path.join(outDir, 'src', 'cli', 'main.js'), 0o755);

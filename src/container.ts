@@ -11,8 +11,7 @@ import { DomainManagementService } from './core/domain/domain-management-service
 import { DomainService } from './core/domain/domain-service';
 import { DomainSyncService } from './core/domain/domain-sync-service';
 import { GatewayOrderRegistrar } from './core/order/gateway-order-registrar';
-import { OrderSettlement } from './core/order/order-settlement';
-import { OrderService } from './core/order/order-service';
+import { createOrderService } from './core/order/order-service';
 import type { RegistrarDirectory } from './core/registrar/registrar-directory';
 import { RegistrarGateway } from './core/registrar/registrar-gateway';
 import { guardRegistrars, type RegistrarCallObserver } from './core/registrar/guarded-registrar';
@@ -25,6 +24,10 @@ import { AvailabilityChecker } from './core/search/availability-checker';
 import { followOwnOrders } from './core/search/own-orders';
 import { SearchService } from './core/search/search-service';
 import { InProcessEventBus, type EventBus } from './core/common/events';
+import { OutboxDispatcher } from './core/events/event-dispatcher';
+import { WebhookDeliveryWorker } from './core/webhooks/delivery-worker';
+import { WebhookService } from './core/webhooks/webhook-service';
+import { HttpWebhookSender } from './infra/webhooks/http-webhook-sender';
 import type { Logger } from './core/common/logger';
 import { token, TOKENS, type Token } from './core/tokens';
 import type { Settings } from './config/settings';
@@ -34,6 +37,7 @@ import { directWritesOf, type HotReads } from './infra/db/direct-reads';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
 import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
+import { webModule } from './web/web-bindings';
 
 /** What the module hands the container: what is made with I/O before the graph (database, key, plugins). */
 export interface Platform {
@@ -95,8 +99,10 @@ const BUILT_IN = {
  */
 export function buildContainer(platform: Platform, ports: HostPorts = {}): Container {
   const container = new Container({ defaultScope: 'Singleton' });
+  // The unit of work hands committed events to the dispatcher, which runs units of work itself.
+  const commits: { dispatcher?: OutboxDispatcher } = {};
   container.loadSync(
-    platformModule(platform),
+    platformModule(platform, commits),
     observabilityModule(platform.settings),
     registrarModule(platform),
     accountModule(platform.settings),
@@ -104,6 +110,8 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
     searchModule(platform.settings),
     domainModule(),
     orderModule(platform.settings),
+    webModule(platform.settings, platform.knex),
+    webhookModule(platform.settings),
   );
   // Each replaceable port: the host's factory when it gave one, else the module's own.
   const { knex, settings, logger, clock } = platform;
@@ -114,10 +122,14 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
       .bind(TOKENS[name] as ServiceIdentifier<unknown>)
       .toDynamicValue(() => (factory ? factory({ knex, settings, logger, clock, builtIn }) : builtIn()));
   }
+  commits.dispatcher = container.get(TOKENS.outboxDispatcher);
   return container;
 }
 
-function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: Platform): ContainerModule {
+function platformModule(
+  { settings, clock, logger, knex, hotReads, secretBox }: Platform,
+  commits: { dispatcher?: OutboxDispatcher },
+): ContainerModule {
   return new ContainerModule(({ bind }) => {
     const provide = provider(bind);
     bind(TOKENS.clock).toConstantValue(clock);
@@ -129,7 +141,17 @@ function platformModule({ settings, clock, logger, knex, hotReads, secretBox }: 
     provide(
       TOKENS.unitOfWork,
       { ledger: TOKENS.ledgerFactory },
-      ({ ledger }) => new KnexUnitOfWork(knex, ledger, hotReads),
+      ({ ledger }) => new KnexUnitOfWork(knex, ledger, hotReads, (events) => commits.dispatcher?.committed(events)),
+    );
+    provide(
+      TOKENS.outboxDispatcher,
+      { uow: TOKENS.unitOfWork, events: TOKENS.events, clock: TOKENS.clock, logger: TOKENS.logger },
+      ({ uow, events, clock, logger }) =>
+        new OutboxDispatcher(uow, events, clock, logger, {
+          recoverAfterMs: settings.eventsRecoverAfterMs,
+          batchSize: 500,
+          retentionMs: settings.eventsRetentionDays * 86_400_000,
+        }),
     );
     bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, directWritesOf(hotReads)));
   });
@@ -207,13 +229,13 @@ function accountModule(settings: Settings): ContainerModule {
     );
     provide(
       TOKENS.resellerService,
-      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock, events: TOKENS.events },
-      ({ uow, secrets, clock, events }) => new ResellerService(uow, secrets, clock, events),
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) => new ResellerService(uow, secrets, clock),
     );
     provide(
       TOKENS.creditService,
-      { uow: TOKENS.unitOfWork, clock: TOKENS.clock, events: TOKENS.events },
-      ({ uow, clock, events }) => new CreditService(uow, clock, events),
+      { uow: TOKENS.unitOfWork, clock: TOKENS.clock },
+      ({ uow, clock }) => new CreditService(uow, clock),
     );
     provide(
       TOKENS.accountLists,
@@ -280,11 +302,10 @@ function domainModule(): ContainerModule {
         uow: TOKENS.unitOfWork,
         gateway: TOKENS.registrarGateway,
         clock: TOKENS.clock,
-        events: TOKENS.events,
         orders: TOKENS.orderService,
       },
       // Transfer sync settles a domain's open transfer order through the order flow (docs/domain-management.md).
-      ({ uow, gateway, clock, events, orders }) => new DomainSyncService(uow, gateway, clock, events, orders),
+      ({ uow, gateway, clock, orders }) => new DomainSyncService(uow, gateway, clock, orders),
     );
     provide(
       TOKENS.domainManagementService,
@@ -293,9 +314,8 @@ function domainModule(): ContainerModule {
         gateway: TOKENS.registrarGateway,
         syncer: TOKENS.domainSyncService,
         clock: TOKENS.clock,
-        events: TOKENS.events,
       },
-      ({ uow, gateway, syncer, clock, events }) => new DomainManagementService(uow, gateway, syncer, clock, events),
+      ({ uow, gateway, syncer, clock }) => new DomainManagementService(uow, gateway, syncer, clock),
     );
   });
 }
@@ -326,19 +346,43 @@ function orderModule(settings: Settings): ContainerModule {
         clock: TOKENS.clock,
         logger: TOKENS.logger,
         settings: TOKENS.orderSettings,
-        events: TOKENS.events,
       },
-      ({ uow, registrar, catalogue, clock, logger, settings, events }) =>
-        new OrderService(
-          uow,
-          registrar,
-          catalogue,
-          new OrderSettlement(uow, clock, logger, events, settings),
-          clock,
-          logger,
-          settings,
-          events,
-        ),
+      createOrderService,
+    );
+  });
+}
+
+function webhookModule(settings: Settings): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
+    const allowInsecureTargets = settings.webhookAllowInsecureTargets;
+    provide(
+      TOKENS.webhookService,
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) => new WebhookService(uow, secrets, clock, { allowInsecureTargets }),
+    );
+    bind(TOKENS.webhookSender).toConstantValue(
+      new HttpWebhookSender({ allowInsecureTargets, maxSockets: settings.webhookConcurrency }),
+    );
+    provide(
+      TOKENS.webhookDeliveryWorker,
+      {
+        uow: TOKENS.unitOfWork,
+        sender: TOKENS.webhookSender,
+        secrets: TOKENS.secretBox,
+        clock: TOKENS.clock,
+        logger: TOKENS.logger,
+        dispatcher: TOKENS.outboxDispatcher,
+      },
+      ({ uow, sender, secrets, clock, logger, dispatcher }) => {
+        const worker = new WebhookDeliveryWorker(uow, sender, secrets, clock, logger, {
+          concurrency: settings.webhookConcurrency,
+          timeoutMs: settings.webhookTimeoutMs,
+          pollMs: 1000,
+        });
+        dispatcher.onDeliveries(() => worker.wake());
+        return worker;
+      },
     );
   });
 }

@@ -25,7 +25,7 @@ export function shouldSeedDemo(settings: Pick<Settings, 'seedDemo' | 'databaseUr
  */
 export async function seedDemo(module: ResellerModule): Promise<DemoCredentials | undefined> {
   const { resellers, catalogue } = module.services;
-  // The demo TLDs are on the sandbox; a PLUGINS_DIR without it gets no demo rather than a failed start.
+  // The demo TLDs are on the sandbox; a sandbox that failed to load gets no demo rather than a failed start.
   if (!module.registrars.has('sandbox')) return undefined;
   if ((await resellers.list()).length > 0) return undefined;
   const groups = await resellers.listGroups();

@@ -19,7 +19,6 @@ async function main(): Promise<void> {
   const { logger } = module;
   const applied = await module.migrate();
   if (applied.length > 0) logger.info({ applied }, 'database migrated');
-  const demo = shouldSeedDemo(settings) ? await seedDemo(module) : undefined;
   // Said at start, not only by /readyz: a TLD on a plugin that is not installed fails every order for it.
   const { checks } = await module.readiness();
   if (checks.plugins !== 'ok')
@@ -30,12 +29,17 @@ async function main(): Promise<void> {
   module.startBackgroundJobs();
 
   const running = await startServer(module, settings);
+  // Only once listening: a start that cannot listen (the port taken) must not spend the demo key,
+  // which is shown once and would never be printed again.
+  const demo = shouldSeedDemo(settings) ? await seedDemo(module) : undefined;
   const base = `http://${settings.host === '0.0.0.0' ? '127.0.0.1' : settings.host}:${running.port}${settings.basePath}`;
   logger.info(
     { url: base, port: running.port, backgroundJobs: settings.backgroundJobs },
     'domain reseller API listening',
   );
   if (demo) printDemo(base, demo.email, demo.apiKey);
+  if (settings.console)
+    await printConsole(module, `${base.slice(0, base.length - settings.basePath.length)}${settings.consolePath}/`);
 
   handleShutdownSignals({
     logger,
@@ -70,6 +74,18 @@ function printDemo(base: string, email: string, apiKey: string): void {
     '',
   ];
   process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** How to open the console: the address, and the command that creates the first operator when there is none. */
+async function printConsole(module: Awaited<ReturnType<typeof createResellerModule>>, url: string): Promise<void> {
+  const operators = await module.services.operators.list();
+  const lines = ['', `Operator console: ${url}`];
+  if (operators.length === 0)
+    lines.push(
+      '  No operator exists yet. Create the first one (it prints a one-time link to set the password):',
+      '  npm run admin -- operator create you@example.com --role admin',
+    );
+  process.stderr.write(`${lines.join('\n')}\n\n`);
 }
 
 main().catch((error) => {

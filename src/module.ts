@@ -27,6 +27,7 @@ import { systemClock, type Clock } from './core/common/clock';
 import type { EventBus, EventHandler, EventName } from './core/common/events';
 import type { Logger } from './core/common/logger';
 import { TOKENS } from './core/tokens';
+import type { WebhookService } from './core/webhooks/webhook-service';
 import { createHttpApi } from './http/http-api';
 import type { ObservedCall } from './http/middleware/observe-requests';
 import { buildOpenApiDocument } from './http/openapi';
@@ -43,6 +44,14 @@ import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './
 import type { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
+import type { AuditLog } from './core/audit/audit-log';
+import type { OperatorService } from './core/operator/operator-service';
+import { consoleRules } from './web/console/console-access';
+import { CONSOLE_PAGES } from './web/console/console-pages';
+import { createTemplates } from './web/templates';
+import { createWebArea } from './web/web-app';
+import { WEB_TOKENS } from './web/web-tokens';
+import type { WebSessions } from './web/sessions';
 
 /** Where the bundled plugins live, from src/ under tsx and from dist/src/ when compiled. */
 export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
@@ -50,8 +59,12 @@ export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
 export interface ResellerModuleOptions {
   /** A knex instance the host owns (not closed by `close()`), or a database URL (`sqlite:…`, `mysql://…`). Default: settings.databaseUrl. */
   readonly database?: Knex | string;
-  /** Folder the registrar plugins are discovered in. Default: settings.pluginsDir, else the bundled `plugins/`. */
-  readonly pluginsDir?: string;
+  /**
+   * Folders of registrar plugins added to the bundled `plugins/` (a plugin there with a bundled
+   * plugin's id replaces it, with a log line). Default: settings.pluginsDir (PLUGINS_DIR,
+   * comma-separated). A plugin that fails to load is disabled and reported, never fatal.
+   */
+  readonly pluginsDir?: string | readonly string[];
   readonly clock?: Clock;
   /** A pino-compatible logger. Default: pino at settings.logLevel, with secrets redacted. Request ids are added to its lines. */
   readonly logger?: Logger;
@@ -87,6 +100,11 @@ export interface HttpMountOptions {
   readonly checkReplies?: boolean;
 }
 
+export interface ConsoleMountOptions {
+  /** The path the console is served under, like "/admin" (default: CONSOLE_PATH). */
+  readonly mountPath?: string;
+}
+
 export interface SyncRunOptions {
   /** Domains synced at or after this are skipped. Default: now minus the kind's interval (the server's jobs). */
   readonly syncedBefore?: Date;
@@ -118,8 +136,25 @@ export interface ResellerModule {
     readonly apiLog: ApiLogService;
     /** Orders: register, renew, transfer over the credit ledger, and their reconciliation (docs/orders.md). */
     readonly orders: OrderService;
+    /** Webhook endpoints and their deliveries (docs/events.md). */
+    readonly webhooks: WebhookService;
+    /** Every change made from the console, the portal or a CLI command (docs/console.md#audit-log). */
+    readonly audit: AuditLog;
+    /** The console's operator accounts (`reseller-admin operator`). */
+    readonly operators: OperatorService;
   };
-  /** Subscribes to one of the module's events (docs/embedding.md); returns the function that unsubscribes. */
+  /**
+   * Koa middleware serving the operator console (docs/console.md) under `mountPath`; requests
+   * outside it pass to `next`. Mount it before `middleware()` when both share an app.
+   */
+  console(options?: ConsoleMountOptions): Koa.Middleware;
+  /** The console's and portal's sessions in the database (listed and revoked in the console). */
+  readonly webSessions: WebSessions;
+  /**
+   * Subscribes to one of the module's events (docs/events.md): the handler gets the payload and the
+   * whole event, after the change committed, at least once (deduplicate on `event.id`). Returns
+   * the function that unsubscribes.
+   */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
   readonly events: EventBus;
   /**
@@ -203,14 +238,18 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       );
     const secretBox = new AesSecretBox(masterKey.key);
     const registrars = await loadPlugins(
-      options.pluginsDir ?? settings.pluginsDir ?? BUNDLED_PLUGINS_DIR,
+      [BUNDLED_PLUGINS_DIR, ...pluginFolders(options.pluginsDir ?? settings.pluginsDir)],
       settings.plugins,
       (pluginId) => ({
         logger: logger.child({ plugin: pluginId }),
         clock,
         store: new KnexPluginStore(knex, pluginId, clock, hotReads),
       }),
+      ({ id, folder, by }) =>
+        logger.info({ plugin: id, folder, by }, `registrar plugin "${id}" of ${by} replaces the bundled one`),
     );
+    for (const { id, problem } of registrars.failures())
+      logger.error({ plugin: id, problem }, `registrar plugin "${id}" failed to load and is disabled: ${problem}`);
     const container = buildContainer(
       { settings, clock, logger, knex, hotReads, secretBox, plugins: registrars },
       options.ports,
@@ -231,6 +270,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       domainSync: container.get(TOKENS.domainSyncService),
       apiLog: container.get(TOKENS.apiLogService),
       orders: container.get(TOKENS.orderService),
+      webhooks: container.get(TOKENS.webhookService),
+      audit: container.get(TOKENS.auditLog),
+      operators: container.get(TOKENS.operatorService),
     };
     const unitOfWork = container.get(TOKENS.unitOfWork);
     const apiLog = container.get(MODULE_TOKENS.apiLogBuffer);
@@ -250,7 +292,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         ? 'closed'
         : registrars.ids().length === 0
           ? 'no registrar plugin is installed'
-          : (missingRegistrars(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
+          : (pluginProblems(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
       return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
     };
 
@@ -295,6 +337,16 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       intervalMs: settings.reconcileIntervalMs,
       run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts),
     });
+    // Events a crash (or a failed dispatch) left undispatched, from any process (ADR 15).
+    const dispatcher = container.get(TOKENS.outboxDispatcher);
+    const deliveries = container.get(TOKENS.webhookDeliveryWorker);
+    jobs.register({
+      name: 'event-recovery',
+      intervalMs: Math.min(settings.eventsRecoverAfterMs, 10_000),
+      run: () => dispatcher.recover(),
+    });
+    if (settings.eventsRetentionDays > 0)
+      jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
     if (settings.apiLogRetentionDays > 0) {
       jobs.register({
         name: 'api-log-purge',
@@ -302,6 +354,22 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         run: async () => ({ purged: (await services.apiLog.purge()).deleted }),
       });
     }
+
+    const webSessions = container.get(WEB_TOKENS.sessions);
+    jobs.register({
+      name: 'web-session-purge',
+      intervalMs: 3_600_000,
+      run: async () => ({ purged: await webSessions.purgeExpired() }),
+    });
+    if (settings.auditLogRetentionDays > 0) {
+      jobs.register({
+        name: 'audit-log-purge',
+        intervalMs: 3_600_000,
+        run: async () => ({ purged: (await services.audit.purge()).deleted }),
+      });
+    }
+    // Compiled templates are cached by the engine: one engine for every mount of the console.
+    const templates = createTemplates({ cache: true });
 
     const observe = (call: ObservedCall) => {
       // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
@@ -360,6 +428,19 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           ...mount,
         }),
       services,
+      webSessions,
+      console: (mount = {}) =>
+        createWebArea({
+          area: 'console',
+          mountPath: mount.mountPath ?? settings.consolePath,
+          title: 'Reseller console',
+          pages: CONSOLE_PAGES,
+          rules: consoleRules((id) => services.operators.byId(id)),
+          sessions: webSessions,
+          container,
+          templates,
+          logger,
+        }),
       on: (name, handler) => events.on(name, handler),
       events,
       container,
@@ -378,6 +459,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           return;
         }
         jobs.start();
+        deliveries.start();
       },
       runSync,
       readiness,
@@ -394,6 +476,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
             {},
             'a background pass was still running at close; its claims run out and another process takes them',
           );
+        await deliveries.stop();
+        container.get(TOKENS.webhookSender).close?.();
+        await dispatcher.drain();
         await apiLog.close();
         closed = true;
         await registrars.close();
@@ -422,6 +507,32 @@ export function missingRegistrars(
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
     .join('; ');
+}
+
+/** What /readyz says of the plugins: those that failed to load (with their TLDs), then TLDs on plugins not installed. */
+export function pluginProblems(
+  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
+  registrars: PluginRegistry,
+): string | undefined {
+  const failed = registrars.failures().map(({ id, problem }) => {
+    const names = [...new Set(tlds.filter((t) => t.registrar === id).map((t) => t.tld))].sort();
+    return `plugin "${id}" failed to load and is disabled${names.length ? ` (its TLDs ${names.join(', ')} answer 503)` : ''}: ${problem}`;
+  });
+  const missing = missingRegistrars(
+    tlds.filter((t) => registrars.failure(t.registrar) === undefined),
+    registrars,
+  );
+  const all = [...failed, ...(missing ? [missing] : [])];
+  return all.length > 0 ? all.join('; ') : undefined;
+}
+
+/** PLUGINS_DIR's folders: comma-separated, relative to the working folder. */
+function pluginFolders(dirs: string | readonly string[] | undefined): string[] {
+  const list = typeof dirs === 'string' ? dirs.split(',') : (dirs ?? []);
+  return list
+    .map((d) => d.trim())
+    .filter(Boolean)
+    .map((d) => path.resolve(d));
 }
 
 const roundCounts = (report: SyncRoundReport) => ({

@@ -8,8 +8,17 @@ import type { ResellerModule } from './module';
  * read from X-Forwarded-For, TRUST_PROXY_HOPS entries from the right: the entries the client
  * wrote itself are never believed, so an IP allow-list cannot be talked round.
  */
-export function createServerApp(module: ResellerModule, settings: Settings): Koa {
+export function createServerApp(module: ResellerModule, settings: Settings, isDraining = () => false): Koa {
   const app = new Koa({ proxy: settings.trustProxy, maxIpsCount: settings.trustProxy ? settings.trustProxyHops : 0 });
+  // While draining, each reply ends its connection: a keep-alive client that sends its next request
+  // the moment an answer arrives is never idle when the server looks, and would keep it open to the deadline.
+  app.use((ctx, next) => {
+    if (isDraining()) ctx.set('Connection', 'close');
+    return next();
+  });
+  // The console first: the API answers every path it does not own with a 404 JSON.
+  if (settings.console)
+    app.use(module.console({ mountPath: settings.consolePath === '/' ? '' : settings.consolePath }));
   app.use(module.middleware({ ownAllPaths: true }));
   return app;
 }
@@ -19,7 +28,8 @@ export interface RunningServer {
   /** The port it listens on (PORT=0 picks a free one). */
   readonly port: number;
   /**
-   * Graceful shutdown: /readyz answers 503 at once; after SHUTDOWN_DELAY_MS no new connection is
+   * Graceful shutdown: /readyz answers 503 at once, and every reply from then on says
+   * `Connection: close` and ends its keep-alive connection; after SHUTDOWN_DELAY_MS no new connection is
    * accepted; the background jobs stop (claimed work is given back); requests in flight finish
    * (up to SHUTDOWN_TIMEOUT_MS); the API log is written; the database pool closes. Pending orders
    * are left to reconciliation on whichever process runs it next. True when everything finished in time.
@@ -29,14 +39,17 @@ export interface RunningServer {
 
 export async function startServer(module: ResellerModule, settings: Settings): Promise<RunningServer> {
   const { logger } = module;
-  const server = createServerApp(module, settings).listen(settings.port, settings.host);
+  let shuttingDown: Promise<boolean> | undefined;
+  const server = createServerApp(module, settings, () => shuttingDown !== undefined).listen(
+    settings.port,
+    settings.host,
+  );
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
-  let shuttingDown: Promise<boolean> | undefined;
 
   const shutdown = async (signal: string): Promise<boolean> => {
     const started = Date.now();
@@ -47,7 +60,8 @@ export async function startServer(module: ResellerModule, settings: Settings): P
     module.drain();
     if (settings.shutdownDelayMs > 0) await sleep(settings.shutdownDelayMs);
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    // Keep-alive connections with nothing in flight would otherwise hold the close up.
+    // Keep-alive connections with nothing in flight would otherwise hold the close up; busy ones
+    // end after their current reply (Connection: close above).
     server.closeIdleConnections();
     const left = Math.max(0, settings.shutdownTimeoutMs - (Date.now() - started));
     const [finished, jobsStopped] = await Promise.all([within(closed, left), module.jobs.stop(left)]);

@@ -32,7 +32,8 @@ const IDNA = {
  * survive restarts. Test names, like a payment provider's test cards, by the start of the SLD:
  *
  * - `taken-`   registered elsewhere: unavailable to register (it can be transferred in);
- * - `premium-` a premium name with a premium price (`PREMIUM_PRICE`), registrable;
+ * - `premium-` a premium name with a premium price (`PREMIUM_PRICE`), registrable; once registered,
+ *   availability says only `registered` (as real registries do) and `domainPricing` tells its price;
  * - `fail-`    register, renew and transfer are refused with a registrar error;
  * - `slow-`    register, renew and transfer take effect but answer only after the registrar deadline;
  * - `lost-`    register, renew and transfer never take effect and never answer.
@@ -445,6 +446,15 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
           }),
         );
         return names.slice(0, Math.max(0, limit));
+      },
+    },
+
+    domainPricing: {
+      // Like a registry's fee check: the price of a name whatever its state (registered names included).
+      async price({ domain, action, period }, ctx) {
+        await latency(ctx);
+        if (testName(domain) !== 'premium') return { ok: true, isPremium: false };
+        return { ok: true, isPremium: true, cost: PREMIUM_PRICE[action] * period };
       },
     },
 

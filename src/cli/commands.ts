@@ -7,6 +7,7 @@ import { groupCommands } from './group-commands';
 import { logCommands } from './log-commands';
 import { masterKeyCommands } from './master-key-commands';
 import { migrateCommand } from './migrate-command';
+import { operatorCommands } from './operator-commands';
 import { orderCommands } from './order-commands';
 import { resellerCommands } from './reseller-commands';
 import { syncCommands } from './sync-commands';
@@ -30,6 +31,7 @@ const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   logCommands,
   eppCommands,
   masterKeyCommands,
+  operatorCommands,
 ];
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 usage). */

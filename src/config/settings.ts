@@ -73,12 +73,51 @@ export const SettingsSchema = z.strictObject({
   apiLogFlushMs: int(50, 60_000).default(1_000),
   /** Entries the API log buffers at most; beyond it (a database outage) the oldest are dropped and counted. */
   apiLogBufferMax: int(100, 1_000_000).default(10_000),
+  /** Serve the operator console (docs/console.md) in the stand-alone server. */
+  console: bool.default(true),
+  /** Where the stand-alone server mounts the console. */
+  consolePath: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must start with / and be a plain path')
+    .default('/admin')
+    .transform((p) => p.replace(/\/+$/, '') || '/'),
+  /** Admins sign in to the console with a TOTP code as well as the password. */
+  consoleRequire2fa: bool.default(true),
+  /** A console or portal session unused this long ends. */
+  webSessionIdleMinutes: int(1, 24 * 60).default(30),
+  /** A console or portal session ends this long after sign-in, however active. */
+  webSessionMaxHours: int(1, 24 * 30).default(12),
+  /** The address people open the server at, like https://resellers.example.com: the CLI's one-time links start with it. */
+  publicUrl: z
+    .string()
+    .url()
+    .regex(/^https?:\/\//, 'must start with http:// or https://')
+    .transform((u) => u.replace(/\/+$/, ''))
+    .optional(),
+  /** Audit log entries older than this are purged (hourly by the server); 0 keeps them forever. */
+  auditLogRetentionDays: int(0, 36_500).default(365),
   /** Serve Prometheus metrics at /metrics. */
   metrics: bool.default(true),
   /** On SIGTERM: how long to keep serving with /readyz at 503 before refusing new connections, so that the load balancer moves traffic away first. */
   shutdownDelayMs: int(0, 600_000).default(0),
   /** On SIGTERM: how long in-flight requests and background passes may take before the process exits anyway. */
   shutdownTimeoutMs: int(0, 600_000).default(25_000),
+  /** An event not dispatched this long after it occurred (its process died) is dispatched by any process (ADR 15). */
+  eventsRecoverAfterMs: int(1_000, 3_600_000).default(30_000),
+  /** Dispatched events and delivered webhook deliveries are purged after this many days; 0 keeps them. Undelivered ones are never purged. */
+  eventsRetentionDays: int(0, 3650).default(30),
+  /** Plain http and loopback, private or link-local webhook targets: for local use and tests only (docs/events.md#ssrf). */
+  webhookAllowInsecureTargets: bool.default(false),
+  /** How long one webhook attempt may take before it counts as failed. */
+  webhookTimeoutMs: int(100, 60_000).default(15_000),
+  /** Webhook attempts one process has in flight at once (at most a quarter of them to any one endpoint). */
+  webhookConcurrency: int(1, 1000).default(32),
+  /** `smtp://user:pass@host:587` or `smtps://…`: where notifications are mailed. Unset: no mail. */
+  smtpUrl: z.string().url().optional(),
+  /** The From address of the platform's mail. */
+  mailFrom: z.string().min(3).default('Domain reseller <noreply@localhost>'),
+  /** Where mail about operator-wide webhook endpoints goes; unset: none. */
+  operatorEmail: z.string().email().optional(),
   /**
    * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
    * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
@@ -124,8 +163,23 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   API_LOG_FLUSH_MS: 'apiLogFlushMs',
   API_LOG_BUFFER_MAX: 'apiLogBufferMax',
   METRICS: 'metrics',
+  CONSOLE: 'console',
+  CONSOLE_PATH: 'consolePath',
+  CONSOLE_REQUIRE_2FA: 'consoleRequire2fa',
+  WEB_SESSION_IDLE_MINUTES: 'webSessionIdleMinutes',
+  WEB_SESSION_MAX_HOURS: 'webSessionMaxHours',
+  PUBLIC_URL: 'publicUrl',
+  AUDIT_LOG_RETENTION_DAYS: 'auditLogRetentionDays',
   SHUTDOWN_DELAY_MS: 'shutdownDelayMs',
   SHUTDOWN_TIMEOUT_MS: 'shutdownTimeoutMs',
+  EVENTS_RECOVER_AFTER_MS: 'eventsRecoverAfterMs',
+  EVENTS_RETENTION_DAYS: 'eventsRetentionDays',
+  WEBHOOK_ALLOW_INSECURE_TARGETS: 'webhookAllowInsecureTargets',
+  WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
+  WEBHOOK_CONCURRENCY: 'webhookConcurrency',
+  SMTP_URL: 'smtpUrl',
+  MAIL_FROM: 'mailFrom',
+  OPERATOR_EMAIL: 'operatorEmail',
 };
 
 export class ConfigError extends Error {

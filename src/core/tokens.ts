@@ -1,6 +1,9 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
+import type { AuditLog } from './audit/audit-log';
 import type { Authenticator } from './auth/authenticator';
+import type { ConsoleLists } from './console/console-lists';
+import type { OneTimeLinks } from './auth/one-time-links';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CostPriceImport } from './catalogue/cost-price-import';
@@ -9,6 +12,7 @@ import type { LedgerFactory } from './credit/ledger';
 import type { DomainManagementService } from './domain/domain-management-service';
 import type { DomainService } from './domain/domain-service';
 import type { DomainSyncService } from './domain/domain-sync-service';
+import type { OperatorService } from './operator/operator-service';
 import type { OrderRegistrar } from './order/order-registrar';
 import type { OrderService, OrderSettings } from './order/order-service';
 import type { RegistrarGateway } from './registrar/registrar-gateway';
@@ -21,6 +25,9 @@ import type { AvailabilityChecker } from './search/availability-checker';
 import type { SearchService } from './search/search-service';
 import type { Clock } from './common/clock';
 import type { EventBus } from './common/events';
+import type { OutboxDispatcher } from './events/event-dispatcher';
+import type { WebhookService } from './webhooks/webhook-service';
+import type { WebhookDeliveryWorker, WebhookSender } from './webhooks/delivery-worker';
 import type { Logger } from './common/logger';
 import type { UnitOfWork } from './common/unit-of-work';
 
@@ -50,8 +57,16 @@ export const TOKENS = {
   secretBox: token<SecretBox>('secretBox'),
   /** Port: who may call the API, with which key and from where; a host with its own customers rebinds it. */
   resellerDirectory: token<ResellerDirectory>('resellerDirectory'),
-  /** Port: the module's events (order placed, completed or failed; domain status changed; credit changed). */
+  /** Port: the module's in-process subscribers, fed from the outbox (docs/events.md). */
   events: token<EventBus>('events'),
+  /** Feeds committed events to the subscribers and to webhook deliveries; re-dispatches what a crash left (ADR 15). */
+  outboxDispatcher: token<OutboxDispatcher>('outboxDispatcher'),
+  /** Webhook endpoints and deliveries (`reseller-admin webhook`, the console, the portal). */
+  webhookService: token<WebhookService>('webhookService'),
+  /** One signed POST to an endpoint, its address checked when connecting. */
+  webhookSender: token<WebhookSender>('webhookSender'),
+  /** Claims due deliveries and sends them (started with the background jobs). */
+  webhookDeliveryWorker: token<WebhookDeliveryWorker>('webhookDeliveryWorker'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
   /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */
@@ -77,4 +92,12 @@ export const TOKENS = {
   orderService: token<OrderService>('orderService'),
   apiLogRepository: token<ApiLogRepository>('apiLogRepository'),
   apiLogService: token<ApiLogService>('apiLogService'),
+  /** Every change made from the console, the portal or a CLI command: who, when, what, before and after. */
+  auditLog: token<AuditLog>('auditLog'),
+  /** Links that work once (an operator's set-password link, a reseller's portal invitation). */
+  oneTimeLinks: token<OneTimeLinks>('oneTimeLinks'),
+  /** The console's operator accounts. */
+  operatorService: token<OperatorService>('operatorService'),
+  /** The console's lists across resellers (reads only). */
+  consoleLists: token<ConsoleLists>('consoleLists'),
 } as const;

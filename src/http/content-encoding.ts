@@ -27,13 +27,3 @@ export function bodyEncoding(header: string | undefined): string | undefined {
     `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed or as gzip, deflate or br`,
   );
 }
-
-/**
- * What a failure to read an encoded body means for the client: the body parser's own statuses
- * (413 too large once decoded, 400 bad syntax) stand; a decompression error (zlib's, which has
- * no status) is a 400 naming the encoding.
- */
-export function undecodableBody(error: unknown, encoding: string | undefined): unknown {
-  if (encoding === undefined || typeof (error as { status?: unknown }).status === 'number') return error;
-  return new HttpInputError(400, `The request body is not valid ${encoding} data, as its Content-Encoding says`);
-}

@@ -16,4 +16,5 @@ export const STATUS: Record<ErrorCode, number> = {
   idempotency_mismatch: 422,
   registrar_failed: 502,
   registrar_timeout: 504,
+  registrar_disabled: 503,
 };

@@ -1,4 +1,3 @@
-import { bodyParser } from '@koa/bodyparser';
 import Router from '@koa/router';
 import type { Container } from 'inversify';
 import type Koa from 'koa';
@@ -9,14 +8,20 @@ import type { Reseller } from '../core/reseller/reseller';
 import { DomainError, isDomainError } from '../core/common/errors';
 import type { Logger } from '../core/common/logger';
 import { TOKENS } from '../core/tokens';
-import { bodyEncoding, HttpInputError, undecodableBody } from './content-encoding';
+import { bodyEncoding, HttpInputError } from './content-encoding';
 import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
+import { RequestBodyReader } from './request-body';
 import { HttpReply, type Route, type RouteContext } from './route-table';
-import { fromJson, parseForm, type WireParams } from './wire/form-body';
+import { parseForm, type WireParams } from './wire/form-body';
+import { parseJsonBody } from './wire/json-body';
+import { noInput } from './wire/schemas';
 import type { Token } from '../core/tokens';
 
-export const BODY_LIMIT = '64kb';
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Compressed bodies decoded at once by one process (a brotli decoder may hold 16 MiB while it works). */
+const DECODERS_IN_FLIGHT = 4;
 
 export interface HttpApiOptions {
   readonly container: Container;
@@ -48,14 +53,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     if (!memo.has(token)) memo.set(token, container.get(token));
     return memo.get(token) as T;
   };
-  const readBody = bodyParser({
-    // Forms are read as text and parsed by our own qs call, whose limits @koa/bodyparser does not expose.
-    enableTypes: ['json', 'text'],
-    extendTypes: { text: ['application/x-www-form-urlencoded'] },
-    parsedMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    jsonLimit: BODY_LIMIT,
-    textLimit: BODY_LIMIT,
-  });
+  const bodies = new RequestBodyReader({ limitBytes: BODY_LIMIT_BYTES, decodersInFlight: DECODERS_IN_FLIGHT });
 
   const router = new Router({ prefix });
   // Routes without path parameters are also found by one map lookup on the exact path, before the
@@ -88,7 +86,8 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
       const reseller = r.access === 'reseller' ? await authenticate(ctx) : (undefined as unknown as Reseller);
       if (reseller) call.resellerId = reseller.id;
       const query = ctx.querystring ? parseForm(ctx.querystring) : Object.create(null);
-      const params = hasBody(ctx) ? await withBody(ctx, query) : query;
+      // A route that takes no parameters never reads a body: nothing is decoded for /healthz.
+      const params = r.input !== noInput && hasBody(ctx) ? await withBody(ctx, query) : query;
       assertBodyRepeatsPath(ctx.params, params);
       call.domain = domainNamed(ctx.params.domain ?? params.domain);
       const input = validate(r.input, { ...params, ...ctx.params });
@@ -124,17 +123,8 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     if (!isForm && !isJson) {
       throw Object.assign(new Error('unsupported content type'), { status: 415 });
     }
-    const encoding = bodyEncoding(ctx.get('content-encoding'));
-    // The decompressor reads the raw header and knows only the lower-case names.
-    if (encoding) ctx.req.headers['content-encoding'] = encoding;
-    else delete ctx.req.headers['content-encoding'];
-    try {
-      await readBody(ctx, async () => undefined);
-    } catch (error) {
-      throw undecodableBody(error, encoding);
-    }
-    const raw = (ctx.request as { body?: unknown }).body;
-    const body = isForm ? parseForm(typeof raw === 'string' ? raw : '') : fromJson(raw);
+    const text = await bodies.read(ctx.req, bodyEncoding(ctx.get('content-encoding')));
+    const body = isForm ? parseForm(text) : parseJsonBody(text);
     return Object.assign(query, body);
   }
 

@@ -27,7 +27,7 @@ const ERROR_STATUSES: Record<number, string> = {
   429: 'Too many failed authentications; see Retry-After',
   500: 'Unexpected server error; the message carries the request id',
   502: 'The registrar failed; the message names its error',
-  503: 'Not ready: the database or the registrar plugins are not, or the process is shutting down',
+  503: "Not ready (/readyz), or the registrar's plugin failed to load and is disabled (the message names it)",
   504: 'The registrar did not answer in time',
 };
 
@@ -37,7 +37,7 @@ export function documentedErrors(r: Route): number[] {
   const statuses = [400, 405, 413, 415, 500];
   if (r.access === 'reseller') statuses.push(401, 403, 429);
   if (r.path.includes(':')) statuses.push(404);
-  if (r.path.includes(':domain') || r.path.startsWith('/order/domains')) statuses.push(409, 502, 504);
+  if (r.path.includes(':domain') || r.path.startsWith('/order/domains')) statuses.push(409, 502, 503, 504);
   if (r.idempotent) statuses.push(422);
   if (r.path === '/readyz') statuses.push(503);
   return statuses.sort((a, b) => a - b);

@@ -266,6 +266,11 @@ export async function runConformanceKit(options: ConformanceOptions): Promise<Co
     await check('tldPricing', 'tldPricing.prices', 'a list of { tld, period, register, renew, transfer }', () =>
       plugin.tldPricing!.prices(),
     );
+  if (has('domainPricing'))
+    for (const action of ['renew', 'transfer'] as const)
+      await check('domainPricing', 'domainPricing.price', `{ ok, isPremium, cost? } for a ${action}`, () =>
+        plugin.domainPricing!.price({ domain, action, period: 2 }),
+      );
   if (has('transfer')) {
     const incoming = options.transferDomain ?? `conformance-transfer-${token()}${tld}`;
     await check('transfer', 'transfer.transfer', '{ ok, expiryDate? }', () =>

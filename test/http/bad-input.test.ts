@@ -50,6 +50,33 @@ describe('bad input never gets a 500', () => {
     expect(typeof res.body.error).toBe('string');
   });
 
+  it.each([
+    ['a top-level field', '{"domain":"example.org","domain":"example.net"}', 'domain'],
+    ['a field spelt with an escape', '{"domain":"example.org","\\u0064omain":"example.net"}', 'domain'],
+    [
+      'a nested field',
+      '{"domain":"example.org","contacts":{"registrant":{"firstname":"A","firstname":"B"}}}',
+      'contacts.registrant.firstname',
+    ],
+  ])('refuses a JSON body with %s sent twice with 400, as a form field sent twice is', async (_, json, key) => {
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .set('content-type', 'application/json')
+      .send(json);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: `the JSON body has the field ${key} twice` });
+  });
+
+  it('accepts the same key in different objects of one JSON body', async () => {
+    const res = await h.http
+      .get('/order/pricing/domains/register')
+      .set(h.headers())
+      .set('content-type', 'application/json')
+      .send('{"domain":"example.org","a":{"domain":"x"},"b":[{"domain":"y"},{"domain":"z"}]}');
+    expect(res.status).toBe(200);
+  });
+
   it('accepts JSON bodies', async () => {
     const res = await h.http.get('/order/pricing/domains/register').set(h.headers()).send({ domain: 'example.org' });
     expect(res.status).toBe(200);

@@ -265,6 +265,7 @@ describe('the OpenAPI document', () => {
       '429',
       '500',
       '502',
+      '503',
       '504',
     ]);
     expect(statusesOf('/domains/{domain}/lock', 'post')).not.toContain('422');

@@ -362,8 +362,8 @@ describe('order endpoints', () => {
         h.module.on('order.completed', (e) => {
           if (e.domain === domain) seen.push('order.completed');
         }),
-        h.module.on('order.failed', (e) => {
-          if (e.domain === domain) seen.push('order.failed');
+        h.module.on('order.refunded', (e) => {
+          if (e.domain === domain) seen.push('order.refunded');
         }),
         h.module.on('domain.status_changed', (e) => {
           if (e.domain === domain) seen.push(`domain.status_changed ${e.from}->${e.to} (${e.cause})`);
@@ -438,8 +438,9 @@ describe('order endpoints', () => {
         expect(res.body).toMatchObject({ completed: false, failed: true });
       });
       // The row the order created stays, Cancelled, for the reseller (the request had answered success).
+      // Refunded after the request had answered: order.refunded, not order.failed.
       expect(events).toEqual([
-        'order.failed',
+        'order.refunded',
         'credit.changed order_refund',
         'domain.status_changed Pending Transfer->Cancelled (order)',
       ]);
@@ -479,7 +480,7 @@ describe('order endpoints', () => {
       const offCompleted = h.module.on('order.completed', (e) => {
         if (e.domain.endsWith('-race.com')) settled.push(`completed ${e.domain}`);
       });
-      const offFailed = h.module.on('order.failed', (e) => {
+      const offFailed = h.module.on('order.refunded', (e) => {
         if (e.domain.endsWith('-race.com')) settled.push(`failed ${e.domain}`);
       });
       try {

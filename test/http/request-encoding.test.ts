@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import zlib from 'node:zlib';
 import { ROUTES } from '../../src/http/routes';
+import { noInput } from '../../src/http/wire/schemas';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
 import { form } from '../support/wire';
@@ -72,8 +73,32 @@ describe('compressed request bodies (Content-Encoding)', () => {
     expect(res).toEqual({ status: 413, body: { error: 'The request body is larger than 64 KiB' } });
   });
 
+  it.each([
+    ['a brotli body that does not decode', 'br', zlib.gzipSync(body), 'application/x-www-form-urlencoded'],
+    ['a brotli body that decodes', 'br', zlib.brotliCompressSync(body), 'application/x-www-form-urlencoded'],
+    ['a body of a type the API does not read', 'identity', Buffer.from('<x/>'), 'text/xml'],
+  ])('a route that takes no parameters ignores %s without reading it', async (_, encoding, bytes, type) => {
+    const res = await send(port, 'GET', '/healthz', { 'content-type': type, 'content-encoding': encoding }, bytes);
+    expect(res).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('refuses a compressed body larger than 64 KiB as sent with 413, before decoding it', async () => {
+    const noise = zlib.gzipSync(Buffer.from(Array.from({ length: 70 * 1024 }, (_, i) => (i * 7919) % 251)), {
+      level: 0,
+    });
+    const res = await send(port, 'GET', '/order/pricing/domains/register', formHeaders('gzip'), noise);
+    expect(res).toEqual({ status: 413, body: { error: 'The request body is larger than 64 KiB' } });
+  });
+
   const path = (p: string) => p.replace(':domain', OWNED);
-  const routes = ROUTES.map((r) => [r.method.toUpperCase(), r.path] as const);
+  // A route that takes no parameters never reads a body (tested above); these do.
+  const routes = ROUTES.filter((r) => r.input !== noInput).map((r) => [r.method.toUpperCase(), r.path] as const);
+  const withoutInput = ROUTES.filter((r) => r.input === noInput).map((r) => [r.method.toUpperCase(), r.path] as const);
+
+  it.each(withoutInput)('%s %s: takes no parameters and ignores a body it cannot decode', async (method, routePath) => {
+    const res = await send(port, method, routePath, formHeaders('br'), Buffer.from(body));
+    expect(res.status).toBe(200);
+  });
 
   it.each(routes)('%s %s: a body that is not what its Content-Encoding says is a 400', async (method, routePath) => {
     for (const encoding of ['gzip', 'deflate', 'br']) {

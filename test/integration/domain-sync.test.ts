@@ -39,7 +39,6 @@ describe('DomainSyncService on a real database', () => {
         recordingLogger(),
       ),
       clock,
-      module.events,
       module.services.orders,
     );
 

@@ -9,7 +9,8 @@ import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
-import type { Repositories, UnitOfWork } from '../../src/core/common/unit-of-work';
+import type { TransactionScope, UnitOfWork } from '../../src/core/common/unit-of-work';
+import { RecordedEvents } from '../../src/core/events/outbox';
 import { createLogger } from '../../src/infra/logging';
 import { knexRepositories } from '../../src/infra/repositories/knex-unit-of-work';
 import { directoryOf } from '../support/fake-registrar';
@@ -22,7 +23,6 @@ import {
   type OrderBench,
 } from '../support/order-bench';
 import { TEST_ENGINE } from '../support/test-database';
-import { InProcessEventBus } from '../../src/core/common/events';
 
 const ROOT = path.join(__dirname, '..', '..');
 const CHILD = path.join(__dirname, '..', 'fixtures', 'crash', 'order-child.ts');
@@ -85,7 +85,6 @@ describe('a crash between the phases of an order', () => {
       catalogue,
       b.clock,
       logger,
-      new InProcessEventBus(logger),
     );
     reseller = await b.newReseller(10_000);
   });
@@ -174,10 +173,13 @@ describe('a crash between the phases of an order', () => {
       readonly read = knexRepositories(b.knex);
       private count = 0;
       constructor(private readonly doomed: ReadonlySet<number>) {}
-      run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+      run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
         const doomed = this.doomed.has(this.count++);
         return b.knex.transaction(async (trx) => {
-          const result = await work(knexRepositories(trx));
+          const repos = knexRepositories(trx);
+          const outbox = new RecordedEvents();
+          const result = await work({ ...repos, outbox });
+          if (outbox.events.length > 0) await repos.events.insert(outbox.events);
           if (doomed) {
             const [rows] = await trx.raw('SELECT CONNECTION_ID() AS id');
             await admin.raw(`KILL ${Number(rows[0].id)}`);

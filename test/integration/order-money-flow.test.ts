@@ -1,6 +1,6 @@
 import type { ReconcileReport } from '../../src/core/order/order-service';
 import type { DomainError } from '../../src/core/common/errors';
-import type { Repositories, UnitOfWork } from '../../src/core/common/unit-of-work';
+import type { Repositories, TransactionScope, UnitOfWork } from '../../src/core/common/unit-of-work';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
 
 /** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */
@@ -460,7 +460,7 @@ describe('the order money flow', () => {
       get read(): Repositories {
         return this.inner.read;
       }
-      run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+      run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
         const doomed = this.count++ >= this.failFrom;
         return this.inner.run(async (repos) => {
           const result = await work(repos);

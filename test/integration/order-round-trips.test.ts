@@ -1,6 +1,6 @@
 import { ulid } from 'ulid';
 import type { OrderService } from '../../src/core/order/order-service';
-import { InProcessEventBus, type EventName, type PlatformEvents } from '../../src/core/common/events';
+import type { EventName, EventPayloads } from '../../src/core/common/events';
 import { createLogger } from '../../src/infra/logging';
 import { KnexLedgerRepository } from '../../src/infra/repositories/knex-ledger-repository';
 import {
@@ -19,13 +19,13 @@ import {
 describe('an order in few round trips', () => {
   let b: OrderBench;
   let orders: OrderService;
-  let published: Array<{ name: EventName; event: PlatformEvents[EventName] }>;
+  let published: Array<{ name: EventName; event: EventPayloads[EventName] }>;
   let statements: string[];
   const record = (query: { sql: string }) => statements.push(query.sql);
 
   beforeAll(async () => {
     b = await startOrderBench();
-    const events = new InProcessEventBus(createLogger('silent'));
+    const events = b.events;
     for (const name of [
       'order.placed',
       'order.completed',
@@ -37,7 +37,7 @@ describe('an order in few round trips', () => {
         published.push({ name, event });
       });
     }
-    orders = newOrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'), events);
+    orders = newOrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'));
     b.knex.on('query', record);
   });
   afterAll(async () => {
@@ -57,6 +57,7 @@ describe('an order in few round trips', () => {
 
   it('publishes every event of a registration, credit.changed with the balance right after the debit', async () => {
     const r = await b.newReseller(10_000);
+    published = [];
     await expect(orders.register(r, registration('events-rt.com'))).resolves.toBe('success');
     const order = await orderFor('events-rt.com');
     expect(published.map((p) => p.name)).toEqual([
@@ -183,14 +184,7 @@ describe('an order in few round trips', () => {
       statements = [];
       await orders.register(r, registration('phase3-rt.com'));
       expect(statements.filter(isCommit)).toHaveLength(2);
-      const quiet = newOrderService(
-        b.uow,
-        b.registrar,
-        b.catalogue,
-        b.clock,
-        createLogger('silent'),
-        new InProcessEventBus(createLogger('silent')),
-      );
+      const quiet = newOrderService(b.uow, b.registrar, b.catalogue, b.clock, createLogger('silent'));
       const heard = statements.filter((sql) => !isConnectionSetUp(sql)).length;
       statements = [];
       await quiet.register(r, registration('phase3-quiet-rt.com'));

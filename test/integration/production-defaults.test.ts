@@ -48,17 +48,17 @@ describe('a TLD whose registrar plugin is not installed', () => {
   });
 
   it('makes /readyz answer 503 naming the plugin and its TLDs', async () => {
-    // TLDs set on the bundled sandbox; the same database then served with a plugins folder without it.
+    // TLDs set on a plugin whose folder was later removed.
     h = await startHarness();
+    await h.module.knex('tlds').update({ registrar: 'gone' });
     module = await createResellerModule({
       database: h.databaseUrl,
-      pluginsDir: path.resolve(__dirname, '../../examples/plugins'),
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
     });
     const app = new Koa();
     app.use(module.middleware({ ownAllPaths: true }));
     const reply = await request(app.callback()).get('/readyz');
-    const problem = 'plugin "sandbox" is not installed, but TLDs use it: .com, .net, .org';
+    const problem = 'plugin "gone" is not installed, but TLDs use it: .com, .net, .org';
     expect(reply.status).toBe(503);
     expect(reply.body).toEqual({
       error: `not ready: plugins: ${problem}`,

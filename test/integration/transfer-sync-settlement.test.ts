@@ -70,7 +70,7 @@ describe('transfer sync settles an open transfer order', () => {
     const gateway = new RegistrarGateway(registrars, b.logger);
     const process = () => {
       const orders = b.ordersWith(b.uow, new GatewayOrderRegistrar(registrars, gateway, b.logger));
-      return { orders, syncer: new DomainSyncService(b.uow, gateway, b.clock, b.events, orders) };
+      return { orders, syncer: new DomainSyncService(b.uow, gateway, b.clock, orders) };
     };
     processes = [process(), process()];
   });
@@ -85,7 +85,7 @@ describe('transfer sync settles an open transfer order', () => {
   /** Counts the events about `domain` published while `during` runs. */
   const countEvents = async (domain: string, during: () => Promise<unknown>) => {
     const counts: Partial<Record<EventName | string, number>> = {};
-    const names: EventName[] = ['order.completed', 'order.failed', 'domain.status_changed'];
+    const names: EventName[] = ['order.completed', 'order.refunded', 'domain.status_changed'];
     const off = names.map((name) =>
       b.events.on(name, (e) => {
         const event = e as { domain: string; cause?: string };
@@ -178,7 +178,7 @@ describe('transfer sync settles an open transfer order', () => {
         fake.releaseWhenHeld(3),
       ]),
     );
-    expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
+    expect(events).toEqual({ 'order.refunded': 1, 'domain.status_changed (order)': 1 });
     const order = await orderOf('race-failed.com');
     expect(order).toMatchObject({
       status: 'failed',
@@ -203,7 +203,7 @@ describe('transfer sync settles an open transfer order', () => {
         fake.releaseWhenHeld(3),
       ]),
     );
-    expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
+    expect(events).toEqual({ 'order.refunded': 1, 'domain.status_changed (order)': 1 });
     const order = await orderOf('syncs-failed.com');
     expect(order).toMatchObject({ status: 'failed', note: 'transfer sync: the transfer failed: rejected' });
     expect(await refundsOf(order.id)).toBe(1);
@@ -231,7 +231,7 @@ describe('transfer sync settles an open transfer order', () => {
     b.clock.advance(AFTER_LEASE_MS);
     const domain = (await domainOf('came-back.com'))!;
     const events = await countEvents('came-back.com', () => processes[0]!.syncer.transferSync(domain));
-    expect(events).toEqual({ 'order.failed': 1, 'domain.status_changed (order)': 1 });
+    expect(events).toEqual({ 'order.refunded': 1, 'domain.status_changed (order)': 1 });
     expect(await domainOf('came-back.com')).toMatchObject({ status: 'Cancelled', resellerId: r.id, expiryDate: null });
     expect(await b.balance(r)).toBe(10_000);
   });

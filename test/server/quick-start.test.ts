@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import net from 'node:net';
 import { freePort } from '../support/server-process';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -88,6 +89,66 @@ describe('npm start on a fresh clone', () => {
     // So are the folder and the database (contacts, sealed keys, the ledger).
     expect(statSync(path.join(cwd, 'data')).mode & 0o777).toBe(0o700);
     expect(statSync(path.join(cwd, 'data', 'reseller.sqlite')).mode & 0o777).toBe(0o600);
+  }, 120_000);
+});
+
+/**
+ * Issue 31, item 7: with the port taken, the first start used to migrate and create the demo
+ * reseller, then fail to listen; the next start found a reseller and printed no key at all.
+ */
+describe('npm start on a fresh clone whose port is taken', () => {
+  let cwd: string;
+  let blocker: net.Server | undefined;
+  let child: ChildProcess | undefined;
+  beforeAll(() => {
+    cwd = mkdtempSync(path.join(os.tmpdir(), 'quick-start-taken-'));
+  });
+  afterAll(async () => {
+    blocker?.close();
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('fails to listen without spending the demo key, and the next start prints it', async () => {
+    const port = await freePort();
+    blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker!.listen(port, '127.0.0.1', resolve));
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
+    for (const name of CONFIGURATION) delete env[name];
+    const start = () =>
+      spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts')], {
+        cwd,
+        env,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+
+    const first = start();
+    let firstErr = '';
+    first.stderr!.on('data', (chunk) => {
+      firstErr += String(chunk);
+    });
+    const code = await new Promise<number | null>((resolve) => first.once('exit', resolve));
+    expect(code).toBe(1);
+    expect(firstErr).toContain('EADDRINUSE');
+    expect(firstErr).not.toContain('API key:');
+    await new Promise<void>((resolve) => blocker!.close(() => resolve()));
+    blocker = undefined;
+
+    child = start();
+    let stderr = '';
+    const key = await new Promise<string>((resolve, reject) => {
+      child!.stderr!.on('data', (chunk) => {
+        stderr += String(chunk);
+        const found = /API key: {2}(\S{20,})/.exec(stderr);
+        if (found) resolve(found[1]!);
+      });
+      child!.once('exit', (exit) => reject(new Error(`the second start exited with ${exit}:\n${stderr}`)));
+    });
+    expect(key.length).toBeGreaterThan(20);
   }, 120_000);
 });
 

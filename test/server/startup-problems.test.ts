@@ -47,7 +47,8 @@ describe('the server started with a TLD on a registrar plugin that is not instal
   });
 
   it('logs an error naming the plugin and its TLDs, and keeps serving', async () => {
-    h = await startHarness(); // .com, .net and .org on the bundled sandbox
+    h = await startHarness();
+    await h.module.knex('tlds').update({ registrar: 'gone' }); // a plugin folder since removed
     // The server itself is the child (no tsx wrapper process), so that killing it leaves nothing behind.
     child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: ROOT,
@@ -55,7 +56,6 @@ describe('the server started with a TLD on a registrar plugin that is not instal
         ...process.env,
         DATABASE_URL: h.databaseUrl,
         MASTER_KEY: TEST_MASTER_KEY,
-        PLUGINS_DIR: path.join(ROOT, 'examples/plugins'),
         PORT: '0',
         HOST: '127.0.0.1',
         BACKGROUND_JOBS: 'false',
@@ -78,7 +78,7 @@ describe('the server started with a TLD on a registrar plugin that is not instal
       child!.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${stdout}`)));
     });
     await listening;
-    const problem = 'plugin "sandbox" is not installed, but TLDs use it: .com, .net, .org';
+    const problem = 'plugin "gone" is not installed, but TLDs use it: .com, .net, .org';
     expect(lines().find((l) => l.level === 50)).toMatchObject({
       plugins: problem,
       msg: `not ready until this is fixed (/readyz answers 503): ${problem}`,

@@ -54,6 +54,7 @@ export function fakeRegistrar(
         return [];
       },
     },
+    domainPricing: { price: ok('domainPricing.price', { isPremium: false }) },
     tldPricing: {
       prices: async () => {
         calls.push('tldPricing.prices');

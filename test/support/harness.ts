@@ -33,6 +33,8 @@ export interface HarnessOptions {
   readonly ports?: ResellerModuleOptions['ports'];
   /** The module's clock (default: fixed at NOW). */
   readonly clock?: ReturnType<typeof fixedClock>;
+  /** Middleware mounted before the API's (the console, the portal: test/support/web.ts). */
+  readonly before?: (module: ResellerModule) => Koa.Middleware[];
 }
 
 /** A migrated module on a fresh database, served by a real Koa app, with a reseller ready to call it. */
@@ -61,6 +63,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   const { apiKey } = await resellers.create('reseller@example.com', 'default', 10_000);
   const app = new Koa();
+  for (const middleware of options.before?.(module) ?? []) app.use(middleware);
   // Every 200 reply of every HTTP test is checked against its route's output schema (the OpenAPI document's).
   app.use(module.middleware({ ...(options.mount ?? { ownAllPaths: true }), checkReplies: true }));
   const server = app.listen(0, '127.0.0.1');

@@ -6,7 +6,7 @@ import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-regist
 import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderRegistrar } from '../../src/core/order/order-registrar';
-import { OrderService, type OrderSettings } from '../../src/core/order/order-service';
+import { createOrderService, type OrderService, type OrderSettings } from '../../src/core/order/order-service';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { RegisterCommand } from '../../src/core/order/order-commands';
 import { ResellerService } from '../../src/core/reseller/reseller-service';
@@ -23,8 +23,7 @@ import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { REGISTRANT } from './wire';
-import { InProcessEventBus, type EventBus } from '../../src/core/common/events';
-import { OrderSettlement } from '../../src/core/order/order-settlement';
+import { InProcessEventBus } from '../../src/core/common/events';
 import type { Clock } from '../../src/core/common/clock';
 import type { Logger } from '../../src/core/common/logger';
 
@@ -44,11 +43,9 @@ export function newOrderService(
   catalogue: CatalogueService,
   clock: Clock,
   logger: Logger,
-  events: EventBus,
   settings: OrderSettings = SETTINGS,
 ): OrderService {
-  const settlement = new OrderSettlement(uow, clock, logger, events, settings);
-  return new OrderService(uow, registrar, catalogue, settlement, clock, logger, settings, events);
+  return createOrderService({ uow, registrar, catalogue, clock, logger, settings });
 }
 /** Past every lease: reconciliation may act on anything pending. */
 export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;
@@ -102,19 +99,22 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
   openLedgers.add(knex);
   // As the module opens it: on MariaDB every unit of work is a transaction on the driver's own pool.
   const reads = openHotReads(target, { poolMax: 10 });
-  const uow = new KnexUnitOfWork(knex, undefined, reads);
+  const logger = createLogger('silent');
+  const events = new InProcessEventBus(logger);
+  // Committed events straight to the subscribers: the outbox's dispatch transaction is the module's (ADR 15).
+  const uow = new KnexUnitOfWork(knex, undefined, reads, (committed) => {
+    for (const event of committed) events.deliver(event);
+  });
   const clock = fixedClock(NOW);
   const fake = options.fake ?? new FakeRegistrar();
   const directory = directoryOf(fake);
-  const logger = createLogger('silent');
-  const events = new InProcessEventBus(logger);
   const registrars = guardRegistrars(directory, { timeoutMs: REGISTRAR_DEADLINE_MS, logger });
   const registrar = new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger);
   const catalogue = new CatalogueService(uow, directory, 'USD');
-  const credit = new CreditService(uow, clock, events);
-  const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock, events);
+  const credit = new CreditService(uow, clock);
+  const resellers = new ResellerService(uow, new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64')), clock);
   const ordersWith = (other: UnitOfWork, otherRegistrar: OrderRegistrar = registrar) =>
-    newOrderService(other, otherRegistrar, catalogue, clock, logger, events);
+    newOrderService(other, otherRegistrar, catalogue, clock, logger);
   await resellers.createGroup('default');
   await catalogue.setTld({
     tld: '.com',

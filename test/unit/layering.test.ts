@@ -27,3 +27,23 @@ describe('layering', () => {
     expect(offenders.map((f) => path.relative(PLUGINS, f))).toEqual([]);
   });
 });
+
+describe('publishing', () => {
+  // ADR 15: the unit of work's outbox is the only way to publish; the dispatcher alone feeds subscribers.
+  const DISPATCH = new Set(['events/event-dispatcher.ts', 'common/events.ts']);
+  it('leaves handing events to subscribers to the outbox dispatcher: no service calls EventBus.deliver or writes the outbox table', () => {
+    const offenders = files(CORE).filter(
+      (file) =>
+        !DISPATCH.has(path.relative(CORE, file)) && /\.deliver\(|events\.insert\(/.test(readFileSync(file, 'utf8')),
+    );
+    expect(offenders.map((f) => path.relative(CORE, f))).toEqual([]);
+  });
+
+  it('gives no service of the core an event bus: only subscribers and the dispatcher name EventBus', () => {
+    const allowed = new Set([...DISPATCH, 'search/own-orders.ts', 'tokens.ts']);
+    const offenders = files(CORE).filter(
+      (file) => !allowed.has(path.relative(CORE, file)) && /\bEventBus\b/.test(readFileSync(file, 'utf8')),
+    );
+    expect(offenders.map((f) => path.relative(CORE, f))).toEqual([]);
+  });
+});

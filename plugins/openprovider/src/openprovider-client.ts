@@ -1,4 +1,4 @@
-import type { Logger } from '../../../src/core/common/logger';
+import type { PluginHost } from '../../../src/core/registrar/plugin';
 import type { OpenproviderOptions } from './options';
 import { BASE_PATH, type AuthLoginResponse, type ErrorError } from './vendor/openprovider-api.generated';
 
@@ -59,7 +59,7 @@ export class OpenproviderClient {
 
   constructor(
     private readonly options: OpenproviderOptions,
-    private readonly logger: Logger,
+    private readonly logger: PluginHost['logger'],
     private readonly fetchImpl: typeof fetch = fetch,
   ) {}
 

@@ -710,6 +710,30 @@ export function createOpenproviderRegistrar(
       },
     },
 
+    domainPricing: {
+      // domains/prices answers for any name, registered ones included, with the account's price for the period.
+      async price({ domain, action, period }, ctx) {
+        const { name, extension } = splitName(domain);
+        let answer: PriceGetPriceResponse;
+        try {
+          answer = await get<PriceGetPriceResponse>('/domains/prices', ctx, {
+            'domain.name': name,
+            'domain.extension': extension,
+            operation: action,
+            period,
+          });
+        } catch (error) {
+          throw faultOf(error, `${action} price`);
+        }
+        const cost = minorOf(answer.data?.price?.reseller, options.currency);
+        if (answer.data?.is_premium !== true) return { ok: true, isPremium: false, ...(cost ? { cost } : {}) };
+        // A premium name is never priced from a cost we cannot read: the platform then refuses the order.
+        if (!cost)
+          return refused(`Openprovider gave no ${action} price in ${options.currency} for the premium name ${domain}`);
+        return { ok: true, isPremium: true, cost };
+      },
+    },
+
     tldPricing: {
       async prices(ctx) {
         const offers: TldPriceOffer[] = [];

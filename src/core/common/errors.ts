@@ -19,6 +19,8 @@ export type ErrorCode =
   | 'idempotency_mismatch'
   | 'registrar_failed'
   | 'registrar_timeout'
+  /** The registrar's plugin failed to load and is disabled until the operator fixes it (503). */
+  | 'registrar_disabled'
   | 'not_found';
 
 const BRAND = Symbol.for('reseller/DomainError');

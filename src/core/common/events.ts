@@ -1,99 +1,46 @@
-import type { OrderAction } from '../catalogue/catalogue';
-import type { EntryKind } from '../credit/ledger';
-import type { DomainStatus } from '../domain/domain';
+import type { AnyPlatformEvent, EventPayloads, EventType, PlatformEvent } from '../../client/events';
 import type { Logger } from './logger';
-import type { Minor } from './money';
 
-/** A paid order was accepted: its price is reserved from the reseller's credit and the registrar is being asked. */
-export interface OrderPlaced {
-  readonly orderId: string;
-  readonly resellerId: string;
-  readonly action: OrderAction;
-  /** ASCII (punycode) name. */
-  readonly domain: string;
-  readonly period: number;
-  /** Integer minor units. */
-  readonly price: Minor;
-  readonly at: Date;
-}
+export type { AnyPlatformEvent, EventPayloads, PlatformEvent, StatusChangeCause } from '../../client/events';
 
-/** The registrar did what the order asked; the debit stands. */
-export interface OrderCompleted {
-  readonly orderId: string;
-  readonly resellerId: string;
-  readonly action: OrderAction;
-  readonly domain: string;
-  /** YYYY-MM-DD, when known. */
-  readonly expiryDate: string | null;
-  readonly at: Date;
-}
-
-/** The order did not happen at the registrar; its price was refunded in full. */
-export interface OrderFailed {
-  readonly orderId: string;
-  readonly resellerId: string;
-  readonly action: OrderAction;
-  readonly domain: string;
-  readonly reason: string;
-  /** Integer minor units given back. */
-  readonly refunded: Minor;
-  readonly at: Date;
-}
-
-/** Why a domain's status changed. */
-export type StatusChangeCause = 'order' | 'sync' | 'transfer_sync' | 'delete' | 'release';
-
-export interface DomainStatusChanged {
-  readonly domainId: string;
-  /** ASCII (punycode) name. */
-  readonly domain: string;
-  readonly resellerId: string;
-  /** Null when the platform did not hold the domain before (a new order's domain). */
-  readonly from: DomainStatus | null;
-  readonly to: DomainStatus;
-  readonly cause: StatusChangeCause;
-  readonly at: Date;
-}
-
-export interface CreditChanged {
-  readonly resellerId: string;
-  readonly entryId: string;
-  /** Integer minor units; negative for a debit. */
-  readonly amount: Minor;
-  readonly kind: EntryKind;
-  readonly orderId: string | null;
-  /** The balance right after this entry, in the same transaction. */
-  readonly balance: Minor;
-  readonly at: Date;
-}
-
-/** Every event the module publishes, by name. */
-export interface PlatformEvents {
-  'order.placed': OrderPlaced;
-  'order.completed': OrderCompleted;
-  'order.failed': OrderFailed;
-  'domain.status_changed': DomainStatusChanged;
-  'credit.changed': CreditChanged;
-}
-
-export type EventName = keyof PlatformEvents;
-export type EventHandler<K extends EventName> = (event: PlatformEvents[K]) => void | Promise<void>;
+/** Every event the module publishes, by name (the catalogue in src/client/events.ts, docs/events.md). */
+export type EventName = EventType;
 
 /**
- * The module's events, published in-process right after the transaction that made the change
- * commits (never for one rolled back). Delivery is at most once: a crash between the commit and
- * the publication loses the event, so a host that must not miss one reconciles from the data too.
+ * What a service records in its unit of work's outbox: the event's payload and when the change
+ * happened (the event's timestamp). The outbox gives it its id and version.
+ */
+export type PlatformEvents = { readonly [K in EventName]: EventPayloads[K] & { readonly at: Date } };
+
+export type OrderPlaced = PlatformEvents['order.placed'];
+export type OrderCompleted = PlatformEvents['order.completed'];
+export type OrderFailed = PlatformEvents['order.failed'];
+export type DomainStatusChanged = PlatformEvents['domain.status_changed'];
+export type CreditChanged = PlatformEvents['credit.changed'];
+
+/** A subscriber: the payload, and the whole event (its stable `id` for deduplication, its type, version and time). */
+export type EventHandler<K extends EventName> = (
+  data: EventPayloads[K],
+  event: PlatformEvent<K>,
+) => void | Promise<void>;
+
+/**
+ * The module's in-process subscribers (ADR 15). Events reach it only from the outbox after the
+ * transaction that recorded them committed, at least once: a subscriber may see an event again
+ * after a crash and deduplicates on `event.id`. Services never hold it: they publish by recording
+ * events in their unit of work (`repos.outbox`).
  */
 export interface EventBus {
   /** Subscribes; returns the function that unsubscribes. */
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void;
-  emit<K extends EventName>(name: K, event: PlatformEvents[K]): void;
+  /** Hands a committed event to the subscribers of its type (the outbox dispatcher's call). */
+  deliver(event: AnyPlatformEvent): void;
 }
 
 /**
- * Handlers run synchronously in the publisher's turn, in subscription order. A handler that
- * throws or rejects is logged and never disturbs the publisher or the other handlers; slow work
- * belongs in a queue the handler feeds.
+ * Handlers run synchronously in the dispatcher's turn, in subscription order. A handler that
+ * throws or rejects is logged and never disturbs the others; slow work belongs in a queue the
+ * handler feeds.
  */
 export class InProcessEventBus implements EventBus {
   private readonly handlers = new Map<EventName, Array<EventHandler<EventName>>>();
@@ -101,32 +48,32 @@ export class InProcessEventBus implements EventBus {
   constructor(private readonly logger: Logger) {}
 
   on<K extends EventName>(name: K, handler: EventHandler<K>): () => void {
-    const list = [...(this.handlers.get(name) ?? []), handler as EventHandler<EventName>];
+    const list = [...(this.handlers.get(name) ?? []), handler as unknown as EventHandler<EventName>];
     this.handlers.set(name, list);
     return () => {
       this.handlers.set(
         name,
-        (this.handlers.get(name) ?? []).filter((h) => h !== handler),
+        (this.handlers.get(name) ?? []).filter((h) => h !== (handler as unknown)),
       );
     };
   }
 
-  emit<K extends EventName>(name: K, event: PlatformEvents[K]): void {
-    const list = this.handlers.get(name);
+  deliver(event: AnyPlatformEvent): void {
+    const list = this.handlers.get(event.type);
     if (!list) return;
     for (const handler of list) {
       try {
-        const result = handler(event);
+        const result = handler(event.data, event);
         if (result && typeof (result as Promise<void>).then === 'function') {
-          (result as Promise<void>).then(undefined, (error: unknown) => this.failed(name, error));
+          (result as Promise<void>).then(undefined, (error: unknown) => this.failed(event, error));
         }
       } catch (error) {
-        this.failed(name, error);
+        this.failed(event, error);
       }
     }
   }
 
-  private failed(name: EventName, error: unknown): void {
-    this.logger.error({ event: name, err: error }, 'an event handler failed');
+  private failed(event: AnyPlatformEvent, error: unknown): void {
+    this.logger.error({ event: event.type, eventId: event.id, err: error }, 'an event handler failed');
   }
 }

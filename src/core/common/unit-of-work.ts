@@ -3,6 +3,8 @@ import type { CatalogueRepository } from '../catalogue/catalogue';
 import type { LedgerRepository } from '../credit/ledger';
 import type { DomainRepository } from '../domain/domain';
 import type { IdempotencyRepository, OrderRepository } from '../order/order';
+import type { EventRepository, Outbox } from '../events/outbox';
+import type { WebhookRepository } from '../webhooks/webhook';
 
 /** Every repository, bound to one connection or one transaction. */
 export interface Repositories {
@@ -13,6 +15,17 @@ export interface Repositories {
   readonly domains: DomainRepository;
   readonly orders: OrderRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly events: EventRepository;
+  readonly webhooks: WebhookRepository;
+}
+
+/** What a unit of work's `work` is given: the repositories bound to its transaction, and its outbox. */
+export interface TransactionScope extends Repositories {
+  /**
+   * The only way to publish an event (ADR 15): recorded events are written in one statement
+   * with the transaction's changes, and reach subscribers and webhooks after it commits.
+   */
+  readonly outbox: Outbox;
 }
 
 /**
@@ -21,6 +34,6 @@ export interface Repositories {
  * releases, purges). `read` uses the pool directly, for reads only.
  */
 export interface UnitOfWork {
-  run<T>(work: (repos: Repositories) => Promise<T>): Promise<T>;
+  run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T>;
   readonly read: Repositories;
 }

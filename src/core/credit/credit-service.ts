@@ -1,7 +1,7 @@
 import { ulid } from '../common/ids';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
-import type { CreditChanged, EventBus } from '../common/events';
+import type { CreditChanged } from '../common/events';
 import { formatAmount, type Minor } from '../common/money';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { postWithBalance, type LedgerEntry } from './ledger';
@@ -10,7 +10,6 @@ export class CreditService {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
-    private readonly events: EventBus,
   ) {}
 
   balance(resellerId: string): Promise<Minor> {
@@ -46,7 +45,7 @@ export class CreditService {
       note: note?.slice(0, 255) ?? null,
       createdAt: this.clock.now(),
     };
-    const result = await this.uow.run(async ({ ledger }) => {
+    return this.uow.run(async ({ ledger, outbox }) => {
       const after = await postWithBalance(ledger, entry);
       if (after === null) {
         const balance = await ledger.balance(resellerId);
@@ -55,10 +54,9 @@ export class CreditService {
           `the balance is ${formatAmount(balance)}; an adjustment of ${formatAmount(amount)} would take it below zero`,
         );
       }
+      outbox.push({ name: 'credit.changed', event: creditChanged(entry, after) });
       return { entry, balance: after };
     });
-    this.events.emit('credit.changed', creditChanged(entry, result.balance));
-    return result;
   }
 
   /** The ledger invariant: the running balance equals the sum of the entries and is never negative. */

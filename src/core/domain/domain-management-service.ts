@@ -9,7 +9,6 @@ import type {
 } from '../registrar/registrar-gateway';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
-import type { EventBus } from '../common/events';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { ADDON_FIELD, type DomainChanges, type DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
@@ -36,7 +35,6 @@ export class DomainManagementService {
     private readonly gateway: RegistrarGateway,
     private readonly syncer: DomainSyncService,
     private readonly clock: Clock,
-    private readonly events: EventBus,
   ) {}
 
   /**
@@ -270,17 +268,21 @@ export class DomainManagementService {
         ));
     if (!differs) return;
     const at = this.clock.now();
-    await this.uow.run((repos) => repos.domains.update(domain.id, changes, at));
-    if (cause && changes.status !== undefined && changes.status !== domain.status) {
-      this.events.emit('domain.status_changed', {
-        domainId: domain.id,
-        domain: domain.name,
-        resellerId: domain.resellerId,
-        from: domain.status,
-        to: changes.status,
-        cause,
-        at,
-      });
-    }
+    const subject = { domainId: domain.id, domain: domain.name, resellerId: domain.resellerId, at };
+    await this.uow.run(async ({ domains, outbox }) => {
+      await domains.update(domain.id, changes, at);
+      if (cause && changes.status !== undefined && changes.status !== domain.status)
+        outbox.push({
+          name: 'domain.status_changed',
+          event: { ...subject, from: domain.status, to: changes.status, cause },
+        });
+      if (typeof changes.transferLock === 'boolean' && changes.transferLock !== domain.transferLock)
+        outbox.push({ name: 'domain.lock.changed', event: { ...subject, isLocked: changes.transferLock } });
+      if (changes.nameservers !== undefined && changes.nameservers.join(',') !== domain.nameservers.join(','))
+        outbox.push({
+          name: 'domain.nameservers.changed',
+          event: { ...subject, nameservers: [...changes.nameservers] },
+        });
+    });
   }
 }

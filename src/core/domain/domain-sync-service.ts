@@ -1,9 +1,9 @@
 import type { Tld } from '../catalogue/catalogue';
 import type { RegistrarGateway, SyncView, TransferSyncView } from '../registrar/registrar-gateway';
 import type { Clock } from '../common/clock';
+import type { Outbox } from '../events/outbox';
 import { forEachConcurrentlyPerKey } from '../common/concurrency';
 import { isDomainError } from '../common/errors';
-import type { EventBus } from '../common/events';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { DomainChanges, DomainRecord, DomainStatus } from './domain';
 
@@ -152,7 +152,6 @@ export class DomainSyncService {
     private readonly uow: UnitOfWork,
     private readonly gateway: RegistrarGateway,
     private readonly clock: Clock,
-    private readonly events: EventBus,
     private readonly transferOrders: TransferOrders,
   ) {}
 
@@ -181,11 +180,12 @@ export class DomainSyncService {
     if (Object.keys(changes).length === 0) return { view, domain, changes };
     // Only while the status is still the one the registrar was asked about: a delete that landed meanwhile wins.
     const at = this.clock.now();
-    const applied = await this.uow.run((repos) =>
-      repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }),
-    );
+    const applied = await this.uow.run(async (repos) => {
+      if (!(await repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }))) return false;
+      if (changes.status !== undefined) statusChanged(repos.outbox, domain, changes.status, 'sync', at);
+      return true;
+    });
     if (!applied) return { view, domain, changes: {} };
-    if (changes.status !== undefined) this.statusChanged(domain, changes.status, 'sync', at);
     return { view, domain: { ...domain, ...changes }, changes };
   }
 
@@ -225,12 +225,12 @@ export class DomainSyncService {
         ...(view.expiryDate !== undefined ? { expiryDate: view.expiryDate } : {}),
       };
       const at = this.clock.now();
-      if (
-        await this.uow.run((repos) => repos.domains.update(domain.id, changes, at, { ifStatus: 'Pending Transfer' }))
-      ) {
-        this.statusChanged(domain, 'Active', 'transfer_sync', at);
-        return { view, status: 'Active' };
-      }
+      const applied = await this.uow.run(async (repos) => {
+        if (!(await repos.domains.update(domain.id, changes, at, { ifStatus: 'Pending Transfer' }))) return false;
+        statusChanged(repos.outbox, domain, 'Active', 'transfer_sync', at);
+        return true;
+      });
+      if (applied) return { view, status: 'Active' };
     } else if (
       view.completed &&
       view.expiryDate !== undefined &&
@@ -352,9 +352,18 @@ export class DomainSyncService {
       ...(changes.expiryDate !== undefined ? { expiryDate: { from: domain.expiryDate, to: changes.expiryDate } } : {}),
     };
   }
+}
 
-  private statusChanged(domain: DomainRecord, to: DomainStatus, cause: 'sync' | 'transfer_sync', at: Date): void {
-    this.events.emit('domain.status_changed', {
+function statusChanged(
+  outbox: Outbox,
+  domain: DomainRecord,
+  to: DomainStatus,
+  cause: 'sync' | 'transfer_sync',
+  at: Date,
+): void {
+  outbox.push({
+    name: 'domain.status_changed',
+    event: {
       domainId: domain.id,
       domain: domain.name,
       resellerId: domain.resellerId,
@@ -362,6 +371,6 @@ export class DomainSyncService {
       to,
       cause,
       at,
-    });
-  }
+    },
+  });
 }

@@ -7,6 +7,7 @@ import type {
   DomainLookup,
   OrderRegistrar,
   PremiumAnswer,
+  PremiumQuestion,
   RegistrarAnswer,
   RegistrationRequest,
   RenewalRequest,
@@ -36,6 +37,10 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
 
   isAvailable(registrarId: string): boolean {
     return this.registrars.has(registrarId);
+  }
+
+  isDisabled(registrarId: string): boolean {
+    return this.registrars.isDisabled(registrarId);
   }
 
   supports(registrarId: string, capability: CapabilityName): boolean {
@@ -72,19 +77,16 @@ export class GatewayOrderRegistrar implements OrderRegistrar {
     }
   }
 
-  async premium(registrarId: string, domain: string): Promise<PremiumAnswer> {
+  async premium(
+    registrarId: string,
+    domain: string,
+    question: PremiumQuestion = { action: 'register', period: 1 },
+  ): Promise<PremiumAnswer> {
     try {
-      const [answer] = (await this.registrars.get(registrarId).checkAvailability([domain])).filter(
-        (a) => a.domain === domain,
-      );
-      // A malformed entry (or a name listed twice) was dropped by the answer check: no usable answer.
-      if (!answer)
-        return { kind: 'unknown', message: `the registrar gave no usable availability answer for ${domain}` };
-      if (answer.isPremium === undefined) return { kind: 'cannot_tell' };
-      if (!answer.isPremium) return { kind: 'standard' };
-      return { kind: 'premium', cost: answer.premiumPrice ?? {} };
+      const price = await this.gateway.namePrice(registrarId, domain, question.action, question.period);
+      return price.kind === 'no_answer' ? { kind: 'unknown', message: registrarMessage(price.message) } : price;
     } catch (error) {
-      return { kind: 'unknown', message: this.fault(registrarId, 'checkAvailability', error) };
+      return { kind: 'unknown', message: this.fault(registrarId, 'premium', error) };
     }
   }
 

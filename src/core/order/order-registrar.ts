@@ -8,6 +8,8 @@ import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '.
 export interface OrderRegistrar {
   /** Whether orders can be sent to this registrar at all (its plugin is installed). */
   isAvailable(registrarId: string): boolean;
+  /** Whether its plugin failed to load and is disabled (orders then answer 503 naming it). */
+  isDisabled(registrarId: string): boolean;
   supports(registrarId: string, capability: CapabilityName): boolean;
   register(registrarId: string, input: RegistrationRequest, transactionId: string): Promise<RegistrarAnswer>;
   transfer(registrarId: string, input: TransferRequest, transactionId: string): Promise<RegistrarAnswer>;
@@ -16,16 +18,26 @@ export interface OrderRegistrar {
   lookup(registrarId: string, domain: string): Promise<DomainLookup>;
   /** Where a transfer in stands. Used by reconciliation of transfer orders. */
   transferStatus(registrarId: string, domain: string): Promise<TransferStatus>;
-  /** Is the name premium, and at what cost? Asked before every order (docs/orders.md#premium-names). */
-  premium(registrarId: string, domain: string): Promise<PremiumAnswer>;
+  /**
+   * Is the name premium, and at what cost, for this action and period? Asked before every order
+   * (docs/orders.md#premium-names). Without a question, a registration for a year.
+   */
+  premium(registrarId: string, domain: string, question?: PremiumQuestion): Promise<PremiumAnswer>;
+}
+
+/** What an order asks the price of: a renewal or transfer of a registered name is priced as such. */
+export interface PremiumQuestion {
+  readonly action: 'register' | 'renew' | 'transfer';
+  readonly period: number;
 }
 
 /**
  * What the registrar says of a name's premium status, asked at order time:
  * - `standard`: not premium; the catalogue price applies;
  * - `premium`: premium, with the registry's costs in minor units (an action without a cost cannot be priced);
- * - `cannot_tell`: the registrar does not report premium names (its availability answers carry no
- *   `isPremium`): the catalogue price applies, as it always did;
+ * - `cannot_tell`: the registrar gave no premium flag (it does not report premium names, or the name
+ *   is registered and it has no `domainPricing`): the catalogue price, unless the platform sold the
+ *   name as premium (then the order is refused);
  * - `unknown`: the registrar did not answer; the order is refused, nothing charged.
  */
 export type PremiumAnswer =

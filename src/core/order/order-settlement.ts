@@ -4,7 +4,6 @@ import { postWithBalance, type LedgerEntry } from '../credit/ledger';
 import type { DomainStatus } from '../domain/domain';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
-import type { EventBus } from '../common/events';
 import { ulid } from '../common/ids';
 import type { Logger } from '../common/logger';
 import { formatAmount } from '../common/money';
@@ -70,15 +69,14 @@ export const MAX_RECONCILE_BACKOFF_MS = 6 * 3_600_000;
  *
  * Every move is one transaction of the same statements on every engine: a conditional update of
  * the order from `pending` (so whoever settles first wins and the others change nothing), its
- * domain, the refund's ledger entry and the Idempotency-Key's answer. Events are published after
- * the commit, whoever listens.
+ * domain, the refund's ledger entry and the Idempotency-Key's answer. Events are recorded in the
+ * same transaction's outbox.
  */
 export class OrderSettlement {
   constructor(
     private readonly uow: UnitOfWork,
     private readonly clock: Clock,
     private readonly logger: Logger,
-    private readonly events: EventBus,
     private readonly settings: SettlementSettings,
   ) {}
 
@@ -222,7 +220,9 @@ export class OrderSettlement {
         );
       }
       outbox.push({
-        name: 'order.failed',
+        // The caller of the request hears of the failure in its answer; any later refund undoes
+        // an order the reseller was told is under way.
+        name: by === 'request' ? 'order.failed' : 'order.refunded',
         event: {
           orderId: order.id,
           resellerId: order.resellerId,
@@ -250,12 +250,29 @@ export class OrderSettlement {
    * `MAX_RECONCILE_BACKOFF_MS`, so a registrar that cannot answer is not called every pass.
    * `answer` finishes the Idempotency-Key (the request path's "success, started").
    */
-  leave(order: Order, note: string, options: { reconcileAttempt: boolean; answer?: IdempotentAnswer }): Promise<void> {
+  leave(
+    order: Order,
+    note: string,
+    options: { reconcileAttempt: boolean; answer?: IdempotentAnswer; needsOperator?: boolean },
+  ): Promise<void> {
     const at = this.clock.now();
     const leaseUntil = options.reconcileAttempt
       ? new Date(at.getTime() + this.settings.registrarTimeoutMs + this.backoffMs(order.reconcileAttempts + 1))
       : undefined;
     return this.uow.run(async (repos) => {
+      if (options.needsOperator)
+        repos.outbox.push({
+          name: 'order.needs_operator',
+          event: {
+            orderId: order.id,
+            resellerId: order.resellerId,
+            action: order.action,
+            domain: order.domain,
+            pendingDays: Math.floor((at.getTime() - order.createdAt.getTime()) / 86_400_000),
+            note,
+            at,
+          },
+        });
       await repos.orders.notePending(order.id, {
         note,
         at,
@@ -320,7 +337,7 @@ export class OrderSettlement {
   }
 
   private runAndPublish<T>(work: (repos: Repositories, outbox: Outbox) => Promise<T>): Promise<T> {
-    return runAndPublish(this.uow, this.events, work);
+    return runAndPublish(this.uow, work);
   }
 }
 

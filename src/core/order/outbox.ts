@@ -1,23 +1,15 @@
 import type { DomainStatus } from '../domain/domain';
-import type { EventBus, EventName, PlatformEvents } from '../common/events';
-import type { Repositories, UnitOfWork } from '../common/unit-of-work';
+import type { Outbox } from '../events/outbox';
+import type { TransactionScope, UnitOfWork } from '../common/unit-of-work';
 
-/** Events a unit of work collects, published once it has committed (and never for one rolled back or retried). */
-export type Outbox = Array<{ [K in EventName]: { name: K; event: PlatformEvents[K] } }[EventName]>;
+export type { Outbox } from '../events/outbox';
 
-/** One unit of work whose events are published once it has committed, whoever listens. */
-export async function runAndPublish<T>(
+/** One unit of work whose events are recorded in its transaction's outbox. */
+export function runAndPublish<T>(
   uow: UnitOfWork,
-  events: EventBus,
-  work: (repos: Repositories, outbox: Outbox) => Promise<T>,
+  work: (repos: TransactionScope, outbox: Outbox) => Promise<T>,
 ): Promise<T> {
-  const outbox: Outbox = [];
-  const result = await uow.run((repos) => {
-    outbox.length = 0; // a transaction the database retried starts over
-    return work(repos, outbox);
-  });
-  for (const { name, event } of outbox) events.emit(name, event as never);
-  return result;
+  return uow.run((repos) => work(repos, repos.outbox));
 }
 
 /** An order moved its domain from one status to another (nothing when the status stays). */

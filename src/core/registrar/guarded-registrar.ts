@@ -131,6 +131,8 @@ export interface GuardedRegistrars {
   ids(): string[];
   /** Throws (`notInstalled`) when no plugin with this id is installed. */
   get(id: string): GuardedRegistrar;
+  /** Whether the plugin with this id failed to load and is disabled (then `has` is false). */
+  isDisabled(id: string): boolean;
 }
 
 export interface GuardOptions {
@@ -148,6 +150,7 @@ export function guardRegistrars(directory: RegistrarDirectory, options: GuardOpt
   return {
     has: (id) => directory.has(id),
     ids: () => directory.ids(),
+    isDisabled: (id) => directory.failure?.(id) !== undefined,
     get(id) {
       if (!directory.has(id)) throw new Error(notInstalled(id));
       const installed = directory.installed(id);
@@ -160,6 +163,10 @@ export function guardRegistrars(directory: RegistrarDirectory, options: GuardOpt
     },
   };
 }
+
+/** What a reseller is told of a registrar whose plugin failed to load (the operator's log has the cause). */
+export const disabledRegistrar = (id: string) =>
+  `Registrar ${id} is disabled: its plugin failed to load, and the operator has been told; try again later`;
 
 export const notInstalled = (id: string) =>
   `Registrar ${id} is not installed on this platform; the operator must install it or change the TLD's registrar`;

@@ -143,7 +143,36 @@ export interface TldPriceOffer {
   readonly transfer?: number;
 }
 
+/** The price question for a name that is registered: one action, one period. */
+export interface DomainPriceInput extends DomainRef {
+  readonly action: 'renew' | 'transfer';
+  /** Years, as the order asks for them. */
+  readonly period: number;
+}
+
+/** What the registry charges for a registered name's renewal or transfer. */
+export interface DomainPrice {
+  /** Whether the registry charges a premium price for this name and action. */
+  readonly isPremium: boolean;
+  /**
+   * The registry's cost for the whole period asked, in minor units of the platform currency.
+   * Required when `isPremium` (and never 0); optional otherwise (the catalogue prices standard names).
+   */
+  readonly cost?: number;
+}
+
 // ---- optional capabilities: each states its fallback (or that there is none) ----
+
+/**
+ * Optional. The price of renewing or transferring a name that is registered, asked before every
+ * renewal and transfer order (an availability answer only says "registered" for such a name, with
+ * no premium flag). EPP's fee extension (RFC 8748) and registrars' REST price calls answer it.
+ * Without it, the platform reads availability as for a registration; a name it sold as premium
+ * whose price availability cannot tell is then refused, never charged the catalogue price.
+ */
+export interface DomainPricingCapability {
+  price(input: DomainPriceInput, ctx: CallContext): Promise<RegistrarOutcome<DomainPrice>>;
+}
 
 /** Optional. Without it, transfer orders are refused with a 400 naming the capability. */
 export interface TransferCapability {
@@ -237,6 +266,7 @@ export interface RegistrarCapabilities {
   readonly transferSync?: TransferSyncCapability;
   readonly suggestions?: SuggestionsCapability;
   readonly tldPricing?: TldPricingCapability;
+  readonly domainPricing?: DomainPricingCapability;
 }
 
 export type CapabilityName = keyof RegistrarCapabilities;
@@ -258,6 +288,7 @@ export const CAPABILITY_NAMES: readonly CapabilityName[] = [
   'transferSync',
   'suggestions',
   'tldPricing',
+  'domainPricing',
 ];
 
 export interface RegistrarPlugin extends RegistrarCapabilities {
@@ -293,6 +324,7 @@ export const CAPABILITY_METHODS: {
   transferSync: ['sync'],
   suggestions: ['suggest'],
   tldPricing: ['prices'],
+  domainPricing: ['price'],
 };
 
 export const REQUIRED_METHODS = ['checkAvailability', 'register', 'renew'] as const;

@@ -179,6 +179,17 @@ export const TldPriceEntry = z.object({
   transfer: Money.optional(),
 });
 
+/** `domainPricing.price`: a premium answer carries its cost, and a premium cost is never 0. */
+export const DomainPriceAnswer = outcome({
+  isPremium: z.boolean(),
+  cost: Money.optional(),
+}).superRefine((answer, ctx) => {
+  if (!answer.ok || !answer.isPremium) return;
+  if (answer.cost === undefined)
+    ctx.addIssue({ code: 'custom', path: ['cost'], message: 'a premium price needs its cost' });
+  else if (answer.cost === 0) ctx.addIssue({ code: 'custom', path: ['cost'], message: 'a premium cost of 0' });
+});
+
 /**
  * A batch answer (a list): checked element by element, so one bad element is dropped (and
  * logged) instead of costing the whole answer; an answer that is not a list, or longer than
@@ -221,6 +232,7 @@ export const ANSWERS = {
   transferSync: { sync: TransferSync },
   suggestions: { suggest: list(SuggestionEntry, 1000) },
   tldPricing: { prices: list(TldPriceEntry, 10_000) },
+  domainPricing: { price: DomainPriceAnswer },
 } as const satisfies {
   readonly [C in CapabilityName]: { readonly [M in (typeof CAPABILITY_METHODS)[C][number]]: z.ZodType | ListAnswer };
 } & Readonly<Record<(typeof REQUIRED_METHODS)[number], z.ZodType | ListAnswer>>;

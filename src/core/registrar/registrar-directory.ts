@@ -17,4 +17,6 @@ export interface RegistrarDirectory {
   ids(): string[];
   /** Throws when the plugin is not installed (a catalogue naming a removed plugin). */
   installed(id: string): InstalledRegistrar;
+  /** Why the plugin with this id failed to load (it is disabled); undefined when it did not. */
+  failure?(id: string): string | undefined;
 }

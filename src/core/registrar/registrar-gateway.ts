@@ -2,7 +2,13 @@ import type { z } from 'zod';
 import type { DomainRecord } from '../domain/domain';
 import { DomainError } from '../common/errors';
 import type { Logger } from '../common/logger';
-import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault, notInstalled } from './guarded-registrar';
+import {
+  disabledRegistrar,
+  type GuardedRegistrar,
+  type GuardedRegistrars,
+  isRegistrarFault,
+  notInstalled,
+} from './guarded-registrar';
 import {
   supports,
   type CapabilityName,
@@ -54,6 +60,23 @@ export interface TransferSyncView {
 export interface Accepted {
   readonly pending: boolean;
 }
+
+/**
+ * What the registry charges for one name beyond the catalogue, as far as its registrar can say:
+ * - `standard`: not premium;
+ * - `premium`: yearly costs in minor units, per action the registrar priced;
+ * - `cannot_tell`: the registrar gave no premium flag (it does not report premium names, or the
+ *   name is registered and availability says only that);
+ * - `no_answer`: the registrar declined the price question, with its reason.
+ */
+export type NamePrice =
+  | { readonly kind: 'standard' }
+  | {
+      readonly kind: 'premium';
+      readonly cost: { readonly register?: number; readonly renew?: number; readonly transfer?: number };
+    }
+  | { readonly kind: 'cannot_tell' }
+  | { readonly kind: 'no_answer'; readonly message: string };
 
 const PLATFORM_EXPIRED = new Set(['Expired', 'Grace', 'Redemption']);
 
@@ -352,9 +375,41 @@ export class RegistrarGateway {
     return this.mapped(() => registrar.tldPricing.prices());
   }
 
+  /**
+   * The price of one name for an action and period beyond the catalogue
+   * (docs/orders.md#premium-names). A renewal or transfer is asked through `domainPricing` when
+   * the registrar has it: the name is registered, and availability says only that. Its cost for
+   * the period is returned as a yearly cost, rounded up to the minor unit. Without the
+   * capability, and for a registration, the name's availability answer says it; the caller
+   * decides what a `cannot_tell` means for a name it knows. Faults are thrown as they are
+   * (`RegistrarFault`); a name the answer left out is `no_answer`.
+   */
+  async namePrice(
+    registrarId: string,
+    domain: string,
+    action: 'register' | 'renew' | 'transfer',
+    period: number,
+  ): Promise<NamePrice> {
+    const registrar = this.registrar(registrarId);
+    if (action !== 'register' && supports(registrar, 'domainPricing')) {
+      const answer = await registrar.domainPricing.price({ domain, action, period });
+      if (!answer.ok) return { kind: 'no_answer', message: answer.message };
+      if (!answer.isPremium) return { kind: 'standard' };
+      return { kind: 'premium', cost: { [action]: Math.ceil(answer.cost! / period) } };
+    }
+    // The answer check drops a malformed entry (and every entry of a name listed twice).
+    const [found] = (await registrar.checkAvailability([domain])).filter((a) => a.domain === domain);
+    if (!found) return { kind: 'no_answer', message: `the registrar gave no usable availability answer for ${domain}` };
+    if (found.isPremium === undefined) return { kind: 'cannot_tell' };
+    if (!found.isPremium) return { kind: 'standard' };
+    return { kind: 'premium', cost: found.premiumPrice ?? {} };
+  }
+
   // ---- the machinery ----
 
   private registrar(registrarId: string): GuardedRegistrar {
+    if (this.registrars.isDisabled(registrarId))
+      throw new DomainError('registrar_disabled', disabledRegistrar(registrarId));
     if (!this.registrars.has(registrarId)) throw new DomainError('registrar_failed', notInstalled(registrarId));
     return this.registrars.get(registrarId);
   }

@@ -5,7 +5,6 @@ import { parseIpNetwork } from '../auth/ip-network';
 import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
 import { DomainError } from '../common/errors';
-import type { EventBus } from '../common/events';
 import type { Minor } from '../common/money';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
@@ -32,7 +31,6 @@ export class ResellerService {
     private readonly uow: UnitOfWork,
     private readonly secrets: SecretBox,
     private readonly clock: Clock,
-    private readonly events: EventBus,
   ) {}
 
   async createGroup(name: string): Promise<ResellerGroup> {
@@ -67,8 +65,7 @@ export class ResellerService {
     if (openingCredit < 0) throw new DomainError('validation_failed', 'opening credit cannot be negative');
     const apiKey = generateApiKey();
     const now = this.clock.now();
-    let opening: LedgerEntry | undefined;
-    const reseller = await this.uow.run(async ({ resellers, groups, ledger }) => {
+    const reseller = await this.uow.run(async ({ resellers, groups, ledger, outbox }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
       if (await resellers.findByEmail(email))
@@ -77,7 +74,7 @@ export class ResellerService {
       await resellers.insert({ ...created, sealedApiKey: this.secrets.seal(apiKey), allowedNetworks: [] });
       await ledger.openAccount(created.id);
       if (openingCredit > 0) {
-        opening = {
+        const opening: LedgerEntry = {
           id: ulid(),
           resellerId: created.id,
           amount: openingCredit,
@@ -87,10 +84,10 @@ export class ResellerService {
           createdAt: now,
         };
         await ledger.post(opening);
+        outbox.push({ name: 'credit.changed', event: creditChanged(opening, opening.amount) });
       }
       return created;
     });
-    if (opening) this.events.emit('credit.changed', creditChanged(opening, opening.amount));
     return { reseller, apiKey };
   }
 
@@ -136,6 +133,28 @@ export class ResellerService {
     const reseller = await this.byEmail(email);
     await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));
     return { ...reseller, status };
+  }
+
+  /** Moves the reseller to another group: its prices are the new group's from the next order. */
+  async changeGroup(email: string, groupName: string): Promise<Reseller> {
+    const reseller = await this.byEmail(email);
+    const group = await this.group(groupName);
+    await this.uow.run(({ resellers }) => resellers.setGroup(reseller.id, group.id));
+    return { ...reseller, groupId: group.id };
+  }
+
+  /**
+   * Changes the reseller's email, which is also its API username: its billing platform must be
+   * told, since tokens are made with the email (spec: HMAC over "<email>:<hour>").
+   */
+  async changeEmail(email: string, newEmailInput: string): Promise<Reseller> {
+    const reseller = await this.byEmail(email);
+    const newEmail = normaliseEmail(newEmailInput);
+    if (newEmail === reseller.email) return reseller;
+    if (await this.uow.read.resellers.findByEmail(newEmail))
+      throw new DomainError('conflict', `another reseller has the email ${newEmail}`);
+    await this.uow.run(({ resellers }) => resellers.setEmail(reseller.id, newEmail));
+    return { ...reseller, email: newEmail };
   }
 
   /** Adds a range to the reseller's IP allow-list (a bare address is a /32 or /128); answers the list. */
@@ -189,12 +208,14 @@ export class ResellerService {
     if (threshold !== null && (!Number.isSafeInteger(threshold) || threshold < 0))
       throw new DomainError('validation_failed', 'the low-credit threshold must be an amount of 0.00 or more');
     const stored = threshold === 0 ? null : threshold;
-    return this.uow.run(async ({ resellers, ledger }) => {
+    return this.uow.run(async ({ resellers, ledger, outbox }) => {
       const before = await resellers.lowCredit(resellerId);
       if (!before) throw new DomainError('not_found', 'no such reseller');
       const balance = await ledger.balance(resellerId);
       const isLow = stored !== null && balance < stored;
       await resellers.setLowCredit(resellerId, { threshold: stored, isLow });
+      if (stored !== null && isLow && !before.isLow)
+        outbox.push({ name: 'credit.low', event: { resellerId, balance, threshold: stored, at: this.clock.now() } });
       return { resellerId, threshold: stored, balance, isLow };
     });
   }

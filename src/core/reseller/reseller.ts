@@ -40,6 +40,9 @@ export interface ResellerRepository {
   insert(reseller: ResellerCredentials): Promise<void>;
   setStatus(id: string, status: ResellerStatus): Promise<void>;
   setSealedApiKey(id: string, sealedApiKey: string): Promise<void>;
+  setGroup(id: string, groupId: string): Promise<void>;
+  /** Throws on an email another reseller has (the column is unique). */
+  setEmail(id: string, email: string): Promise<void>;
   /** Adds a CIDR range to the allow-list; one already there stays as it is. Inside a transaction. */
   addAllowedNetwork(id: string, cidr: string): Promise<void>;
   /** False when the range was not on the list. Inside a transaction. */
@@ -47,6 +50,8 @@ export interface ResellerRepository {
   allowedNetworks(id: string): Promise<string[]>;
   /** Undefined when no reseller has this id. */
   lowCredit(id: string): Promise<LowCreditAlert | undefined>;
+  /** The alerts of those of `ids` that have a threshold. */
+  lowCreditAlerts(ids: readonly string[]): Promise<Map<string, LowCreditAlert>>;
   /** Sets the threshold and the side of it the balance is on now. Inside a transaction. */
   setLowCredit(id: string, alert: LowCreditAlert): Promise<void>;
   /**

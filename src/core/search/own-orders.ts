@@ -24,6 +24,9 @@ export function followOwnOrders(events: EventBus, availability: AvailabilityChec
     events.on('order.failed', (e) => {
       if (takesName(e.action)) availability.forget(e.domain);
     }),
+    events.on('order.refunded', (e) => {
+      if (takesName(e.action)) availability.forget(e.domain);
+    }),
     events.on('domain.status_changed', (e) => {
       if (LET_GO.has(e.to)) availability.forget(e.domain);
     }),

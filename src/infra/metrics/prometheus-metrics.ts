@@ -156,6 +156,7 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
     events.on('order.placed', (e) => this.orders.inc({ action: e.action, outcome: 'placed' }));
     events.on('order.completed', (e) => this.orders.inc({ action: e.action, outcome: 'completed' }));
     events.on('order.failed', (e) => this.orders.inc({ action: e.action, outcome: 'failed' }));
+    events.on('order.refunded', (e) => this.orders.inc({ action: e.action, outcome: 'refunded' }));
     events.on('credit.changed', (e) => {
       this.ledgerEntries.inc({ kind: e.kind });
       this.ledgerAmount.inc({ kind: e.kind }, Math.abs(e.amount));

@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import Module from 'node:module';
 import path from 'node:path';
+import { Script } from 'node:vm';
 import { z } from 'zod';
 import {
   CAPABILITY_METHODS,
@@ -50,9 +52,30 @@ export interface LoadedPlugin extends InstalledRegistrar {
   readonly disabledCapabilities: readonly CapabilityName[];
 }
 
-/** The installed registrar plugins by id. */
+/** A plugin folder that did not pass the gates: the plugin is disabled, the rest run. */
+export interface FailedPlugin {
+  /** The folder name (a plugin's id), or the id its options were configured under. */
+  readonly id: string;
+  /** What is wrong, naming the file and line of a syntax error and the position of a JSON error. */
+  readonly problem: string;
+}
+
+/** The installed registrar plugins by id, and those that failed to load. */
 export class PluginRegistry implements RegistrarDirectory {
-  constructor(private readonly plugins: ReadonlyMap<string, LoadedPlugin>) {}
+  constructor(
+    private readonly plugins: ReadonlyMap<string, LoadedPlugin>,
+    private readonly failed: readonly FailedPlugin[] = [],
+  ) {}
+
+  /** The plugins that failed to load, disabled: their TLDs answer 503 naming them and /readyz reports them. */
+  failures(): readonly FailedPlugin[] {
+    return this.failed;
+  }
+
+  /** Why the plugin with this id failed to load; undefined when it did not. */
+  failure(id: string): string | undefined {
+    return this.failed.find((f) => f.id === id)?.problem;
+  }
 
   has(id: string): boolean {
     return this.plugins.has(id);
@@ -107,30 +130,46 @@ export class PluginLoadError extends Error {
 /** Makes the host a plugin is created with; each plugin gets its own logger and store. */
 export type PluginHostFactory = (pluginId: string) => PluginHost;
 
+/** Told when a plugin of a later folder replaces one of the same id from an earlier folder. */
+export type PluginReplaced = (replaced: { id: string; folder: string; by: string }) => void;
+
 /**
- * Discovers plugins: every folder under `dir` with a `package.json` holding a `resellerPlugin`
- * section. Checks, in order: the manifest, that the folder and its entry resolve inside `dir`
- * (never anything outside it), the branded default export, that its id matches the folder and
- * manifest, the API version, the options against the manifest and the plugin's own parser, and
- * that the created plugin implements exactly the capabilities its manifest declares (a plugin
- * whose `create` answers `notConfigured(reason)` is kept installed as not configured). Collects
- * every problem and throws them together, each naming its plugin.
+ * Discovers plugins: every folder under each of `dirs` with a `package.json` holding a
+ * `resellerPlugin` section. The folders are read in order and a plugin of a later one replaces
+ * the plugin of the same id from an earlier one (the bundled folder comes first, so PLUGINS_DIR's
+ * folders add to it and may replace a bundled plugin). Checks, in order: the manifest, that the
+ * plugin folder and its entry resolve inside its plugins folder (never anything outside it), the
+ * branded default export, that its id matches the folder and manifest, the API version, the
+ * options against the manifest and the plugin's own parser, and that the created plugin
+ * implements exactly the capabilities its manifest declares (a plugin whose `create` answers
+ * `notConfigured(reason)` is kept installed as not configured). A plugin that fails a gate is
+ * left out and reported in `failures()`, each naming its plugin; the others load. Only a plugins
+ * folder that does not exist throws.
  */
 export async function loadPlugins(
-  dir: string,
+  dirs: string | readonly string[],
   options: Record<string, Record<string, unknown>>,
   hostFor: PluginHostFactory,
+  onReplaced?: PluginReplaced,
 ): Promise<PluginRegistry> {
-  const problems: string[] = [];
+  const failed: FailedPlugin[] = [];
   const loaded = new Map<string, LoadedPlugin>();
-  if (!existsSync(dir)) throw new PluginLoadError([`plugins directory ${dir} does not exist`]);
-  const root = realpathSync(dir);
+  const folders = new Map<string, { root: string; folder: string }>();
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) {
+    if (!existsSync(dir)) throw new PluginLoadError([`plugins directory ${dir} does not exist`]);
+    const root = realpathSync(dir);
+    for (const entry of readdirSync(root).sort()) {
+      if (entry.startsWith('.') || entry === 'node_modules') continue;
+      const folder = path.join(root, entry);
+      if (!statSync(folder).isDirectory()) continue;
+      const earlier = folders.get(entry);
+      if (earlier && earlier.root !== root) onReplaced?.({ id: entry, folder: earlier.folder, by: folder });
+      folders.set(entry, { root, folder });
+    }
+  }
   const seenFolders = new Map<string, string>();
   const seenPackages = new Map<string, string>();
-  for (const entry of readdirSync(root).sort()) {
-    if (entry.startsWith('.') || entry === 'node_modules') continue;
-    const folder = path.join(root, entry);
-    if (!statSync(folder).isDirectory()) continue;
+  for (const [entry, { root, folder }] of folders) {
     try {
       const real = realpathSync(folder);
       if (!real.startsWith(root + path.sep))
@@ -147,18 +186,14 @@ export async function loadPlugins(
       if (plugin.packageName) seenPackages.set(plugin.packageName, entry);
       loaded.set(plugin.id, plugin);
     } catch (error) {
-      problems.push(`${entry}: ${messageOf(error)}`);
+      failed.push({ id: entry, problem: `${entry}: ${messageOf(error)}` });
     }
   }
   for (const id of Object.keys(options)) {
-    if (!loaded.has(id) && !problems.some((p) => p.startsWith(`${id}:`)))
-      problems.push(`${id}: options are configured but no such plugin is installed`);
+    if (!loaded.has(id) && !failed.some((f) => f.id === id))
+      failed.push({ id, problem: `${id}: options are configured but no such plugin is installed` });
   }
-  if (problems.length > 0) {
-    await new PluginRegistry(loaded).close();
-    throw new PluginLoadError(problems);
-  }
-  return new PluginRegistry(loaded);
+  return new PluginRegistry(loaded, failed);
 }
 
 /**
@@ -191,7 +226,12 @@ export async function loadPluginFolder(
     throw new Error('entry resolves outside the plugin folder; refusing to load it');
 
   providePlatformTo(realFolder);
-  const exported = (require(entryFile) as { default?: unknown }).default;
+  let exported: unknown;
+  try {
+    exported = (require(entryFile) as { default?: unknown }).default;
+  } catch (error) {
+    throw new Error(`the entry cannot be loaded: ${whereItFailed(error, entryFile)}`);
+  }
   if (!isRegistrarPluginDefinition(exported))
     throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
   if (exported.id !== id) throw new Error(`the entry defines plugin "${exported.id}" but the manifest says "${id}"`);
@@ -241,10 +281,11 @@ function readManifest(folder: string): Manifest {
   const manifestFile = path.join(folder, 'package.json');
   if (!existsSync(manifestFile)) throw new Error('no package.json manifest');
   let json: unknown;
+  const text = readFileSync(manifestFile, 'utf8');
   try {
-    json = JSON.parse(readFileSync(manifestFile, 'utf8'));
-  } catch {
-    throw new Error('package.json is not valid JSON');
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`package.json is not valid JSON: ${jsonProblem(error, text, manifestFile)}`);
   }
   const parsed = Manifest.safeParse(json);
   if (!parsed.success) {
@@ -373,6 +414,38 @@ function typeScriptHint(folder: string, main: string): string {
   const sources = [`${path.resolve(folder, main.replace(/\.js$/, ''))}.ts`, path.join(folder, 'index.ts')];
   if (!sources.some((file) => existsSync(file))) return '';
   return ': there is only TypeScript, which the built server (plain node) does not run; compile it to JavaScript and point "main" at the .js file (docs/plugins.md)';
+}
+
+/**
+ * A load error as an operator can act on it: a syntax error names its file and line (Node puts
+ * `file:line` on the first line of the stack of a CommonJS syntax error), anything else its message.
+ */
+function whereItFailed(error: unknown, entryFile: string): string {
+  const message = messageOf(error);
+  // By name: a module loader may run the plugin in another realm, with its own SyntaxError.
+  if ((error as Error | undefined)?.name !== 'SyntaxError') return message;
+  const first = String((error as Error).stack ?? '').split('\n')[0] ?? '';
+  if (/^\S.*:\d+$/.test(first)) return `${first}: SyntaxError: ${message}`;
+  // Where the stack does not say (a module loader other than Node's own), compile the entry the
+  // way Node wraps a CommonJS module to find its line.
+  try {
+    new Script(Module.wrap(readFileSync(entryFile, 'utf8')), { filename: entryFile });
+  } catch (compiled) {
+    const line = String((compiled as Error).stack ?? '').split('\n')[0] ?? '';
+    if (/^\S.*:\d+$/.test(line)) return `${line}: SyntaxError: ${messageOf(compiled)}`;
+  }
+  return `SyntaxError: ${message}`;
+}
+
+/** JSON.parse's message with the line and column its position is at (Node 20 gives only the position). */
+function jsonProblem(error: unknown, text: string, file: string): string {
+  const message = messageOf(error);
+  const position = /at position (\d+)/.exec(message);
+  if (!position || /line \d+ column \d+/.test(message)) return `${file}: ${message}`;
+  const before = text.slice(0, Number(position[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${file}:${line}:${column}: ${message}`;
 }
 
 function messageOf(error: unknown): string {

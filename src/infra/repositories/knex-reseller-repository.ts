@@ -107,6 +107,14 @@ export class KnexResellerRepository implements ResellerRepository {
     await this.db('resellers').where({ id }).update({ sealed_api_key: sealedApiKey });
   }
 
+  async setGroup(id: string, groupId: string): Promise<void> {
+    await this.db('resellers').where({ id }).update({ group_id: groupId });
+  }
+
+  async setEmail(id: string, email: string): Promise<void> {
+    await this.db('resellers').where({ id }).update({ email });
+  }
+
   async addAllowedNetwork(id: string, cidr: string): Promise<void> {
     const current = await this.lockedNetworks(id);
     if (current.includes(cidr)) return;
@@ -140,6 +148,18 @@ export class KnexResellerRepository implements ResellerRepository {
     if (!row) return undefined;
     const threshold = row.low_credit_threshold_minor;
     return { threshold: threshold === null ? null : Number(threshold), isLow: Boolean(row.is_credit_low) };
+  }
+
+  async lowCreditAlerts(ids: readonly string[]): Promise<Map<string, LowCreditAlert>> {
+    const alerts = new Map<string, LowCreditAlert>();
+    if (ids.length === 0) return alerts;
+    const rows = await this.db('resellers')
+      .whereIn('id', [...ids])
+      .whereNotNull('low_credit_threshold_minor')
+      .select('id', 'low_credit_threshold_minor', 'is_credit_low');
+    for (const row of rows)
+      alerts.set(row.id, { threshold: Number(row.low_credit_threshold_minor), isLow: Boolean(row.is_credit_low) });
+    return alerts;
   }
 
   async setLowCredit(id: string, alert: LowCreditAlert): Promise<void> {

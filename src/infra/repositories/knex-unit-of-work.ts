@@ -1,7 +1,11 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/db';
 import type { LedgerFactory } from '../../core/credit/ledger';
-import type { Repositories, UnitOfWork } from '../../core/common/unit-of-work';
+import type { Repositories, TransactionScope, UnitOfWork } from '../../core/common/unit-of-work';
+import type { AnyPlatformEvent } from '../../core/common/events';
+import { RecordedEvents } from '../../core/events/outbox';
+import { KnexEventRepository } from './knex-event-repository';
+import { KnexWebhookRepository } from './knex-webhook-repository';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
@@ -24,8 +28,13 @@ export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, rea
     domains: new KnexDomainRepository(db),
     orders: new KnexOrderRepository(db),
     idempotency: new KnexIdempotencyRepository(db),
+    events: new KnexEventRepository(db),
+    webhooks: new KnexWebhookRepository(db),
   };
 }
+
+/** Told of the events of each transaction that committed (the outbox dispatcher: ADR 15). */
+export type CommittedEvents = (events: readonly AnyPlatformEvent[]) => void;
 
 const MAX_ATTEMPTS = 5;
 
@@ -42,6 +51,7 @@ export class KnexUnitOfWork implements UnitOfWork {
     private readonly db: Knex,
     private readonly ledger: LedgerFactory = knexLedger,
     reads?: HotReads,
+    private readonly committed: CommittedEvents = () => {},
   ) {
     this.read = knexRepositories(db, ledger, reads);
     this.direct = ledger === knexLedger ? directTransactionsOf(reads) : undefined;
@@ -52,12 +62,23 @@ export class KnexUnitOfWork implements UnitOfWork {
    * victim when concurrent orders race for one name) wrote nothing, so it is run again; `work`
    * must only touch the repositories it is given.
    */
-  async run<T>(work: (repos: Repositories) => Promise<T>): Promise<T> {
+  async run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
+      // A transaction the database retried starts over with an empty outbox.
+      const outbox = new RecordedEvents();
+      const inTransaction = async (db: Db): Promise<T> => {
+        const repos = knexRepositories(db, this.ledger);
+        const result = await work({ ...repos, outbox });
+        // ADR 15: the one statement publishing adds to a transaction, and only when it published.
+        if (outbox.events.length > 0) await repos.events.insert(outbox.events);
+        return result;
+      };
       try {
-        return await (this.direct
-          ? this.direct.transaction(this.db, (db) => work(knexRepositories(db, this.ledger)))
-          : this.db.transaction((trx) => work(knexRepositories(trx, this.ledger))));
+        const result = await (this.direct
+          ? this.direct.transaction(this.db, inTransaction)
+          : this.db.transaction((trx) => inTransaction(trx)));
+        if (outbox.events.length > 0) this.committed(outbox.events);
+        return result;
       } catch (error) {
         if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));

@@ -4,7 +4,7 @@ import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import { CAPABILITY_NAMES, supports } from '../../../src/core/registrar/plugin';
 import { fixedClock } from '../../../src/core/common/clock';
 import { MemoryPluginStore } from '../../../src/testing/memory-plugin-store';
-import { loadPlugins, PluginLoadError } from '../../../src/infra/plugins/plugin-loader';
+import { loadPlugins } from '../../../src/infra/plugins/plugin-loader';
 import { EppConnection } from '../../../plugins/epp/src/connection';
 import { REGISTRY_NOW, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
 import { startHarness } from '../../support/harness';
@@ -58,18 +58,22 @@ describe('the epp plugin in the platform', () => {
     await registry.close();
   });
 
-  it('fails at boot naming every bad option', async () => {
-    const error = await loadPlugins(
+  it('is disabled at boot, naming every bad option', async () => {
+    const registry = await loadPlugins(
       PLUGINS_DIR,
       { epp: { host: 'epp.example', certFile: '/nonexistent/cert.pem' } },
       host,
-    ).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(PluginLoadError);
-    expect((error as PluginLoadError).problems).toEqual([
-      expect.stringMatching(
-        /^epp: bad options: .*clientId is required.*certFile \/nonexistent\/cert.pem cannot be read: ENOENT.*key \(or keyFile\) is required/,
-      ),
+    );
+    expect(registry.has('epp')).toBe(false);
+    expect(registry.failures()).toEqual([
+      {
+        id: 'epp',
+        problem: expect.stringMatching(
+          /^epp: bad options: .*clientId is required.*certFile \/nonexistent\/cert.pem cannot be read: ENOENT.*key \(or keyFile\) is required/,
+        ),
+      },
     ]);
+    await registry.close();
   });
 
   it('has a test server that refuses, and records, a frame that breaks the schema', async () => {

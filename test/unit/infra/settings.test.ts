@@ -74,7 +74,9 @@ describe("the README's configuration table", () => {
   const rows = table.split('\n').filter((line) => line.startsWith('| `'));
 
   it('lists every environment variable the settings read', () => {
-    const listed = new Set(rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!)));
+    const listed = new Set(
+      rows.flatMap((row) => [...row.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!)),
+    );
     expect(Object.keys(ENVIRONMENT_VARIABLES).filter((name) => !listed.has(name))).toEqual([]);
     for (const name of listed)
       expect([

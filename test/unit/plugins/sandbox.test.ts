@@ -54,6 +54,23 @@ describe('sandbox registrar', () => {
     });
   });
 
+  it('says only "registered" of a premium- name once registered, and prices its renewal and transfer through domainPricing', async () => {
+    await plugin.register(registration('premium-held.com'), ctx());
+    expect(await plugin.checkAvailability(['premium-held.com'], ctx())).toEqual([
+      { domain: 'premium-held.com', status: 'registered' },
+    ]);
+    expect(
+      await plugin.domainPricing!.price({ domain: 'premium-held.com', action: 'renew', period: 2 }, ctx()),
+    ).toEqual({ ok: true, isPremium: true, cost: PREMIUM_PRICE.renew * 2 });
+    expect(
+      await plugin.domainPricing!.price({ domain: 'premium-held.com', action: 'transfer', period: 1 }, ctx()),
+    ).toEqual({ ok: true, isPremium: true, cost: PREMIUM_PRICE.transfer });
+    expect(await plugin.domainPricing!.price({ domain: 'plain.com', action: 'renew', period: 1 }, ctx())).toEqual({
+      ok: true,
+      isPremium: false,
+    });
+  });
+
   it('offers premium- names at the premium price and registers them', async () => {
     expect(await plugin.checkAvailability(['premium-name.com'], ctx())).toEqual([
       { domain: 'premium-name.com', status: 'available', isPremium: true, premiumPrice: PREMIUM_PRICE },

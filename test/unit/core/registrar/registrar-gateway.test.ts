@@ -375,4 +375,64 @@ describe('RegistrarGateway', () => {
       expect(plugin.calls).toEqual(['domainSync.sync']);
     });
   });
+
+  describe('namePrice: what a name costs beyond the catalogue (issue 26 item 1)', () => {
+    const registeredElsewhere = (plugin: ReturnType<typeof fakeRegistrar>) => {
+      // As real registrars answer for a name that is registered: no premium flag at all.
+      plugin.checkAvailability = async (domains) => {
+        plugin.calls.push('checkAvailability');
+        return domains.map((domain) => ({ domain, status: 'registered' }));
+      };
+      return plugin;
+    };
+
+    it("asks domainPricing for a renewal or transfer, turning the period's cost into a yearly one", async () => {
+      const plugin = registeredElsewhere(fakeRegistrar());
+      const asked: unknown[] = [];
+      plugin.domainPricing = {
+        price: async (input) => {
+          asked.push(input);
+          return { ok: true, isPremium: true, cost: 100_001 };
+        },
+      };
+      const { gateway } = gatewayFor(plugin);
+      expect(await gateway.namePrice('fake', 'rare.com', 'renew', 2)).toEqual({
+        kind: 'premium',
+        cost: { renew: 50_001 },
+      });
+      expect(await gateway.namePrice('fake', 'rare.com', 'transfer', 1)).toEqual({
+        kind: 'premium',
+        cost: { transfer: 100_001 },
+      });
+      expect(asked).toEqual([
+        { domain: 'rare.com', action: 'renew', period: 2 },
+        { domain: 'rare.com', action: 'transfer', period: 1 },
+      ]);
+    });
+
+    it('asks availability for a registration, and without domainPricing; a registered name there cannot tell', async () => {
+      const plugin = registeredElsewhere(fakeRegistrar({ without: ['domainPricing'] }));
+      const { gateway } = gatewayFor(plugin);
+      expect(await gateway.namePrice('fake', 'rare.com', 'renew', 1)).toEqual({ kind: 'cannot_tell' });
+      expect(plugin.calls).toEqual(['checkAvailability']);
+      const withPricing = fakeRegistrar();
+      await gatewayFor(withPricing).gateway.namePrice('fake', 'new.com', 'register', 1);
+      expect(withPricing.calls).toEqual(['checkAvailability']);
+    });
+
+    it('reads a refusal as no answer, and a premium answer without a cost, or a cost of 0, as malformed', async () => {
+      const plugin = fakeRegistrar();
+      plugin.domainPricing = { price: async () => ({ ok: false, reason: 'refused', message: 'no fee data' }) };
+      expect(await gatewayFor(plugin).gateway.namePrice('fake', 'x.com', 'renew', 1)).toEqual({
+        kind: 'no_answer',
+        message: 'no fee data',
+      });
+      for (const answer of [{ isPremium: true }, { isPremium: true, cost: 0 }, { isPremium: 'yes', cost: 5 }]) {
+        plugin.domainPricing = { price: async () => ({ ok: true, ...answer }) as never };
+        await expect(gatewayFor(plugin).gateway.namePrice('fake', 'x.com', 'renew', 1)).rejects.toMatchObject({
+          kind: 'malformed',
+        });
+      }
+    });
+  });
 });

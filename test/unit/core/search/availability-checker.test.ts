@@ -2,6 +2,7 @@ import { AvailabilityChecker, type AvailabilityCheckerOptions } from '../../../.
 import { fixedClock } from '../../../../src/core/common/clock';
 import { InProcessEventBus } from '../../../../src/core/common/events';
 import { followOwnOrders } from '../../../../src/core/search/own-orders';
+import { toPlatformEvent } from '../../../../src/core/events/outbox';
 import type { RegistrarPlugin } from '../../../../src/core/registrar/plugin';
 import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
 
@@ -200,7 +201,7 @@ describe('AvailabilityChecker', () => {
       const subject = checker([a]);
       followOwnOrders(bus, subject);
       await subject.check([{ registrar: 'a', domain: 'x.com' }]);
-      bus.emit('order.placed', placed('register', 'x.com'));
+      bus.deliver(toPlatformEvent({ name: 'order.placed', event: placed('register', 'x.com') }));
       expect(statuses(await subject.check([{ registrar: 'a', domain: 'x.com' }]))).toEqual({ 'x.com': 'registered' });
       expect(a.batches).toEqual([['x.com']]);
     });
@@ -210,16 +211,21 @@ describe('AvailabilityChecker', () => {
       const bus = events();
       const subject = checker([a]);
       followOwnOrders(bus, subject);
-      bus.emit('order.placed', placed('register', 'x.com'));
-      bus.emit('order.failed', {
-        orderId: 'o1',
-        resellerId: 'r1',
-        action: 'register',
-        domain: 'x.com',
-        reason: 'refused',
-        refunded: 1000,
-        at: clock.now(),
-      });
+      bus.deliver(toPlatformEvent({ name: 'order.placed', event: placed('register', 'x.com') }));
+      bus.deliver(
+        toPlatformEvent({
+          name: 'order.failed',
+          event: {
+            orderId: 'o1',
+            resellerId: 'r1',
+            action: 'register',
+            domain: 'x.com',
+            reason: 'refused',
+            refunded: 1000,
+            at: clock.now(),
+          },
+        }),
+      );
       expect(statuses(await subject.check([{ registrar: 'a', domain: 'x.com' }]))).toEqual({ 'x.com': 'available' });
       expect(a.batches).toEqual([['x.com']]);
     });
@@ -230,7 +236,7 @@ describe('AvailabilityChecker', () => {
       const subject = checker([a]);
       followOwnOrders(bus, subject);
       await subject.check([{ registrar: 'a', domain: 'x.com' }]);
-      bus.emit('order.placed', placed('renew', 'x.com'));
+      bus.deliver(toPlatformEvent({ name: 'order.placed', event: placed('renew', 'x.com') }));
       expect(statuses(await subject.check([{ registrar: 'a', domain: 'x.com' }]))).toEqual({ 'x.com': 'available' });
       expect(a.batches).toEqual([['x.com']]);
     });
@@ -245,15 +251,20 @@ describe('AvailabilityChecker', () => {
         { registrar: 'a', domain: 'x.com' },
         { registrar: 'b', domain: 'x.com' },
       ]);
-      bus.emit('domain.status_changed', {
-        domainId: 'd1',
-        domain: 'x.com',
-        resellerId: 'r1',
-        from: 'Active',
-        to: 'Cancelled',
-        cause: 'delete',
-        at: clock.now(),
-      });
+      bus.deliver(
+        toPlatformEvent({
+          name: 'domain.status_changed',
+          event: {
+            domainId: 'd1',
+            domain: 'x.com',
+            resellerId: 'r1',
+            from: 'Active',
+            to: 'Cancelled',
+            cause: 'delete',
+            at: clock.now(),
+          },
+        }),
+      );
       await subject.check([
         { registrar: 'a', domain: 'x.com' },
         { registrar: 'b', domain: 'x.com' },

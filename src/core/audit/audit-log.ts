@@ -1,0 +1,112 @@
+import type { Clock } from '../common/clock';
+import { ulid } from '../common/ids';
+
+/** Who made a change: a signed-in operator or reseller, a CLI command on the server, or the platform itself. */
+export interface Actor {
+  readonly kind: 'operator' | 'reseller' | 'cli' | 'system';
+  /** The operator's or reseller's id; null for the CLI and the system. */
+  readonly id: string | null;
+  /** What people read: an email, or "cli" with the shell user. */
+  readonly label: string;
+  /** The client address of a web request. */
+  readonly clientIp?: string | null;
+  readonly requestId?: string | null;
+}
+
+export interface AuditEntry {
+  readonly id: string;
+  readonly at: Date;
+  readonly actor: Actor;
+  /** A verb on a thing, like "reseller.credit.adjust" or "operator.sign_in.failed". */
+  readonly action: string;
+  readonly subject: { readonly kind: string; readonly id: string } | null;
+  /** What the thing looked like before and after, secrets left out (null where nothing existed). */
+  readonly before: unknown;
+  readonly after: unknown;
+}
+
+export interface AuditQuery {
+  readonly actorKind?: Actor['kind'];
+  readonly actorId?: string;
+  /** Actions starting with this, like "reseller." */
+  readonly actionPrefix?: string;
+  readonly subject?: { readonly kind: string; readonly id: string };
+  readonly since?: Date;
+  readonly until?: Date;
+  /** Keyset: entries strictly older than this entry's (at, id). */
+  readonly before?: { readonly at: Date; readonly id: string };
+  readonly limit: number;
+}
+
+/** Port: where the audit log is kept. Append and read only: nothing updates an entry. */
+export interface AuditLogRepository {
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first. */
+  find(query: AuditQuery): Promise<AuditEntry[]>;
+  /** Deletes entries older than `before` (retention); returns how many. */
+  purge(before: Date, limit: number): Promise<number>;
+}
+
+export interface AuditRecord {
+  readonly action: string;
+  readonly subject?: { readonly kind: string; readonly id: string } | null;
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
+
+/** Keys whose values never go into the audit log, whatever a caller passes. */
+const SECRET_KEY = /pass(word)?|secret|api_?key|token|recovery|sealed|hash/i;
+
+/**
+ * The audit log: every change made from the console, the portal or a CLI command, recorded after
+ * the change succeeded. Append-only; kept `retentionDays` (0: forever).
+ */
+export class AuditLog {
+  constructor(
+    private readonly repository: AuditLogRepository,
+    private readonly clock: Clock,
+    private readonly retentionDays = 0,
+  ) {}
+
+  async record(actor: Actor, record: AuditRecord): Promise<AuditEntry> {
+    const entry: AuditEntry = {
+      id: ulid(),
+      at: this.clock.now(),
+      actor,
+      action: record.action,
+      subject: record.subject ?? null,
+      before: withoutSecrets(record.before ?? null),
+      after: withoutSecrets(record.after ?? null),
+    };
+    await this.repository.append(entry);
+    return entry;
+  }
+
+  find(query: AuditQuery): Promise<AuditEntry[]> {
+    return this.repository.find({ ...query, limit: Math.min(Math.max(query.limit, 1), 1000) });
+  }
+
+  /** Deletes entries past the retention (nothing when it is 0). */
+  async purge(): Promise<{ deleted: number }> {
+    if (this.retentionDays <= 0) return { deleted: 0 };
+    const before = new Date(this.clock.now().getTime() - this.retentionDays * 86_400_000);
+    let deleted = 0;
+    for (;;) {
+      const n = await this.repository.purge(before, 1000);
+      deleted += n;
+      if (n < 1000) return { deleted };
+    }
+  }
+}
+
+/** A copy with every secret-looking key masked, however deep (the log is read by support staff). */
+export function withoutSecrets(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutSecrets);
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'bigint') return value.toString();
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value))
+    out[key] = SECRET_KEY.test(key) ? '(secret)' : withoutSecrets(inner);
+  return out;
+}

@@ -1,0 +1,270 @@
+import { randomBytes } from 'node:crypto';
+import type { AuditLog, Actor } from '../audit/audit-log';
+import { hashToken, type OneTimeLinks } from '../auth/one-time-links';
+import type { Clock } from '../common/clock';
+import { DomainError } from '../common/errors';
+import { ulid } from '../common/ids';
+import { normaliseEmail } from '../common/validation';
+import type { SecretBox } from '../reseller/reseller';
+import {
+  OPERATOR_ROLES,
+  type Operator,
+  type OperatorRecord,
+  type OperatorRepository,
+  type OperatorRole,
+  type PasswordHasher,
+  type TotpCodes,
+  publicOperator,
+} from './operator';
+
+export const MIN_PASSWORD_LENGTH = 12;
+const MAX_PASSWORD_LENGTH = 1024;
+const RECOVERY_CODES = 10;
+
+export interface SetPasswordLink {
+  readonly operator: Operator;
+  /** The token of the one-time link (shown once; only its hash is stored). */
+  readonly token: string;
+  readonly expiresAt: Date;
+}
+
+/**
+ * The console's accounts: created by `reseller-admin operator create` with a one-time link to set
+ * the password; argon2id passwords of at least 12 characters; TOTP with recovery codes. Every change
+ * is audited with its actor.
+ */
+export class OperatorService {
+  /** Verified against when the email is unknown, so a failure takes as long either way. */
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly operators: OperatorRepository,
+    private readonly links: OneTimeLinks,
+    private readonly hasher: PasswordHasher,
+    private readonly totp: TotpCodes,
+    private readonly secrets: SecretBox,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(actor: Actor, emailInput: string, roleInput: string): Promise<SetPasswordLink> {
+    const email = normaliseEmail(emailInput);
+    const role = parseRole(roleInput);
+    if (await this.operators.findByEmail(email))
+      throw new DomainError('conflict', `an operator with email ${email} already exists`);
+    const record: OperatorRecord = {
+      id: ulid(),
+      email,
+      role,
+      passwordHash: null,
+      sealedTotpSecret: null,
+      recoveryCodeHashes: [],
+      disabledAt: null,
+      createdAt: this.clock.now(),
+    };
+    await this.operators.insert(record);
+    const link = await this.links.issue('set_operator_password', record.id);
+    const operator = publicOperator(record);
+    await this.audit.record(actor, { action: 'operator.create', subject: subjectOf(operator), after: operator });
+    return { operator, ...link };
+  }
+
+  /** A new one-time link to set the password (the old password keeps working until it is used). */
+  async passwordLink(actor: Actor, email: string): Promise<SetPasswordLink> {
+    const record = await this.byEmailRecord(email);
+    const link = await this.links.issue('set_operator_password', record.id);
+    await this.audit.record(actor, { action: 'operator.password_link', subject: subjectOf(record) });
+    return { operator: publicOperator(record), ...link };
+  }
+
+  async list(): Promise<Operator[]> {
+    return (await this.operators.list()).map(publicOperator);
+  }
+
+  async byId(id: string): Promise<Operator | undefined> {
+    const record = await this.operators.findById(id);
+    return record ? publicOperator(record) : undefined;
+  }
+
+  async byEmail(email: string): Promise<Operator> {
+    return publicOperator(await this.byEmailRecord(email));
+  }
+
+  /** The operator a usable set-password link is for (the form shows its email). */
+  async linkHolder(token: string): Promise<Operator | undefined> {
+    const id = await this.links.peek('set_operator_password', token);
+    return id ? this.byId(id) : undefined;
+  }
+
+  /** Sets the password through a one-time link; the link then stops working. */
+  async setPassword(token: string, password: string, confirmation: string): Promise<Operator> {
+    checkPassword(password, confirmation);
+    const id = await this.links.use('set_operator_password', token);
+    const record = id ? await this.operators.findById(id) : undefined;
+    if (!record)
+      throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
+    if (record.disabledAt) throw new DomainError('forbidden', 'This operator account is disabled');
+    await this.operators.update(record.id, { passwordHash: await this.hasher.hash(password) });
+    const operator = publicOperator({ ...record, passwordHash: 'set' });
+    await this.audit.record(operatorActor(operator), { action: 'operator.password_set', subject: subjectOf(record) });
+    return operator;
+  }
+
+  /**
+   * The operator whose email and password these are, if it may sign in; undefined otherwise (one
+   * answer for an unknown email, a wrong password, a disabled account or one without a password).
+   */
+  async checkPassword(emailInput: string, password: string): Promise<Operator | undefined> {
+    let email: string;
+    try {
+      email = normaliseEmail(emailInput);
+    } catch {
+      email = '';
+    }
+    const record = email ? await this.operators.findByEmail(email) : undefined;
+    const given = String(password ?? '').slice(0, MAX_PASSWORD_LENGTH);
+    if (!record?.passwordHash) {
+      if (!this.dummyHash) this.dummyHash = this.hasher.hash(randomBytes(16).toString('hex'));
+      await this.hasher.verify(await this.dummyHash, given);
+      return undefined;
+    }
+    const matches = await this.hasher.verify(record.passwordHash, given);
+    return matches && !record.disabledAt ? publicOperator(record) : undefined;
+  }
+
+  /** A new TOTP secret and the URI for an authenticator app; stored only once `enrol` confirms a code. */
+  newSecondFactor(operator: Operator): { secret: string; uri: string; sealed: string } {
+    const secret = this.totp.newSecret();
+    return { secret, uri: this.totp.uri(secret, operator.email), sealed: this.secrets.seal(secret) };
+  }
+
+  /** The secret being enrolled, as the enrolment page shows it (typed into an authenticator app, or its URI). */
+  describeSecondFactor(sealedSecret: string, operator: Operator): { secret: string; uri: string } {
+    const secret = this.secrets.open(sealedSecret);
+    return { secret, uri: this.totp.uri(secret, operator.email) };
+  }
+
+  /** Stores the secret once a code from it is right; returns the recovery codes (shown once). */
+  async enrol(operatorId: string, sealedSecret: string, code: string): Promise<string[]> {
+    const record = await this.activeRecord(operatorId);
+    if (!this.totp.verify(this.secrets.open(sealedSecret), String(code ?? '').replace(/\s/g, '')))
+      throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
+    const codes = Array.from({ length: RECOVERY_CODES }, () => recoveryCode());
+    await this.operators.update(record.id, {
+      sealedTotpSecret: sealedSecret,
+      recoveryCodeHashes: codes.map((c) => hashToken(normaliseRecovery(c))),
+    });
+    await this.audit.record(operatorActor(publicOperator(record)), {
+      action: 'operator.second_factor.enrol',
+      subject: subjectOf(record),
+    });
+    return codes;
+  }
+
+  /** True when the code is the operator's current TOTP code, or one of its unused recovery codes (then used up). */
+  async checkSecondFactor(operatorId: string, code: string): Promise<boolean> {
+    const record = await this.activeRecord(operatorId);
+    if (!record.sealedTotpSecret) return false;
+    const given = String(code ?? '').trim();
+    if (/^\d{6}$/.test(given.replace(/\s/g, '')))
+      return this.totp.verify(this.secrets.open(record.sealedTotpSecret), given.replace(/\s/g, ''));
+    const hash = hashToken(normaliseRecovery(given));
+    if (!record.recoveryCodeHashes.includes(hash)) return false;
+    const used = await this.operators.useRecoveryCode(record.id, hash);
+    if (used)
+      await this.audit.record(operatorActor(publicOperator(record)), {
+        action: 'operator.recovery_code.used',
+        subject: subjectOf(record),
+        after: { remaining: record.recoveryCodeHashes.length - 1 },
+      });
+    return used;
+  }
+
+  async disable(actor: Actor, email: string): Promise<Operator> {
+    const record = await this.byEmailRecord(email);
+    if (record.disabledAt) return publicOperator(record);
+    const disabledAt = this.clock.now();
+    await this.operators.update(record.id, { disabledAt });
+    const after = publicOperator({ ...record, disabledAt });
+    await this.audit.record(actor, {
+      action: 'operator.disable',
+      subject: subjectOf(record),
+      before: publicOperator(record),
+      after,
+    });
+    return after;
+  }
+
+  async enable(actor: Actor, email: string): Promise<Operator> {
+    const record = await this.byEmailRecord(email);
+    await this.operators.update(record.id, { disabledAt: null });
+    const after = publicOperator({ ...record, disabledAt: null });
+    await this.audit.record(actor, {
+      action: 'operator.enable',
+      subject: subjectOf(record),
+      before: publicOperator(record),
+      after,
+    });
+    return after;
+  }
+
+  /** Removes the second factor: the operator enrols again at its next sign-in. */
+  async resetSecondFactor(actor: Actor, email: string): Promise<Operator> {
+    const record = await this.byEmailRecord(email);
+    await this.operators.update(record.id, { sealedTotpSecret: null, recoveryCodeHashes: [] });
+    const after = publicOperator({ ...record, sealedTotpSecret: null });
+    await this.audit.record(actor, {
+      action: 'operator.second_factor.reset',
+      subject: subjectOf(record),
+      before: publicOperator(record),
+      after,
+    });
+    return after;
+  }
+
+  private async byEmailRecord(emailInput: string): Promise<OperatorRecord> {
+    const record = await this.operators.findByEmail(normaliseEmail(emailInput));
+    if (!record) throw new DomainError('not_found', `no operator has email ${String(emailInput).trim().toLowerCase()}`);
+    return record;
+  }
+
+  private async activeRecord(id: string): Promise<OperatorRecord> {
+    const record = await this.operators.findById(id);
+    if (!record || record.disabledAt) throw new DomainError('forbidden', 'This operator account is disabled');
+    return record;
+  }
+}
+
+export function parseRole(input: string): OperatorRole {
+  const role = String(input ?? '').trim() as OperatorRole;
+  if (!OPERATOR_ROLES.includes(role)) throw new DomainError('validation_failed', 'role must be admin or viewer');
+  return role;
+}
+
+/** At least 12 characters (NIST SP 800-63B: length, not composition rules), typed the same twice. */
+export function checkPassword(password: string, confirmation: string): void {
+  if (typeof password !== 'string' || [...password].length < MIN_PASSWORD_LENGTH)
+    throw new DomainError('validation_failed', `The password must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > MAX_PASSWORD_LENGTH)
+    throw new DomainError('validation_failed', `The password must have at most ${MAX_PASSWORD_LENGTH} characters`);
+  if (password !== confirmation) throw new DomainError('validation_failed', 'The two passwords are not the same');
+}
+
+export const operatorActor = (operator: Pick<Operator, 'id' | 'email'>, extra: Partial<Actor> = {}): Actor => ({
+  kind: 'operator',
+  id: operator.id,
+  label: operator.email,
+  ...extra,
+});
+
+const subjectOf = (operator: { readonly id: string }) => ({ kind: 'operator', id: operator.id });
+
+/** Ten characters in two groups from an alphabet without look-alikes, like "k7pm3-xq9fd". */
+function recoveryCode(): string {
+  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789';
+  const bytes = randomBytes(10);
+  const chars = [...bytes].map((b) => alphabet[b % alphabet.length]);
+  return `${chars.slice(0, 5).join('')}-${chars.slice(5).join('')}`;
+}
+
+const normaliseRecovery = (code: string) => code.toLowerCase().replace(/[^a-z0-9]/g, '');

@@ -1,0 +1,172 @@
+import type { Knex } from 'knex';
+import type {
+  ApiLogView,
+  ApiLogViewQuery,
+  ConsoleViews,
+  DashboardFigures,
+  DomainView,
+  DomainViewQuery,
+  ResellerView,
+  ResellerViewQuery,
+} from '../../core/console/console-lists';
+import type { DomainStatus } from '../../core/domain/domain';
+import { OPERATOR_NOTE } from '../../core/order/order-reconciliation';
+import type { ResellerStatus } from '../../core/reseller/reseller';
+
+/** A LIKE pattern's text with its wildcards taken literally (escape character `!` on both engines). */
+const likeEscaped = (text: string) => text.replace(/[!%_]/g, (c) => `!${c}`);
+
+/** The console's reads across resellers: each list one keyset query, the dashboard a fixed set of counts. */
+export class KnexConsoleViews implements ConsoleViews {
+  constructor(private readonly db: Knex) {}
+
+  async resellers(q: ResellerViewQuery): Promise<ResellerView[]> {
+    const query = this.db('resellers as r')
+      .join('reseller_groups as g', 'g.id', 'r.group_id')
+      .leftJoin('credit_accounts as c', 'c.reseller_id', 'r.id')
+      .select('r.id', 'r.email', 'r.group_id', 'g.name as group_name', 'r.status', 'c.balance_minor', 'r.created_at')
+      .orderBy('r.email')
+      .limit(q.limit);
+    if (q.search) query.whereRaw(`r.email like ? escape '!'`, [`%${likeEscaped(q.search)}%`]);
+    if (q.groupId) query.where('r.group_id', q.groupId);
+    if (q.status) query.where('r.status', q.status);
+    if (q.minBalance !== undefined) query.whereRaw('coalesce(c.balance_minor, 0) >= ?', [q.minBalance]);
+    if (q.maxBalance !== undefined) query.whereRaw('coalesce(c.balance_minor, 0) <= ?', [q.maxBalance]);
+    if (q.afterEmail !== undefined) query.where('r.email', '>', q.afterEmail);
+    return (await query).map((row) => ({
+      id: row.id,
+      email: row.email,
+      groupId: row.group_id,
+      groupName: row.group_name,
+      status: row.status as ResellerStatus,
+      balance: Number(row.balance_minor ?? 0),
+      createdAt: new Date(Number(row.created_at)),
+    }));
+  }
+
+  async domains(q: DomainViewQuery): Promise<DomainView[]> {
+    // The open order is found through orders.open_domain (unique: at most one per name).
+    const query = this.db('domains as d')
+      .join('resellers as r', 'r.id', 'd.reseller_id')
+      .leftJoin('orders as o', 'o.open_domain', 'd.name')
+      .select(
+        'd.id',
+        'd.name',
+        'd.unicode_name',
+        'd.tld',
+        'd.reseller_id',
+        'r.email as reseller_email',
+        'd.registrar',
+        'd.status',
+        'd.expiry_date',
+        'o.id as open_order_id',
+        'o.note as open_order_note',
+      )
+      .orderBy('d.name')
+      .limit(q.limit);
+    if (q.statuses && q.statuses.length > 0) query.whereIn('d.status', [...q.statuses]);
+    if (q.registrar) query.where('d.registrar', q.registrar);
+    if (q.resellerId) query.where('d.reseller_id', q.resellerId);
+    if (q.tld) query.where('d.tld', q.tld);
+    if (q.expiresFrom) query.where('d.expiry_date', '>=', q.expiresFrom);
+    if (q.expiresBy) query.where('d.expiry_date', '<=', q.expiresBy);
+    if (q.withOpenOrder) query.whereNotNull('o.id');
+    if (q.needsOperator) query.whereRaw(`o.note like ? escape '!'`, [`%${likeEscaped(OPERATOR_NOTE)}%`]);
+    if (q.search) {
+      const pattern = `%${likeEscaped(q.search)}%`;
+      query.where((w) =>
+        w.whereRaw(`d.name like ? escape '!'`, [pattern]).orWhereRaw(`d.unicode_name like ? escape '!'`, [pattern]),
+      );
+    }
+    if (q.afterName !== undefined) query.where('d.name', '>', q.afterName);
+    return (await query).map((row) => ({
+      id: row.id,
+      name: row.name,
+      unicodeName: row.unicode_name,
+      tld: row.tld,
+      resellerId: row.reseller_id,
+      resellerEmail: row.reseller_email,
+      registrar: row.registrar,
+      status: row.status as DomainStatus,
+      expiryDate: row.expiry_date,
+      openOrderId: row.open_order_id ?? null,
+      openOrderNote: row.open_order_note ?? null,
+    }));
+  }
+
+  async apiLog(q: ApiLogViewQuery): Promise<ApiLogView[]> {
+    const query = this.db('api_log as l')
+      .leftJoin('resellers as r', 'r.id', 'l.reseller_id')
+      .select('l.*', 'r.email as reseller_email')
+      .orderBy('l.id', 'desc')
+      .limit(q.limit);
+    if (q.resellerId) query.where('l.reseller_id', q.resellerId);
+    if (q.route) query.whereRaw(`l.route like ? escape '!'`, [`%${likeEscaped(q.route)}%`]);
+    if (q.status !== undefined) query.where('l.status', q.status);
+    if (q.since) query.where('l.at', '>=', q.since.getTime());
+    if (q.until) query.where('l.at', '<', q.until.getTime());
+    if (q.beforeId !== undefined) query.where('l.id', '<', q.beforeId);
+    return (await query).map((row) => ({
+      id: Number(row.id),
+      resellerId: row.reseller_id,
+      resellerEmail: row.reseller_email ?? row.reseller_id,
+      at: new Date(Number(row.at)),
+      method: row.method,
+      route: row.route,
+      domain: row.domain,
+      status: Number(row.status),
+      durationMs: Number(row.duration_ms),
+      error: row.error,
+      requestId: row.request_id,
+      clientIp: row.client_ip,
+    }));
+  }
+
+  async dashboard(startOfToday: Date, sevenDaysAgo: Date): Promise<DashboardFigures> {
+    const count = async (query: Knex.QueryBuilder) =>
+      Number(((await query.count({ n: '*' })) as Array<{ n: number | string }>)[0]?.n ?? 0);
+    const [
+      resellers,
+      activeResellers,
+      totalCredit,
+      domains,
+      ordersToday,
+      ordersLast7Days,
+      pendingOrders,
+      ordersForOperator,
+    ] = await Promise.all([
+      count(this.db('resellers')),
+      count(this.db('resellers').where({ status: 'active' })),
+      this.db('credit_accounts')
+        .sum({ total: 'balance_minor' })
+        .then((rows) => Number((rows as Array<{ total: number | string | null }>)[0]?.total ?? 0)),
+      count(this.db('domains')),
+      count(this.db('orders').where('created_at', '>=', startOfToday.getTime())),
+      count(this.db('orders').where('created_at', '>=', sevenDaysAgo.getTime())),
+      count(this.db('orders').where({ status: 'pending' })),
+      count(
+        this.db('orders')
+          .where({ status: 'pending' })
+          .whereRaw(`note like ? escape '!'`, [`%${likeEscaped(OPERATOR_NOTE)}%`]),
+      ),
+    ]);
+    return {
+      resellers,
+      activeResellers,
+      totalCredit,
+      domains,
+      ordersToday,
+      ordersLast7Days,
+      pendingOrders,
+      ordersForOperator,
+    };
+  }
+
+  async emails(resellerIds: readonly string[]): Promise<Map<string, string>> {
+    if (resellerIds.length === 0) return new Map();
+    const rows = await this.db('resellers')
+      .whereIn('id', [...resellerIds])
+      .select('id', 'email');
+    return new Map(rows.map((r: { id: string; email: string }) => [r.id, r.email]));
+  }
+}

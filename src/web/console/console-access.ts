@@ -1,0 +1,66 @@
+import type { Operator } from '../../core/operator/operator';
+import type { AreaRules, Page, PageContext } from '../page-table';
+import type { WebSession } from '../sessions';
+
+/** Who is signed in to the console. */
+export interface ConsolePrincipal {
+  readonly operator: Operator;
+}
+
+/**
+ * The console's access rules. `public`: sign-in and set-password pages; `sign_in_step`: any
+ * session at any stage (the steps owed after the password, and sign-out; the handler checks the stage); `viewer`: any signed-in operator (reading);
+ * `admin`: a signed-in admin (every change).
+ */
+export type ConsoleAccess = 'public' | 'sign_in_step' | 'viewer' | 'admin';
+
+export type ConsolePage = Page<ConsolePrincipal, ConsoleAccess>;
+export type ConsoleContext = PageContext<ConsolePrincipal>;
+
+/** The console's navigation, in the order of the header. */
+export const CONSOLE_NAV: ReadonlyArray<{ readonly path: string; readonly label: string }> = [
+  { path: '/', label: 'Dashboard' },
+  { path: '/resellers', label: 'Resellers' },
+  { path: '/orders', label: 'Orders' },
+  { path: '/domains', label: 'Domains' },
+  { path: '/groups', label: 'Groups & prices' },
+  { path: '/api-log', label: 'API log' },
+  { path: '/audit', label: 'Audit log' },
+  { path: '/settings', label: 'Settings' },
+];
+
+export function consoleRules(
+  operatorById: (id: string) => Promise<Operator | undefined>,
+): AreaRules<ConsolePrincipal, ConsoleAccess> {
+  return {
+    publicAccess: ['public'],
+    async principalOf(session) {
+      if (session.principalKind !== 'operator') return undefined;
+      const operator = await operatorById(session.principalId);
+      return operator && !operator.disabledAt ? { operator } : undefined;
+    },
+    allows(access, principal, session) {
+      if (access === 'sign_in_step') return true;
+      if (session.stage !== 'signed_in') return false;
+      return access === 'viewer' || (access === 'admin' && principal.operator.role === 'admin');
+    },
+    redirectFor: (session) => stepPath(session),
+    actorOf: ({ operator }) => ({ kind: 'operator', id: operator.id, label: operator.email }),
+    layout(principal, session) {
+      if (!principal || session?.stage !== 'signed_in') return { nav: [], who: undefined };
+      return {
+        nav: CONSOLE_NAV,
+        who: { label: principal.operator.email, role: principal.operator.role },
+        isAdmin: principal.operator.role === 'admin',
+      };
+    },
+  };
+}
+
+/** Where a session goes next: sign-in, the step it owes, or the dashboard. */
+export function stepPath(session: WebSession | undefined): string {
+  if (!session) return '/sign-in';
+  if (session.stage === 'second_factor') return '/sign-in/code';
+  if (session.stage === 'enrol_second_factor') return '/sign-in/enrol';
+  return '/';
+}

@@ -1,0 +1,160 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../core/common/clock';
+
+/** The two areas served to people: the operator console and the reseller portal. */
+export type WebArea = 'console' | 'portal';
+
+/**
+ * Where a session is in sign-in: `signed_in`, or a step still owed after the password (the
+ * second factor, or enrolling one). Pages of an area say which stage they need.
+ */
+export type SessionStage = 'signed_in' | 'second_factor' | 'enrol_second_factor';
+
+export interface WebSession {
+  /** SHA-256 of the cookie's value: what the table stores and what the console shows and revokes by. */
+  readonly idHash: string;
+  readonly area: WebArea;
+  readonly principalKind: 'operator' | 'reseller';
+  readonly principalId: string;
+  readonly stage: SessionStage;
+  /** Every state-changing request of this session carries it (form field `_csrf` or header X-CSRF-Token). */
+  readonly csrfToken: string;
+  readonly createdAt: Date;
+  readonly lastSeenAt: Date;
+  /** The absolute end of the session, whatever its activity. */
+  readonly expiresAt: Date;
+  readonly clientIp: string | null;
+  readonly userAgent: string | null;
+  /** Small state of a sign-in step (for example a sealed TOTP secret being enrolled). */
+  readonly data: Readonly<Record<string, string>>;
+}
+
+/** Port: the sessions table (src/infra/repositories/knex-web-session-repository.ts). */
+export interface WebSessionRepository {
+  insert(session: WebSession): Promise<void>;
+  find(idHash: string): Promise<WebSession | undefined>;
+  touch(idHash: string, lastSeenAt: Date): Promise<void>;
+  delete(idHash: string): Promise<boolean>;
+  deleteForPrincipal(kind: WebSession['principalKind'], principalId: string): Promise<number>;
+  list(area: WebArea, now: Date, principal?: { kind: WebSession['principalKind']; id: string }): Promise<WebSession[]>;
+  purgeExpired(now: Date, idleBefore: Date): Promise<number>;
+}
+
+export interface SessionLifetimes {
+  /** A session unused this long ends (WEB_SESSION_IDLE_MINUTES). */
+  readonly idleMs: number;
+  /** A session ends this long after sign-in, however active (WEB_SESSION_MAX_HOURS). */
+  readonly absoluteMs: number;
+}
+
+/** last_seen_at is written at most this often, so that reading pages does not write on every request. */
+const TOUCH_EVERY_MS = 60_000;
+
+export interface SessionStart {
+  readonly area: WebArea;
+  readonly principalKind: WebSession['principalKind'];
+  readonly principalId: string;
+  readonly stage: SessionStage;
+  readonly clientIp: string | null;
+  readonly userAgent: string | null;
+  readonly data?: Record<string, string>;
+}
+
+/**
+ * Sessions of people signed in to the console or the portal, kept in the database so that they
+ * can be listed and revoked and so that any process behind the load balancer knows them. The
+ * cookie holds 256 random bits; the table holds their hash. A new id is made at every step of
+ * sign-in (a session id known before sign-in is never signed in: no fixation).
+ */
+export class WebSessions {
+  constructor(
+    private readonly repository: WebSessionRepository,
+    private readonly clock: Clock,
+    readonly lifetimes: SessionLifetimes,
+  ) {}
+
+  /** A new session; returns the cookie's value (shown to nobody else) and the session. */
+  async start(start: SessionStart, createdAt?: Date): Promise<{ id: string; session: WebSession }> {
+    const id = randomBytes(32).toString('base64url');
+    const now = this.clock.now();
+    const since = createdAt ?? now;
+    const session: WebSession = {
+      idHash: hashSessionId(id),
+      area: start.area,
+      principalKind: start.principalKind,
+      principalId: start.principalId,
+      stage: start.stage,
+      csrfToken: randomBytes(24).toString('base64url'),
+      createdAt: since,
+      lastSeenAt: now,
+      expiresAt: new Date(since.getTime() + this.lifetimes.absoluteMs),
+      clientIp: start.clientIp?.slice(0, 64) ?? null,
+      userAgent: start.userAgent?.slice(0, 255) ?? null,
+      data: start.data ?? {},
+    };
+    await this.repository.insert(session);
+    return { id, session };
+  }
+
+  /** The live session of a cookie value in an area, or undefined (unknown, another area's, idle too long or past its end). */
+  async resume(id: string | undefined, area: WebArea): Promise<WebSession | undefined> {
+    if (!id || !/^[\w-]{43}$/.test(id)) return undefined;
+    const session = await this.repository.find(hashSessionId(id));
+    if (!session || session.area !== area) return undefined;
+    const now = this.clock.now().getTime();
+    if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= this.lifetimes.idleMs) {
+      await this.repository.delete(session.idHash);
+      return undefined;
+    }
+    if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS)
+      await this.repository.touch(session.idHash, new Date(now));
+    return session;
+  }
+
+  /**
+   * The next step of sign-in under a new id: the old row is deleted and a new one made. The
+   * absolute lifetime counts from the first step (a sign-in cannot be stretched by repeating steps).
+   */
+  async advance(
+    session: WebSession,
+    stage: SessionStage,
+    data: Record<string, string> = {},
+  ): Promise<{ id: string; session: WebSession }> {
+    await this.repository.delete(session.idHash);
+    return this.start(
+      {
+        area: session.area,
+        principalKind: session.principalKind,
+        principalId: session.principalId,
+        stage,
+        clientIp: session.clientIp,
+        userAgent: session.userAgent,
+        data,
+      },
+      stage === 'signed_in' ? this.clock.now() : session.createdAt,
+    );
+  }
+
+  /** Ends one session (sign-out, or revoked from the console); true when it existed. */
+  end(idHash: string): Promise<boolean> {
+    return this.repository.delete(idHash);
+  }
+
+  /** Ends every session of someone (a disabled operator, a suspended reseller, a new password). */
+  endAllOf(kind: WebSession['principalKind'], principalId: string): Promise<number> {
+    return this.repository.deleteForPrincipal(kind, principalId);
+  }
+
+  /** The live sessions of an area (of one principal when given), newest first. */
+  list(area: WebArea, principal?: { kind: WebSession['principalKind']; id: string }): Promise<WebSession[]> {
+    return this.repository.list(area, this.clock.now(), principal);
+  }
+
+  /** Deletes sessions past their end or idle too long (a background job). */
+  purgeExpired(): Promise<number> {
+    const now = this.clock.now();
+    return this.repository.purgeExpired(now, new Date(now.getTime() - this.lifetimes.idleMs));
+  }
+}
+
+export const hashSessionId = (id: string): string => createHash('sha256').update(id).digest('hex');

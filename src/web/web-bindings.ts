@@ -1,0 +1,79 @@
+import { ContainerModule } from 'inversify';
+import type { Knex } from 'knex';
+import type { Settings } from '../config/settings';
+import { AuditLog } from '../core/audit/audit-log';
+import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
+import { OneTimeLinks } from '../core/auth/one-time-links';
+import { ConsoleLists } from '../core/console/console-lists';
+import { OperatorService } from '../core/operator/operator-service';
+import { TOKENS } from '../core/tokens';
+import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
+import { totpCodes } from '../infra/crypto/totp-codes';
+import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-repository';
+import { KnexConsoleViews } from '../infra/repositories/knex-console-views';
+import { KnexOneTimeLinkRepository } from '../infra/repositories/knex-one-time-link-repository';
+import { KnexOperatorRepository } from '../infra/repositories/knex-operator-repository';
+import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
+import { provider } from '../provide';
+import { WebSessions } from './sessions';
+import { WEB_TOKENS } from './web-tokens';
+
+/** The audit log, operator accounts, one-time links, web sessions and the sign-in throttle (src/container.ts loads it). */
+export function webModule(settings: Settings, knex: Knex): ContainerModule {
+  return new ContainerModule(({ bind }) => {
+    const provide = provider(bind);
+    bind(WEB_TOKENS.settings).toConstantValue(settings);
+    provide(
+      TOKENS.auditLog,
+      { clock: TOKENS.clock },
+      ({ clock }) => new AuditLog(new KnexAuditLogRepository(knex), clock, settings.auditLogRetentionDays),
+    );
+    provide(
+      TOKENS.oneTimeLinks,
+      { clock: TOKENS.clock },
+      ({ clock }) => new OneTimeLinks(new KnexOneTimeLinkRepository(knex), clock),
+    );
+    provide(
+      TOKENS.operatorService,
+      { links: TOKENS.oneTimeLinks, secrets: TOKENS.secretBox, audit: TOKENS.auditLog, clock: TOKENS.clock },
+      ({ links, secrets, audit, clock }) =>
+        new OperatorService(
+          new KnexOperatorRepository(knex),
+          links,
+          argon2idHasher,
+          totpCodes('Reseller console', () => clock.now()),
+          secrets,
+          audit,
+          clock,
+        ),
+    );
+    provide(
+      TOKENS.consoleLists,
+      { clock: TOKENS.clock },
+      ({ clock }) => new ConsoleLists(new KnexConsoleViews(knex), clock),
+    );
+    provide(
+      WEB_TOKENS.sessions,
+      { clock: TOKENS.clock },
+      ({ clock }) =>
+        new WebSessions(new KnexWebSessionRepository(knex), clock, {
+          idleMs: settings.webSessionIdleMinutes * 60_000,
+          absoluteMs: settings.webSessionMaxHours * 3_600_000,
+        }),
+    );
+    provide(
+      WEB_TOKENS.signInThrottle,
+      { clock: TOKENS.clock },
+      ({ clock }) =>
+        new FailureThrottle(
+          {
+            maxFailures: settings.authMaxFailures,
+            maxFailuresPerAddress: settings.authMaxFailures * ADDRESS_FAILURES_FACTOR,
+            windowSeconds: settings.authFailureWindowSeconds,
+            blockSeconds: settings.authBlockSeconds,
+          },
+          clock,
+        ),
+    );
+  });
+}

@@ -1,0 +1,136 @@
+import type { AnyPlatformEvent, EventName } from '../../src/core/common/events';
+import { toPlatformEvent } from '../../src/core/events/outbox';
+import { TOKENS } from '../../src/core/tokens';
+import { startHarness, type Harness } from '../support/harness';
+import { registerForm } from '../support/wire';
+
+/** ADR 15 on the engine under test: events written in the causing transaction, fed to subscribers after commit, at least once. */
+describe('the event outbox', () => {
+  let h: Harness;
+  let resellerId: string;
+  beforeAll(async () => {
+    h = await startHarness({ settings: { eventsRecoverAfterMs: 5_000 } });
+    resellerId = (await h.module.services.resellers.byEmail('reseller@example.com')).id;
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  const dispatcher = () => h.module.container.get(TOKENS.outboxDispatcher);
+  const uow = () => h.module.container.get(TOKENS.unitOfWork);
+  const rows = (where: Record<string, unknown> = {}) => h.module.knex('outbox_events').where(where).select();
+
+  /** Every event of `types` published while `during` runs, dispatch included. */
+  async function heard(types: readonly EventName[], during: () => Promise<unknown>): Promise<AnyPlatformEvent[]> {
+    const seen: AnyPlatformEvent[] = [];
+    const off = types.map((type) => h.module.on(type, (_data, event) => void seen.push(event as AnyPlatformEvent)));
+    try {
+      await during();
+      await dispatcher().drain();
+    } finally {
+      for (const unsubscribe of off) unsubscribe();
+    }
+    return seen;
+  }
+
+  it('writes the event with the change that causes it and hands it to subscribers once committed, with a stable id', async () => {
+    let payload: unknown;
+    const off = h.module.on('credit.changed', (data) => {
+      payload = data;
+    });
+    const events = await heard(['credit.changed'], () => h.module.services.credit.adjust(resellerId, 500, 'wire'));
+    off();
+    expect(events).toHaveLength(1);
+    const [event] = events;
+    expect(event).toMatchObject({
+      type: 'credit.changed',
+      version: 1,
+      resellerId,
+      timestamp: new Date(h.clock.now()).toISOString(),
+      data: { resellerId, amount: 500, kind: 'top_up', balance: 10_500 },
+    });
+    expect(payload).toEqual(event!.data);
+    expect(event!.id).toMatch(/^evt_[0-9A-Z]{26}$/);
+    const [row] = await rows({ id: event!.id });
+    expect(row).toMatchObject({ type: 'credit.changed', reseller_id: resellerId });
+    expect(row.dispatched_at).not.toBeNull();
+  });
+
+  it('writes nothing and tells no one when the transaction rolls back', async () => {
+    const before = (await rows()).length;
+    const events = await heard(['credit.changed'], () =>
+      uow()
+        .run(async ({ outbox }) => {
+          outbox.push({
+            name: 'credit.changed',
+            event: { resellerId, entryId: 'x', amount: 1, kind: 'top_up', orderId: null, balance: 1, at: new Date() },
+          });
+          throw new Error('changed my mind');
+        })
+        .catch(() => undefined),
+    );
+    expect(events).toEqual([]);
+    expect(await rows()).toHaveLength(before);
+  });
+
+  it('dispatches an event its process never dispatched (it died after the commit) once, to subscribers too, with its own id', async () => {
+    const orphan = toPlatformEvent({
+      name: 'domain.lock.changed',
+      event: { domainId: 'd-orphan', domain: 'orphan.com', resellerId, isLocked: true, at: h.clock.now() },
+    });
+    // Committed by a process that was killed before it dispatched: in the table, undispatched.
+    await h.module.knex.transaction((trx) =>
+      trx('outbox_events').insert({
+        id: orphan.id,
+        type: orphan.type,
+        version: 1,
+        reseller_id: resellerId,
+        occurred_at: Date.parse(orphan.timestamp),
+        payload: JSON.stringify(orphan.data),
+      }),
+    );
+    // Not yet: its own process may still be dispatching it.
+    expect(await heard(['domain.lock.changed'], () => dispatcher().recover())).toEqual([]);
+    h.clock.advance(5_001);
+    const events = await heard(['domain.lock.changed'], () => dispatcher().recover());
+    expect(events).toEqual([orphan]);
+    expect((await rows({ id: orphan.id }))[0].dispatched_at).not.toBeNull();
+    expect(await heard(['domain.lock.changed'], () => dispatcher().recover())).toEqual([]);
+  });
+
+  it('publishes domain.registered beside order.completed in the same transaction', async () => {
+    const res = await h.http
+      .post('/order/domains/register')
+      .set(h.headers())
+      .type('form')
+      .send(registerForm('outboxed.com'));
+    expect(res.status).toBe(200);
+    await dispatcher().drain();
+    const types = (await rows()).filter((r) => r.payload.includes('outboxed.com')).map((r) => r.type);
+    expect(types).toEqual(
+      expect.arrayContaining(['order.placed', 'order.completed', 'domain.registered', 'domain.status_changed']),
+    );
+  });
+
+  it('publishes credit.low once per fall below the threshold, again only after the balance rose to it', async () => {
+    const { resellers, credit } = h.module.services;
+    const balance = await credit.balance(resellerId);
+    await resellers.setLowCreditThreshold(resellerId, balance - 1000);
+    const low = (amount: number) => heard(['credit.low'], () => credit.adjust(resellerId, amount, null));
+    const falls = await low(-1500);
+    expect(falls.map((e) => e.data)).toEqual([{ resellerId, balance: balance - 1500, threshold: balance - 1000 }]);
+    expect(await low(-100)).toEqual([]);
+    expect(await low(+1600)).toEqual([]);
+    expect(await low(-1500)).toHaveLength(1);
+    await resellers.setLowCreditThreshold(resellerId, null);
+    expect(await low(-100)).toEqual([]);
+  });
+
+  it('publishes credit.low at once when the threshold is set above the balance', async () => {
+    const { resellers, credit } = h.module.services;
+    const balance = await credit.balance(resellerId);
+    const events = await heard(['credit.low'], () => resellers.setLowCreditThreshold(resellerId, balance + 100));
+    expect(events.map((e) => e.data)).toEqual([{ resellerId, balance, threshold: balance + 100 }]);
+    await resellers.setLowCreditThreshold(resellerId, null);
+  });
+});
