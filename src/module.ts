@@ -45,6 +45,8 @@ import type { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
 import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
 import type { AuditLog } from './core/audit/audit-log';
+import type { AccountLists } from './core/reseller/account-lists';
+import type { PortalLogins } from './core/reseller/portal-logins';
 import type { OperatorService } from './core/operator/operator-service';
 import { consoleRules } from './web/console/console-access';
 import { CONSOLE_PAGES } from './web/console/console-pages';
@@ -142,6 +144,10 @@ export interface ResellerModule {
     readonly audit: AuditLog;
     /** The console's operator accounts (`reseller-admin operator`). */
     readonly operators: OperatorService;
+    /** The reseller portal's sign-in: `invite` makes a reseller's one-time link (docs/portal.md). */
+    readonly portalLogins: PortalLogins;
+    /** A reseller's own domains, orders and statement, page by page (docs/api.md#account-lists). */
+    readonly accountLists: AccountLists;
   };
   /**
    * Koa middleware serving the operator console (docs/console.md) under `mountPath`; requests
@@ -273,6 +279,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       webhooks: container.get(TOKENS.webhookService),
       audit: container.get(TOKENS.auditLog),
       operators: container.get(TOKENS.operatorService),
+      portalLogins: container.get(TOKENS.portalLogins),
+      accountLists: container.get(TOKENS.accountLists),
     };
     const unitOfWork = container.get(TOKENS.unitOfWork);
     const apiLog = container.get(MODULE_TOKENS.apiLogBuffer);

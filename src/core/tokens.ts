@@ -19,6 +19,7 @@ import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
 import type { AccountLists } from './reseller/account-lists';
+import type { PortalLogins } from './reseller/portal-logins';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
@@ -98,6 +99,8 @@ export const TOKENS = {
   oneTimeLinks: token<OneTimeLinks>('oneTimeLinks'),
   /** The console's operator accounts. */
   operatorService: token<OperatorService>('operatorService'),
+  /** The reseller portal's sign-in: invitations, passwords, second factor (docs/portal.md). */
+  portalLogins: token<PortalLogins>('portalLogins'),
   /** The console's lists across resellers (reads only). */
   consoleLists: token<ConsoleLists>('consoleLists'),
 } as const;

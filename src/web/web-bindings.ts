@@ -6,6 +6,7 @@ import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-t
 import { OneTimeLinks } from '../core/auth/one-time-links';
 import { ConsoleLists } from '../core/console/console-lists';
 import { OperatorService } from '../core/operator/operator-service';
+import { PortalLogins } from '../core/reseller/portal-logins';
 import { TOKENS } from '../core/tokens';
 import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
 import { totpCodes } from '../infra/crypto/totp-codes';
@@ -13,6 +14,7 @@ import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-rep
 import { KnexConsoleViews } from '../infra/repositories/knex-console-views';
 import { KnexOneTimeLinkRepository } from '../infra/repositories/knex-one-time-link-repository';
 import { KnexOperatorRepository } from '../infra/repositories/knex-operator-repository';
+import { KnexPortalLoginRepository } from '../infra/repositories/knex-portal-login-repository';
 import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
 import { provider } from '../provide';
 import { WebSessions } from './sessions';
@@ -42,6 +44,27 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
           links,
           argon2idHasher,
           totpCodes('Reseller console', () => clock.now()),
+          secrets,
+          audit,
+          clock,
+        ),
+    );
+    provide(
+      TOKENS.portalLogins,
+      {
+        uow: TOKENS.unitOfWork,
+        links: TOKENS.oneTimeLinks,
+        secrets: TOKENS.secretBox,
+        audit: TOKENS.auditLog,
+        clock: TOKENS.clock,
+      },
+      ({ uow, links, secrets, audit, clock }) =>
+        new PortalLogins(
+          new KnexPortalLoginRepository(knex),
+          uow.read.resellers,
+          links,
+          argon2idHasher,
+          totpCodes('Reseller portal', () => clock.now()),
           secrets,
           audit,
           clock,
