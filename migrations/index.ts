@@ -20,6 +20,8 @@ import * as addSyncIndexToDomains from './20261123090200_add_sync_index_to_domai
 import * as createApiLog from './20261123090300_create_api_log';
 import * as addSyncOrderIndexToDomains from './20261124090000_add_sync_order_index_to_domains';
 import * as createPremiumRules from './20261124210000_create_premium_rules';
+import * as addPremiumCostsToDomains from './20261126100000_add_premium_costs_to_domains';
+import * as createPremiumQuotes from './20261126100100_create_premium_quotes';
 import * as createAuditLog from './20261126130000_create_audit_log';
 import * as createOperators from './20261126130100_create_operators';
 import * as createWebSessions from './20261126130200_create_web_sessions';
@@ -63,6 +65,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261123090300_create_api_log', createApiLog],
   ['20261124090000_add_sync_order_index_to_domains', addSyncOrderIndexToDomains],
   ['20261124210000_create_premium_rules', createPremiumRules],
+  ['20261126100000_add_premium_costs_to_domains', addPremiumCostsToDomains],
+  ['20261126100100_create_premium_quotes', createPremiumQuotes],
   ['20261126130000_create_audit_log', createAuditLog],
   ['20261126130100_create_operators', createOperators],
   ['20261126130200_create_web_sessions', createWebSessions],

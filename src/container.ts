@@ -285,9 +285,13 @@ function searchModule(settings: Settings): ContainerModule {
         registrars: TOKENS.registrars,
         availability: TOKENS.availabilityChecker,
         logger: TOKENS.logger,
+        clock: TOKENS.clock,
       },
-      ({ uow, registrars, availability, logger }) =>
-        new SearchService(uow, registrars, availability, logger, { currency: settings.currency }),
+      ({ uow, registrars, availability, logger, clock }) =>
+        new SearchService(uow, registrars, availability, logger, {
+          currency: settings.currency,
+          premiumQuotes: { clock, lifetimeMs: settings.premiumQuoteHours * 3_600_000 },
+        }),
     );
   });
 }

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { Server } from 'node:http';
 import Koa from 'koa';
 import type { Settings } from './config/settings';
@@ -27,6 +28,8 @@ export interface RunningServer {
   readonly server: Server;
   /** The port it listens on (PORT=0 picks a free one). */
   readonly port: number;
+  /** The metrics listener's port; undefined when METRICS is off or its port could not be taken. */
+  readonly metricsPort: number | undefined;
   /**
    * Graceful shutdown: /readyz answers 503 at once, and every reply from then on says
    * `Connection: close` and ends its keep-alive connection; after SHUTDOWN_DELAY_MS no new connection is
@@ -35,6 +38,60 @@ export interface RunningServer {
    * are left to reconciliation on whichever process runs it next. True when everything finished in time.
    */
   shutdown(signal: string): Promise<boolean>;
+}
+
+/**
+ * Issue 31: /metrics is never on the API port. Its own app answers GET /metrics alone, asking for
+ * METRICS_TOKEN as a bearer token when one is set.
+ */
+export function createMetricsApp(module: ResellerModule, settings: Settings): Koa {
+  const app = new Koa();
+  const expected = settings.metricsToken ? Buffer.from(`Bearer ${settings.metricsToken}`) : undefined;
+  app.use(async (ctx) => {
+    if (ctx.path !== '/metrics' || ctx.method !== 'GET') {
+      ctx.status = 404;
+      ctx.body = { error: 'only GET /metrics is served here' };
+      return;
+    }
+    if (expected) {
+      const given = Buffer.from(ctx.get('authorization'));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        ctx.status = 401;
+        ctx.set('WWW-Authenticate', 'Bearer');
+        ctx.body = { error: 'METRICS_TOKEN is set: send Authorization: Bearer <token>' };
+        return;
+      }
+    }
+    ctx.type = module.metrics.contentType;
+    ctx.body = await module.metrics.text();
+  });
+  return app;
+}
+
+/** The metrics listener, when METRICS is on; a port that cannot be taken is logged, not fatal. */
+async function startMetrics(module: ResellerModule, settings: Settings): Promise<Server | undefined> {
+  if (!settings.metrics) return undefined;
+  const server = createMetricsApp(module, settings).listen(settings.metricsPort, settings.metricsHost);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+  } catch (error) {
+    // Metrics are not the business: the API keeps serving, and the operator is told what to change.
+    module.logger.error(
+      { metricsHost: settings.metricsHost, metricsPort: settings.metricsPort },
+      `metrics are not served: ${settings.metricsHost}:${settings.metricsPort} cannot be listened on (${(error as Error).message}); give each process on a host its own METRICS_PORT, or set METRICS=false`,
+    );
+    return undefined;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.metricsPort;
+  module.logger.info(
+    { url: `http://${settings.metricsHost}:${port}/metrics`, port, token: settings.metricsToken !== undefined },
+    'metrics listening',
+  );
+  return server;
 }
 
 export async function startServer(module: ResellerModule, settings: Settings): Promise<RunningServer> {
@@ -50,6 +107,9 @@ export async function startServer(module: ResellerModule, settings: Settings): P
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
+  const metricsServer = await startMetrics(module, settings);
+  const metricsAddress = metricsServer?.address();
+  const metricsPort = typeof metricsAddress === 'object' && metricsAddress ? metricsAddress.port : undefined;
 
   const shutdown = async (signal: string): Promise<boolean> => {
     const started = Date.now();
@@ -77,6 +137,11 @@ export async function startServer(module: ResellerModule, settings: Settings): P
         {},
         'a background pass was still running at the shutdown deadline; its claims run out and another process takes them',
       );
+    if (metricsServer) {
+      const metricsClosed = new Promise<void>((resolve) => metricsServer.close(() => resolve()));
+      metricsServer.closeAllConnections();
+      await metricsClosed;
+    }
     // The jobs had their share of the deadline above.
     await module.close({ jobsWaitMs: 0 });
     logger.info({ ms: Date.now() - started }, 'stopped');
@@ -86,6 +151,7 @@ export async function startServer(module: ResellerModule, settings: Settings): P
   return {
     server,
     port,
+    metricsPort,
     shutdown: (signal) => (shuttingDown ??= shutdown(signal)),
   };
 }

@@ -1,6 +1,7 @@
 /** The reseller SDK: a typed client for every operation of the reseller API. Self-contained: it imports nothing from the server. */
 export {
   ResellerClient,
+  DEFAULT_TIMEOUT_MS,
   type ResellerClientOptions,
   type CallOptions,
   type OrderCallOptions,

@@ -10,7 +10,7 @@ export interface ResellerClientOptions {
   /** The reseller's email address (the `username` header). */
   readonly email: string;
   readonly apiKey: string;
-  /** Per-call timeout, covering every attempt of the call. Default 30000 ms. */
+  /** Per-call timeout, covering every attempt of the call. Default `DEFAULT_TIMEOUT_MS` (75000 ms). */
   readonly timeoutMs?: number;
   /**
    * Send the optional `timestamp` header and build the token from that instant (docs/api.md#authentication). Default
@@ -28,6 +28,15 @@ export interface ResellerClientOptions {
   readonly fetch?: typeof fetch;
   readonly userAgent?: string;
 }
+
+/**
+ * The default per-call timeout. It must outlast the server's longest answer, or the client gives
+ * up on an order the server is about to answer: an order makes two registrar calls one after the
+ * other (the premium check, then the order itself), each under the server's REGISTRAR_TIMEOUT_MS
+ * (default 30 s), so 2 × 30 s plus 15 s for the database and the network. Raise it with the
+ * server's REGISTRAR_TIMEOUT_MS: at least twice that plus a margin.
+ */
+export const DEFAULT_TIMEOUT_MS = 75_000;
 
 /** Options every call takes. */
 export interface CallOptions {
@@ -215,7 +224,7 @@ export class ResellerClient {
     if (url.search || url.hash) throw new TypeError('baseUrl must not carry a query string or fragment');
     if (!options.email || !options.apiKey) throw new TypeError('email and apiKey are required');
     this.baseUrl = url.toString().replace(/\/+$/, '');
-    this.timeoutMs = positive(options.timeoutMs, 30_000, 'timeoutMs');
+    this.timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
     this.retries = Math.max(0, Math.floor(options.retries ?? 2));
     this.retryDelayMs = positive(options.retryDelayMs, 250, 'retryDelayMs');
     this.sendTimestamp = options.sendTimestamp ?? true;

@@ -26,6 +26,11 @@ export const SettingsSchema = z.strictObject({
   registrarTimeoutMs: int(100, 600_000).default(30_000),
   /** Seconds a registrar's availability answer is reused by searches; 0 turns the cache off (docs/search.md). */
   searchCacheSeconds: int(0, 3600).default(30),
+  /**
+   * Hours a premium price quoted to a reseller by search is honoured by an order that sends no
+   * premiumCost; 0 honours none (docs/orders.md#premium-quotes).
+   */
+  premiumQuoteHours: int(0, 720).default(24),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   currency: z
     .string()
@@ -104,8 +109,14 @@ export const SettingsSchema = z.strictObject({
     .optional(),
   /** Audit log entries older than this are purged (hourly by the server); 0 keeps them forever. */
   auditLogRetentionDays: int(0, 36_500).default(365),
-  /** Serve Prometheus metrics at /metrics. */
+  /** Serve Prometheus metrics at /metrics, on a listener of their own (METRICS_HOST:METRICS_PORT), never on the API port. */
   metrics: bool.default(true),
+  /** The metrics listener's port; 0 picks a free one. Each process on a host needs its own. */
+  metricsPort: int(0, 65535).default(9464),
+  /** The metrics listener's address: loopback by default, so that only the host (or its scraper) reaches it. */
+  metricsHost: z.string().min(1).default('127.0.0.1'),
+  /** When set, /metrics asks for `Authorization: Bearer <token>` (at least 16 characters). */
+  metricsToken: z.string().min(16, 'must be at least 16 characters').optional(),
   /** On SIGTERM: how long to keep serving with /readyz at 503 before refusing new connections, so that the load balancer moves traffic away first. */
   shutdownDelayMs: int(0, 600_000).default(0),
   /** On SIGTERM: how long in-flight requests and background passes may take before the process exits anyway. */
@@ -146,6 +157,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   PLUGINS_DIR: 'pluginsDir',
   REGISTRAR_TIMEOUT_MS: 'registrarTimeoutMs',
   SEARCH_CACHE_SECONDS: 'searchCacheSeconds',
+  PREMIUM_QUOTE_HOURS: 'premiumQuoteHours',
   LOG_LEVEL: 'logLevel',
   CURRENCY: 'currency',
   TRUST_PROXY: 'trustProxy',
@@ -171,6 +183,9 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   API_LOG_FLUSH_MS: 'apiLogFlushMs',
   API_LOG_BUFFER_MAX: 'apiLogBufferMax',
   METRICS: 'metrics',
+  METRICS_PORT: 'metricsPort',
+  METRICS_HOST: 'metricsHost',
+  METRICS_TOKEN: 'metricsToken',
   CONSOLE: 'console',
   CONSOLE_PATH: 'consolePath',
   CONSOLE_REQUIRE_2FA: 'consoleRequire2fa',
@@ -239,5 +254,15 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
   if (env.SANDBOX_DISABLED_CAPABILITIES)
     plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };
-  return parseSettings({ ...fromFile, ...fromEnv, plugins });
+  try {
+    return parseSettings({ ...fromFile, ...fromEnv, plugins });
+  } catch (error) {
+    // systemd's EnvironmentFile= keeps a trailing "# comment" as part of the value.
+    const commented = Object.keys(ENVIRONMENT_VARIABLES).filter((name) => /\s#/.test(env[name] ?? ''));
+    if (!(error instanceof ConfigError) || commented.length === 0) throw error;
+    throw new ConfigError([
+      ...error.problems,
+      `${commented.join(', ')}: the value ends in a "# …" comment, which an environment file keeps as part of the value; put comments on lines of their own`,
+    ]);
+  }
 }

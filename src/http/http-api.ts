@@ -9,6 +9,7 @@ import { DomainError, isDomainError } from '../core/common/errors';
 import type { Logger } from '../core/common/logger';
 import { TOKENS } from '../core/tokens';
 import { bodyEncoding, HttpInputError } from './content-encoding';
+import { isDatabaseUnavailable } from '../infra/db/errors';
 import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
 import { RequestBodyReader } from './request-body';
@@ -131,6 +132,10 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   function sendError(ctx: Ctx, error: unknown, requestId: string): void {
     const reply = errorReply(error, requestId);
     if (reply.status === 500) logger.error({ reqId: requestId, err: error }, 'unexpected error');
+    if (reply.retryAfterSeconds !== undefined) {
+      logger.warn({ reqId: requestId, err: error }, 'the database did not answer; the client is told to retry');
+      ctx.set('Retry-After', String(reply.retryAfterSeconds));
+    }
     const call = apiCallOf(ctx)!;
     call.error = reply.message;
     if (isDomainError(error)) {
@@ -204,8 +209,14 @@ function sendReply(ctx: Ctx, reply: HttpReply): void {
   ctx.body = reply.body;
 }
 
+const DATABASE_UNAVAILABLE = 'The database is not answering; try again in a few seconds';
+const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 /** The status and message of an error reply (docs/api.md#errors-and-status-codes); anything unexpected is a 500 naming the request id. */
-export function errorReply(error: unknown, requestId: string): { status: number; message: string } {
+export function errorReply(
+  error: unknown,
+  requestId: string,
+): { status: number; message: string; retryAfterSeconds?: number } {
   if (isDomainError(error)) return { status: STATUS[error.code], message: error.message };
   if (error instanceof HttpInputError) return { status: error.status, message: error.message };
   const status = (error as { status?: unknown }).status;
@@ -213,6 +224,8 @@ export function errorReply(error: unknown, requestId: string): { status: number;
   if (status === 415)
     return { status, message: 'Send the body as application/x-www-form-urlencoded or application/json' };
   if (status === 400) return { status, message: 'The request body cannot be parsed; check its encoding and syntax' };
+  if (isDatabaseUnavailable(error))
+    return { status: 503, message: DATABASE_UNAVAILABLE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
   return { status: 500, message: `Internal server error (request id ${requestId})` };
 }
 

@@ -27,7 +27,7 @@ const ERROR_STATUSES: Record<number, string> = {
   429: 'Too many failed authentications; see Retry-After',
   500: 'Unexpected server error; the message carries the request id',
   502: 'The registrar failed; the message names its error',
-  503: "Not ready (/readyz), or the registrar's plugin failed to load and is disabled (the message names it)",
+  503: "The database is not answering: try again after Retry-After seconds; the registrar's plugin failed to load and is disabled (the message names it); on /readyz, not ready",
   504: 'The registrar did not answer in time',
 };
 
@@ -39,7 +39,7 @@ export function documentedErrors(r: Route): number[] {
   if (r.path.includes(':')) statuses.push(404);
   if (r.path.includes(':domain') || r.path.startsWith('/order/domains')) statuses.push(409, 502, 503, 504);
   if (r.idempotent) statuses.push(422);
-  if (r.path === '/readyz') statuses.push(503);
+  if (r.access === 'reseller' || r.path === '/readyz') statuses.push(503);
   return statuses.sort((a, b) => a - b);
 }
 

@@ -79,7 +79,7 @@ describe('the OpenAPI document', () => {
   });
 
   it("lists exactly the router's routes: every path and method, nothing more", async () => {
-    const inRouter = mountedRoutes(h.module.middleware({ ownAllPaths: true })).map(
+    const inRouter = mountedRoutes(h.module.middleware({ ownAllPaths: true, metrics: true })).map(
       (r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`,
     );
     const inDocument = Object.entries(doc.paths).flatMap(([path, methods]) =>
@@ -279,6 +279,7 @@ describe('the OpenAPI document', () => {
       '415',
       '429',
       '500',
+      '503',
     ]);
   });
 

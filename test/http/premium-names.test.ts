@@ -212,6 +212,110 @@ describe('premium names at order time', () => {
     });
   });
 
+  describe('a premium name the registrar only reports "registered" (issue 26 item 1)', () => {
+    it("prices a renewal through the registrar's price question, not the catalogue", async () => {
+      expect((await post('/order/domains/register', registerForm('premium-held.com', accept('600.00')))).status).toBe(
+        200,
+      );
+      await topUpTo(2000_00);
+      // What the registry answers for the name now: registered, no premium flag.
+      const lookup = await h.http
+        .post('/domains/lookup')
+        .set(h.headers())
+        .type('form')
+        .send('searchTerm=premium-held.com&premiumEnabled=1');
+      expect(lookup.body[0]).toMatchObject({ isPremium: false });
+      const refused = await post('/order/domains/renew', qs.stringify({ domain: 'premium-held.com', regperiod: '1' }));
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatch(
+        /^premium-held.com is a premium name: the renewal for 1 year\(s\) costs 540.00;/,
+      );
+      const renewed = await post(
+        '/order/domains/renew',
+        qs.stringify({ domain: 'premium-held.com', regperiod: '1', ...accept('540.00') }),
+      );
+      expect(renewed.status).toBe(200);
+      expect(await credits()).toBe('1460.00');
+      expect(
+        JSON.parse((await h.module.knex('domains').where({ name: 'premium-held.com' }).first()).premium_costs),
+      ).toEqual({ register: 500_00, renew: 450_00, transfer: 400_00 });
+    });
+
+    it('prices a transfer in of a premium name registered elsewhere', async () => {
+      const form = (extra: Record<string, string> = {}) =>
+        registerForm('heldpremium-move.com', { eppcode: 'EPP-1234', ...extra });
+      const refused = await post('/order/domains/transfer', form());
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toBe(
+        'heldpremium-move.com is a premium name: the transfer for 1 year(s) costs 480.00; ' +
+          'send premiumEnabled=1 and premiumCost=480.00 to accept it; nothing was charged',
+      );
+      expect(await credits()).toBe('2000.00');
+      expect((await post('/order/domains/transfer', form(accept('480.00')))).status).toBe(200);
+      expect(await credits()).toBe('1520.00');
+      expect(
+        JSON.parse((await h.module.knex('domains').where({ name: 'heldpremium-move.com' }).first()).premium_costs),
+      ).toEqual({ transfer: 400_00 });
+    });
+  });
+
+  describe('a quote from search honoured without premiumCost (issue 26 item 6)', () => {
+    const lookup = (name: string, who = h.reseller) =>
+      h.http.post('/domains/lookup').set(h.headers(who)).type('form').send(`searchTerm=${name}&premiumEnabled=1`);
+    // The deployed WHMCS module sends premiumEnabled and premiumCost on lookups only, never on RegisterDomain.
+    const registerAsWhmcs = (name: string, who = h.reseller) =>
+      h.http.post('/order/domains/register').set(h.headers(who)).type('form').send(registerForm(name));
+
+    it('registers a premium name quoted to this reseller, at the current price', async () => {
+      expect((await lookup('premium-quoted.com')).body[0]).toMatchObject({
+        premiumCostPricing: { register: '600.00' },
+      });
+      const res = await registerAsWhmcs('premium-quoted.com');
+      expect(res.status).toBe(200);
+      expect(await credits()).toBe('1400.00');
+    });
+
+    it('charges the current price when the registry lowered it, never more than the quote', async () => {
+      expect((await lookup('premiumfalling-q.com')).body[0]).toMatchObject({
+        premiumCostPricing: { register: '600.00' },
+      });
+      expect((await registerAsWhmcs('premiumfalling-q.com')).status).toBe(200);
+      // Cost 400.00 at order time + 20 %.
+      expect(await credits()).toBe('1520.00');
+      expect((await lookup('premiumrising-q.com')).body[0]).toMatchObject({
+        premiumCostPricing: { register: '600.00' },
+      });
+      const risen = await registerAsWhmcs('premiumrising-q.com');
+      expect(risen.status).toBe(400);
+      expect(risen.body.error).toBe(
+        'premiumrising-q.com is a premium name: the registration for 1 year(s) costs 720.00, more than the ' +
+          '600.00 quoted to you; send premiumEnabled=1 and premiumCost=720.00 to accept it; nothing was charged',
+      );
+      expect(await credits()).toBe('1520.00');
+    });
+
+    it("honours no other reseller's quote, no quote past its lifetime, and keeps the explicit fields", async () => {
+      const other = await h.module.services.resellers.create('other-premium@example.com', 'default', 2000_00);
+      const otherWho = { email: 'other-premium@example.com', apiKey: other.apiKey };
+      await lookup('premium-mine.com');
+      expect((await registerAsWhmcs('premium-mine.com', otherWho)).status).toBe(400);
+      await lookup('premium-late.com');
+      h.clock.advance(24 * 3_600_000);
+      try {
+        const late = await registerAsWhmcs('premium-late.com');
+        expect(late.status).toBe(400);
+        expect(late.body.error).toMatch(/^premium-late.com is a premium name: the registration .* costs 600.00; send/);
+        // An explicit premiumCost below the price is refused even with a quote.
+        await lookup('premium-low2.com');
+        const low = await post('/order/domains/register', registerForm('premium-low2.com', accept('500.00')));
+        expect(low.status).toBe(400);
+      } finally {
+        h.clock.advance(-24 * 3_600_000);
+      }
+      expect(await credits()).toBe('2000.00');
+    });
+  });
+
   describe('POST /order/domains/transfer', () => {
     it("refuses a premium transfer without acceptance, then charges the registry's transfer cost with the rule", async () => {
       const form = (extra: Record<string, string> = {}) =>
@@ -230,5 +334,47 @@ describe('premium names at order time', () => {
         expect.objectContaining({ action: 'transfer', price: 480_00 }),
       ]);
     });
+  });
+});
+
+describe('premium renewals on a registrar without the price question (issue 26 item 1)', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness({
+      pluginsDir: PLUGINS_DIR,
+      registrar: 'scripted',
+      settings: { registrarTimeoutMs: 200, plugins: { scripted: { disabledCapabilities: ['domainPricing'] } } },
+    });
+    await h.module.services.catalogue.setPremiumRule('default', { kind: 'markup', basisPoints: 2000 });
+    const id = (await h.module.services.resellers.byEmail(h.reseller.email)).id;
+    await h.module.services.credit.adjust(id, 1900_00, 'test');
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  const post = (route: string, body: string) => h.http.post(route).set(h.headers()).type('form').send(body);
+  const credits = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
+
+  it('refuses to renew a name sold as premium at the catalogue price, and renews a standard one', async () => {
+    expect((await post('/order/domains/register', registerForm('premium-kept.com', accept('600.00')))).status).toBe(
+      200,
+    );
+    expect((await post('/order/domains/register', registerForm('plain-kept.com'))).status).toBe(200);
+    expect(await credits()).toBe('1390.00');
+    const refused = await post(
+      '/order/domains/renew',
+      qs.stringify({ domain: 'premium-kept.com', regperiod: '1', ...accept('5000.00') }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      error:
+        'premium-kept.com was sold as a premium name (the registry charged 450.00 a year to renew it then) and ' +
+        'its registrar cannot tell the renewal price now; it is not renewed at the catalogue price; nothing was charged',
+    });
+    expect(await credits()).toBe('1390.00');
+    expect(
+      (await post('/order/domains/renew', qs.stringify({ domain: 'plain-kept.com', regperiod: '1' }))).status,
+    ).toBe(200);
+    expect(await credits()).toBe('1378.00');
   });
 });

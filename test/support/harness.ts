@@ -65,7 +65,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const app = new Koa();
   for (const middleware of options.before?.(module) ?? []) app.use(middleware);
   // Every 200 reply of every HTTP test is checked against its route's output schema (the OpenAPI document's).
-  app.use(module.middleware({ ...(options.mount ?? { ownAllPaths: true }), checkReplies: true }));
+  // The harness is a host that keeps its mount private, so /metrics is served beside the API here.
+  app.use(module.middleware({ ...(options.mount ?? { ownAllPaths: true }), checkReplies: true, metrics: true }));
   const server = app.listen(0, '127.0.0.1');
   const reseller = { email: 'reseller@example.com', apiKey };
   return {

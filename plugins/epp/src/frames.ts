@@ -3,7 +3,7 @@
  * only ever enter through `el()` children and attributes, which the DOM serializer escapes.
  * `test/plugins/epp/frames.test.ts` validates each against the RFC schemas.
  */
-import { el, NS, renderEpp, type XmlChild, type XmlNode } from './xml';
+import { el, elDefault, NS, renderEpp, type XmlChild, type XmlNode } from './xml';
 
 export const OBJECT_URIS = { domain: NS.domain, host: NS.host, contact: NS.contact } as const;
 export const EXTENSION_URIS = { secDNS: NS.secDNS, rgp: NS.rgp, loginSec: NS.loginSec } as const;
@@ -62,10 +62,12 @@ export function loginFrame(p: LoginParams, clTRID: string): string {
     ),
     clTRID,
     securePw || secureNew
-      ? el(
-          'loginSec:loginSec',
-          securePw ? el('loginSec:pw', p.password) : null,
-          secureNew ? el('loginSec:newPW', p.newPassword) : null,
+      ? // Default namespace, not a prefix: some registries read only unprefixed loginSec children.
+        elDefault(
+          'loginSec',
+          'loginSec',
+          securePw ? elDefault('loginSec', 'pw', p.password) : null,
+          secureNew ? elDefault('loginSec', 'newPW', p.newPassword) : null,
         )
       : undefined,
   );

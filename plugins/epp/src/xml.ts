@@ -22,6 +22,8 @@ export type Prefix = keyof typeof NS;
 /** An element to build: `el('domain:name', 'example.com')`, `el('domain:period', { unit: 'y' }, '1')`. */
 export interface XmlNode {
   readonly qname: string;
+  /** Set by `elDefault`: the element's namespace, written as the default one (no prefix). */
+  readonly ns?: string;
   readonly attrs: Readonly<Record<string, string>>;
   readonly children: readonly (XmlNode | string)[];
 }
@@ -55,6 +57,15 @@ export function el(qname: string, attrsOrChild?: Attrs | XmlChild, ...children: 
   return { qname, attrs, children: flat };
 }
 
+/**
+ * An element of the namespace `prefix` names, written without a prefix: its namespace is declared
+ * as the default one (`<loginSec xmlns="…"><pw>…</pw></loginSec>`). Equally valid for the schema,
+ * and read by registries that look for unprefixed children too.
+ */
+export function elDefault(prefix: Prefix, name: string, ...children: XmlChild[]): XmlNode {
+  return { ...el(name, ...children), ns: NS[prefix] };
+}
+
 // XML 1.0 "Char": anything else cannot be carried, escaped or not.
 const FORBIDDEN_CHARS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
 
@@ -78,7 +89,7 @@ function nsOf(qname: string): string {
 export function renderEpp(child: XmlNode): string {
   const doc = new DOMImplementation().createDocument(NS.epp, 'epp', null);
   const build = (node: XmlNode): DomElement => {
-    const element = doc.createElementNS(nsOf(node.qname), node.qname);
+    const element = doc.createElementNS(node.ns ?? nsOf(node.qname), node.qname);
     for (const [name, value] of Object.entries(node.attrs))
       element.setAttribute(name, checkText(value, `attribute ${name}`));
     for (const c of node.children) {
@@ -94,6 +105,8 @@ export function renderEpp(child: XmlNode): string {
 export interface XmlElement {
   readonly ns: string;
   readonly name: string;
+  /** The name as written, with the peer's prefix if it used one (`loginSec:pw`, or `pw` under a default namespace). */
+  readonly qname: string;
   readonly attrs: Readonly<Record<string, string>>;
   readonly children: readonly XmlElement[];
   /** The element's own text (direct text and CDATA children), untrimmed. */
@@ -139,7 +152,14 @@ function convert(element: DomElement): XmlElement {
     if (n.nodeType === ELEMENT_NODE) children.push(convert(n as DomElement));
     else if (n.nodeType === TEXT_NODE || n.nodeType === CDATA_NODE) text += n.nodeValue ?? '';
   }
-  return { ns: element.namespaceURI ?? '', name: element.localName ?? element.nodeName, attrs, children, text };
+  return {
+    ns: element.namespaceURI ?? '',
+    name: element.localName ?? element.nodeName,
+    qname: element.nodeName,
+    attrs,
+    children,
+    text,
+  };
 }
 
 /** Navigation over parsed elements by namespace and local name. */

@@ -28,6 +28,7 @@ import {
   type DomainCheckDomainResponse,
   type DomainCreateDomainRequest,
   type DomainCreateDomainResponse,
+  type DomainGetDomainResponse,
   type DomainGetDomainResponseData,
   type DomainListDomainsResponse,
   type DomainPriceGroup,
@@ -510,6 +511,14 @@ export function createOpenproviderRegistrar(
         if (!found) return refused(`${domain} is not in our Openprovider account`);
         if (found.status && IN_PROGRESS.has(found.status))
           return pending(`${domain} is ${found.status} at Openprovider`);
+        if (!found.is_deleted && found.id !== undefined) {
+          // The domain's own record (domains/{id}) is the full one; the listing found its id.
+          try {
+            found = (await get<DomainGetDomainResponse>(`/domains/${found.id}`, ctx)).data ?? found;
+          } catch (error) {
+            throw faultOf(error, 'information');
+          }
+        }
         const expiryDate = dateOf(found.expiration_date);
         const deleted = found.is_deleted === true || found.status === DELETED;
         let registrantEmail: string | undefined;

@@ -83,4 +83,23 @@ export interface CatalogueRepository {
   premiumRule(groupId: string): Promise<PremiumRule | undefined>;
   /** Stores the group's premium rule, or removes it (null). */
   setPremiumRule(groupId: string, rule: PremiumRule | null): Promise<void>;
+  /**
+   * Keeps premium prices quoted to a reseller, each replacing an older quote for the same name and
+   * action, and forgets that reseller's quotes expired by `quotedAt`.
+   */
+  savePremiumQuotes(quotes: readonly PremiumQuote[]): Promise<void>;
+  /** The reseller's quote for the name and action, while it lasts (`expiresAt` after `at`). */
+  premiumQuote(resellerId: string, domain: string, action: OrderAction, at: Date): Promise<PremiumQuote | undefined>;
+}
+
+/** A premium price search quoted to a reseller (docs/orders.md#premium-quotes). */
+export interface PremiumQuote {
+  readonly resellerId: string;
+  /** ASCII (punycode). */
+  readonly domain: string;
+  readonly action: OrderAction;
+  /** The group's yearly price as quoted, in minor units. */
+  readonly price: Minor;
+  readonly quotedAt: Date;
+  readonly expiresAt: Date;
 }

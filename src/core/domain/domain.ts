@@ -63,8 +63,21 @@ export interface DomainRecord {
   /** The registrar (transfer) lock as last known; null while unknown. */
   readonly transferLock: boolean | null;
   readonly addons: DomainAddons;
+  /**
+   * The registry's yearly premium costs when the platform sold the name as premium; absent for a
+   * name sold at the catalogue price. A renewal or transfer of a premium name whose registrar
+   * cannot tell its price is refused, never charged the catalogue price (docs/orders.md#premium-names).
+   */
+  readonly premiumCosts?: PremiumCosts;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+}
+
+/** A registry's yearly premium costs of one name, in minor units, per action it priced. */
+export interface PremiumCosts {
+  readonly register?: number;
+  readonly renew?: number;
+  readonly transfer?: number;
 }
 
 /** A domain the platform starts holding (an order's domain, an import). */
@@ -120,6 +133,8 @@ export interface DomainOrderChange {
   readonly expiryDate?: string | null;
   /** Stamps the domain synced at this time (the registrar's answer is what the row now says). */
   readonly syncedAt?: Date;
+  /** The premium costs the order sold the name at (null: sold at the catalogue price). */
+  readonly premiumCosts?: PremiumCosts | null;
   readonly at: Date;
 }
 

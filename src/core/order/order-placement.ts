@@ -229,6 +229,7 @@ export class OrderPlacement {
       expiryDate: null,
       nameservers: plan.request.nameservers ?? [],
       addons: domainAddonsOf(plan.request.addons),
+      ...(plan.premiumCosts && { premiumCosts: plan.premiumCosts }),
       createdAt: now,
     };
     if (await repos.domains.insertForOrder(record)) {
@@ -245,6 +246,7 @@ export class OrderPlacement {
         resellerId: reseller.id,
         registrar: plan.registrar,
         expiryDate: null,
+        premiumCosts: plan.premiumCosts ?? null,
         at: now,
       });
       if (!moved) throw inProgress(plan.domain.unicode);

@@ -1,11 +1,12 @@
 import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type Tld } from '../catalogue/catalogue';
 import type { CatalogueService } from '../catalogue/catalogue-service';
 import { premiumPrice } from '../catalogue/premium';
-import { heldAddons } from '../domain/domain';
+import { heldAddons, type DomainRecord, type PremiumCosts } from '../domain/domain';
 import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
 import { disabledRegistrar } from '../registrar/guarded-registrar';
 import type { Contacts } from '../registrar/plugin';
 import { DomainError } from '../common/errors';
+import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import { formatAmount, type Minor } from '../common/money';
 import type { UnitOfWork } from '../common/unit-of-work';
@@ -27,6 +28,17 @@ export interface Plan {
   readonly originalVars: string | null;
   /** Phase 2: the registrar call, made outside any transaction. */
   readonly call: (order: Order) => Promise<RegistrarAnswer>;
+  /** A register or transfer sold as premium: the registry's yearly costs, kept on the domain record. */
+  readonly premiumCosts?: PremiumCosts;
+}
+
+/** A premium price worked out for an order: the total for the period, and the registry's yearly costs. */
+interface PremiumCharge {
+  readonly total: Minor;
+  /** The registry's yearly cost for the order's action, which the registrar is told it may charge. */
+  readonly cost: Minor;
+  /** Every yearly cost the registrar gave for the name. */
+  readonly costs: PremiumCosts;
 }
 
 const MAX_ORIGINAL_VARS = 16 * 1024;
@@ -42,6 +54,7 @@ export class OrderPlanner {
     private readonly registrar: OrderRegistrar,
     private readonly catalogue: CatalogueService,
     private readonly logger: Logger,
+    private readonly clock: Clock,
   ) {}
 
   async newDomain(
@@ -98,6 +111,7 @@ export class OrderPlanner {
         action === 'transfer'
           ? this.registrar.transfer(order.registrar, { ...registrarInput, eppCode: eppCode! }, order.id)
           : this.registrar.register(order.registrar, registrarInput, order.id),
+      ...(premium && { premiumCosts: premium.costs }),
     };
   }
 
@@ -118,7 +132,7 @@ export class OrderPlanner {
       );
     const charge = await this.catalogueCharge(reseller, 'renew', tld, command.period, addons);
     // Asked last: a renewal refused for its own input costs no registrar call.
-    const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command);
+    const premium = await this.premiumPriceOf(reseller, 'renew', existing.registrar, domain, command, existing);
     const price = priceWith(charge, premium?.total);
     return {
       action: 'renew',
@@ -163,9 +177,12 @@ export class OrderPlanner {
   /**
    * docs/orders.md#premium-names: the premium price of the order's name for its period (and the
    * registry's yearly cost it was made from, which the registrar is told it may charge), or
-   * undefined when the catalogue price applies (not premium, or a registrar that cannot tell).
-   * A premium name is sold only at the group's premium price, only to a request that accepts
-   * at least that price; otherwise the order is refused before any money moves.
+   * undefined when the catalogue price applies. The registrar is asked the price of this action
+   * and period (a renewal or transfer of a registered name through its price question). A
+   * premium name is sold only at the group's premium price, only to a request that accepts at
+   * least that price (premiumCost, or a quote search gave this reseller: docs/orders.md#premium-quotes);
+   * otherwise the order is refused before any money moves. A name the platform sold as premium is
+   * never renewed or transferred at the catalogue price because its registrar cannot tell.
    */
   private async premiumPriceOf(
     reseller: OrderingReseller,
@@ -173,9 +190,15 @@ export class OrderPlanner {
     registrarId: string,
     domain: RegistrableDomain,
     command: { readonly period: number; readonly premiumCost?: Minor },
-  ): Promise<{ readonly total: Minor; readonly cost: Minor } | undefined> {
-    const answer = await this.registrar.premium(registrarId, domain.ascii);
-    if (answer.kind === 'standard' || answer.kind === 'cannot_tell') return undefined;
+    known?: DomainRecord,
+  ): Promise<PremiumCharge | undefined> {
+    const answer = await this.registrar.premium(registrarId, domain.ascii, { action, period: command.period });
+    if (answer.kind === 'standard') return undefined;
+    if (answer.kind === 'cannot_tell') {
+      // Issue 26 item 1: a registered name's availability carries no premium flag; our record remembers.
+      if (action !== 'register') await this.refuseIfSoldPremium(action, domain, known);
+      return undefined;
+    }
     if (answer.kind === 'unknown')
       throw new DomainError(
         'registrar_failed',
@@ -195,14 +218,47 @@ export class OrderPlanner {
         `${domain.unicode} is a premium name and has no premium ${NOUN[action]} price for your account; nothing was charged`,
       );
     const total = yearly * command.period;
-    if (command.premiumCost === undefined || command.premiumCost < total)
-      throw new DomainError(
-        'validation_failed',
-        `${domain.unicode} is a premium name: the ${NOUN[action]} for ${command.period} year(s) costs ${formatAmount(total)}` +
-          `${command.premiumCost === undefined ? '' : `, more than the premiumCost ${formatAmount(command.premiumCost)} sent`}` +
-          `; send premiumEnabled=1 and premiumCost=${formatAmount(total)} to accept it; nothing was charged`,
-      );
-    return { total, cost: cost! };
+    const charge = { total, cost: cost!, costs: answer.cost };
+    if (command.premiumCost !== undefined && command.premiumCost >= total) return charge;
+    // Issue 26 item 6: a billing module that never sends premiumCost on orders (the deployed
+    // WHMCS module) is held to the price search quoted this reseller, never charged more.
+    const quote =
+      command.premiumCost === undefined
+        ? await this.uow.read.catalogue.premiumQuote(reseller.id, domain.ascii, action, this.clock.now())
+        : undefined;
+    if (quote && quote.price * command.period >= total) return charge;
+    const accepted =
+      command.premiumCost !== undefined
+        ? `, more than the premiumCost ${formatAmount(command.premiumCost)} sent`
+        : quote
+          ? `, more than the ${formatAmount(quote.price * command.period)} quoted to you`
+          : '';
+    throw new DomainError(
+      'validation_failed',
+      `${domain.unicode} is a premium name: the ${NOUN[action]} for ${command.period} year(s) costs ${formatAmount(total)}` +
+        `${accepted}; send premiumEnabled=1 and premiumCost=${formatAmount(total)} to accept it; nothing was charged`,
+    );
+  }
+
+  /**
+   * The registrar cannot tell a renewal or transfer price: refused when the platform sold the name
+   * as premium (its record keeps the registry's costs), rather than charged the catalogue price.
+   */
+  private async refuseIfSoldPremium(
+    action: 'renew' | 'transfer',
+    domain: RegistrableDomain,
+    known: DomainRecord | undefined,
+  ): Promise<void> {
+    const record = known ?? (await this.uow.read.domains.findByName(domain.ascii));
+    const costs = record?.premiumCosts;
+    if (!costs) return;
+    const then = costs[action] ?? costs.register;
+    throw new DomainError(
+      'not_offered',
+      `${domain.unicode} was sold as a premium name` +
+        `${then === undefined ? '' : ` (the registry charged ${formatAmount(then)} a year to ${action} it then)`}` +
+        ` and its registrar cannot tell the ${NOUN[action]} price now; it is not ${action === 'renew' ? 'renewed' : 'transferred'} at the catalogue price; nothing was charged`,
+    );
   }
 
   /**

@@ -95,7 +95,7 @@ export function createOrderService({
   settings,
 }: OrderDependencies): OrderService {
   const settlement = new OrderSettlement(uow, clock, logger, settings);
-  const planner = new OrderPlanner(uow, registrar, catalogue, logger);
+  const planner = new OrderPlanner(uow, registrar, catalogue, logger, clock);
   return new OrderService(
     new OrderPlacement(uow, planner, settlement, clock, logger, settings),
     new OrderReconciliation(uow, registrar, settlement, clock, logger, settings),

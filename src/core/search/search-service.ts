@@ -1,9 +1,10 @@
-import type { Tld, TldPrice } from '../catalogue/catalogue';
+import type { PremiumQuote, Tld, TldPrice } from '../catalogue/catalogue';
 import { premiumPrice, type PremiumRule } from '../catalogue/premium';
 import { parseDomainName, parseTld, splitRegistrable } from '../domain/domain-name';
 import { type GuardedRegistrar, type GuardedRegistrars, isRegistrarFault } from '../registrar/guarded-registrar';
 import { supports, type Suggestion } from '../registrar/plugin';
 import { DomainError } from '../common/errors';
+import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { AvailabilityAnswer, AvailabilityChecker, AvailabilityRequest } from './availability-checker';
@@ -15,6 +16,11 @@ import { parseSearchTerm, type SearchTerm } from './search-term';
 export interface SearchServiceOptions {
   /** The platform currency, quoted with premium prices. */
   readonly currency: string;
+  /**
+   * Keep the premium prices quoted to a reseller for this long, so that an order honours them
+   * without premiumCost (docs/orders.md#premium-quotes); absent or 0 keeps none.
+   */
+  readonly premiumQuotes?: { readonly clock: Clock; readonly lifetimeMs: number };
 }
 
 export const DEFAULT_MAX_RESULTS = 25;
@@ -66,17 +72,49 @@ export class SearchService {
     private readonly options: SearchServiceOptions,
   ) {}
 
-  /** docs/api.md#domain-suggestions: the exact names, then up to `maxResults` available suggestions by relevance. */
-  suggestions(groupId: string, query: SearchQuery): Promise<SearchResult[]> {
-    return this.search(groupId, query, 'suggestions');
+  /**
+   * docs/api.md#domain-suggestions: the exact names, then up to `maxResults` available suggestions
+   * by relevance. Premium prices quoted to `resellerId` are kept for its orders (docs/orders.md#premium-quotes).
+   */
+  async suggestions(groupId: string, query: SearchQuery, resellerId?: string): Promise<SearchResult[]> {
+    return this.keepQuotes(resellerId, await this.search(groupId, query, 'suggestions'));
   }
 
   /**
    * docs/api.md#lookup: the availability of the exact names only, in the same
    * element shape. A full-name term without `tldsToInclude` looks up that one name.
    */
-  lookup(groupId: string, query: SearchQuery): Promise<SearchResult[]> {
-    return this.search(groupId, query, 'lookup');
+  async lookup(groupId: string, query: SearchQuery, resellerId?: string): Promise<SearchResult[]> {
+    return this.keepQuotes(resellerId, await this.search(groupId, query, 'lookup'));
+  }
+
+  /**
+   * Issue 26 item 6: a billing module that shows its customer our premium price and then orders
+   * without premiumCost (the deployed WHMCS module) is honoured up to the price it was shown. A
+   * quote that cannot be kept costs the search nothing: the order then needs premiumCost.
+   */
+  private async keepQuotes(resellerId: string | undefined, results: SearchResult[]): Promise<SearchResult[]> {
+    const keep = this.options.premiumQuotes;
+    if (!keep || keep.lifetimeMs <= 0 || resellerId === undefined) return results;
+    const quotedAt = keep.clock.now();
+    const expiresAt = new Date(quotedAt.getTime() + keep.lifetimeMs);
+    const quotes: PremiumQuote[] = results.flatMap(({ domain, premiumPrice }) =>
+      premiumPrice
+        ? (['register', 'renew', 'transfer'] as const).flatMap((action) => {
+            const price = premiumPrice[action];
+            return price === undefined
+              ? []
+              : [{ resellerId, domain: domain.ascii, action, price, quotedAt, expiresAt }];
+          })
+        : [],
+    );
+    if (quotes.length === 0) return results;
+    try {
+      await this.uow.run((repos) => repos.catalogue.savePremiumQuotes(quotes));
+    } catch (error) {
+      this.logger.warn({ err: error, resellerId }, 'premium quotes could not be kept; orders need premiumCost');
+    }
+    return results;
   }
 
   private async search(groupId: string, query: SearchQuery, mode: Mode): Promise<SearchResult[]> {

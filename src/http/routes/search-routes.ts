@@ -26,7 +26,9 @@ function searchRoute({
     input,
     output: Suggestions,
     handler: async ({ input: body, reseller, resolve }) =>
-      (await resolve(TOKENS.searchService)[search](reseller.groupId, toSearchQuery(body))).map(toSuggestionWire),
+      (await resolve(TOKENS.searchService)[search](reseller.groupId, toSearchQuery(body), reseller.id)).map(
+        toSuggestionWire,
+      ),
   });
 }
 

@@ -51,3 +51,45 @@ export function databaseStartupProblem(error: unknown, databaseUrl: string): str
     return `cannot reach MariaDB at ${server} (DATABASE_URL): ${String(e.code)}`;
   return undefined;
 }
+
+/** MySQL/MariaDB client and server codes of a connection that died under a statement. */
+const LOST_CODES = new Set([
+  'PROTOCOL_CONNECTION_LOST',
+  'ECONNRESET',
+  'EPIPE',
+  'ER_CONNECTION_KILLED',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CLIENT_INTERACTION_TIMEOUT',
+]);
+/** 1053 server shutdown, 1927 connection killed, 2006 server gone away, 2013 lost during a query, 4031 idle timeout. */
+const LOST_ERRNOS = new Set([1053, 1927, 2006, 2013, 4031]);
+
+/**
+ * The statement's connection died (killed, server restarted, network cut): what the transaction
+ * did is gone with it, unless the connection died during its COMMIT.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown; fatal?: unknown; message?: unknown };
+  if (typeof e?.code === 'string' && LOST_CODES.has(e.code)) return true;
+  if (typeof e?.errno === 'number' && LOST_ERRNOS.has(e.errno)) return true;
+  // mysql2 refuses a statement on a connection it already knows to be dead with this message and no code.
+  return typeof e?.message === 'string' && e.message.includes('connection is in closed state');
+}
+
+/** Codes of a database that cannot be reached at all, or (Galera) a node not serving: 1047 "WSREP has not yet prepared node". */
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'ER_UNKNOWN_COM_ERROR']);
+
+/**
+ * The database does not answer: a connection lost, refused or not had from the pool in time
+ * (knex's acquire timeout), or a Galera node that left the cluster's primary component. The
+ * client is told to retry (503), not that something broke (500).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown; name?: unknown };
+  return (
+    isConnectionLost(error) ||
+    (typeof e?.code === 'string' && UNREACHABLE_CODES.has(e.code)) ||
+    e?.errno === 1047 ||
+    e?.name === 'KnexTimeoutError'
+  );
+}

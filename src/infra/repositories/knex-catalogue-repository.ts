@@ -1,5 +1,12 @@
 import type { Db } from '../db/db';
-import type { AddonName, CatalogueRepository, OrderAction, Tld, TldPrice } from '../../core/catalogue/catalogue';
+import type {
+  AddonName,
+  CatalogueRepository,
+  OrderAction,
+  PremiumQuote,
+  Tld,
+  TldPrice,
+} from '../../core/catalogue/catalogue';
 import type { Minor } from '../../core/common/money';
 import type { PremiumRule } from '../../core/catalogue/premium';
 
@@ -115,5 +122,48 @@ export class KnexCatalogueRepository implements CatalogueRepository {
       .insert({ group_id: groupId, rule: JSON.stringify(rule) })
       .onConflict(['group_id'])
       .merge();
+  }
+
+  async savePremiumQuotes(quotes: readonly PremiumQuote[]): Promise<void> {
+    for (const resellerId of new Set(quotes.map((q) => q.resellerId))) {
+      const now = Math.max(...quotes.filter((q) => q.resellerId === resellerId).map((q) => q.quotedAt.getTime()));
+      await this.db('premium_quotes').where({ reseller_id: resellerId }).andWhere('expires_at', '<=', now).delete();
+    }
+    if (quotes.length === 0) return;
+    await this.db('premium_quotes')
+      .insert(
+        quotes.map((q) => ({
+          reseller_id: q.resellerId,
+          domain: q.domain,
+          action: q.action,
+          price_minor: q.price,
+          quoted_at: q.quotedAt.getTime(),
+          expires_at: q.expiresAt.getTime(),
+        })),
+      )
+      .onConflict(['reseller_id', 'domain', 'action'])
+      .merge(['price_minor', 'quoted_at', 'expires_at']);
+  }
+
+  async premiumQuote(
+    resellerId: string,
+    domain: string,
+    action: OrderAction,
+    at: Date,
+  ): Promise<PremiumQuote | undefined> {
+    const row: { price_minor: number | string; quoted_at: number | string; expires_at: number | string } | undefined =
+      await this.db('premium_quotes')
+        .where({ reseller_id: resellerId, domain, action })
+        .andWhere('expires_at', '>', at.getTime())
+        .first('price_minor', 'quoted_at', 'expires_at');
+    if (!row) return undefined;
+    return {
+      resellerId,
+      domain,
+      action,
+      price: Number(row.price_minor),
+      quotedAt: new Date(Number(row.quoted_at)),
+      expiresAt: new Date(Number(row.expires_at)),
+    };
   }
 }

@@ -9,6 +9,7 @@ import type {
   DomainRepository,
   DomainStatus,
   NewDomain,
+  PremiumCosts,
   SyncClaim,
 } from '../../core/domain/domain';
 import { databaseKind } from '../db/database-kind';
@@ -30,6 +31,7 @@ export interface DomainRow {
   dns_management: number | boolean;
   email_forwarding: number | boolean;
   id_protection: number | boolean;
+  premium_costs?: string | null;
 }
 
 const bool = (value: number | boolean | string | null | undefined) => value === true || Number(value) === 1;
@@ -43,6 +45,28 @@ const parseNameservers = (text: string | null): string[] => {
     return [];
   }
 };
+
+const COST_ACTIONS = ['register', 'renew', 'transfer'] as const;
+
+/** Only whole, positive costs are read back: the column is ours, but a hand edit must not price a name. */
+const parsePremiumCosts = (text: string | null | undefined): PremiumCosts | undefined => {
+  if (!text) return undefined;
+  let stored: unknown;
+  try {
+    stored = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof stored !== 'object' || stored === null) return undefined;
+  const costs: Record<string, number> = {};
+  for (const action of COST_ACTIONS) {
+    const cost = (stored as Record<string, unknown>)[action];
+    if (Number.isSafeInteger(cost) && (cost as number) > 0) costs[action] = cost as number;
+  }
+  return costs;
+};
+
+const premiumCostsColumn = (costs: PremiumCosts | null | undefined) => (costs ? JSON.stringify(costs) : null);
 
 export const toDomain = (row: DomainRow): DomainRecord => ({
   id: row.id,
@@ -60,6 +84,7 @@ export const toDomain = (row: DomainRow): DomainRecord => ({
     emailForwarding: bool(row.email_forwarding),
     idProtection: bool(row.id_protection),
   },
+  ...(row.premium_costs && { premiumCosts: parsePremiumCosts(row.premium_costs) }),
   createdAt: new Date(Number(row.created_at)),
   updatedAt: new Date(Number(row.updated_at)),
 });
@@ -189,6 +214,7 @@ export class KnexDomainRepository implements DomainRepository {
       ...(change.registrar !== undefined && { registrar: change.registrar }),
       ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
       ...(change.syncedAt !== undefined && { synced_at: change.syncedAt.getTime() }),
+      ...(change.premiumCosts !== undefined && { premium_costs: premiumCostsColumn(change.premiumCosts) }),
       updated_at: change.at.getTime(),
     });
     return moved === 1;
@@ -311,6 +337,7 @@ function newDomainRow(d: NewDomain) {
     dns_management: d.addons?.dnsManagement ?? false,
     email_forwarding: d.addons?.emailForwarding ?? false,
     id_protection: d.addons?.idProtection ?? false,
+    premium_costs: premiumCostsColumn(d.premiumCosts),
     created_at: d.createdAt.getTime(),
     updated_at: d.createdAt.getTime(),
   };

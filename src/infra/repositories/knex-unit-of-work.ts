@@ -13,7 +13,7 @@ import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-rep
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
 import { type DirectTransactions, directTransactionsOf, type HotReads } from '../db/direct-reads';
-import { isRetryableTransactionError } from '../db/errors';
+import { isConnectionLost, isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
 export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Db);
@@ -59,18 +59,24 @@ export class KnexUnitOfWork implements UnitOfWork {
 
   /**
    * One transaction. A transaction the database aborted to break a deadlock (InnoDB picks a
-   * victim when concurrent orders race for one name) wrote nothing, so it is run again; `work`
-   * must only touch the repositories it is given.
+   * victim when concurrent orders race for one name) wrote nothing, so it is run again; so is,
+   * once, one whose connection died before its COMMIT was sent (killed, a server or Galera node
+   * restarted): the database rolled it back, and the pool gives the next attempt a fresh connection.
+   * A connection lost during the COMMIT itself leaves the outcome unknown: never run again.
+   * `work` must only touch the repositories it is given.
    */
   async run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
+    let reconnected = false;
     for (let attempt = 1; ; attempt++) {
       // A transaction the database retried starts over with an empty outbox.
       const outbox = new RecordedEvents();
+      let workDone = false;
       const inTransaction = async (db: Db): Promise<T> => {
         const repos = knexRepositories(db, this.ledger);
         const result = await work({ ...repos, outbox });
         // ADR 15: the one statement publishing adds to a transaction, and only when it published.
         if (outbox.events.length > 0) await repos.events.insert(outbox.events);
+        workDone = true;
         return result;
       };
       try {
@@ -80,6 +86,10 @@ export class KnexUnitOfWork implements UnitOfWork {
         if (outbox.events.length > 0) this.committed(outbox.events);
         return result;
       } catch (error) {
+        if (!workDone && !reconnected && isConnectionLost(error)) {
+          reconnected = true;
+          continue;
+        }
         if (attempt >= MAX_ATTEMPTS || !isRetryableTransactionError(error)) throw error;
         await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 20 * attempt)));
       }

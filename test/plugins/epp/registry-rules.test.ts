@@ -66,6 +66,27 @@ describe('the EPP plugin against registry rules', () => {
       ]);
     });
 
+    it('logs in with a long password at a registry that reads only unprefixed loginSec children', async () => {
+      await start({
+        registrars: { 'registrar-a': LONG_PASSWORD },
+        extensions: [NS.secDNS, NS.rgp, NS.loginSec],
+        loginSecUnprefixedOnly: true,
+      });
+      const plugin = await f.plugin({ password: LONG_PASSWORD });
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toEqual([
+        { domain: 'a.test', status: 'available' },
+      ]);
+    });
+
+    it('changes to a long password at such a registry, never leaving it the [LOGIN-SECURITY] placeholder', async () => {
+      await start({ extensions: [NS.secDNS, NS.rgp, NS.loginSec], loginSecUnprefixedOnly: true });
+      const options = (parseOptions(f.pluginOptions) as { options: EppOptions }).options;
+      await changeRegistryPassword(options, LONG_PASSWORD);
+      expect(f.server.registry.passwordOf('registrar-a')).toBe(LONG_PASSWORD);
+      const plugin = await f.plugin({ password: LONG_PASSWORD });
+      await expect(plugin.checkAvailability(['a.test'], f.ctx())).resolves.toHaveLength(1);
+    });
+
     it('keeps a password of 6 to 16 characters in <pw> and leaves loginSec out', async () => {
       await start({ registrars: { 'registrar-a': 'sixchr' }, extensions: [NS.secDNS, NS.rgp, NS.loginSec] });
       const plugin = await f.plugin({ password: 'sixchr' });

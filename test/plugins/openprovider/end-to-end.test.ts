@@ -155,6 +155,7 @@ describe('the Openprovider plugin end to end, through the HTTP API', () => {
       expiryDate: '2029-11-21T00:00:00Z',
       registrantEmailAddress: 'ada@example.net',
     });
+    expect(op.callsOf('GetDomain').at(-1)!.path).toBe(`/v1beta/domains/${held.id}`);
     expect(await api.eppCode('bakery.com')).toBe(held.auth_code);
 
     expect((await api.contacts('bakery.com')).Registrant).toMatchObject({

@@ -128,6 +128,12 @@ export interface TestRegistryOptions {
   readonly authInfoLength?: { readonly min: number; readonly max: number };
   /** Like some registries: ignore `hosts="all"` and never list subordinate hosts in `<domain:infData>`. */
   readonly omitsSubordinateHosts?: boolean;
+  /**
+   * Like an independently written registry: the loginSec passwords are read only as unprefixed
+   * `<pw>` / `<newPW>` children (a default namespace); prefixed ones go unseen, and the
+   * `[LOGIN-SECURITY]` placeholder in `<pw>` is then taken for the password itself.
+   */
+  readonly loginSecUnprefixedOnly?: boolean;
   readonly now?: () => Date;
 }
 
@@ -174,6 +180,7 @@ export class TestRegistry {
   private readonly requireRestoreReport: boolean;
   private readonly authInfoLength: { readonly min: number; readonly max: number };
   private readonly omitsSubordinateHosts: boolean;
+  private readonly loginSecUnprefixedOnly: boolean;
   readonly now: () => Date;
 
   constructor(options: TestRegistryOptions = {}) {
@@ -189,6 +196,7 @@ export class TestRegistry {
     this.requireRestoreReport = options.requireRestoreReport ?? false;
     this.authInfoLength = options.authInfoLength ?? { min: 20, max: 64 };
     this.omitsSubordinateHosts = options.omitsSubordinateHosts ?? false;
+    this.loginSecUnprefixedOnly = options.loginSecUnprefixedOnly ?? false;
     this.now = options.now ?? (() => new Date());
   }
 
@@ -288,6 +296,11 @@ export class TestRegistry {
     this.enqueue(d.sponsor, isApproved ? 'Pending create approved.' : 'Pending create rejected.', pan);
   }
 
+  /** The password the registry now holds for a registrar. */
+  passwordOf(clientId: string): string | undefined {
+    return this.passwords.get(clientId);
+  }
+
   queueLength(clientId: string): number {
     return this.queues.get(clientId)?.length ?? 0;
   }
@@ -329,6 +342,10 @@ export class TestRegistry {
     name: 'pw' | 'newPW',
   ): string | Answer | undefined {
     const plain = childText(cmd, NS.epp, name);
+    if (this.loginSecUnprefixedOnly) {
+      const unprefixed = loginSec?.children.find((c) => c.ns === NS.loginSec && c.qname === name);
+      return plain === LOGIN_SECURITY_SENTINEL && unprefixed ? unprefixed.text.trim() : plain;
+    }
     const secured = childText(loginSec, NS.loginSec, name);
     if (plain === LOGIN_SECURITY_SENTINEL) {
       if (secured === undefined)

@@ -101,3 +101,11 @@ describe("the README's configuration table", () => {
     }
   });
 });
+
+describe('a setting whose value carries a trailing comment (issue 31, item 2)', () => {
+  it('is refused with a hint to put the comment on a line of its own', () => {
+    expect(() => loadSettings({ TRUST_PROXY: 'true   # the client address comes from X-Forwarded-For' })).toThrow(
+      /TRUST_PROXY: the value ends in a "# …" comment, which an environment file keeps as part of the value/,
+    );
+  });
+});
