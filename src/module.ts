@@ -43,6 +43,8 @@ import type { PortalLogins } from './core/reseller/portal-logins';
 import type { OperatorService } from './core/operator/operator-service';
 import { consoleRules } from './web/console/console-access';
 import { CONSOLE_PAGES } from './web/console/console-pages';
+import { portalRules } from './web/portal/portal-access';
+import { PORTAL_PAGES } from './web/portal/portal-pages';
 import { createTemplates } from './web/templates';
 import { createWebArea } from './web/web-app';
 import { WEB_TOKENS } from './web/web-tokens';
@@ -142,6 +144,11 @@ export interface ResellerModule {
    * outside it pass to `next`. Mount it before `middleware()` when both share an app.
    */
   console(options?: ConsoleMountOptions): Koa.Middleware;
+  /**
+   * Koa middleware serving the reseller portal (docs/portal.md) under `mountPath` (default:
+   * PORTAL_PATH); requests outside it pass to `next`. Mount it before `middleware()` when both share an app.
+   */
+  portal(options?: ConsoleMountOptions): Koa.Middleware;
   /** The console's and portal's sessions in the database (listed and revoked in the console). */
   readonly webSessions: WebSessions;
   /**
@@ -276,6 +283,18 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           title: 'Reseller console',
           pages: CONSOLE_PAGES,
           rules: consoleRules((id) => services.operators.byId(id)),
+          sessions: webSessions,
+          container,
+          templates,
+          logger,
+        }),
+      portal: (mount = {}) =>
+        createWebArea({
+          area: 'portal',
+          mountPath: mount.mountPath ?? (settings.portalPath === '/' ? '' : settings.portalPath),
+          title: 'Reseller portal',
+          pages: PORTAL_PAGES,
+          rules: portalRules((id) => services.resellers.byId(id)),
           sessions: webSessions,
           container,
           templates,
