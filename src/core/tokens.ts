@@ -3,6 +3,7 @@ import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
 import type { AuditLog } from './audit/audit-log';
 import type { Authenticator } from './auth/authenticator';
 import type { ConsoleLists } from './console/console-lists';
+import type { RecentOperations } from './console/recent-operations';
 import type { OneTimeLinks } from './auth/one-time-links';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
@@ -28,6 +29,9 @@ import type { Clock } from './common/clock';
 import type { EventBus } from './common/events';
 import type { OutboxDispatcher } from './events/event-dispatcher';
 import type { WebhookService } from './webhooks/webhook-service';
+import type { Mailer } from './mail/mailer';
+import type { Notifications } from './mail/notifications';
+import type { DomainExpiryNotices } from './domain/domain-expiry';
 import type { WebhookDeliveryWorker, WebhookSender } from './webhooks/delivery-worker';
 import type { Logger } from './common/logger';
 import type { UnitOfWork } from './common/unit-of-work';
@@ -68,6 +72,12 @@ export const TOKENS = {
   webhookSender: token<WebhookSender>('webhookSender'),
   /** Claims due deliveries and sends them (started with the background jobs). */
   webhookDeliveryWorker: token<WebhookDeliveryWorker>('webhookDeliveryWorker'),
+  /** Port: sends mail (SMTP_URL; none when unset). The portal's invitations and resets use it too. */
+  mailer: token<Mailer>('mailer'),
+  /** The platform's mail: low credit, the daily expiring digest, a disabled endpoint. */
+  notifications: token<Notifications>('notifications'),
+  /** Publishes `domain.expiring` 30, 7 and 1 days before each expiry date. */
+  domainExpiryNotices: token<DomainExpiryNotices>('domainExpiryNotices'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
   /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */
@@ -103,4 +113,6 @@ export const TOKENS = {
   portalLogins: token<PortalLogins>('portalLogins'),
   /** The console's lists across resellers (reads only). */
   consoleLists: token<ConsoleLists>('consoleLists'),
+  /** Failed background passes and registrar faults of the last hour in this process (the console's dashboard). */
+  recentOperations: token<RecentOperations>('recentOperations'),
 } as const;

@@ -3,6 +3,8 @@ import type { Settings } from '../config/settings';
 import type { ApiLogService } from '../core/api-log/api-log';
 import type { AuditLog } from '../core/audit/audit-log';
 import type { OutboxDispatcher } from '../core/events/event-dispatcher';
+import type { DomainExpiryNotices } from '../core/domain/domain-expiry';
+import type { Notifications } from '../core/mail/notifications';
 import type { Clock } from '../core/common/clock';
 import { ulid } from '../core/common/ids';
 import type { Logger } from '../core/common/logger';
@@ -12,7 +14,7 @@ import type {
   SyncRoundProgress,
   SyncRoundReport,
 } from '../core/domain/domain-sync-service';
-import { JobScheduler } from '../core/jobs/job-scheduler';
+import { type JobObserver, JobScheduler } from '../core/jobs/job-scheduler';
 import type { OrderService, ReconcileReport } from '../core/order/order-service';
 import { runWithLogContext } from '../infra/logging';
 import type { PrometheusMetrics } from '../infra/metrics/prometheus-metrics';
@@ -73,17 +75,40 @@ export function backgroundJobs(
     readonly runSync: SyncRunner;
     readonly reconcile: Reconciler;
     readonly dispatcher: OutboxDispatcher;
+    readonly expiryNotices: DomainExpiryNotices;
+    readonly notifications: Notifications;
     readonly apiLog: ApiLogService;
     readonly audit: AuditLog;
     readonly webSessions: WebSessions;
     readonly metrics: PrometheusMetrics;
+    /** Told about every pass beside the metrics (the console's dashboard: failed passes of the last hour). */
+    readonly recentOperations: JobObserver;
     readonly settings: Settings;
     readonly logger: Logger;
   },
   lifecycle: Lifecycle,
 ): JobScheduler {
-  const { runSync, reconcile, dispatcher, apiLog, audit, webSessions, metrics, settings, logger } = parts;
-  const jobs = new JobScheduler(logger, metrics, {
+  const {
+    runSync,
+    reconcile,
+    dispatcher,
+    expiryNotices,
+    notifications,
+    apiLog,
+    audit,
+    webSessions,
+    metrics,
+    recentOperations,
+    settings,
+    logger,
+  } = parts;
+  const observer: JobObserver = {
+    jobPass: (pass) => {
+      metrics.jobPass(pass);
+      recentOperations.jobPass(pass);
+    },
+  };
+  const jobs = new JobScheduler(logger, observer, {
     runInContext: (job, work) => runWithLogContext({ job }, work),
   });
   // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
@@ -111,6 +136,8 @@ export function backgroundJobs(
   });
   if (settings.eventsRetentionDays > 0)
     jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
+  jobs.register({ name: 'domain-expiry-notices', intervalMs: 3_600_000, run: () => expiryNotices.publishDue() });
+  jobs.register({ name: 'expiry-digest', intervalMs: 3_600_000, run: () => notifications.dailyDigest() });
   if (settings.apiLogRetentionDays > 0) {
     jobs.register({
       name: 'api-log-purge',

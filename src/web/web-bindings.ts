@@ -5,6 +5,7 @@ import { AuditLog } from '../core/audit/audit-log';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
 import { OneTimeLinks } from '../core/auth/one-time-links';
 import { ConsoleLists } from '../core/console/console-lists';
+import { RecentOperations } from '../core/console/recent-operations';
 import { OperatorService } from '../core/operator/operator-service';
 import { PortalLogins } from '../core/reseller/portal-logins';
 import { TOKENS } from '../core/tokens';
@@ -49,6 +50,7 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
           clock,
         ),
     );
+    provide(TOKENS.recentOperations, { clock: TOKENS.clock }, ({ clock }) => new RecentOperations(clock));
     provide(
       TOKENS.portalLogins,
       {

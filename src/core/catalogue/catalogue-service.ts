@@ -146,6 +146,11 @@ export class CatalogueService {
     return this.uow.read.catalogue.listTlds();
   }
 
+  /** A group's prices, of every TLD or of one (the operator's views: `group show`, `tld show`). */
+  pricesOf(groupId: string, tld?: string): Promise<TldPrice[]> {
+    return this.uow.read.catalogue.prices(groupId, tld);
+  }
+
   /**
    * Normalises a domain and finds its TLD among those offered to the group.
    * A TLD we do not sell to this group is `not_offered`: something the client can change, not a missing resource.
@@ -182,6 +187,24 @@ export class CatalogueService {
         .sort((a, b) => a.period - b.period)
         .map((r) => [r.period, r.price]),
     );
+  }
+
+  /**
+   * The group stops selling a TLD: its register and transfer prices are removed, so new
+   * registrations and transfers are refused; renew prices stay, so its resellers' domains under
+   * the TLD can still be renewed.
+   */
+  async stopSelling(groupName: string, tldInput: string): Promise<{ group: string; tld: string }> {
+    const { ascii: tld } = parseTld(tldInput);
+    const result = await this.uow.run(async ({ groups, catalogue }) => {
+      const group = await groups.findByName(groupName.trim());
+      if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      for (const action of ['register', 'transfer'] as const)
+        await catalogue.replacePrices(group.id, tld, action, new Map());
+      return { group: group.name, tld };
+    });
+    this.recent.clear();
+    return result;
   }
 
   /** Yearly addon prices of a group (docs/api.md#addons-field: default free). */
