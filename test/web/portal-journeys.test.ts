@@ -135,6 +135,12 @@ describe('the reseller portal in a real browser', () => {
   it('shows the EPP code only after the password is typed again, and audits it', async () => {
     await page.goto(`${PORTAL}/domains/soon.com`);
     expect(await page.textContent('#domain-status')).toBe('Active');
+    await page.fill('#ns1', 'ns1.new-host.net');
+    await page.fill('#ns2', 'ns2.new-host.net');
+    await submit(page, 'form[action$="/nameservers"] button[type=submit]');
+    expect(await page.inputValue('#ns1')).toBe('ns1.new-host.net');
+    const nameservers = await h.http.get('/domains/soon.com/nameservers').set(h.headers());
+    expect(nameservers.body).toMatchObject({ ns1: 'ns1.new-host.net', ns2: 'ns2.new-host.net' });
     expect(await page.$('#epp-code')).toBeNull();
     await page.fill('#epp-password', 'not my password');
     await submit(page, 'form[action$="/eppcode"] button[type=submit]');

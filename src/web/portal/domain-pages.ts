@@ -1,4 +1,5 @@
 import { TOKENS } from '../../core/tokens';
+import { nameserversOfParams } from '../../http/wire/domain-wire';
 import { field } from '../web-app';
 import type { PortalContext, PortalPage } from './portal-access';
 
@@ -21,13 +22,16 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
       const { reseller } = ctx.principal;
       const management = ctx.resolve(TOKENS.domainManagementService);
       const domain = await management.owned(reseller.id, ctx.params.domain ?? '');
-      const nameservers = [1, 2, 3, 4, 5].map((i) => field(ctx.form, `ns${i}`).trim() || undefined);
+      // The API's one reader and rule for ns1…ns5 (blanks, order, a later one without an earlier).
+      const nameservers = nameserversOfParams(
+        Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`ns${i}`, field(ctx.form, `ns${i}`)])),
+      );
       const accepted = await management.saveNameservers(reseller.id, domain.name, nameservers);
       await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
         action: 'reseller.domain.nameservers',
         subject: { kind: 'domain', id: domain.id },
         before: { nameservers: domain.nameservers },
-        after: { nameservers: nameservers.filter(Boolean), pending: accepted.pending ?? false },
+        after: { nameservers, pending: accepted.pending ?? false },
       });
       return ctx.redirect(`/domains/${encodeURIComponent(domain.name)}?notice=nameservers`);
     },
