@@ -109,3 +109,73 @@ describe('reseller-admin views', () => {
     expect(JSON.parse((await cli(env, 'reseller', 'list')).stdout)).toHaveLength(1);
   });
 });
+
+/** Issue 31, item 9: the operator actions that were missing. */
+describe('reseller-admin operator actions', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('changes a TLD’s prices without repeating --registrar, and still wants one for a new TLD', async () => {
+    const run = await cli(env, 'tld', 'set', '.com', '--group', 'default', '--renew', '1=13.00');
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({ tld: { registrar: 'sandbox' }, prices: { renew: { 1: '13.00' } } });
+    const fresh = await cli(env, 'tld', 'set', '.dev', '--group', 'default', '--register', '1=12.00');
+    expect(fresh.code).toBe(1);
+    expect(fresh.stderr).toMatch(/\.dev is new: give the registrar plugin that serves it/);
+  });
+
+  it("removes one period's price, keeping the others, and refuses a period that is not priced", async () => {
+    const run = await cli(
+      env,
+      'tld',
+      'remove-price',
+      '.net',
+      '--group',
+      'default',
+      '--action',
+      'register',
+      '--period',
+      '2',
+    );
+    expect(run.code).toBe(0);
+    expect(run.json().prices.register).toEqual({ 1: '10.00', 5: '45.00' });
+    const again = await cli(
+      env,
+      'tld',
+      'remove-price',
+      '.net',
+      '--group',
+      'default',
+      '--action',
+      'register',
+      '--period',
+      '2',
+    );
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/has no register price for \.net for 2 year/);
+  });
+
+  it('stops selling a TLD to a group, keeping its renewals', async () => {
+    const run = await cli(env, 'tld', 'stop-selling', '.org', '--group', 'default');
+    expect(run.code).toBe(0);
+    const shown = (await cli(env, 'tld', 'show', '.org')).json();
+    expect(shown.prices).toEqual([{ group: 'default', register: null, renew: '1y 12.00, 2y 23.00', transfer: null }]);
+  });
+
+  it('moves a reseller to another group and changes its email', async () => {
+    expect((await cli(env, 'group', 'create', 'wholesale')).code).toBe(0);
+    const moved = await cli(env, 'reseller', 'move', h.reseller.email, '--group', 'wholesale');
+    expect(moved.code).toBe(0);
+    const changed = await cli(env, 'reseller', 'change-email', h.reseller.email, 'renamed@example.com');
+    expect(changed.json()).toEqual({ email: 'renamed@example.com', previousEmail: h.reseller.email });
+    expect((await cli(env, 'reseller', 'show', 'renamed@example.com')).json()).toMatchObject({ group: 'wholesale' });
+    expect((await cli(env, 'reseller', 'move', 'renamed@example.com', '--group', 'nosuch')).code).toBe(1);
+  });
+});
