@@ -179,3 +179,35 @@ describe('reseller-admin operator actions', () => {
     expect((await cli(env, 'reseller', 'move', 'renamed@example.com', '--group', 'nosuch')).code).toBe(1);
   });
 });
+
+describe('reseller-admin group rename and delete', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('renames a group, keeping its resellers and prices, and refuses a name in use', async () => {
+    expect((await cli(env, 'group', 'create', 'taken')).code).toBe(0);
+    expect((await cli(env, 'group', 'rename', 'default', 'taken')).stderr).toMatch(/group "taken" already exists/);
+    expect((await cli(env, 'group', 'rename', 'default', 'retail')).json()).toMatchObject({ name: 'retail' });
+    expect((await cli(env, 'reseller', 'show', h.reseller.email)).json()).toMatchObject({ group: 'retail' });
+    expect((await cli(env, 'group', 'show', 'retail')).json().prices).toHaveLength(3);
+  });
+
+  it('refuses to delete a group that has resellers, naming them, and deletes one that has none, prices and all', async () => {
+    const refused = await cli(env, 'group', 'delete', 'retail');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`still has 1 reseller(s) (${h.reseller.email}): move them first`);
+    expect((await cli(env, 'tld', 'set', '.com', '--group', 'taken', '--register', '1=10.00')).code).toBe(0);
+    expect((await cli(env, 'group', 'delete', 'taken')).json()).toEqual({ deleted: 'taken' });
+    expect((await cli(env, 'group', 'show', 'taken')).code).toBe(1);
+    expect((await cli(env, 'tld', 'show', '.com')).json().prices).toEqual([
+      expect.objectContaining({ group: 'retail' }),
+    ]);
+  });
+});

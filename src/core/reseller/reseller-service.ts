@@ -54,6 +54,37 @@ export class ResellerService {
     return this.uow.read.groups.list();
   }
 
+  async renameGroup(name: string, newNameInput: string): Promise<ResellerGroup> {
+    const newName = normaliseName(newNameInput, 'group name');
+    return this.uow.run(async ({ groups }) => {
+      const group = await groups.findByName(String(name ?? '').trim());
+      if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
+      if (group.name === newName) return group;
+      if (await groups.findByName(newName)) throw new DomainError('conflict', `group "${newName}" already exists`);
+      await groups.rename(group.id, newName);
+      return { ...group, name: newName };
+    });
+  }
+
+  /** Deletes a group and its prices; refused while resellers are in it (move them first). */
+  async deleteGroup(name: string): Promise<{ deleted: string }> {
+    return this.uow.run(async ({ groups, resellers }) => {
+      const group = await groups.findByName(String(name ?? '').trim());
+      if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
+      const members = (await resellers.list()).filter((r) => r.groupId === group.id);
+      if (members.length > 0)
+        throw new DomainError(
+          'conflict',
+          `group "${group.name}" still has ${members.length} reseller(s) (${members
+            .slice(0, 3)
+            .map((r) => r.email)
+            .join(', ')}${members.length > 3 ? ', …' : ''}): move them first (reseller move <email> --group <other>)`,
+        );
+      await groups.delete(group.id);
+      return { deleted: group.name };
+    });
+  }
+
   /** The registrant used for the group's orders that carry none; checked like an order's registrant. */
   async setDefaultContact(groupName: string, contact: Record<string, string> | null): Promise<ResellerGroup> {
     const group = await this.group(groupName);

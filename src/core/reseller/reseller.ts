@@ -78,6 +78,9 @@ export interface GroupRepository {
   list(): Promise<ResellerGroup[]>;
   insert(group: ResellerGroup): Promise<void>;
   setDefaultContact(id: string, contact: Record<string, string> | null): Promise<void>;
+  rename(id: string, name: string): Promise<void>;
+  /** Deletes the group with its prices, addon prices and premium rule (the caller checks it has no resellers). */
+  delete(id: string): Promise<void>;
 }
 
 /**
