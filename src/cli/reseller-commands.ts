@@ -59,6 +59,19 @@ export function resellerCommands(cli: CliRuntime): void {
       }),
     );
 
+  cli
+    .command(
+      reseller,
+      'close <email>',
+      'end the account: refused while it holds domains or credit; a closed reseller cannot call the API',
+    )
+    .action(
+      cli.action(async ({ module }, [email]) => {
+        const closed = await module.services.resellers.close(email);
+        return { email: closed.email, status: closed.status };
+      }),
+    );
+
   cli.command(reseller, 'show <email>', 'one reseller: status, group, balance, IP allow-list').action(
     cli.action(async ({ module }, [email]) => {
       const { resellers, credit } = module.services;

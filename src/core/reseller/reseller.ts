@@ -1,6 +1,7 @@
 import type { Minor } from '../common/money';
 
-export type ResellerStatus = 'active' | 'suspended';
+/** `closed`: the account was ended by the operator (`reseller close`); like suspended, it cannot call the API. */
+export type ResellerStatus = 'active' | 'suspended' | 'closed';
 
 export interface Reseller {
   readonly id: string;
