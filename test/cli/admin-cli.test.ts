@@ -117,7 +117,7 @@ describe('reseller-admin', () => {
       '--register',
       '1=ten',
     );
-    expect(badPrices.code).toBe(1);
+    expect(badPrices.code).toBe(2); // a flag value it cannot read: a usage error
   });
 
   it('creates a reseller whose key works, once, and rotates it so old tokens stop working', async () => {
@@ -257,6 +257,33 @@ describe('reseller-admin', () => {
     expect(incomplete.stderr).toContain('missing address1, city, country, postcode, phonenumber');
     writeFileSync(file, '[1,2]');
     expect((await cli(env, 'group', 'set-default-contact', group, file)).code).toBe(1);
+  });
+
+  it('refuses an incomplete default contact with the rules of orders, naming every missing field, and keeps the old one (issue 31, item 8)', async () => {
+    const group = await givenGroup('incomplete');
+    const file = path.join(os.tmpdir(), `contact-incomplete-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ 'First Name': 'Ops' }));
+    const refused = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'the default contact is missing firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber',
+    );
+    writeFileSync(
+      file,
+      JSON.stringify({
+        fullname: 'Ops Team',
+        email: 'ops@example.com',
+        address1: '1 Main St',
+        city: 'Springfield',
+        country: 'Neverland',
+        postcode: '12345',
+        phonenumber: '+1.5555550100',
+      }),
+    );
+    const badCountry = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(badCountry.code).toBe(1);
+    expect(badCountry.stderr).toContain('country must be an ISO 3166 alpha-2 code');
+    expect((await cli(env, 'group', 'show', group)).json().defaultContact).toBeNull();
   });
 
   it('lists domains and explains a domain that is not on the platform', async () => {
