@@ -119,7 +119,8 @@ export class WebhookDeliveryWorker {
         if (left > 0) this.perEndpoint.set(delivery.endpoint.id, left);
         else this.perEndpoint.delete(delivery.endpoint.id);
         this.attempts.delete(attempt);
-        this.wake();
+        // Claims in batches: once half the slots are free (or the last attempt finished), not per attempt.
+        if (this.inFlight <= this.settings.concurrency / 2) this.wake();
       });
       this.attempts.add(attempt);
     }
@@ -137,7 +138,7 @@ export class WebhookDeliveryWorker {
         this.logger.error({ err: error }, 'claiming webhook deliveries failed; trying again shortly');
       }
       if (this.stopping) break;
-      if (claimedSome > 0 && this.inFlight < this.settings.concurrency) continue;
+      if (claimedSome > 0 && this.inFlight <= this.settings.concurrency / 2) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.settings.pollMs);
         timer.unref?.();
