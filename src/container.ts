@@ -38,6 +38,7 @@ import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
 import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
 import { webModule } from './web/web-bindings';
+import { bothObservers } from './core/console/recent-operations';
 
 /** What the module hands the container: what is made with I/O before the graph (database, key, plugins). */
 export interface Platform {
@@ -186,8 +187,14 @@ function registrarModule({ plugins, settings }: Platform): ContainerModule {
     const provide = provider(bind);
     provide(
       TOKENS.registrars,
-      { observer: TOKENS.registrarCallObserver, logger: TOKENS.logger },
-      ({ observer, logger }) => guardRegistrars(plugins, { timeoutMs: settings.registrarTimeoutMs, observer, logger }),
+      { observer: TOKENS.registrarCallObserver, recent: TOKENS.recentOperations, logger: TOKENS.logger },
+      ({ observer, recent, logger }) =>
+        guardRegistrars(plugins, {
+          timeoutMs: settings.registrarTimeoutMs,
+          // The console's dashboard counts faults of the last hour beside whatever the port observes.
+          observer: bothObservers(observer, recent),
+          logger,
+        }),
     );
     provide(
       TOKENS.registrarGateway,

@@ -1,49 +1,42 @@
-import os from 'node:os';
-import path from 'node:path';
 import type { Container } from 'inversify';
 import type { Knex } from 'knex';
 import type Koa from 'koa';
-import { ulid } from './core/common/ids';
 import { version } from '../package.json';
 import { parseSettings, type Settings } from './config/settings';
 import { buildContainer, MODULE_TOKENS, type HostPorts } from './container';
 import type { ApiLogService } from './core/api-log/api-log';
 import type { CatalogueService } from './core/catalogue/catalogue-service';
 import type { CostPriceImport } from './core/catalogue/cost-price-import';
-import type { CreditService } from './core/credit/credit-service';
-import type { DomainManagementService } from './core/domain/domain-management-service';
-import type { DomainService } from './core/domain/domain-service';
-import type {
-  DomainSyncService,
-  SyncKind,
-  SyncRoundProgress,
-  SyncRoundReport,
-} from './core/domain/domain-sync-service';
-import { JobScheduler } from './core/jobs/job-scheduler';
-import type { OrderService, ReconcileReport } from './core/order/order-service';
-import type { ResellerService } from './core/reseller/reseller-service';
-import type { SearchService } from './core/search/search-service';
 import { systemClock, type Clock } from './core/common/clock';
 import type { EventBus, EventHandler, EventName } from './core/common/events';
 import type { Logger } from './core/common/logger';
+import type { CreditService } from './core/credit/credit-service';
+import type { DomainManagementService } from './core/domain/domain-management-service';
+import type { DomainService } from './core/domain/domain-service';
+import type { DomainSyncService, SyncKind, SyncRoundReport } from './core/domain/domain-sync-service';
+import type { JobScheduler } from './core/jobs/job-scheduler';
+import type { OrderService, ReconcileReport } from './core/order/order-service';
+import type { ResellerService } from './core/reseller/reseller-service';
+import type { SearchService } from './core/search/search-service';
 import { TOKENS } from './core/tokens';
 import type { WebhookService } from './core/webhooks/webhook-service';
 import { createHttpApi } from './http/http-api';
-import type { ObservedCall } from './http/middleware/observe-requests';
 import { buildOpenApiDocument } from './http/openapi';
 import type { Route } from './http/route-table';
 import { ROUTES } from './http/routes';
 import { operationalRoutes, type Readiness } from './http/routes/operational-routes';
-import { AesSecretBox } from './infra/crypto/aes-secret-box';
-import { type MasterKeyPolicy, resolveMasterKey } from './infra/crypto/master-key';
-import { connectDatabase, parseDatabaseUrl } from './infra/db/connect';
-import { openHotReads } from './infra/db/direct-reads';
-import { databaseAnswers } from './infra/db/readiness';
+import type { MasterKeyPolicy } from './infra/crypto/master-key';
 import { migrateLatest } from './infra/db/migrate';
-import { createLogger, isOwnLogger, runWithLogContext, withLogContext } from './infra/logging';
+import { createLogger, isOwnLogger, withLogContext } from './infra/logging';
 import type { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
-import { KnexPluginStore } from './infra/plugins/knex-plugin-store';
-import { loadPlugins, type PluginRegistry } from './infra/plugins/plugin-loader';
+import type { PluginRegistry } from './infra/plugins/plugin-loader';
+import { backgroundJobs, reconciler, type SyncRunOptions, syncRunner } from './startup/background-jobs';
+import { openDatabase } from './startup/database';
+import { Lifecycle } from './startup/lifecycle';
+import { loadRegistrarPlugins } from './startup/plugins';
+import { type ModuleState, readinessCheck } from './startup/readiness';
+import { requestObservation } from './startup/request-observer';
+import { openSecretBox } from './startup/secret-box';
 import type { AuditLog } from './core/audit/audit-log';
 import type { OperatorService } from './core/operator/operator-service';
 import { consoleRules } from './web/console/console-access';
@@ -53,8 +46,9 @@ import { createWebArea } from './web/web-app';
 import { WEB_TOKENS } from './web/web-tokens';
 import type { WebSessions } from './web/sessions';
 
-/** Where the bundled plugins live, from src/ under tsx and from dist/src/ when compiled. */
-export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', 'plugins');
+export type { SyncRunOptions } from './startup/background-jobs';
+export { BUNDLED_PLUGINS_DIR } from './startup/plugins';
+export { missingRegistrars, pluginProblems } from './startup/readiness';
 
 export interface ResellerModuleOptions {
   /** A knex instance the host owns (not closed by `close()`), or a database URL (`sqlite:…`, `mysql://…`). Default: settings.databaseUrl. */
@@ -108,17 +102,6 @@ export interface HttpMountOptions {
 export interface ConsoleMountOptions {
   /** The path the console is served under, like "/admin" (default: CONSOLE_PATH). */
   readonly mountPath?: string;
-}
-
-export interface SyncRunOptions {
-  /** Domains synced at or after this are skipped. Default: now minus the kind's interval (the server's jobs). */
-  readonly syncedBefore?: Date;
-  /** Registrar calls at once per registrar. Default: JOB_CONCURRENCY_PER_REGISTRAR. */
-  readonly concurrencyPerRegistrar?: number;
-  /** Domains claimed at a time. Default: JOB_BATCH_SIZE. */
-  readonly batchSize?: number;
-  readonly signal?: AbortSignal;
-  readonly onProgress?: (progress: SyncRoundProgress) => void;
 }
 
 export interface ResellerModule {
@@ -197,230 +180,77 @@ export interface ResellerModule {
   close(options?: { readonly jobsWaitMs?: number }): Promise<void>;
 }
 
-/** Names this process in job claims (at most 64 characters with the job and pass). */
-const PROCESS_TAG = `${os.hostname().slice(0, 24)}:${process.pid}`;
-
 /**
  * Creates the reseller module: the host-agnostic core behind its container, the Koa middleware
- * and the registrar plugins. The stand-alone server (`src/main.ts`) is built on this alone.
+ * and the registrar plugins. The stand-alone server (`src/main.ts`) is built on this alone. Each
+ * part that must be stopped registers its stopping with `lifecycle` where it is started; `close()`
+ * (or a failed start) stops them newest first.
  */
 export async function createResellerModule(options: ResellerModuleOptions = {}): Promise<ResellerModule> {
   const settings = parseSettings(options.settings ?? {});
-  const logger = !options.logger
-    ? createLogger(settings.logLevel)
-    : isOwnLogger(options.logger)
-      ? options.logger
-      : withLogContext(options.logger);
+  const logger = moduleLogger(options.logger, settings);
   const clock = options.clock ?? systemClock;
-  const ownsDatabase = options.database === undefined || typeof options.database === 'string';
-  const target =
-    typeof options.database === 'string' || options.database === undefined
-      ? parseDatabaseUrl(options.database ?? settings.databaseUrl)
-      : undefined;
-  const knex = target ? connectDatabase(target, { poolMax: settings.dbPoolMax, logger }) : (options.database as Knex);
-  // ADR 12: authentication's statement on a connection of its own, through the driver's public API.
-  const hotReads = target ? openHotReads(target, { poolMax: settings.dbPoolMax }) : undefined;
-  const closeDatabase = async () => {
-    await hotReads?.close();
-    if (ownsDatabase) await knex.destroy();
-  };
-
+  const lifecycle = new Lifecycle();
   try {
-    const masterKey = await resolveMasterKey(
-      {
-        masterKey: settings.masterKey,
-        masterKeyFile: settings.masterKeyFile,
-        sqliteFile: target?.kind === 'sqlite' ? target.location : undefined,
-      },
-      options.masterKeyPolicy ?? 'create-if-empty',
-      () => aSealedApiKey(knex),
-      (key, sealed) => opensWith(key, sealed),
-    );
-    if (masterKey.created && masterKey.file)
-      logger.warn(
-        { file: masterKey.file },
-        'created a new master key; back it up with the database: without it the stored API keys cannot be used',
-      );
-    const secretBox = new AesSecretBox(masterKey.key);
-    const registrars = await loadPlugins(
-      [BUNDLED_PLUGINS_DIR, ...pluginFolders(options.pluginsDir ?? settings.pluginsDir)],
-      settings.plugins,
-      (pluginId) => ({
-        logger: logger.child({ plugin: pluginId }),
-        clock,
-        store: new KnexPluginStore(knex, pluginId, clock, hotReads),
-      }),
-      ({ id, folder, by }) =>
-        logger.info({ plugin: id, folder, by }, `registrar plugin "${id}" of ${by} replaces the bundled one`),
-    );
-    for (const { id, problem } of registrars.failures())
-      logger.error({ plugin: id, problem }, `registrar plugin "${id}" failed to load and is disabled: ${problem}`);
+    const database = openDatabase(options.database, settings, logger, lifecycle);
+    const { knex } = database;
+    const secretBox = await openSecretBox(settings, database, options.masterKeyPolicy ?? 'create-if-empty', logger);
+    const registrars = await loadRegistrarPlugins(options.pluginsDir, settings, database, clock, logger, lifecycle);
+    const state: ModuleState = { draining: false, pluginsClosed: false };
+    lifecycle.onStop(() => {
+      state.pluginsClosed = true;
+    });
+
     const container = buildContainer(
-      { settings, clock, logger, knex, hotReads, secretBox, plugins: registrars },
+      { settings, clock, logger, knex, hotReads: database.hotReads, secretBox, plugins: registrars },
       options.ports,
     );
     options.configureContainer?.(container, { knex, settings, logger });
-
-    const metrics = container.get(MODULE_TOKENS.metrics);
+    const services = servicesOf(container);
     const events = container.get(TOKENS.events);
-    metrics.subscribe(events);
-    const services = {
-      resellers: container.get(TOKENS.resellerService),
-      catalogue: container.get(TOKENS.catalogueService),
-      costPrices: container.get(TOKENS.costPriceImport),
-      credit: container.get(TOKENS.creditService),
-      domains: container.get(TOKENS.domainService),
-      search: container.get(TOKENS.searchService),
-      domainManagement: container.get(TOKENS.domainManagementService),
-      domainSync: container.get(TOKENS.domainSyncService),
-      apiLog: container.get(TOKENS.apiLogService),
-      orders: container.get(TOKENS.orderService),
-      webhooks: container.get(TOKENS.webhookService),
-      audit: container.get(TOKENS.auditLog),
-      operators: container.get(TOKENS.operatorService),
-    };
-    const unitOfWork = container.get(TOKENS.unitOfWork);
+    const metrics = container.get(MODULE_TOKENS.metrics);
     const apiLog = container.get(MODULE_TOKENS.apiLogBuffer);
     if (settings.apiLog) apiLog.start();
+    lifecycle.onStop(() => apiLog.close());
+    metrics.subscribe(events);
+    const unitOfWork = container.get(TOKENS.unitOfWork);
     metrics.readFrom({
       totalBalance: () => unitOfWork.read.ledger.totalBalance(),
       apiLogPending: () => apiLog.pending,
     });
 
-    let draining = false;
-    let closed = false;
-    const readiness = async (): Promise<Readiness> => {
-      const checks: Record<string, string> = {};
-      if (draining) checks.process = 'shutting down';
-      checks.database = await databaseAnswers(knex, hotReads);
-      checks.plugins = closed
-        ? 'closed'
-        : registrars.ids().length === 0
-          ? 'no registrar plugin is installed'
-          : (pluginProblems(await services.catalogue.listTlds().catch(() => []), registrars) ?? 'ok');
-      return { ready: Object.values(checks).every((v) => v === 'ok'), checks };
-    };
-
-    const runSync = (kind: SyncKind, run: SyncRunOptions = {}): Promise<SyncRoundReport> => {
-      const concurrency = run.concurrencyPerRegistrar ?? settings.jobConcurrencyPerRegistrar;
-      const batchSize = run.batchSize ?? settings.jobBatchSize;
-      const intervalMs =
-        (kind === 'domain' ? settings.domainSyncIntervalSeconds : settings.transferSyncIntervalSeconds) * 1000;
-      return services.domainSync.syncDue({
-        kind,
-        syncedBefore: run.syncedBefore ?? new Date(clock.now().getTime() - intervalMs),
-        owner: `${PROCESS_TAG}:${kind}:${ulid()}`.slice(0, 64),
-        concurrencyPerRegistrar: concurrency,
-        batchSize,
-        // Long enough for two whole batches at the registrar deadline (the next batch is claimed while
-        // one is worked on); a claim outlives only a dead worker.
-        leaseMs: 2 * Math.ceil(batchSize / concurrency) * settings.registrarTimeoutMs + 60_000,
-        signal: run.signal,
-        onProgress: run.onProgress,
-      });
-    };
-
-    const reconcile = (signal?: AbortSignal) =>
-      services.orders.reconcile({ owner: `${PROCESS_TAG}:reconcile:${ulid()}`, signal });
-    const jobs = new JobScheduler(logger, metrics, {
-      runInContext: (job, work) => runWithLogContext({ job }, work),
-    });
-    // The jobs look for due work once a minute (or at their interval, if shorter); the claim decides who does it.
-    jobs.register({
-      name: 'domain-sync',
-      intervalMs: Math.min(settings.domainSyncIntervalSeconds * 1000, 60_000),
-      run: (signal) => runSync('domain', { signal }).then(roundCounts),
-    });
-    jobs.register({
-      name: 'transfer-sync',
-      intervalMs: Math.min(settings.transferSyncIntervalSeconds * 1000, 60_000),
-      run: (signal) => runSync('transfer', { signal }).then(roundCounts),
-    });
-    // Pending orders left by registrar timeouts or crashes; each order is claimed with a lease (docs/orders.md).
-    jobs.register({
-      name: 'order-reconciliation',
-      intervalMs: settings.reconcileIntervalMs,
-      run: (signal) => reconcile(signal).then(({ orders: _orders, ...counts }) => counts),
-    });
-    // Events a crash (or a failed dispatch) left undispatched, from any process (ADR 15).
+    const readiness = readinessCheck({ ...database, registrars, catalogue: services.catalogue, state });
+    const runSync = syncRunner(services.domainSync, settings, clock);
+    const reconcile = reconciler(services.orders);
+    // Events: the outbox's dispatcher and the webhook deliveries (docs/events.md), stopped after the jobs.
     const dispatcher = container.get(TOKENS.outboxDispatcher);
     const deliveries = container.get(TOKENS.webhookDeliveryWorker);
-    jobs.register({
-      name: 'event-recovery',
-      intervalMs: Math.min(settings.eventsRecoverAfterMs, 10_000),
-      run: () => dispatcher.recover(),
+    lifecycle.onStop(async () => {
+      await deliveries.stop();
+      container.get(TOKENS.webhookSender).close?.();
+      await dispatcher.drain();
     });
-    if (settings.eventsRetentionDays > 0)
-      jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
-    if (settings.apiLogRetentionDays > 0) {
-      jobs.register({
-        name: 'api-log-purge',
-        intervalMs: 3_600_000,
-        run: async () => ({ purged: (await services.apiLog.purge()).deleted }),
-      });
-    }
-
     const webSessions = container.get(WEB_TOKENS.sessions);
-    jobs.register({
-      name: 'web-session-purge',
-      intervalMs: 3_600_000,
-      run: async () => ({ purged: await webSessions.purgeExpired() }),
-    });
-    if (settings.auditLogRetentionDays > 0) {
-      jobs.register({
-        name: 'audit-log-purge',
-        intervalMs: 3_600_000,
-        run: async () => ({ purged: (await services.audit.purge()).deleted }),
-      });
-    }
+    const jobs = backgroundJobs(
+      {
+        runSync,
+        reconcile,
+        dispatcher,
+        apiLog: services.apiLog,
+        audit: services.audit,
+        webSessions,
+        metrics,
+        recentOperations: container.get(TOKENS.recentOperations),
+        settings,
+        logger,
+      },
+      lifecycle,
+    );
+    const observation = requestObservation({ logger, metrics, apiLog, settings, clock });
+
+    const routesMountedAt = routeTable(settings, readiness, metrics);
     // Compiled templates are cached by the engine: one engine for every mount of the console.
     const templates = createTemplates({ cache: true });
-
-    const observe = (call: ObservedCall) => {
-      // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
-      (call.operational && call.status < 500 ? logger.debug : logger.info).call(
-        logger,
-        {
-          reqId: call.requestId || undefined,
-          method: call.method,
-          route: call.route,
-          status: call.status,
-          ms: Math.round(call.durationMs * 10) / 10,
-          ...(call.resellerId ? { reseller: call.resellerId } : {}),
-        },
-        'request',
-      );
-      metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
-      if (settings.apiLog && call.resellerId && call.route) {
-        apiLog.record({
-          resellerId: call.resellerId,
-          at: clock.now(),
-          method: call.method,
-          route: call.route,
-          domain: call.domain ?? null,
-          status: call.status,
-          durationMs: call.durationMs,
-          error: call.error ?? null,
-          requestId: call.requestId,
-          clientIp: call.clientIp || null,
-        });
-      }
-    };
-    const runInContext = (reqId: string, work: () => Promise<void>) => runWithLogContext({ reqId }, work);
-
-    /** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
-    const routesMountedAt = (prefix: string | undefined, withMetrics: boolean): Route[] => {
-      let document: unknown;
-      const routes: Route[] = [
-        ...ROUTES,
-        ...operationalRoutes({
-          document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
-          readiness,
-          metrics: settings.metrics && withMetrics ? metrics : undefined,
-        }),
-      ];
-      return routes;
-    };
 
     return {
       middleware: ({ metrics: withMetrics = false, ...mount } = {}) =>
@@ -429,7 +259,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           routes: routesMountedAt(mount.prefix, withMetrics),
           logger,
           basePath: settings.basePath,
-          observation: { begin: () => metrics.httpRequestStarted(), observe, runInContext },
+          observation,
           ...mount,
         }),
       services,
@@ -469,95 +299,63 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       runSync,
       readiness,
       drain() {
-        draining = true;
+        state.draining = true;
       },
       flushApiLog: () => apiLog.flush(),
       migrate: () => migrateLatest(knex),
       reconcile: () => reconcile(),
-      async close(options = {}) {
-        draining = true;
-        if (!(await jobs.stop(options.jobsWaitMs ?? settings.shutdownTimeoutMs)))
-          logger.warn(
-            {},
-            'a background pass was still running at close; its claims run out and another process takes them',
-          );
-        await deliveries.stop();
-        container.get(TOKENS.webhookSender).close?.();
-        await dispatcher.drain();
-        await apiLog.close();
-        closed = true;
-        await registrars.close();
-        await closeDatabase();
+      close(closeOptions = {}) {
+        state.draining = true;
+        return lifecycle.stop(closeOptions);
       },
     };
   } catch (error) {
-    await closeDatabase();
+    await lifecycle.stop().catch(() => undefined);
     throw error;
   }
 }
 
-/**
- * TLDs whose registrar plugin is not installed (a plugin removed, or a folder renamed, after the
- * TLDs were set): their orders would fail one by one, so start-up and /readyz say so.
- */
-export function missingRegistrars(
-  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
-  registrars: { has(id: string): boolean },
-): string | undefined {
-  const missing = new Map<string, string[]>();
-  for (const { tld, registrar } of tlds)
-    if (!registrars.has(registrar)) missing.set(registrar, [...(missing.get(registrar) ?? []), tld]);
-  if (missing.size === 0) return undefined;
-  return [...missing.entries()]
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([id, names]) => `plugin "${id}" is not installed, but TLDs use it: ${[...new Set(names)].sort().join(', ')}`)
-    .join('; ');
+/** The services the module hands its host, the CLI and the tests (`module.services`). */
+function servicesOf(container: Container): ResellerModule['services'] {
+  return {
+    resellers: container.get(TOKENS.resellerService),
+    catalogue: container.get(TOKENS.catalogueService),
+    costPrices: container.get(TOKENS.costPriceImport),
+    credit: container.get(TOKENS.creditService),
+    domains: container.get(TOKENS.domainService),
+    search: container.get(TOKENS.searchService),
+    domainManagement: container.get(TOKENS.domainManagementService),
+    domainSync: container.get(TOKENS.domainSyncService),
+    apiLog: container.get(TOKENS.apiLogService),
+    orders: container.get(TOKENS.orderService),
+    webhooks: container.get(TOKENS.webhookService),
+    audit: container.get(TOKENS.auditLog),
+    operators: container.get(TOKENS.operatorService),
+  };
 }
 
-/** What /readyz says of the plugins: those that failed to load (with their TLDs), then TLDs on plugins not installed. */
-export function pluginProblems(
-  tlds: ReadonlyArray<{ readonly tld: string; readonly registrar: string }>,
-  registrars: PluginRegistry,
-): string | undefined {
-  const failed = registrars.failures().map(({ id, problem }) => {
-    const names = [...new Set(tlds.filter((t) => t.registrar === id).map((t) => t.tld))].sort();
-    return `plugin "${id}" failed to load and is disabled${names.length ? ` (its TLDs ${names.join(', ')} answer 503)` : ''}: ${problem}`;
-  });
-  const missing = missingRegistrars(
-    tlds.filter((t) => registrars.failure(t.registrar) === undefined),
-    registrars,
-  );
-  const all = [...failed, ...(missing ? [missing] : [])];
-  return all.length > 0 ? all.join('; ') : undefined;
+/** The host's logger with request ids added to its lines, or pino at LOG_LEVEL with secrets redacted. */
+function moduleLogger(given: Logger | undefined, settings: Settings): Logger {
+  if (!given) return createLogger(settings.logLevel);
+  return isOwnLogger(given) ? given : withLogContext(given);
 }
 
-/** PLUGINS_DIR's folders: comma-separated, relative to the working folder. */
-function pluginFolders(dirs: string | readonly string[] | undefined): string[] {
-  const list = typeof dirs === 'string' ? dirs.split(',') : (dirs ?? []);
-  return list
-    .map((d) => d.trim())
-    .filter(Boolean)
-    .map((d) => path.resolve(d));
-}
-
-const roundCounts = (report: SyncRoundReport) => ({
-  synced: report.synced,
-  changed: report.changedCount,
-  failed: report.failedCount,
-});
-
-/** One reseller's sealed API key, or undefined on a database that holds none (or has no schema yet). */
-async function aSealedApiKey(knex: Knex): Promise<string | undefined> {
-  if (!(await knex.schema.hasTable('resellers'))) return undefined;
-  const row = await knex('resellers').first('sealed_api_key');
-  return row?.sealed_api_key;
-}
-
-function opensWith(key: Buffer, sealed: string): boolean {
-  try {
-    new AesSecretBox(key).open(sealed);
-    return true;
-  } catch {
-    return false;
-  }
+/** The route table as served under `prefix`: /openapi.json names that prefix in its `servers`. */
+function routeTable(
+  settings: Settings,
+  readiness: () => Promise<Readiness>,
+  metrics: PrometheusMetrics,
+): (prefix: string | undefined, withMetrics: boolean) => Route[] {
+  return (prefix, withMetrics) => {
+    let document: unknown;
+    const routes: Route[] = [
+      ...ROUTES,
+      ...operationalRoutes({
+        document: () => (document ??= buildOpenApiDocument(routes, { version, basePath: settings.basePath, prefix })),
+        readiness,
+        metrics: settings.metrics && withMetrics ? metrics : undefined,
+      }),
+    ];
+    return routes;
+  };
 }

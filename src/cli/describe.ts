@@ -60,6 +60,10 @@ export function describeDomain(d: DomainRecord, owner: Pick<Reseller, 'email'> |
     nameservers: d.nameservers,
     transferLock: d.transferLock,
     addons: d.addons,
+    // The registry's yearly costs when the name was sold as premium (docs/orders.md#premium-names).
+    premiumCosts: d.premiumCosts
+      ? Object.fromEntries(Object.entries(d.premiumCosts).map(([action, cost]) => [action, formatAmount(cost)]))
+      : null,
     createdAt: d.createdAt.toISOString(),
     updatedAt: d.updatedAt.toISOString(),
   };

@@ -3,6 +3,7 @@ import type { ApiLogRepository, ApiLogService } from './api-log/api-log';
 import type { AuditLog } from './audit/audit-log';
 import type { Authenticator } from './auth/authenticator';
 import type { ConsoleLists } from './console/console-lists';
+import type { RecentOperations } from './console/recent-operations';
 import type { OneTimeLinks } from './auth/one-time-links';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
@@ -100,4 +101,6 @@ export const TOKENS = {
   operatorService: token<OperatorService>('operatorService'),
   /** The console's lists across resellers (reads only). */
   consoleLists: token<ConsoleLists>('consoleLists'),
+  /** Failed background passes and registrar faults of the last hour in this process (the console's dashboard). */
+  recentOperations: token<RecentOperations>('recentOperations'),
 } as const;

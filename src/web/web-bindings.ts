@@ -5,6 +5,7 @@ import { AuditLog } from '../core/audit/audit-log';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
 import { OneTimeLinks } from '../core/auth/one-time-links';
 import { ConsoleLists } from '../core/console/console-lists';
+import { RecentOperations } from '../core/console/recent-operations';
 import { OperatorService } from '../core/operator/operator-service';
 import { TOKENS } from '../core/tokens';
 import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
@@ -47,6 +48,7 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
           clock,
         ),
     );
+    provide(TOKENS.recentOperations, { clock: TOKENS.clock }, ({ clock }) => new RecentOperations(clock));
     provide(
       TOKENS.consoleLists,
       { clock: TOKENS.clock },

@@ -203,10 +203,16 @@ describe('reseller-admin', () => {
   it('stores a default registrant contact for a group', async () => {
     const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
-    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
+    const complete = { address1: '1 Main St', city: 'Leeds', country: 'gb', postcode: 'LS1', phonenumber: '+44.1' };
+    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com', ...complete }));
     expect((await cli(env, 'group', 'set-default-contact', group, file)).json()).toMatchObject({
-      defaultContact: { firstname: 'Ann' },
+      defaultContact: { firstname: 'Ann', country: 'GB' },
     });
+    // Checked like an order's registrant: an incomplete one is refused, every missing field named.
+    writeFileSync(file, JSON.stringify({ firstname: 'Ann', lastname: 'Lee', email: 'ann@example.com' }));
+    const incomplete = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(incomplete.code).toBe(1);
+    expect(incomplete.stderr).toContain('missing address1, city, country, postcode, phonenumber');
     writeFileSync(file, '[1,2]');
     expect((await cli(env, 'group', 'set-default-contact', group, file)).code).toBe(1);
   });

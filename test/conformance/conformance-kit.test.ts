@@ -157,6 +157,27 @@ describe('registrar conformance kit', () => {
       ]);
     });
 
+    it('reports a premium price without its cost, asking renewals and transfers of the registered name', async () => {
+      const folder = writePlugin(
+        ['domainPricing'],
+        `domainPricing: { async price({ action }) { return action === 'renew' ? { ok: true, isPremium: true } : { ok: true, isPremium: false }; } },`,
+      );
+      const report = await runConformanceKit({ folder });
+      expect(report.failures).toEqual([
+        expect.objectContaining({
+          area: 'domainPricing',
+          name: 'domainPricing.price answers { ok, isPremium, cost? } for a renew',
+          problem: expect.stringMatching(/cost: a premium price needs its cost/),
+        }),
+      ]);
+      expect(report.checks).toContainEqual(
+        expect.objectContaining({
+          name: 'domainPricing.price answers { ok, isPremium, cost? } for a transfer',
+          passed: true,
+        }),
+      );
+    });
+
     it('reports a call that never answers by the deadline', async () => {
       const folder = writePlugin(['eppCode'], `eppCode: { get: () => new Promise(() => {}) },`);
       const report = await runConformanceKit({ folder, timeoutMs: 50 });

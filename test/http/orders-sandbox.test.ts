@@ -101,6 +101,39 @@ describe('orders against the sandbox registrar and its test names', () => {
     expect(await domainRow('renew-me.com')).toMatchObject({ status: 'Active', expiry_date: '2029-11-21' });
   });
 
+  it('renews a premium- name at its premium renewal price, which availability no longer tells (issue 26 item 1)', async () => {
+    await h.module.services.catalogue.setPremiumRule('default', { kind: 'markup', basisPoints: 0 });
+    const id = (await h.module.services.resellers.byEmail(h.reseller.email)).id;
+    await h.module.services.credit.adjust(id, 1000_00, 'premium test');
+    try {
+      const accept = { premiumEnabled: '1', premiumCost: '500.00' };
+      const body = qs.parse(
+        qs.stringify({
+          domain: 'premium-sandbox.com',
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: { registrant: REGISTRANT },
+          ...accept,
+        }),
+      );
+      const post = (route: string, form: object) =>
+        h.http.post(route).set(h.headers()).type('form').send(qs.stringify(form));
+      expect((await post('/order/domains/register', body)).status).toBe(200);
+      const start = await credits();
+      const refused = await post('/order/domains/renew', { domain: 'premium-sandbox.com', regperiod: '1' });
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatch(
+        /^premium-sandbox.com is a premium name: the renewal for 1 year\(s\) costs 500.00;/,
+      );
+      expect(
+        (await post('/order/domains/renew', { domain: 'premium-sandbox.com', regperiod: '1', ...accept })).status,
+      ).toBe(200);
+      expect(Number(start) - Number(await credits())).toBe(500);
+    } finally {
+      await h.module.services.catalogue.setPremiumRule('default', null);
+    }
+  });
+
   it('transfers a name in with its EPP code and completes it at transfer sync', async () => {
     const res = await h.http
       .post('/order/domains/transfer')

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import qs from 'qs';
-import { startHarness, type Harness } from '../support/harness';
+import { cli } from '../support/cli';
+import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
 import { registerForm } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
@@ -239,6 +240,17 @@ describe('premium names at order time', () => {
       expect(
         JSON.parse((await h.module.knex('domains').where({ name: 'premium-held.com' }).first()).premium_costs),
       ).toEqual({ register: 500_00, renew: 450_00, transfer: 400_00 });
+      // Premium names are no longer sold to the group: not renewed either, never at the catalogue price.
+      await h.module.services.catalogue.setPremiumRule('default', null);
+      const noRule = await post(
+        '/order/domains/renew',
+        qs.stringify({ domain: 'premium-held.com', regperiod: '1', ...accept('540.00') }),
+      );
+      expect(noRule.status).toBe(400);
+      expect(noRule.body.error).toBe(
+        'premium-held.com is a premium name; premium names are not sold to your account; nothing was charged',
+      );
+      expect(await credits()).toBe('1460.00');
     });
 
     it('prices a transfer in of a premium name registered elsewhere', async () => {
@@ -256,6 +268,11 @@ describe('premium names at order time', () => {
       expect(
         JSON.parse((await h.module.knex('domains').where({ name: 'heldpremium-move.com' }).first()).premium_costs),
       ).toEqual({ transfer: 400_00 });
+      // The operator sees what the name was sold at.
+      const env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, PLUGINS_DIR, LOG_LEVEL: 'silent' };
+      expect((await cli(env, 'domain', 'show', 'heldpremium-move.com')).json()).toMatchObject({
+        premiumCosts: { transfer: '400.00' },
+      });
     });
   });
 

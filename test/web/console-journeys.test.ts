@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { computeToken } from '../../src/core/auth/api-token';
+import { TEST_MASTER_KEY } from '../support/harness';
 import { screenshot } from '../support/browser';
 import {
   CONSOLE,
@@ -95,5 +96,99 @@ describe('console journeys in a real browser', () => {
       .map((line) => line.split(','));
     expect(rows[0]).toEqual(['email', 'group', 'status', 'balance', 'created_at']);
     expect(rows.map((r) => r[0])).toEqual(expect.arrayContaining(['agency@example.com', 'reseller@example.com']));
+  });
+
+  it('edits a TLD price in the matrix and the API answers the new price', async () => {
+    await page.goto(`${CONSOLE}/groups/default`);
+    const row = page.locator('#price-matrix tr[data-tld=".com"]');
+    await row.locator('input[name=register]').fill('1=11.00, 2=21.00');
+    await Promise.all([page.waitForEvent('load'), row.locator('form[action$="/prices"] button[type=submit]').click()]);
+    expect(await page.textContent('.notice.ok')).toContain('prices are saved');
+    await screenshot(page, 'console-group-prices');
+    const pricing = await h.http
+      .get('/order/pricing/domains/register')
+      .query({ domain: 'example.com' })
+      .set(h.headers());
+    expect(pricing.status).toBe(200);
+    expect(pricing.body).toMatchObject({ 1: '11.00', 2: '21.00' });
+    const audit = await h.module.services.audit.find({ actionPrefix: 'catalogue.prices', limit: 1 });
+    expect(audit[0]?.after).toMatchObject({ tld: '.com' });
+  });
+
+  it('refuses a malformed price list with the reason and keeps the old prices', async () => {
+    await page.goto(`${CONSOLE}/groups/default`);
+    const row = page.locator('#price-matrix tr[data-tld=".net"]');
+    await row.locator('input[name=register]').fill('one year for ten');
+    await Promise.all([page.waitForEvent('load'), row.locator('form[action$="/prices"] button[type=submit]').click()]);
+    expect(await page.textContent('[role=alert]')).toContain('years=price pairs');
+    const pricing = await h.http
+      .get('/order/pricing/domains/register')
+      .query({ domain: 'example.net' })
+      .set(h.headers());
+    expect(pricing.body).toMatchObject({ 1: '10.00' });
+  });
+
+  it('shows the cost import difference, then applies it', async () => {
+    await page.goto(`${CONSOLE}/groups/default`);
+    await page.selectOption('#imp-registrar', 'sandbox');
+    await page.fill('#imp-percent', '20');
+    await page.fill('#imp-tlds', '.org');
+    await submit(page, '#import-form button[type=submit]');
+    const diff = await page.textContent('#import-diff');
+    expect(diff).toContain('.org');
+    expect(await page.$('#import-applied')).toBeNull();
+    const before = await h.http
+      .get('/order/pricing/domains/register')
+      .query({ domain: 'example.org' })
+      .set(h.headers());
+    expect(before.body).toMatchObject({ 1: '10.00' });
+    await screenshot(page, 'console-cost-import');
+    page.once('dialog', (dialog) => dialog.accept());
+    await submit(page, '#apply-import');
+    expect(await page.$('#import-applied')).not.toBeNull();
+    const after = await h.http.get('/order/pricing/domains/register').query({ domain: 'example.org' }).set(h.headers());
+    expect(after.body).not.toEqual(before.body);
+  });
+
+  it('shows the dashboard figures and the settings with secrets masked', async () => {
+    await page.goto(`${CONSOLE}/`);
+    expect(await page.textContent('#figure-resellers')).toBe('2');
+    await screenshot(page, 'console-dashboard');
+    await page.goto(`${CONSOLE}/settings`);
+    const settings = await page.textContent('#settings');
+    expect(settings).toContain('masterKey');
+    expect(settings).toContain('(set)');
+    expect(await page.content()).not.toContain(TEST_MASTER_KEY);
+  });
+
+  it('lets a viewer see every page and offers it no change', async () => {
+    const viewer = await createOperator(h, 'viewer@example.com', 'viewer', { withTotp: false });
+    const viewerContext = await h.newContext();
+    try {
+      const viewerPage = await viewerContext.newPage();
+      await signInToConsole(viewerPage, h, viewer);
+      const reseller = await h.module.services.resellers.byEmail('reseller@example.com');
+      for (const path of [
+        '/',
+        '/resellers',
+        `/resellers/${reseller.id}`,
+        `/resellers/${reseller.id}/statement`,
+        '/orders',
+        '/domains',
+        '/groups',
+        '/groups/default',
+        '/api-log',
+        '/audit',
+        '/settings',
+        '/sessions',
+      ]) {
+        const response = await viewerPage.goto(`${CONSOLE}${path}`);
+        expect([path, response?.status()]).toEqual([path, 200]);
+        const forms = await viewerPage.$$eval('main form[method=post]', (found) => found.length);
+        expect([path, forms]).toEqual([path, 0]);
+      }
+    } finally {
+      await viewerContext.close();
+    }
   });
 });

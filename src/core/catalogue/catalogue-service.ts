@@ -184,6 +184,24 @@ export class CatalogueService {
     );
   }
 
+  /**
+   * The group stops selling a TLD: its register and transfer prices are removed, so new
+   * registrations and transfers are refused; renew prices stay, so its resellers' domains under
+   * the TLD can still be renewed.
+   */
+  async stopSelling(groupName: string, tldInput: string): Promise<{ group: string; tld: string }> {
+    const { ascii: tld } = parseTld(tldInput);
+    const result = await this.uow.run(async ({ groups, catalogue }) => {
+      const group = await groups.findByName(groupName.trim());
+      if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      for (const action of ['register', 'transfer'] as const)
+        await catalogue.replacePrices(group.id, tld, action, new Map());
+      return { group: group.name, tld };
+    });
+    this.recent.clear();
+    return result;
+  }
+
   /** Yearly addon prices of a group (docs/api.md#addons-field: default free). */
   addonPrices(groupId: string): Promise<Map<AddonName, Minor>> {
     return this.recent.read(`addons ${groupId}`, () => this.uow.read.catalogue.addonPrices(groupId));

@@ -1,4 +1,6 @@
 import type { ApiLogEntry } from '../api-log/api-log';
+import { ORDER_ACTIONS, type OrderAction } from '../catalogue/catalogue';
+import type { OrderStatus } from '../order/order';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
@@ -32,6 +34,33 @@ export interface DomainView {
   readonly expiryDate: string | null;
   readonly openOrderId: string | null;
   readonly openOrderNote: string | null;
+}
+
+/** An order across resellers, with the reseller's email. */
+export interface OrderView {
+  readonly id: string;
+  readonly resellerId: string;
+  readonly resellerEmail: string;
+  readonly action: OrderAction;
+  readonly domain: string;
+  readonly registrar: string;
+  readonly period: number;
+  readonly price: Minor;
+  readonly status: OrderStatus;
+  readonly note: string | null;
+  readonly createdAt: Date;
+  readonly settledAt: Date | null;
+}
+
+export interface OrderViewQuery {
+  readonly statuses?: readonly OrderStatus[];
+  readonly actions?: readonly OrderAction[];
+  readonly resellerId?: string;
+  readonly placedFrom?: Date;
+  readonly placedBefore?: Date;
+  readonly needsOperator?: boolean;
+  readonly before?: { readonly createdAt: number; readonly id: string };
+  readonly limit: number;
 }
 
 export interface ApiLogView extends ApiLogEntry {
@@ -91,6 +120,8 @@ export interface ConsoleViews {
   resellers(query: ResellerViewQuery): Promise<ResellerView[]>;
   domains(query: DomainViewQuery): Promise<DomainView[]>;
   apiLog(query: ApiLogViewQuery): Promise<ApiLogView[]>;
+  /** Newest first. */
+  orders(query: OrderViewQuery): Promise<OrderView[]>;
   dashboard(startOfToday: Date, sevenDaysAgo: Date): Promise<DashboardFigures>;
   /** Emails of these resellers (to label orders and log lines). */
   emails(resellerIds: readonly string[]): Promise<Map<string, string>>;
@@ -115,6 +146,17 @@ export interface DomainListFilter {
   readonly withOpenOrder?: boolean;
   readonly needsOperator?: boolean;
   readonly search?: string;
+  readonly cursor?: string;
+  readonly limit?: number;
+}
+
+export interface OrderListFilter {
+  readonly status?: string;
+  readonly action?: string;
+  readonly resellerId?: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly needsOperator?: boolean;
   readonly cursor?: string;
   readonly limit?: number;
 }
@@ -184,19 +226,35 @@ export class ConsoleLists {
     return toPage(rows, limit, (last) => encodeCursor('console:domains', [last.name]));
   }
 
+  async orders(filter: OrderListFilter = {}): Promise<Page<OrderView>> {
+    const limit = pageSize(filter.limit);
+    if (filter.status && !ORDER_STATUSES.includes(filter.status as OrderStatus))
+      throw invalid(`status must be one of ${ORDER_STATUSES.join(', ')}`);
+    if (filter.action && !(ORDER_ACTIONS as readonly string[]).includes(filter.action))
+      throw invalid(`action must be one of ${ORDER_ACTIONS.join(', ')}`);
+    const range = dayRange(filter.from, filter.to);
+    const rows = await this.views.orders({
+      statuses: filter.status ? [filter.status as OrderStatus] : undefined,
+      actions: filter.action ? [filter.action as OrderAction] : undefined,
+      resellerId: filter.resellerId || undefined,
+      placedFrom: range.from,
+      placedBefore: range.until,
+      needsOperator: filter.needsOperator || undefined,
+      before: filter.cursor ? orderKey(filter.cursor) : undefined,
+      limit: limit + 1,
+    });
+    return toPage(rows, limit, (last) => encodeCursor('console:orders', [last.createdAt.getTime(), last.id]));
+  }
+
   async apiLog(filter: ApiLogListFilter = {}): Promise<Page<ApiLogView>> {
     const limit = pageSize(filter.limit);
-    for (const [name, day] of [
-      ['from', filter.from],
-      ['to', filter.to],
-    ] as const)
-      if (day && !isIsoDate(day)) throw invalid(`${name} must be a date written YYYY-MM-DD`);
+    const range = dayRange(filter.from, filter.to);
     const rows = await this.views.apiLog({
       resellerId: filter.resellerId || undefined,
       route: filter.route?.trim() || undefined,
       status: filter.status,
-      since: filter.from ? new Date(`${filter.from}T00:00:00Z`) : undefined,
-      until: filter.to ? new Date(Date.parse(`${filter.to}T00:00:00Z`) + DAY_MS) : undefined,
+      since: range.from,
+      until: range.until,
       beforeId: filter.cursor ? decodeCursor<[number]>('console:api-log', filter.cursor, ['number'])[0] : undefined,
       limit: limit + 1,
     });
@@ -212,4 +270,24 @@ export class ConsoleLists {
   emails(resellerIds: readonly string[]): Promise<Map<string, string>> {
     return this.views.emails([...new Set(resellerIds)]);
   }
+}
+
+const ORDER_STATUSES: readonly OrderStatus[] = ['pending', 'completed', 'failed'];
+
+function orderKey(cursor: string) {
+  const [createdAt, id] = decodeCursor<[number, string]>('console:orders', cursor, ['number', 'string']);
+  return { createdAt, id };
+}
+
+/** Whole UTC days, both included. */
+function dayRange(from: string | undefined, to: string | undefined): { from?: Date; until?: Date } {
+  for (const [name, day] of [
+    ['from', from],
+    ['to', to],
+  ] as const)
+    if (day && !isIsoDate(day)) throw invalid(`${name} must be a date written YYYY-MM-DD`);
+  return {
+    from: from ? new Date(`${from}T00:00:00Z`) : undefined,
+    until: to ? new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS) : undefined,
+  };
 }

@@ -8,6 +8,7 @@ import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
+import { assertCompleteRegistrant, normaliseContact } from '../order/contacts';
 import type { Reseller, ResellerGroup, ResellerStatus, SecretBox } from './reseller';
 
 export interface CreatedReseller {
@@ -53,10 +54,13 @@ export class ResellerService {
     return this.uow.read.groups.list();
   }
 
+  /** The registrant used for the group's orders that carry none; checked like an order's registrant. */
   async setDefaultContact(groupName: string, contact: Record<string, string> | null): Promise<ResellerGroup> {
     const group = await this.group(groupName);
-    await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, contact));
-    return { ...group, defaultContact: contact };
+    const checked = contact === null ? null : { ...normaliseContact(contact, 'the default contact') };
+    if (checked) assertCompleteRegistrant(checked, 'the default contact');
+    await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, checked));
+    return { ...group, defaultContact: checked };
   }
 
   /** Creates the reseller with an empty credit account (and an opening top-up when asked). */

@@ -6,10 +6,14 @@ import type {
   DashboardFigures,
   DomainView,
   DomainViewQuery,
+  OrderView,
+  OrderViewQuery,
   ResellerView,
   ResellerViewQuery,
 } from '../../core/console/console-lists';
+import type { OrderAction } from '../../core/catalogue/catalogue';
 import type { DomainStatus } from '../../core/domain/domain';
+import type { OrderStatus } from '../../core/order/order';
 import { OPERATOR_NOTE } from '../../core/order/order-reconciliation';
 import type { ResellerStatus } from '../../core/reseller/reseller';
 
@@ -91,6 +95,58 @@ export class KnexConsoleViews implements ConsoleViews {
       expiryDate: row.expiry_date,
       openOrderId: row.open_order_id ?? null,
       openOrderNote: row.open_order_note ?? null,
+    }));
+  }
+
+  async orders(q: OrderViewQuery): Promise<OrderView[]> {
+    const query = this.db('orders as o')
+      .join('resellers as r', 'r.id', 'o.reseller_id')
+      .select(
+        'o.id',
+        'o.reseller_id',
+        'r.email as reseller_email',
+        'o.action',
+        'o.domain_name',
+        'o.registrar',
+        'o.period',
+        'o.price_minor',
+        'o.status',
+        'o.note',
+        'o.created_at',
+        'o.settled_at',
+      )
+      .orderBy([
+        { column: 'o.created_at', order: 'desc' },
+        { column: 'o.id', order: 'desc' },
+      ])
+      .limit(q.limit);
+    if (q.statuses && q.statuses.length > 0) query.whereIn('o.status', [...q.statuses]);
+    if (q.actions && q.actions.length > 0) query.whereIn('o.action', [...q.actions]);
+    if (q.resellerId) query.where('o.reseller_id', q.resellerId);
+    if (q.placedFrom) query.where('o.created_at', '>=', q.placedFrom.getTime());
+    if (q.placedBefore) query.where('o.created_at', '<', q.placedBefore.getTime());
+    if (q.needsOperator)
+      query.where('o.status', 'pending').whereRaw(`o.note like ? escape '!'`, [`%${likeEscaped(OPERATOR_NOTE)}%`]);
+    const before = q.before;
+    if (before)
+      query.where((w) =>
+        w
+          .where('o.created_at', '<', before.createdAt)
+          .orWhere((x) => x.where('o.created_at', '=', before.createdAt).where('o.id', '<', before.id)),
+      );
+    return (await query).map((row) => ({
+      id: row.id,
+      resellerId: row.reseller_id,
+      resellerEmail: row.reseller_email,
+      action: row.action as OrderAction,
+      domain: row.domain_name,
+      registrar: row.registrar,
+      period: Number(row.period),
+      price: Number(row.price_minor),
+      status: row.status as OrderStatus,
+      note: row.note,
+      createdAt: new Date(Number(row.created_at)),
+      settledAt: row.settled_at === null ? null : new Date(Number(row.settled_at)),
     }));
   }
 

@@ -146,6 +146,47 @@ describe('the openprovider plugin against the fake Openprovider', () => {
     });
   });
 
+  describe('management', () => {
+    it('has Openprovider make an EPP code when it holds none (authcode/reset)', async () => {
+      await plugin.register(registration('codeless.com'), f.ctx());
+      f.server.domains.get('codeless.com')!.auth_code = '';
+      const answer = await plugin.eppCode!.get({ domain: 'codeless.com' }, f.ctx());
+      expect(answer).toEqual({ ok: true, eppCode: f.server.domains.get('codeless.com')!.auth_code });
+      expect(f.server.callsOf('ResetAuthCode')).toHaveLength(1);
+    });
+
+    it('answers no DNS records for a domain without a zone, and refuses a name not in the account', async () => {
+      await plugin.register(registration('zoneless.com'), f.ctx());
+      expect(await plugin.dnsRecords!.get({ domain: 'zoneless.com' }, f.ctx())).toEqual({ ok: true, records: [] });
+      expect(await plugin.nameservers!.get({ domain: 'elsewhere.com' }, f.ctx())).toEqual({
+        ok: false,
+        reason: 'refused',
+        message: 'elsewhere.com is not in our Openprovider account',
+      });
+    });
+
+    it("refuses a child host that is not under the domain, and passes Openprovider's refusal of a duplicate on", async () => {
+      await plugin.register(registration('hosts.com'), f.ctx());
+      expect(
+        await plugin.childHosts!.register(
+          { domain: 'hosts.com', host: 'ns1.other.com', ipAddress: '192.0.2.1' },
+          f.ctx(),
+        ),
+      ).toMatchObject({ ok: false, reason: 'refused', message: 'ns1.other.com is not a host under hosts.com' });
+      await plugin.childHosts!.register(
+        { domain: 'hosts.com', host: 'ns1.hosts.com', ipAddress: '2001:db8::1' },
+        f.ctx(),
+      );
+      expect(f.server.nameservers.get('ns1.hosts.com')).toEqual({ ip6: '2001:db8::1' });
+      expect(
+        await plugin.childHosts!.register(
+          { domain: 'hosts.com', host: 'ns1.hosts.com', ipAddress: '192.0.2.1' },
+          f.ctx(),
+        ),
+      ).toEqual({ ok: false, reason: 'refused', message: 'Openprovider: Nameserver ns1.hosts.com already exists' });
+    });
+  });
+
   describe('prices of registered names (domainPricing)', () => {
     it('asks domains/prices for the period: premium with the cost for the whole period, standard without a premium flag', async () => {
       await plugin.register(registration('premium-held.com', { premiumCost: 50_000 }), f.ctx());

@@ -1,0 +1,55 @@
+import type { Settings } from '../config/settings';
+import type { BufferedApiLog } from '../core/api-log/api-log';
+import type { Clock } from '../core/common/clock';
+import type { Logger } from '../core/common/logger';
+import type { RequestObservation } from '../http/middleware/observe-requests';
+import { runWithLogContext } from '../infra/logging';
+import type { PrometheusMetrics } from '../infra/metrics/prometheus-metrics';
+
+/**
+ * What the HTTP adapter reports about each request goes to three places: the log line, the
+ * Prometheus metrics, and (for a reseller's call to a route) the API log's buffer.
+ */
+export function requestObservation(parts: {
+  readonly logger: Logger;
+  readonly metrics: PrometheusMetrics;
+  readonly apiLog: BufferedApiLog;
+  readonly settings: Settings;
+  readonly clock: Clock;
+}): RequestObservation {
+  const { logger, metrics, apiLog, settings, clock } = parts;
+  return {
+    begin: () => metrics.httpRequestStarted(),
+    runInContext: (reqId, work) => runWithLogContext({ reqId }, work),
+    observe(call) {
+      // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
+      (call.operational && call.status < 500 ? logger.debug : logger.info).call(
+        logger,
+        {
+          reqId: call.requestId || undefined,
+          method: call.method,
+          route: call.route,
+          status: call.status,
+          ms: Math.round(call.durationMs * 10) / 10,
+          ...(call.resellerId ? { reseller: call.resellerId } : {}),
+        },
+        'request',
+      );
+      metrics.httpRequest(call.method, call.route ?? '(unmatched)', call.status, call.durationMs / 1000, call.routed);
+      if (settings.apiLog && call.resellerId && call.route) {
+        apiLog.record({
+          resellerId: call.resellerId,
+          at: clock.now(),
+          method: call.method,
+          route: call.route,
+          domain: call.domain ?? null,
+          status: call.status,
+          durationMs: call.durationMs,
+          error: call.error ?? null,
+          requestId: call.requestId,
+          clientIp: call.clientIp || null,
+        });
+      }
+    },
+  };
+}

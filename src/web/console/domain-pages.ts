@@ -1,0 +1,114 @@
+import { DomainError } from '../../core/common/errors';
+import type { DomainRecord } from '../../core/domain/domain';
+import { DOMAIN_STATUSES } from '../../core/domain/domain';
+import { parseDomainName } from '../../core/domain/domain-name';
+import { TOKENS } from '../../core/tokens';
+import { field } from '../web-app';
+import type { ConsoleContext, ConsolePage } from './console-access';
+import { allPages, filtersOf, isCsv, wholeNumberOf } from './list-support';
+import { resellerIdOf } from './order-pages';
+
+const FILTERS = ['status', 'registrar', 'reseller', 'tld', 'expiring', 'open', 'operator', 'search'] as const;
+
+async function domainOf(ctx: ConsoleContext): Promise<DomainRecord> {
+  let name: string;
+  try {
+    name = parseDomainName(ctx.params.name ?? '').ascii;
+  } catch {
+    throw new DomainError('not_found', 'There is no such domain');
+  }
+  const domain = await ctx.resolve(TOKENS.unitOfWork).read.domains.findByName(name);
+  if (!domain) throw new DomainError('not_found', 'There is no such domain');
+  return domain;
+}
+
+export const DOMAIN_PAGES: readonly ConsolePage[] = [
+  {
+    method: 'get',
+    path: '/domains',
+    access: 'viewer',
+    handler: async (ctx) => {
+      const filters = filtersOf(ctx.query, FILTERS);
+      const lists = ctx.resolve(TOKENS.consoleLists);
+      const resellerId = await resellerIdOf(ctx, filters.reseller);
+      const read = (cursor?: string, limit?: number) =>
+        lists.domains({
+          status: filters.status,
+          registrar: filters.registrar,
+          resellerId,
+          tld: filters.tld,
+          expiringWithinDays: wholeNumberOf(filters.expiring, 'expiring within'),
+          withOpenOrder: filters.open === '1',
+          needsOperator: filters.operator === '1',
+          search: filters.search,
+          cursor,
+          limit,
+        });
+      if (isCsv(ctx.query)) {
+        const rows = await allPages((cursor) => read(cursor, 200));
+        return ctx.csv('domains.csv', [
+          ['name', 'unicode_name', 'reseller', 'status', 'expiry_date', 'registrar', 'open_order'],
+          ...rows.map((d) => [
+            d.name,
+            d.unicodeName,
+            d.resellerEmail,
+            d.status,
+            d.expiryDate,
+            d.registrar,
+            d.openOrderId,
+          ]),
+        ]);
+      }
+      const page = await read(field(ctx.query, 'cursor') || undefined);
+      const registrars = ctx.resolve(TOKENS.registrars);
+      return ctx.render(
+        'domains',
+        { pageTitle: 'Domains', page, filters, statuses: DOMAIN_STATUSES, registrars: registrars.ids() },
+        { fragment: 'domains-results' },
+      );
+    },
+  },
+  {
+    method: 'get',
+    path: '/domains/:name',
+    access: 'viewer',
+    handler: async (ctx) => {
+      const domain = await domainOf(ctx);
+      const [reseller, orders, history] = await Promise.all([
+        ctx.resolve(TOKENS.resellerService).byId(domain.resellerId),
+        ctx.resolve(TOKENS.unitOfWork).read.orders.page({ domain: domain.name, limit: 50 }),
+        ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
+      ]);
+      return ctx.render('domain', { pageTitle: domain.unicodeName, domain, reseller, orders, history });
+    },
+  },
+  {
+    method: 'post',
+    path: '/domains/:name/sync',
+    access: 'admin',
+    handler: async (ctx) => {
+      const domain = await domainOf(ctx);
+      const synced = await ctx.resolve(TOKENS.domainSyncService).syncDomain(domain);
+      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
+        action: 'domain.sync',
+        subject: { kind: 'domain', id: domain.name },
+        before: { status: domain.status, expiryDate: domain.expiryDate },
+        after: { status: synced.domain.status, expiryDate: synced.domain.expiryDate, registrarAnswer: synced.view },
+      });
+      const [reseller, orders, history] = await Promise.all([
+        ctx.resolve(TOKENS.resellerService).byId(synced.domain.resellerId),
+        ctx.resolve(TOKENS.unitOfWork).read.orders.page({ domain: domain.name, limit: 50 }),
+        ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
+      ]);
+      return ctx.render('domain', {
+        pageTitle: domain.unicodeName,
+        domain: synced.domain,
+        reseller,
+        orders,
+        history,
+        answer: synced.view,
+        changes: synced.changes,
+      });
+    },
+  },
+];

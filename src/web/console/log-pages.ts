@@ -1,0 +1,99 @@
+import { DomainError } from '../../core/common/errors';
+import { TOKENS } from '../../core/tokens';
+import { field } from '../web-app';
+import type { ConsolePage } from './console-access';
+import { allPages, filtersOf, isCsv, wholeNumberOf } from './list-support';
+import { resellerIdOf } from './order-pages';
+
+/** The API log across resellers, and the audit log of every change. */
+export const LOG_PAGES: readonly ConsolePage[] = [
+  {
+    method: 'get',
+    path: '/api-log',
+    access: 'viewer',
+    handler: async (ctx) => {
+      const filters = filtersOf(ctx.query, ['reseller', 'route', 'status', 'from', 'to']);
+      const lists = ctx.resolve(TOKENS.consoleLists);
+      const resellerId = await resellerIdOf(ctx, filters.reseller);
+      const read = (cursor?: string, limit?: number) =>
+        lists.apiLog({
+          resellerId,
+          route: filters.route,
+          status: wholeNumberOf(filters.status, 'status'),
+          from: filters.from,
+          to: filters.to,
+          cursor,
+          limit,
+        });
+      if (isCsv(ctx.query)) {
+        const rows = await allPages((cursor) => read(cursor, 200));
+        return ctx.csv('api-log.csv', [
+          ['at', 'reseller', 'method', 'route', 'domain', 'status', 'duration_ms', 'error', 'request_id', 'client_ip'],
+          ...rows.map((l) => [
+            l.at,
+            l.resellerEmail,
+            l.method,
+            l.route,
+            l.domain,
+            l.status,
+            l.durationMs,
+            l.error,
+            l.requestId,
+            l.clientIp,
+          ]),
+        ]);
+      }
+      const page = await read(field(ctx.query, 'cursor') || undefined);
+      return ctx.render('api-log', { pageTitle: 'API log', page, filters }, { fragment: 'api-log-results' });
+    },
+  },
+  {
+    method: 'get',
+    path: '/audit',
+    access: 'viewer',
+    handler: async (ctx) => {
+      const filters = filtersOf(ctx.query, ['action', 'actor', 'subject', 'cursor']);
+      const subject = /^([a-z_]+):(.+)$/.exec(filters.subject ?? '');
+      let before: { at: Date; id: string } | undefined;
+      if (filters.cursor) {
+        const match = /^(\d{1,15})\.([0-9A-Z]{26})$/.exec(filters.cursor);
+        if (!match)
+          throw new DomainError('validation_failed', 'cursor is not one this list gave; start again without it');
+        before = { at: new Date(Number(match[1])), id: match[2]! };
+      }
+      const limit = isCsv(ctx.query) ? 1000 : 50;
+      const entries = await ctx.resolve(TOKENS.auditLog).find({
+        actionPrefix: filters.action,
+        subject: subject ? { kind: subject[1]!, id: subject[2]! } : undefined,
+        before,
+        limit: limit + 1,
+      });
+      const shown = filters.actor ? entries.filter((e) => e.actor.label.includes(filters.actor!)) : entries;
+      if (isCsv(ctx.query))
+        return ctx.csv('audit-log.csv', [
+          ['at', 'actor_kind', 'actor', 'action', 'subject_kind', 'subject_id', 'before', 'after', 'client_ip'],
+          ...shown
+            .slice(0, limit)
+            .map((e) => [
+              e.at,
+              e.actor.kind,
+              e.actor.label,
+              e.action,
+              e.subject?.kind,
+              e.subject?.id,
+              JSON.stringify(e.before),
+              JSON.stringify(e.after),
+              e.actor.clientIp,
+            ]),
+        ]);
+      const items = shown.slice(0, limit);
+      const last = entries.length > limit ? entries[limit - 1] : undefined;
+      const { cursor: _cursor, ...kept } = filters;
+      return ctx.render('audit', {
+        pageTitle: 'Audit log',
+        page: { items, next: last ? `${last.at.getTime()}.${last.id}` : null },
+        filters: kept,
+      });
+    },
+  },
+];
