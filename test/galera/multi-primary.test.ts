@@ -154,8 +154,8 @@ describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
     await expectCleanLedger();
   }, 120_000);
 
-  // KNOWN BUG (found with this test, issue 26): orders for one reseller placed on several nodes at
-  // once can sell one or two orders more than the credit pays for (two debits both report the
+  // KNOWN BUG (found with this test, issue 26; about 3 runs in 8): orders for one reseller placed on
+  // several nodes at once can sell one to three orders more than the credit pays for (two debits both report the
   // same balance after them: a lost update the cluster's certification did not catch). Until it is
   // fixed, docs/operations.md supports Galera with every process writing to one node only; this
   // test runs with GALERA_KNOWN_BUGS=1.
@@ -176,7 +176,7 @@ describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
       }
       const sold = statuses.filter((s) => s === 200).length;
       expect(await balance('short@example.com')).toBe(10 * 1000 - sold * 1000);
-      const completed = await check('orders').where({ status: 'completed' }).whereLike('domain_name', 'short-%');
+      const completed = await check('orders').where({ status: 'completed' }).where('domain_name', 'like', 'short-%');
       expect(completed).toHaveLength(sold);
       await expectCleanLedger();
     },
