@@ -32,6 +32,8 @@ import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_res
 import * as createOutboxEvents from './20261126150100_create_outbox_events';
 import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoints';
 import * as createWebhookDeliveries from './20261126150300_create_webhook_deliveries';
+import * as createDomainExpiryNotices from './20261126150400_create_domain_expiry_notices';
+import * as createExpiryDigests from './20261126150500_create_expiry_digests';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -76,4 +78,6 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126150100_create_outbox_events', createOutboxEvents],
   ['20261126150200_create_webhook_endpoints', createWebhookEndpoints],
   ['20261126150300_create_webhook_deliveries', createWebhookDeliveries],
+  ['20261126150400_create_domain_expiry_notices', createDomainExpiryNotices],
+  ['20261126150500_create_expiry_digests', createExpiryDigests],
 ];

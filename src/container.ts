@@ -28,6 +28,10 @@ import { OutboxDispatcher } from './core/events/event-dispatcher';
 import { WebhookDeliveryWorker } from './core/webhooks/delivery-worker';
 import { WebhookService } from './core/webhooks/webhook-service';
 import { HttpWebhookSender } from './infra/webhooks/http-webhook-sender';
+import { NO_MAIL } from './core/mail/mailer';
+import { Notifications } from './core/mail/notifications';
+import { DomainExpiryNotices } from './core/domain/domain-expiry';
+import { SmtpMailer } from './infra/mail/smtp-mailer';
 import type { Logger } from './core/common/logger';
 import { token, TOKENS, type Token } from './core/tokens';
 import type { Settings } from './config/settings';
@@ -367,6 +371,23 @@ function webhookModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
     const provide = provider(bind);
     const allowInsecureTargets = settings.webhookAllowInsecureTargets;
+    bind(TOKENS.mailer).toConstantValue(
+      settings.smtpUrl ? new SmtpMailer(settings.smtpUrl, settings.mailFrom) : NO_MAIL,
+    );
+    provide(
+      TOKENS.notifications,
+      { uow: TOKENS.unitOfWork, mailer: TOKENS.mailer, clock: TOKENS.clock, logger: TOKENS.logger },
+      ({ uow, mailer, clock, logger }) =>
+        new Notifications(uow, mailer, clock, logger, {
+          currency: settings.currency,
+          operatorEmail: settings.operatorEmail,
+        }),
+    );
+    provide(
+      TOKENS.domainExpiryNotices,
+      { uow: TOKENS.unitOfWork, clock: TOKENS.clock },
+      ({ uow, clock }) => new DomainExpiryNotices(uow, clock),
+    );
     provide(
       TOKENS.webhookService,
       { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
@@ -384,13 +405,18 @@ function webhookModule(settings: Settings): ContainerModule {
         clock: TOKENS.clock,
         logger: TOKENS.logger,
         dispatcher: TOKENS.outboxDispatcher,
+        notifications: TOKENS.notifications,
       },
-      ({ uow, sender, secrets, clock, logger, dispatcher }) => {
-        const worker = new WebhookDeliveryWorker(uow, sender, secrets, clock, logger, {
-          concurrency: settings.webhookConcurrency,
-          timeoutMs: settings.webhookTimeoutMs,
-          pollMs: 1000,
-        });
+      ({ uow, sender, secrets, clock, logger, dispatcher, notifications }) => {
+        const worker = new WebhookDeliveryWorker(
+          uow,
+          sender,
+          secrets,
+          clock,
+          logger,
+          { concurrency: settings.webhookConcurrency, timeoutMs: settings.webhookTimeoutMs, pollMs: 1000 },
+          (endpoint, reason) => notifications.endpointDisabled(endpoint, reason),
+        );
         dispatcher.onDeliveries(() => worker.wake());
         return worker;
       },

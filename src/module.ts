@@ -225,10 +225,13 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     // Events: the outbox's dispatcher and the webhook deliveries (docs/events.md), stopped after the jobs.
     const dispatcher = container.get(TOKENS.outboxDispatcher);
     const deliveries = container.get(TOKENS.webhookDeliveryWorker);
+    const notifications = container.get(TOKENS.notifications);
+    notifications.subscribe(events);
     lifecycle.onStop(async () => {
       await deliveries.stop();
       container.get(TOKENS.webhookSender).close?.();
       await dispatcher.drain();
+      container.get(TOKENS.mailer).close?.();
     });
     const webSessions = container.get(WEB_TOKENS.sessions);
     const jobs = backgroundJobs(
@@ -236,6 +239,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
         runSync,
         reconcile,
         dispatcher,
+        expiryNotices: container.get(TOKENS.domainExpiryNotices),
+        notifications,
         apiLog: services.apiLog,
         audit: services.audit,
         webSessions,

@@ -1,10 +1,11 @@
 import type { Writable } from 'node:stream';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadSettings } from '../config/settings';
 import type { MasterKeyPolicy } from '../infra/crypto/master-key';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
 import { checkDatabaseReady } from './database-check';
+import { formatOutput, OUTPUT_FORMATS, type OutputFormat } from './output-format';
 
 export interface CliIo {
   readonly stdout: Writable;
@@ -20,7 +21,8 @@ export interface CommandContext {
 
 /**
  * A command's work: its positional arguments in declared order, its options as commander parsed
- * them. The value it returns is printed as JSON on stdout.
+ * them. The value it returns is printed on stdout, as JSON or, with `--format table`, as a table
+ * (src/cli/output-format.ts): return plain data, never print it yourself.
  */
 export type CommandHandler<Options = Record<string, never>> = (
   context: CommandContext,
@@ -62,6 +64,28 @@ export function wholeNumber(flag: string, min = 0, max = 9999): (text: string) =
   });
 }
 
+/** The declared flag nearest to a mistyped one (at most a third of its letters apart), for a suggestion. */
+export function closestFlag(typed: string, flags: readonly string[]): string | undefined {
+  let best: { flag: string; distance: number } | undefined;
+  for (const flag of flags) {
+    const distance = editDistance(typed, flag);
+    if (distance <= Math.max(1, Math.floor(flag.length / 3)) && (!best || distance < best.distance))
+      best = { flag, distance };
+  }
+  return best?.flag;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
 /** What a command needs of the database: migrated (most), anything (`migrate`), or one whose master key is lost. */
 type DatabaseUse = 'ready' | 'any' | 'lost-master-key';
 const MASTER_KEY_POLICY: Record<DatabaseUse, MasterKeyPolicy> = {
@@ -92,7 +116,12 @@ export class CliRuntime {
         writeErr: (text) => io.stderr.write(text),
       })
       .showSuggestionAfterError(true)
-      .showHelpAfterError('(reseller-admin --help lists the commands)');
+      .showHelpAfterError('(reseller-admin --help lists the commands)')
+      .addOption(
+        new Option('--format <format>', 'how results are printed: json (for scripts) or table (for people)')
+          .choices(OUTPUT_FORMATS)
+          .default('json'),
+      );
   }
 
   /**
@@ -105,7 +134,31 @@ export class CliRuntime {
 
   /** A leaf command under `parent` (the program or a group); a usage error prints its help. */
   command(parent: Command, nameAndArgs: string, description: string): Command {
-    return parent.command(nameAndArgs).description(description).showHelpAfterError(true).allowExcessArguments(false);
+    const command = parent
+      .command(nameAndArgs)
+      .description(description)
+      .showHelpAfterError(true)
+      .allowExcessArguments(false);
+    // Commander reports a missing required option before an unknown one, so `--grup retail` was
+    // answered "required option '--group' not specified": the unknown option, with a suggestion, comes first.
+    const parseOptions = command.parseOptions.bind(command);
+    command.parseOptions = (argv) => {
+      const parsed = parseOptions(argv);
+      const unknown = parsed.unknown.find((arg) => arg.startsWith('--') && arg !== '--help' && arg !== '--');
+      if (unknown) {
+        const flag = unknown.split('=')[0]!;
+        const near = closestFlag(
+          flag,
+          command.options.map((o) => o.long).filter((l): l is string => l !== undefined),
+        );
+        command.error(`error: unknown option '${flag}'${near ? `\n(Did you mean ${near}?)` : ''}`, {
+          exitCode: EXIT.usage,
+          code: 'commander.unknownOption',
+        });
+      }
+      return parsed;
+    };
+    return command;
   }
 
   /** Turns a handler into a commander action that opens the checked database first. */
@@ -184,7 +237,7 @@ export class CliRuntime {
       this.io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
       return EXIT.failed;
     }
-    if (this.result) this.io.stdout.write(`${JSON.stringify(this.result.value, null, 2)}\n`);
+    if (this.result) this.io.stdout.write(formatOutput(this.result.value, this.program.opts().format as OutputFormat));
     return EXIT.ok;
   }
 }

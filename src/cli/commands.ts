@@ -12,6 +12,7 @@ import { orderCommands } from './order-commands';
 import { resellerCommands } from './reseller-commands';
 import { syncCommands } from './sync-commands';
 import { tldCommands } from './tld-commands';
+import { webhookCommands } from './webhook-commands';
 
 export type { CliIo } from './cli-program';
 
@@ -28,6 +29,7 @@ const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   domainCommands,
   orderCommands,
   syncCommands,
+  webhookCommands,
   logCommands,
   eppCommands,
   masterKeyCommands,

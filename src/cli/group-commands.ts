@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { CliRuntime } from './cli-program';
+import { type CliRuntime, UsageError } from './cli-program';
 import type { PremiumRule } from '../core/catalogue/premium';
+import { describeGroup, priceRows } from './catalogue-views';
 import { parseAddonPrices, parseMarkup, parsePremiumTable } from './price-syntax';
 
 export function groupCommands(cli: CliRuntime): void {
@@ -10,9 +11,28 @@ export function groupCommands(cli: CliRuntime): void {
     .command(group, 'create <name>', 'create a group')
     .action(cli.action(({ module }, [name]) => module.services.resellers.createGroup(name)));
 
+  cli.command(group, 'list', 'list the groups with their premium rule and addon prices').action(
+    cli.action(async ({ module }) =>
+      Promise.all(
+        (await module.services.resellers.listGroups()).map(async (g) => {
+          const { defaultContact, ...shown } = await describeGroup(module, g);
+          return { ...shown, defaultContact: defaultContact !== null };
+        }),
+      ),
+    ),
+  );
+
   cli
-    .command(group, 'list', 'list the groups')
-    .action(cli.action(({ module }) => module.services.resellers.listGroups()));
+    .command(group, 'show <name>', 'one group: its prices per TLD, addon prices, premium rule and default contact')
+    .action(
+      cli.action(async ({ module }, [name]) => {
+        const found = await module.services.resellers.group(name);
+        return {
+          ...(await describeGroup(module, found)),
+          prices: priceRows(await module.services.catalogue.pricesOf(found.id)),
+        };
+      }),
+    );
 
   cli
     .command(
@@ -58,7 +78,7 @@ function premiumRuleOf(options: {
   none?: boolean;
 }): PremiumRule | null {
   const given = [options.markup !== undefined, options.table !== undefined, options.none === true].filter(Boolean);
-  if (given.length !== 1) throw new Error('give exactly one of --markup, --table or --none');
+  if (given.length !== 1) throw new UsageError('give exactly one of --markup, --table or --none');
   if (options.markup !== undefined) return { kind: 'markup', basisPoints: options.markup };
   if (options.table) return { kind: 'table', bands: options.table };
   return null;

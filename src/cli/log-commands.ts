@@ -52,7 +52,7 @@ function domainFlag(text: string): string {
 }
 
 /** An ISO date or date-time, or a span back from now: `90m`, `24h`, `7d`. */
-function since(flag: string): (text: string) => Date {
+export function since(flag: string): (text: string) => Date {
   return flagValue((text) => {
     const trimmed = text.trim();
     const span = /^(\d{1,6})([mhd])$/.exec(trimmed);

@@ -1,7 +1,8 @@
 import { Option } from 'commander';
 import { parseDomainName } from '../core/domain/domain-name';
 import type { OrderStatus } from '../core/order/order';
-import { flagValue, UsageError, type CliRuntime } from './cli-program';
+import { flagValue, UsageError, wholeNumber, type CliRuntime } from './cli-program';
+import { since } from './log-commands';
 import { describeOrder } from './describe';
 
 const ORDER_STATUSES: readonly OrderStatus[] = ['pending', 'completed', 'failed'];
@@ -14,25 +15,44 @@ export function orderCommands(cli: CliRuntime): void {
     .option('--reseller <email>', "only this reseller's orders")
     .addOption(new Option('--status <status>', 'only orders in this state').choices(ORDER_STATUSES))
     .option('--domain <name>', 'only orders for this domain')
+    .option('--limit <n>', 'at most this many (the newest)', wholeNumber('limit', 1, 10_000))
+    .option(
+      '--since <when>',
+      'only orders placed since: a date, a date-time, or a span like 24h or 7d',
+      since('--since'),
+    )
     .action(
-      cli.action<{ reseller?: string; status?: OrderStatus; domain?: string }>(async ({ module }, _args, options) => {
-        const { orders, resellers } = module.services;
-        const resellerId = options.reseller ? (await resellers.byEmail(options.reseller)).id : undefined;
-        const list = await orders.list({
-          resellerId,
-          status: options.status,
-          domain: options.domain === undefined ? undefined : parseDomainName(options.domain).ascii,
-        });
-        const now = new Date();
-        return list.map((o) => describeOrder(o, now));
-      }),
+      cli.action<{ reseller?: string; status?: OrderStatus; domain?: string; limit?: number; since?: Date }>(
+        async ({ module }, _args, options) => {
+          const { orders, resellers } = module.services;
+          const resellerId = options.reseller ? (await resellers.byEmail(options.reseller)).id : undefined;
+          const list = await orders.list({
+            resellerId,
+            status: options.status,
+            domain: options.domain === undefined ? undefined : parseDomainName(options.domain).ascii,
+            limit: options.limit,
+          });
+          const emails = new Map((await resellers.list()).map((r) => [r.id, r.email]));
+          const now = new Date();
+          // Newest first: those since the date are a prefix of the list, so the limit stays right.
+          return list
+            .filter((o) => !options.since || o.createdAt >= options.since)
+            .map((o) => ({ ...describeOrder(o, now), reseller: emails.get(o.resellerId) ?? o.resellerId }));
+        },
+      ),
     );
 
   cli.command(order, 'show <order-id>', 'one order with the request it was placed with').action(
     cli.action(async ({ module }, [id]) => {
       const found = await module.services.orders.get(id);
       if (!found) throw new Error(`no order with id ${id}`);
-      return { ...describeOrder(found, new Date()), request: found.request, originalVars: found.originalVars };
+      const reseller = await module.services.resellers.byId(found.resellerId);
+      return {
+        ...describeOrder(found, new Date()),
+        reseller: reseller?.email ?? found.resellerId,
+        request: found.request,
+        originalVars: found.originalVars,
+      };
     }),
   );
 

@@ -2,7 +2,7 @@ import type { AddonName, OrderAction, PeriodPrices } from '../core/catalogue/cat
 import type { Rounding } from '../core/catalogue/cost-price-import';
 import { parseTld } from '../core/domain/domain-name';
 import { type Minor, parseAmount } from '../core/common/money';
-import { flagValue } from './cli-program';
+import { flagValue, UsageError } from './cli-program';
 
 interface PairSyntax {
   readonly flag: string;
@@ -29,13 +29,17 @@ function parsePairs(text: string, syntax: PairSyntax): Array<[string, Minor]> {
     .map((p) => p.trim())
     .filter(Boolean)) {
     const match = new RegExp(`^(${key.source})\\s*=\\s*(\\S+)$`, 'i').exec(part);
-    if (!match) throw new Error(`${flag} must look like "${example}" (${pair}); got "${part}"`);
+    if (!match) throw new UsageError(`${flag} must look like "${example}" (${pair}); got "${part}"`);
     const name = match[1].toLowerCase();
-    if (seen.has(name)) throw new Error(`${flag}: ${keyName} ${name} is listed twice`);
+    if (seen.has(name)) throw new UsageError(`${flag}: ${keyName} ${name} is listed twice`);
     seen.add(name);
-    result.push([name, parseAmount(match[2], `${flag} price for ${keyName} ${name}`)]);
+    try {
+      result.push([name, parseAmount(match[2], `${flag} price for ${keyName} ${name}`)]);
+    } catch (error) {
+      throw new UsageError(error instanceof Error ? error.message : String(error));
+    }
   }
-  if (result.length === 0) throw new Error(`${flag} needs at least one "${pair}" pair`);
+  if (result.length === 0) throw new UsageError(`${flag} needs at least one "${pair}" pair`);
   return result;
 }
 
@@ -69,7 +73,7 @@ export function parseAddonPrices(text: string): Partial<Record<AddonName, Minor>
 const percentFlag = (flag: string) =>
   flagValue((text: string): number => {
     const match = /^(\d{1,5})(?:\.(\d{1,2}))?%?$/.exec(text.trim());
-    if (!match) throw new Error(`${flag} must be a percentage like 20 or 12.5`);
+    if (!match) throw new UsageError(`${flag} must be a percentage like 20 or 12.5`);
     return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
   });
 
@@ -94,7 +98,7 @@ export const parsePremiumTable = flagValue(
 export function priceFlag(flag: string): (text: string) => Minor {
   return flagValue((text) => {
     const minor = parseAmount(text, flag);
-    if (minor < 0) throw new Error(`${flag} cannot be negative`);
+    if (minor < 0) throw new UsageError(`${flag} cannot be negative`);
     return minor;
   });
 }
@@ -106,7 +110,7 @@ export const parseRounding = flagValue((text: string): Rounding => {
   const ending = /^x\.(\d{2})$/.exec(rule);
   if (ending) return { kind: 'ending', cents: Number(ending[1]) };
   if (/^\d{1,7}(\.\d{1,2})?$/.test(rule) && parseAmount(rule) > 0) return { kind: 'multiple', of: parseAmount(rule) };
-  throw new Error('--round must be none, a price ending like x.99, or a multiple like 0.50');
+  throw new UsageError('--round must be none, a price ending like x.99, or a multiple like 0.50');
 });
 
 /** `".com,net"` → `['.com', '.net']`. */
@@ -116,6 +120,6 @@ export const parseTldList = flagValue((text: string): string[] => {
     .map((t) => t.trim())
     .filter(Boolean)
     .map((t) => parseTld(t).ascii);
-  if (tlds.length === 0) throw new Error('--tlds needs at least one TLD, like .com');
+  if (tlds.length === 0) throw new UsageError('--tlds needs at least one TLD, like .com');
   return tlds;
 });

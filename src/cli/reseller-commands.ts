@@ -32,6 +32,26 @@ export function resellerCommands(cli: CliRuntime): void {
     );
   }
 
+  cli.command(reseller, 'show <email>', 'one reseller: status, group, balance, IP allow-list').action(
+    cli.action(async ({ module }, [email]) => {
+      const { resellers, credit } = module.services;
+      const found = await resellers.byEmail(email);
+      const [groups, balance, { allowedNetworks }] = await Promise.all([
+        resellers.listGroups(),
+        credit.balance(found.id),
+        resellers.allowedNetworks(found.email),
+      ]);
+      return {
+        email: found.email,
+        status: found.status,
+        group: groups.find((g) => g.id === found.groupId)?.name ?? null,
+        balance: formatAmount(balance),
+        allowedNetworks,
+        createdAt: found.createdAt.toISOString(),
+      };
+    }),
+  );
+
   cli.command(reseller, 'list', 'list the resellers with their balance').action(
     cli.action(async ({ module }) => {
       const { resellers, credit } = module.services;

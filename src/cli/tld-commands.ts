@@ -1,7 +1,10 @@
+import { Option } from 'commander';
+import { parseTld } from '../core/domain/domain-name';
 import { ORDER_ACTIONS, type OrderAction, type PeriodPrices } from '../core/catalogue/catalogue';
 import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalogue/cost-price-import';
 import { formatAmount, type Minor } from '../core/common/money';
 import { type CliIo, type CliRuntime, UsageError, wholeNumber } from './cli-program';
+import { describeTld, priceRows } from './catalogue-views';
 import { parsePercent, parsePeriodPrices, parseRounding, parseTldList, priceFlag } from './price-syntax';
 
 interface ImportCostsOptions {
@@ -64,11 +67,13 @@ export function tldCommands(cli: CliRuntime): void {
     .requiredOption('--group <name>', 'the group whose prices are set')
     .option('--percent <n>', 'margin as a percentage of the cost, like 20 or 12.5', parsePercent)
     .option('--fixed <amount>', 'margin as a fixed amount added after the percentage, like 1.00', priceFlag('--fixed'))
-    .option(
-      '--round <rule>',
-      'round each price up: none, to a price ending in given cents (x.99, x.00, x.95), or to a multiple (0.50, 1.00)',
-      parseRounding,
-      { kind: 'none' },
+    .addOption(
+      new Option(
+        '--round <rule>',
+        'round each price up: none, to a price ending in given cents (x.99, x.00, x.95), or to a multiple (0.50, 1.00)',
+      )
+        .argParser(parseRounding)
+        .default({ kind: 'none' }, 'none'),
     )
     .option(
       '--tlds <list>',
@@ -96,13 +101,37 @@ export function tldCommands(cli: CliRuntime): void {
         printDiff(io, plan);
         const dryRun = options.dryRun === true;
         if (!dryRun) await importer.apply(plan);
+        io.stderr.write(`${summaryOf(plan, dryRun)}\n`);
         return describePlan(plan, dryRun);
       }),
     );
 
-  cli
-    .command(tld, 'list', 'list the TLDs on sale')
-    .action(cli.action(({ module }) => module.services.catalogue.listTlds()));
+  cli.command(tld, 'list', 'list the TLDs on sale, with their prices per group').action(
+    cli.action(async ({ module }) => {
+      const { catalogue, resellers } = module.services;
+      const [tlds, groups] = await Promise.all([catalogue.listTlds(), resellers.listGroups()]);
+      const prices = (
+        await Promise.all(groups.map(async (g) => priceRows(await catalogue.pricesOf(g.id), { group: g.name })))
+      ).flat();
+      const registrarOf = new Map(tlds.map((t) => [t.tld, t.registrar]));
+      return tlds.flatMap((t) => {
+        const rows = prices.filter((p) => p.tld === t.tld);
+        const base = { tld: t.tld, registrar: registrarOf.get(t.tld) };
+        return rows.length === 0
+          ? [{ ...base, group: null, register: null, renew: null, transfer: null }]
+          : rows.map(({ tld: _tld, ...byGroup }) => ({ ...base, ...byGroup }));
+      });
+    }),
+  );
+
+  cli.command(tld, 'show <tld>', 'one TLD: its registrar, limits and prices per group').action(
+    cli.action(async ({ module }, [name]) => {
+      const wanted = parseTld(name).ascii;
+      const found = (await module.services.catalogue.listTlds()).find((t) => t.tld === wanted);
+      if (!found) throw new Error(`${wanted} is not on sale (tld list shows those that are)`);
+      return describeTld(module, found);
+    }),
+  );
 }
 
 function priceLists(options: TldSetOptions): Partial<Record<OrderAction, PeriodPrices>> {
@@ -149,6 +178,18 @@ function printDiff(io: CliIo, plan: CostPriceImportPlan): void {
     return `~ ${what}: ${amount(c.from)} -> ${amount(c.to)} (cost ${amount(c.cost)})`;
   });
   for (const s of plan.skipped) lines.push(`  ${s.tld} skipped: ${s.reason}`);
-  lines.push(`${plan.changes.length} price(s) to change, ${plan.unchanged} unchanged, group ${plan.group}`);
-  io.stderr.write(`${lines.join('\n')}\n`);
+  if (lines.length > 0) io.stderr.write(`${lines.join('\n')}\n`);
+}
+
+/** The last line on stderr: what was done, in words that fit it (a dry run changes nothing). */
+function summaryOf(plan: CostPriceImportPlan, dryRun: boolean): string {
+  const count = plan.changes.length;
+  const prices = `${count} price${count === 1 ? '' : 's'}`;
+  const done =
+    count === 0
+      ? 'nothing to change'
+      : dryRun
+        ? `${prices} would change (dry run: nothing written)`
+        : `${prices} changed`;
+  return `${done}, ${plan.unchanged} unchanged, group ${plan.group}`;
 }

@@ -28,6 +28,9 @@ import type { Clock } from './common/clock';
 import type { EventBus } from './common/events';
 import type { OutboxDispatcher } from './events/event-dispatcher';
 import type { WebhookService } from './webhooks/webhook-service';
+import type { Mailer } from './mail/mailer';
+import type { Notifications } from './mail/notifications';
+import type { DomainExpiryNotices } from './domain/domain-expiry';
 import type { WebhookDeliveryWorker, WebhookSender } from './webhooks/delivery-worker';
 import type { Logger } from './common/logger';
 import type { UnitOfWork } from './common/unit-of-work';
@@ -68,6 +71,12 @@ export const TOKENS = {
   webhookSender: token<WebhookSender>('webhookSender'),
   /** Claims due deliveries and sends them (started with the background jobs). */
   webhookDeliveryWorker: token<WebhookDeliveryWorker>('webhookDeliveryWorker'),
+  /** Port: sends mail (SMTP_URL; none when unset). The portal's invitations and resets use it too. */
+  mailer: token<Mailer>('mailer'),
+  /** The platform's mail: low credit, the daily expiring digest, a disabled endpoint. */
+  notifications: token<Notifications>('notifications'),
+  /** Publishes `domain.expiring` 30, 7 and 1 days before each expiry date. */
+  domainExpiryNotices: token<DomainExpiryNotices>('domainExpiryNotices'),
   /** Port: told about every registrar call (the Prometheus metrics by default). */
   registrarCallObserver: token<RegistrarCallObserver>('registrarCallObserver'),
   /** The installed registrar plugins, each behind its guarded registrar (deadline, observation, answer checks). */

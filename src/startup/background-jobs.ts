@@ -3,6 +3,8 @@ import type { Settings } from '../config/settings';
 import type { ApiLogService } from '../core/api-log/api-log';
 import type { AuditLog } from '../core/audit/audit-log';
 import type { OutboxDispatcher } from '../core/events/event-dispatcher';
+import type { DomainExpiryNotices } from '../core/domain/domain-expiry';
+import type { Notifications } from '../core/mail/notifications';
 import type { Clock } from '../core/common/clock';
 import { ulid } from '../core/common/ids';
 import type { Logger } from '../core/common/logger';
@@ -73,6 +75,8 @@ export function backgroundJobs(
     readonly runSync: SyncRunner;
     readonly reconcile: Reconciler;
     readonly dispatcher: OutboxDispatcher;
+    readonly expiryNotices: DomainExpiryNotices;
+    readonly notifications: Notifications;
     readonly apiLog: ApiLogService;
     readonly audit: AuditLog;
     readonly webSessions: WebSessions;
@@ -84,8 +88,20 @@ export function backgroundJobs(
   },
   lifecycle: Lifecycle,
 ): JobScheduler {
-  const { runSync, reconcile, dispatcher, apiLog, audit, webSessions, metrics, recentOperations, settings, logger } =
-    parts;
+  const {
+    runSync,
+    reconcile,
+    dispatcher,
+    expiryNotices,
+    notifications,
+    apiLog,
+    audit,
+    webSessions,
+    metrics,
+    recentOperations,
+    settings,
+    logger,
+  } = parts;
   const observer: JobObserver = {
     jobPass: (pass) => {
       metrics.jobPass(pass);
@@ -120,6 +136,8 @@ export function backgroundJobs(
   });
   if (settings.eventsRetentionDays > 0)
     jobs.register({ name: 'event-purge', intervalMs: 3_600_000, run: () => dispatcher.purge() });
+  jobs.register({ name: 'domain-expiry-notices', intervalMs: 3_600_000, run: () => expiryNotices.publishDue() });
+  jobs.register({ name: 'expiry-digest', intervalMs: 3_600_000, run: () => notifications.dailyDigest() });
   if (settings.apiLogRetentionDays > 0) {
     jobs.register({
       name: 'api-log-purge',

@@ -117,7 +117,7 @@ describe('reseller-admin', () => {
       '--register',
       '1=ten',
     );
-    expect(badPrices.code).toBe(1);
+    expect(badPrices.code).toBe(2); // a flag value it cannot read: a usage error
   });
 
   it('creates a reseller whose key works, once, and rotates it so old tokens stop working', async () => {
@@ -200,6 +200,48 @@ describe('reseller-admin', () => {
     expect(unknown.stderr).toMatch(/no reseller with email/);
   });
 
+  it('adds webhook endpoints (a reseller’s, or the operator’s), shows the secret once, lists, rotates and removes them', async () => {
+    const email = await givenReseller('webhook');
+    const added = await cli(
+      env,
+      'webhook',
+      'add',
+      email,
+      'https://hooks.example.com/in',
+      '--events',
+      'order.completed,credit.low',
+    );
+    expect(added.code).toBe(0);
+    const endpoint = added.json();
+    expect(endpoint).toMatchObject({
+      id: expect.stringMatching(/^whe_/),
+      owner: email,
+      url: 'https://hooks.example.com/in',
+      events: ['order.completed', 'credit.low'],
+      status: 'enabled',
+      secret: expect.stringMatching(/^whsec_/),
+    });
+    const operator = (await cli(env, 'webhook', 'add', '--operator', 'https://ops.example.com/all')).json();
+    expect(operator).toMatchObject({ owner: 'operator', events: 'all' });
+    const listed = (await cli(env, 'webhook', 'list', '--reseller', email)).json();
+    expect(listed).toEqual([expect.objectContaining({ id: endpoint.id, owner: email })]);
+    expect(JSON.stringify(listed)).not.toContain('whsec_');
+    const rotated = (await cli(env, 'webhook', 'rotate-secret', endpoint.id)).json();
+    expect(rotated.secret).toMatch(/^whsec_/);
+    expect(rotated.secret).not.toBe(endpoint.secret);
+    expect((await cli(env, 'webhook', 'deliveries', '--endpoint', endpoint.id)).json()).toEqual([]);
+    expect((await cli(env, 'webhook', 'remove', endpoint.id)).json()).toEqual({ id: endpoint.id, removed: true });
+    expect((await cli(env, 'webhook', 'remove', operator.id)).code).toBe(0);
+    const insecure = await cli(env, 'webhook', 'add', email, 'http://hooks.example.com/');
+    expect(insecure.code).toBe(1);
+    expect(insecure.stderr).toMatch(/must start with https/);
+    const both = await cli(env, 'webhook', 'add', '--operator', email, 'https://hooks.example.com/');
+    expect(both.code).toBe(2);
+    const unknown = await cli(env, 'webhook', 'replay', 'nosuch');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no delivery nosuch/);
+  });
+
   it('stores a default registrant contact for a group', async () => {
     const group = await givenGroup('contact');
     const file = path.join(os.tmpdir(), `contact-${process.pid}.json`);
@@ -215,6 +257,33 @@ describe('reseller-admin', () => {
     expect(incomplete.stderr).toContain('missing address1, city, country, postcode, phonenumber');
     writeFileSync(file, '[1,2]');
     expect((await cli(env, 'group', 'set-default-contact', group, file)).code).toBe(1);
+  });
+
+  it('refuses an incomplete default contact with the rules of orders, naming every missing field, and keeps the old one (issue 31, item 8)', async () => {
+    const group = await givenGroup('incomplete');
+    const file = path.join(os.tmpdir(), `contact-incomplete-${process.pid}.json`);
+    writeFileSync(file, JSON.stringify({ 'First Name': 'Ops' }));
+    const refused = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'the default contact is missing firstname and lastname (or fullname), email, address1, city, country, postcode, phonenumber',
+    );
+    writeFileSync(
+      file,
+      JSON.stringify({
+        fullname: 'Ops Team',
+        email: 'ops@example.com',
+        address1: '1 Main St',
+        city: 'Springfield',
+        country: 'Neverland',
+        postcode: '12345',
+        phonenumber: '+1.5555550100',
+      }),
+    );
+    const badCountry = await cli(env, 'group', 'set-default-contact', group, file);
+    expect(badCountry.code).toBe(1);
+    expect(badCountry.stderr).toContain('country must be an ISO 3166 alpha-2 code');
+    expect((await cli(env, 'group', 'show', group)).json().defaultContact).toBeNull();
   });
 
   it('lists domains and explains a domain that is not on the platform', async () => {

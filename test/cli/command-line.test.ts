@@ -22,6 +22,48 @@ describe('reseller-admin command line', () => {
   });
 
   describe('help and usage', () => {
+    it('answers a misspelt required option with a suggestion, not "required option not specified" (issue 31, item 11)', async () => {
+      const run = await cli(env, 'reseller', 'create', 'x@example.com', '--grup', 'retail');
+      expect(run.code).toBe(2);
+      expect(run.stderr).toMatch(/^error: unknown option '--grup'\n\(Did you mean --group\?\)/);
+      expect(run.stderr).not.toMatch(/not specified/);
+    });
+
+    it('exits 2 for flags that cannot be used together, like any usage error', async () => {
+      expect((await cli(env, 'group', 'create', 'premium-usage')).code).toBe(0);
+      const run = await cli(
+        env,
+        'group',
+        'set-premium-rule',
+        'premium-usage',
+        '--markup',
+        '20',
+        '--table',
+        '100.00=150.00',
+      );
+      expect(run.stderr).toMatch(/give exactly one of --markup, --table or --none/);
+      expect(run.code).toBe(2);
+      const prices = await cli(
+        env,
+        'tld',
+        'set',
+        '.com',
+        '--group',
+        'premium-usage',
+        '--registrar',
+        'sandbox',
+        '--register',
+        '1=ten',
+      );
+      expect(prices.code).toBe(2);
+    });
+
+    it("shows --round's default as a word in the help", async () => {
+      const run = await cli(env, 'tld', 'import-costs', '--help');
+      expect(run.stdout.replace(/\s+/g, ' ')).toContain('(default: none)');
+      expect(run.stdout).not.toContain('{"kind"');
+    });
+
     it('prints the version of the package with --version', async () => {
       const run = await cli(env, '--version');
       expect(run.code).toBe(0);

@@ -44,7 +44,7 @@ describe('reseller-admin tld import-costs', () => {
       '~ .com register 1y: 10.00 -> 10.99 (cost 8.00)\n' +
         '+ .com renew 1y: 11.99 (cost 9.00)\n' +
         '+ .com transfer 1y: 10.99 (cost 8.00)\n' +
-        '3 price(s) to change, 0 unchanged, group retail\n',
+        '3 prices would change (dry run: nothing written), 0 unchanged, group retail\n',
     );
     expect(await comPrices()).toEqual({ register: { 1: '10.00' } });
   });
@@ -54,6 +54,8 @@ describe('reseller-admin tld import-costs', () => {
     expect(run.code).toBe(0);
     expect(run.json()).toMatchObject({ dryRun: false, applied: true, unchanged: 0 });
     expect(run.json().changes).toHaveLength(3);
+    // Said as done, not as a plan (issue 31, item 11: applying printed "price(s) to change").
+    expect(run.stderr).toMatch(/\n3 prices changed, 0 unchanged, group retail\n$/);
     expect(await comPrices()).toEqual({
       register: { 1: '10.99' },
       renew: { 1: '11.99' },

@@ -88,7 +88,7 @@ describe('reseller-admin order commands', () => {
     expect(below.code).toBe(1);
     expect(below.stderr).toMatch(/the premium price for costs up to 100.00 is below that cost/);
     const both = await admin('group', 'set-premium-rule', 'default', '--markup', '5', '--none');
-    expect(both.code).toBe(1);
+    expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/exactly one of --markup, --table or --none/);
     const none = await admin('group', 'set-premium-rule', 'default', '--none');
     expect(none.json).toEqual({ group: 'default', premium: 'none (premium names are not sold)' });

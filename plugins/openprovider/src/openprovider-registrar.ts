@@ -630,13 +630,13 @@ export function createOpenproviderRegistrar(
               const held = await get<CustomerGetCustomerResponse>(`/customers/${encodeURIComponent(current)}`, ctx);
               if (sameContact(contactFrom(held.data ?? {}), contact)) continue;
             }
+            if (role === 'registrant' && found.modify_owner_allowed === false)
+              return refused(`the registrant of ${domain} can only be changed by a trade at Openprovider`);
             const handle = await handleFor(contact, ctx);
             if (typeof handle !== 'string') return handle;
             change[field] = handle;
           }
           if (Object.keys(change).length === 0) return { ok: true };
-          if (change.owner_handle && found.modify_owner_allowed === false)
-            return refused(`the registrant of ${domain} can only be changed by a trade at Openprovider`);
           await update(found, change, ctx);
           return { ok: true };
         }),

@@ -146,6 +146,11 @@ export class CatalogueService {
     return this.uow.read.catalogue.listTlds();
   }
 
+  /** A group's prices, of every TLD or of one (the operator's views: `group show`, `tld show`). */
+  pricesOf(groupId: string, tld?: string): Promise<TldPrice[]> {
+    return this.uow.read.catalogue.prices(groupId, tld);
+  }
+
   /**
    * Normalises a domain and finds its TLD among those offered to the group.
    * A TLD we do not sell to this group is `not_offered`: something the client can change, not a missing resource.

@@ -5,6 +5,7 @@ import type { DomainRepository } from '../domain/domain';
 import type { IdempotencyRepository, OrderRepository } from '../order/order';
 import type { EventRepository, Outbox } from '../events/outbox';
 import type { WebhookRepository } from '../webhooks/webhook';
+import type { ExpiryRepository } from '../domain/domain-expiry';
 
 /** Every repository, bound to one connection or one transaction. */
 export interface Repositories {
@@ -17,6 +18,7 @@ export interface Repositories {
   readonly idempotency: IdempotencyRepository;
   readonly events: EventRepository;
   readonly webhooks: WebhookRepository;
+  readonly expiry: ExpiryRepository;
 }
 
 /** What a unit of work's `work` is given: the repositories bound to its transaction, and its outbox. */

@@ -21,7 +21,9 @@ import {
   parseTransferTag,
 } from './domain-settings';
 import { parseIpAddress } from './host-names';
-import { GONE_STATUSES, type DomainSyncService, type SyncedDomain } from './domain-sync-service';
+import type { DomainSyncService, SyncedDomain } from './domain-sync-service';
+import { isGone } from './domain-lifecycle';
+import { inProgress, notOwned } from './domain-errors';
 
 /**
  * What a reseller does with a domain it holds (docs/api.md#domains, including the operations
@@ -44,8 +46,7 @@ export class DomainManagementService {
   async owned(resellerId: string, input: string): Promise<DomainRecord> {
     const name = parseDomainName(input);
     const domain = await this.uow.read.domains.findByName(name.ascii);
-    if (!domain || domain.resellerId !== resellerId)
-      throw new DomainError('not_owned', `The domain ${name.unicode} is not in your account`);
+    if (!domain || domain.resellerId !== resellerId) throw notOwned(name.unicode);
     return domain;
   }
 
@@ -56,7 +57,7 @@ export class DomainManagementService {
    */
   async held(resellerId: string, input: string): Promise<DomainRecord> {
     const domain = await this.owned(resellerId, input);
-    if (GONE_STATUSES.includes(domain.status))
+    if (isGone(domain.status))
       throw new DomainError(
         'conflict',
         `The domain ${domain.unicodeName} is ${domain.status}; only information and sync answer for it`,
@@ -71,8 +72,7 @@ export class DomainManagementService {
    */
   async changeable(resellerId: string, input: string): Promise<DomainRecord> {
     const domain = await this.held(resellerId, input);
-    if (await this.uow.read.orders.findOpen(domain.name))
-      throw new DomainError('conflict', `An order for ${domain.unicodeName} is already in progress`);
+    if (await this.uow.read.orders.findOpen(domain.name)) throw inProgress(domain.unicodeName);
     return domain;
   }
 

@@ -6,12 +6,7 @@ import { forEachConcurrentlyPerKey } from '../common/concurrency';
 import { isDomainError } from '../common/errors';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { DomainChanges, DomainRecord, DomainStatus } from './domain';
-
-/**
- * The statuses sync may change. Pending domains belong to their orders (reconciliation settles
- * them, money included); Cancelled, Transferred Away and Fraud are final on this platform.
- */
-export const SYNCED_STATUSES: readonly DomainStatus[] = ['Active', 'Grace', 'Redemption', 'Expired'];
+import { isGone, isSyncable, statusesWhere } from './domain-lifecycle';
 
 const DAY_MS = 86_400_000;
 
@@ -53,7 +48,7 @@ export interface TransferOrders {
 
 /** The statuses each kind of sync works on: transfer sync follows domains still in Pending Transfer. */
 export const SYNC_STATUSES: Readonly<Record<SyncKind, readonly DomainStatus[]>> = {
-  domain: SYNCED_STATUSES,
+  domain: statusesWhere('isSyncable'),
   transfer: ['Pending Transfer'],
 };
 
@@ -142,10 +137,6 @@ export function statusFromSync(current: DomainStatus, view: SyncView, tld: Tld |
   return current;
 }
 
-/** A domain that has left the platform, or whose order never took effect: final here (Cancelled, Transferred Away). */
-export const GONE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
-const isGone = (domain: DomainRecord) => GONE_STATUSES.includes(domain.status);
-
 /** Brings the platform's record of domains in line with their registrars (docs/api.md#transfer-sync, docs/api.md#domain-sync). */
 export class DomainSyncService {
   constructor(
@@ -158,7 +149,7 @@ export class DomainSyncService {
   /** docs/api.md#domain-sync for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
   async syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
     // Final here (deleted, released, or an order that never took effect): our record is the answer, the registrar is not asked.
-    if (isGone(domain)) {
+    if (isGone(domain.status)) {
       const view: SyncView = {
         active: false,
         expired: false,
@@ -170,7 +161,7 @@ export class DomainSyncService {
       return { view, domain, changes: {} };
     }
     const view = await this.gateway.sync(domain);
-    if (view.fromPlatform || !SYNCED_STATUSES.includes(domain.status)) return { view, domain, changes: {} };
+    if (view.fromPlatform || !isSyncable(domain.status)) return { view, domain, changes: {} };
     // The TLD's grace and redemption days matter only for an expired domain: no read for the others.
     const tld = view.expired ? await this.uow.read.catalogue.findTld(domain.tld) : undefined;
     const status = statusFromSync(domain.status, view, tld, this.clock.now());
@@ -203,7 +194,7 @@ export class DomainSyncService {
   private async applyTransferSync(
     domain: DomainRecord,
   ): Promise<{ view: TransferSyncView; status?: DomainStatus | null }> {
-    if (isGone(domain)) {
+    if (isGone(domain.status)) {
       // A transfer whose order was refunded (or a domain gone since): the billing platform learns it failed, from our record.
       const reason = `${domain.unicodeName} is ${domain.status} on this platform; the transfer did not take effect here`;
       return { view: { completed: false, failed: true, reason, expiryDate: undefined, fromPlatform: true } };
@@ -235,7 +226,7 @@ export class DomainSyncService {
       view.completed &&
       view.expiryDate !== undefined &&
       view.expiryDate !== domain.expiryDate &&
-      SYNCED_STATUSES.includes(domain.status)
+      isSyncable(domain.status)
     ) {
       await this.uow.run((repos) =>
         repos.domains.update(domain.id, { expiryDate: view.expiryDate }, this.clock.now(), { ifStatus: domain.status }),

@@ -18,8 +18,12 @@ export interface DispatcherSettings {
   readonly retentionMs: number;
 }
 
-/** Whether an endpoint takes an event: its owner's (or every reseller's, for the operator's), of a type it asked for. */
+/**
+ * Whether an endpoint takes an event: one that occurred once it existed (no history), its owner's
+ * (or every reseller's, for the operator's), of a type it asked for.
+ */
 export function endpointWants(endpoint: StoredEndpoint, event: AnyPlatformEvent): boolean {
+  if (Date.parse(event.timestamp) < endpoint.createdAt.getTime()) return false;
   if (endpoint.resellerId !== null && endpoint.resellerId !== event.resellerId) return false;
   return endpoint.eventTypes === null || endpoint.eventTypes.includes(event.type);
 }

@@ -2,7 +2,7 @@ import { ulid } from '../common/ids';
 import type { OrderAction } from '../catalogue/catalogue';
 import { creditChanged } from '../credit/credit-service';
 import { postWithBalance } from '../credit/ledger';
-import { domainAddonsOf, type DomainStatus, type NewDomain } from '../domain/domain';
+import { domainAddonsOf, type NewDomain } from '../domain/domain';
 import type { Clock } from '../common/clock';
 import { DomainError, type ErrorCode } from '../common/errors';
 import type { Logger } from '../common/logger';
@@ -12,17 +12,15 @@ import { isIsoDate } from './dates';
 import { fingerprintOf, parseIdempotencyKey } from './idempotency';
 import type { IdempotencyRecord, IdempotentAnswer, Order, PriorDomain } from './order';
 import type { OrderSettlement } from './order-settlement';
-import { NOUN, PENDING_STATUS_OF, RENEWABLE_STATUSES, REQUEST_LEASE } from './order-settlement';
+import { NOUN, REQUEST_LEASE } from './order-settlement';
 import { runAndPublish, statusChanged, type Outbox } from './outbox';
 import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { RegistrarAnswer } from './order-registrar';
-import { inProgress, notOwned, notRenewable } from './order-errors';
+import { inProgress, notOwned, notRenewable } from '../domain/domain-errors';
 import type { OrderPlanner, Plan } from './order-plan';
 import type { OrderSettings } from './order-settings';
+import { isGone, isPending, isRenewable, PENDING_STATUS_OF } from '../domain/domain-lifecycle';
 
-const PENDING_STATUSES: readonly DomainStatus[] = ['Pending', 'Pending Registration', 'Pending Transfer'];
-/** A name that left the platform may be registered or transferred in again, by anyone. */
-const REUSABLE_STATUSES: readonly DomainStatus[] = ['Cancelled', 'Transferred Away'];
 /** Codes an idempotent replay may carry (what phase 3 can answer). */
 const REPLAYABLE_CODES: readonly ErrorCode[] = ['unavailable', 'registrar_failed'];
 
@@ -239,8 +237,9 @@ export class OrderPlacement {
     const existing = await repos.domains.findByName(plan.domain.ascii);
     // Taken a moment ago and gone now: a failing order is removing its row; the name is still in play.
     if (!existing) throw inProgress(plan.domain.unicode);
-    if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
-    if (REUSABLE_STATUSES.includes(existing.status)) {
+    if (isPending(existing.status)) throw inProgress(plan.domain.unicode);
+    // A name that left the platform may be registered or transferred in again, by anyone.
+    if (isGone(existing.status)) {
       const moved = await repos.domains.transitionForOrder(existing.id, [existing.status], {
         status,
         resellerId: reseller.id,
@@ -281,8 +280,8 @@ export class OrderPlacement {
   ): Promise<{ domainId: string; prior: PriorDomain }> {
     const existing = await repos.domains.findByName(plan.domain.ascii);
     if (!existing || existing.resellerId !== reseller.id) throw notOwned(plan.domain.unicode);
-    if (PENDING_STATUSES.includes(existing.status)) throw inProgress(plan.domain.unicode);
-    if (!RENEWABLE_STATUSES.includes(existing.status)) throw notRenewable(plan.domain.unicode, existing.status);
+    if (isPending(existing.status)) throw inProgress(plan.domain.unicode);
+    if (!isRenewable(existing.status)) throw notRenewable(plan.domain.unicode, existing.status);
     // A second renewal of the same domain is refused by the open-order index when the order is inserted.
     return {
       domainId: existing.id,

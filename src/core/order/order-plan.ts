@@ -15,7 +15,7 @@ import type { Order, OrderRequest } from './order';
 import { NOUN } from './order-settlement';
 import type { OrderingReseller, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { OrderRegistrar, RegistrarAnswer } from './order-registrar';
-import { notOwned } from './order-errors';
+import { notOwned } from '../domain/domain-errors';
 
 /** Everything phase 1 needs, worked out before the transaction from the catalogue and the command. */
 export interface Plan {

@@ -11,6 +11,7 @@ import type { Repositories, UnitOfWork } from '../common/unit-of-work';
 import { addYears, isIsoDate, isoDay } from './dates';
 import type { IdempotentAnswer, Order } from './order';
 import { runAndPublish, statusChanged, type Outbox } from './outbox';
+import { isRenewable, PENDING_STATUS_OF, statusesWhere } from '../domain/domain-lifecycle';
 
 /** Who settles an order: the request that placed it, reconciliation, transfer sync or the operator. */
 export type SettledBy = 'request' | 'reconciliation' | 'transfer sync' | 'operator';
@@ -45,10 +46,8 @@ export interface SettlementSettings {
 
 export const NOUN: Record<OrderAction, string> = { register: 'registration', renew: 'renewal', transfer: 'transfer' };
 
-/** The statuses of a domain whose register or transfer order is pending. */
-export const PENDING_STATUS_OF = { register: 'Pending Registration', transfer: 'Pending Transfer' } as const;
-/** docs/api.md#renew-a-domain: renewal needs an active order: Active, Expired or Grace. */
-export const RENEWABLE_STATUSES: readonly DomainStatus[] = ['Active', 'Expired', 'Grace'];
+/** docs/api.md#renew-a-domain: the statuses a renewal may start from (and settles from). */
+const RENEWABLE_STATUSES = statusesWhere('isRenewable');
 /** The lease owner of the request path that placed an order (`request:<order id>`). */
 export const REQUEST_LEASE = 'request:';
 /** The longest reconciliation waits between two questions about one order (the backoff's ceiling). */
@@ -161,9 +160,7 @@ export class OrderSettlement {
         if (guarded) {
           const domain = await repos.domains.findByName(order.domain);
           const asLeft =
-            domain?.id === order.domainId &&
-            domain.resellerId === order.resellerId &&
-            RENEWABLE_STATUSES.includes(domain.status);
+            domain?.id === order.domainId && domain.resellerId === order.resellerId && isRenewable(domain.status);
           // Rolls the order back to pending with the rest of this transaction.
           if (!asLeft) throw new DomainChanged();
         }

@@ -18,6 +18,7 @@ import {
   type TldPriceOffer,
 } from './plugin';
 import { INFORMATION_EXTRAS, cleanMessage, type InformationExtras } from './registrar-answers';
+import { isExpired, isGone } from '../domain/domain-lifecycle';
 
 /** Domain information as the platform uses it, whichever way it was obtained. */
 export interface DomainInformationView {
@@ -78,8 +79,6 @@ export type NamePrice =
   | { readonly kind: 'cannot_tell' }
   | { readonly kind: 'no_answer'; readonly message: string };
 
-const PLATFORM_EXPIRED = new Set(['Expired', 'Grace', 'Redemption']);
-
 /**
  * Whose a registered name is, as far as the registrar can say (reconciliation asks): `ours` (in
  * our account), `not_ours` (free, or someone else's), or `unknown` with the reason.
@@ -88,13 +87,6 @@ export type Ownership =
   | { readonly kind: 'ours'; readonly expiryDate?: string }
   | { readonly kind: 'not_ours' }
   | { readonly kind: 'unknown'; readonly message: string };
-
-/**
- * Statuses in which the registrar no longer holds the domain for us: asking it would only get a
- * refusal ("not registered", "not ours"), which is no fault. Information on such a domain is our
- * record (docs/api.md#domain-information).
- */
-const GONE_FROM_REGISTRAR = new Set(['Cancelled', 'Transferred Away']);
 
 /** Information from the platform's record alone: for a domain the registrar no longer holds for us, and the base of the assembled answer. */
 function informationFromRecord(domain: DomainRecord): DomainInformationView {
@@ -150,7 +142,9 @@ export class RegistrarGateway {
    * know is Cancelled or Transferred Away is answered from our record, without the registrar.
    */
   async information(domain: DomainRecord): Promise<DomainInformationView> {
-    if (GONE_FROM_REGISTRAR.has(domain.status)) return informationFromRecord(domain);
+    // The registrar no longer holds a gone domain for us: asking it would only get a refusal
+    // ("not registered", "not ours"), which is no fault. Information is our record (docs/api.md#domain-information).
+    if (isGone(domain.status)) return informationFromRecord(domain);
     const registrar = this.registrarFor(domain);
     if (supports(registrar, 'domainInformation')) {
       const info = this.unwrap(
@@ -195,7 +189,7 @@ export class RegistrarGateway {
     if (!supports(registrar, 'domainSync')) {
       return {
         active: domain.status === 'Active',
-        expired: PLATFORM_EXPIRED.has(domain.status),
+        expired: isExpired(domain.status),
         transferredAway: domain.status === 'Transferred Away',
         cancelled: domain.status === 'Cancelled',
         expiryDate: domain.expiryDate ?? undefined,

@@ -1,8 +1,6 @@
 import type { EventBus } from '../common/events';
+import { isGone } from '../domain/domain-lifecycle';
 import type { AvailabilityChecker } from './availability-checker';
-
-/** The statuses in which a domain of ours no longer holds its name for us. */
-const LET_GO = new Set(['Cancelled', 'Transferred Away']);
 
 /**
  * Keeps search's availability answers in step with our own orders (docs/search.md), from the
@@ -28,7 +26,7 @@ export function followOwnOrders(events: EventBus, availability: AvailabilityChec
       if (takesName(e.action)) availability.forget(e.domain);
     }),
     events.on('domain.status_changed', (e) => {
-      if (LET_GO.has(e.to)) availability.forget(e.domain);
+      if (isGone(e.to)) availability.forget(e.domain);
     }),
   ];
   return () => {

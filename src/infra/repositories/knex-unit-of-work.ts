@@ -6,6 +6,7 @@ import type { AnyPlatformEvent } from '../../core/common/events';
 import { RecordedEvents } from '../../core/events/outbox';
 import { KnexEventRepository } from './knex-event-repository';
 import { KnexWebhookRepository } from './knex-webhook-repository';
+import { KnexExpiryRepository } from './knex-expiry-repository';
 import { KnexCatalogueRepository } from './knex-catalogue-repository';
 import { KnexDomainRepository } from './knex-domain-repository';
 import { KnexLedgerRepository } from './knex-ledger-repository';
@@ -30,6 +31,7 @@ export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, rea
     idempotency: new KnexIdempotencyRepository(db),
     events: new KnexEventRepository(db),
     webhooks: new KnexWebhookRepository(db),
+    expiry: new KnexExpiryRepository(db),
   };
 }
 

@@ -199,10 +199,16 @@ export class KnexWebhookRepository implements WebhookRepository {
     if (databaseKind(this.db) === 'mysql') query.forUpdate().skipLocked();
     const ids = (await query).map((r: { id: string }) => r.id);
     if (ids.length === 0) return [];
-    await this.db('webhook_deliveries')
+    // Conditional as well: where rows are not locked (SQLite), a row claimed since the read stays its claimer's.
+    const claimed = await this.db('webhook_deliveries')
       .whereIn('id', ids)
+      .where({ status: 'pending' })
+      .where((q) => q.whereNull('claim_until').orWhere('claim_until', '<', now))
       .update({ claim_token: options.token, claim_until: options.leaseUntil.getTime() });
-    return ids;
+    if (claimed === ids.length) return ids;
+    return (
+      await this.db('webhook_deliveries').whereIn('id', ids).where({ claim_token: options.token }).select('id')
+    ).map((r: { id: string }) => r.id);
   }
 
   async releaseClaims(ids: readonly string[], token: string): Promise<void> {

@@ -201,9 +201,18 @@ describe('the Openprovider plugin end to end, through the HTTP API', () => {
     expect(await balance()).toBe(start - 60000);
 
     // Its renewal is premium too: 550.00 at Openprovider, 660.00 to the reseller.
+    const checksBefore = op.callsOf('CheckDomain').length;
     await api.renew({ domain: 'premium-cakes.com', period: 1, premiumCost: '660.00' });
     expect(await domain('premium-cakes.com')).toMatchObject({ expiryDate: '2028-11-21' });
     expect(await balance()).toBe(start - 60000 - 66000);
+    // Asked as the price of a registered name (domainPricing: domains/prices for the renewal), not from availability.
+    expect(op.callsOf('CheckDomain')).toHaveLength(checksBefore);
+    expect(op.callsOf('GetPrice').at(-1)!.query).toEqual({
+      'domain.name': 'premium-cakes',
+      'domain.extension': 'com',
+      operation: 'renew',
+      period: '1',
+    });
   });
 
   it('restores a domain Openprovider holds deleted when the reseller renews it', async () => {

@@ -187,6 +187,34 @@ describe('the openprovider plugin against the fake Openprovider', () => {
     });
   });
 
+  describe('contacts', () => {
+    it('refuses a new registrant where Openprovider allows it only by a trade, before making a handle; other roles change', async () => {
+      await plugin.register(registration('traded.com'), f.ctx());
+      f.server.domains.get('traded.com')!.modify_owner_allowed = false;
+      const customers = f.server.customers.size;
+      expect(
+        await plugin.contacts!.save(
+          { domain: 'traded.com', contacts: { registrant: { ...REGISTRANT, lastname: 'Byron' } } },
+          f.ctx(),
+        ),
+      ).toEqual({
+        ok: false,
+        reason: 'refused',
+        message: 'the registrant of traded.com can only be changed by a trade at Openprovider',
+      });
+      expect(f.server.customers.size).toBe(customers);
+      expect(
+        await plugin.contacts!.save(
+          { domain: 'traded.com', contacts: { tech: { ...REGISTRANT, email: 'noc@example.net' } } },
+          f.ctx(),
+        ),
+      ).toEqual({ ok: true });
+      const held = f.server.domains.get('traded.com')!;
+      expect(f.server.customers.get(held.tech_handle)!.body.email).toBe('noc@example.net');
+      expect(held.admin_handle).toBe(held.owner_handle);
+    });
+  });
+
   describe('prices of registered names (domainPricing)', () => {
     it('asks domains/prices for the period: premium with the cost for the whole period, standard without a premium flag', async () => {
       await plugin.register(registration('premium-held.com', { premiumCost: 50_000 }), f.ctx());

@@ -70,6 +70,8 @@ export interface FakeDomain {
   is_premium: boolean;
   transferRequestedAt?: Date;
   transferOutcome?: 'ACT' | 'FAI';
+  /** False for a TLD whose registrant changes only by a trade. */
+  modify_owner_allowed?: boolean;
 }
 
 export interface FakeCustomer {
@@ -236,7 +238,7 @@ export async function startFakeOpenprovider(options: FakeOpenproviderOptions = {
     is_private_whois_allowed: true,
     is_deleted: d.is_deleted,
     is_premium: d.is_premium,
-    modify_owner_allowed: true,
+    modify_owner_allowed: d.modify_owner_allowed ?? true,
     autorenew: 'off',
     type: d.transferRequestedAt ? 'TRANSFER' : 'NEW',
     ...(d.restorable_until ? { restorable_until: fmt(d.restorable_until) } : {}),
@@ -414,6 +416,8 @@ export async function startFakeOpenprovider(options: FakeOpenproviderOptions = {
         const handle = body[`${role}_handle`];
         if (handle === undefined) continue;
         requireHandle(handle, role);
+        if (role === 'owner' && handle !== d.owner_handle && d.modify_owner_allowed === false)
+          fail(400, 399, 'The owner of this domain can only be changed by a trade');
         d[`${role}_handle`] = handle;
       }
       if (body.name_servers !== undefined) d.name_servers = nameserversOf(body);

@@ -1,0 +1,64 @@
+import type { ExpiringDomain, ExpiryRepository } from '../../core/domain/domain-expiry';
+import type { Db } from '../db/db';
+import { isUniqueViolation } from '../db/errors';
+
+export class KnexExpiryRepository implements ExpiryRepository {
+  constructor(private readonly db: Db) {}
+
+  async expiring(from: string, until: string, limit: number): Promise<ExpiringDomain[]> {
+    const rows: Array<{ id: string; name: string; reseller_id: string; expiry_date: string }> = await this.db('domains')
+      .where({ status: 'Active' })
+      .where('expiry_date', '>', from)
+      .where('expiry_date', '<=', until)
+      .orderBy('expiry_date')
+      .limit(limit)
+      .select('id', 'name', 'reseller_id', 'expiry_date');
+    const notices = new Map<string, number[]>();
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      const found: Array<{ domain_id: string; expiry_date: string; days_left: number }> = await this.db(
+        'domain_expiry_notices',
+      )
+        .whereIn(
+          'domain_id',
+          chunk.map((r) => r.id),
+        )
+        .select('domain_id', 'expiry_date', 'days_left');
+      for (const n of found) {
+        const key = `${n.domain_id} ${n.expiry_date}`;
+        notices.set(key, [...(notices.get(key) ?? []), Number(n.days_left)]);
+      }
+    }
+    return rows.map((r) => ({
+      domainId: r.id,
+      domain: r.name,
+      resellerId: r.reseller_id,
+      expiryDate: r.expiry_date,
+      notices: notices.get(`${r.id} ${r.expiry_date}`) ?? [],
+    }));
+  }
+
+  async recordNotice(domainId: string, expiryDate: string, daysLeft: number, at: Date): Promise<boolean> {
+    return this.insertOnce('domain_expiry_notices', {
+      domain_id: domainId,
+      expiry_date: expiryDate,
+      days_left: daysLeft,
+      created_at: at.getTime(),
+    });
+  }
+
+  async takeDigest(resellerId: string, day: string, at: Date): Promise<boolean> {
+    return this.insertOnce('expiry_digests', { reseller_id: resellerId, day, created_at: at.getTime() });
+  }
+
+  /** One insert; a row already there (another process was first) answers false. */
+  private async insertOnce(table: string, row: Record<string, unknown>): Promise<boolean> {
+    try {
+      await this.db(table).insert(row);
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
+  }
+}

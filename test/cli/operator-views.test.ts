@@ -1,0 +1,111 @@
+import qs from 'qs';
+import { cli } from '../support/cli';
+import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { REGISTRANT } from '../support/wire';
+
+/** Issue 31, item 9: an operator sees what is set, as JSON for scripts and as tables for people. */
+describe('reseller-admin views', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+    expect((await cli(env, 'group', 'set-addon-prices', 'default', '--addons', 'idprotection=2.00')).code).toBe(0);
+    expect((await cli(env, 'group', 'set-premium-rule', 'default', '--markup', '20')).code).toBe(0);
+    const ordered = await h.http
+      .post('/order/domains/register')
+      .set(h.headers())
+      .type('form')
+      .send(
+        qs.stringify({
+          domain: 'viewed.com',
+          regperiod: '1',
+          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+          contacts: { registrant: REGISTRANT },
+        }),
+      );
+    expect(ordered.status).toBe(200);
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('shows a group: its prices per TLD, addon prices, premium rule and resellers', async () => {
+    const run = await cli(env, 'group', 'show', 'default');
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({
+      name: 'default',
+      resellers: 1,
+      premium: 'markup 20.00%',
+      addonPrices: { idprotection: '2.00' },
+      prices: expect.arrayContaining([
+        { tld: '.com', register: '1y 10.00, 2y 19.50, 5y 45.00', renew: '1y 12.00, 2y 23.00', transfer: '1y 9.00' },
+      ]),
+    });
+  });
+
+  it('lists groups with their premium rule and addon prices', async () => {
+    const run = await cli(env, 'group', 'list');
+    expect(run.json()).toEqual([
+      expect.objectContaining({ name: 'default', premium: 'markup 20.00%', addonPrices: { idprotection: '2.00' } }),
+    ]);
+  });
+
+  it('shows a TLD and lists TLDs with their prices per group', async () => {
+    const shown = await cli(env, 'tld', 'show', 'com');
+    expect(shown.json()).toMatchObject({
+      tld: '.com',
+      registrar: 'sandbox',
+      prices: [
+        {
+          group: 'default',
+          register: '1y 10.00, 2y 19.50, 5y 45.00',
+          renew: '1y 12.00, 2y 23.00',
+          transfer: '1y 9.00',
+        },
+      ],
+    });
+    const listed = await cli(env, 'tld', 'list');
+    expect(listed.json()).toContainEqual({
+      tld: '.net',
+      registrar: 'sandbox',
+      group: 'default',
+      register: '1y 10.00, 2y 19.50, 5y 45.00',
+      renew: '1y 12.00, 2y 23.00',
+      transfer: '1y 9.00',
+    });
+    expect((await cli(env, 'tld', 'show', '.nosuch')).stderr).toMatch(/\.nosuch is not on sale/);
+  });
+
+  it('shows a reseller: status, group, balance and allow-list', async () => {
+    const run = await cli(env, 'reseller', 'show', h.reseller.email);
+    expect(run.json()).toMatchObject({
+      email: h.reseller.email,
+      status: 'active',
+      group: 'default',
+      balance: '90.00',
+      allowedNetworks: [],
+    });
+  });
+
+  it('names the reseller of each order, and takes --limit and --since', async () => {
+    const listed = await cli(env, 'order', 'list', '--limit', '1');
+    expect(listed.json()).toEqual([expect.objectContaining({ domain: 'viewed.com', reseller: h.reseller.email })]);
+    const shown = await cli(env, 'order', 'show', listed.json()[0].id);
+    expect(shown.json()).toMatchObject({ reseller: h.reseller.email });
+    expect((await cli(env, 'order', 'list', '--since', '2999-01-01')).json()).toEqual([]);
+    expect((await cli(env, 'order', 'list', '--limit', '0')).code).toBe(2);
+  });
+
+  it('prints a table for people with --format table, and JSON by default', async () => {
+    const table = await cli(env, '--format', 'table', 'reseller', 'list');
+    expect(table.code).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^email\s+status\s+balance$/);
+    expect(table.stdout).toMatch(new RegExp(`^${h.reseller.email.replace('.', '\\.')}\\s+active\\s+90\\.00$`, 'm'));
+    const shown = await cli(env, 'group', 'show', 'default', '--format', 'table');
+    expect(shown.stdout).toMatch(/^premium\s+markup 20\.00%$/m);
+    expect(shown.stdout).toMatch(/\nprices:\ntld\s+register\s+renew\s+transfer\n/);
+    expect(() => JSON.parse(shown.stdout)).toThrow();
+    expect(JSON.parse((await cli(env, 'reseller', 'list')).stdout)).toHaveLength(1);
+  });
+});
