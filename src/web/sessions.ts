@@ -146,8 +146,12 @@ export class WebSessions {
   }
 
   /** The live sessions of an area (of one principal when given), newest first. */
-  list(area: WebArea, principal?: { kind: WebSession['principalKind']; id: string }): Promise<WebSession[]> {
-    return this.repository.list(area, this.clock.now(), principal);
+  async list(area: WebArea, principal?: { kind: WebSession['principalKind']; id: string }): Promise<WebSession[]> {
+    const now = this.clock.now().getTime();
+    // Idle ones are over too, though their rows wait for the hourly purge.
+    return (await this.repository.list(area, this.clock.now(), principal)).filter(
+      (s) => now - s.lastSeenAt.getTime() < this.lifetimes.idleMs,
+    );
   }
 
   /** Deletes sessions past their end or idle too long (a background job). */

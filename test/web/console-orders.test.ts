@@ -69,6 +69,8 @@ describe('console orders, domains and hostile text', () => {
     h.clock.advance(120_000);
     const reseller = await h.module.services.resellers.byEmail(h.reseller.email);
     const before = await h.module.services.credit.balance(reseller.id);
+    await page.goto(`${CONSOLE}/domains?open=1`);
+    expect(await page.textContent('#domains')).toContain('lost-settle.com');
     await page.goto(`${CONSOLE}/orders?status=pending`);
     await screenshot(page, 'console-orders');
     await Promise.all([page.waitForEvent('load'), page.click('#orders tbody a[href*="/orders/"]')]);
@@ -82,6 +84,9 @@ describe('console orders, domains and hostile text', () => {
     await screenshot(page, 'console-order');
     // Settled once: the form is gone, and a replayed POST is refused without a second refund.
     expect(await page.$('#settle-form')).toBeNull();
+    await page.goto(`${CONSOLE}/domains?open=1`);
+    expect(await page.textContent('#domains')).not.toContain('lost-settle.com');
+    await page.goBack();
     const orderId = page.url().split('/orders/')[1]!.split('?')[0]!;
     const replay = await page.evaluate(
       async ([url, csrf]) =>

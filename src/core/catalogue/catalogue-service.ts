@@ -59,7 +59,7 @@ export interface CatalogueReadOptions {
   /**
    * How long the catalogue reads of the order path (offered TLDs, a TLD, its prices, addon
    * prices) are reused (0: read every time). Changes made through this service apply at once in
-   * this process; changes made by another process (the CLI) within this time (docs/adr/0005).
+   * this process; changes made by another process (the CLI) within this time (docs/adr/0008-catalogue-reads-reused-briefly.md).
    */
   readonly cacheMs: number;
   readonly clock: Clock;

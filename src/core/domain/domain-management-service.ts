@@ -114,11 +114,7 @@ export class DomainManagementService {
     return nameservers;
   }
 
-  async saveNameservers(
-    resellerId: string,
-    input: string,
-    nameservers: ReadonlyArray<string | undefined>,
-  ): Promise<Accepted> {
+  async saveNameservers(resellerId: string, input: string, nameservers: readonly string[]): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
     const list = normaliseNameservers(nameservers);
     const accepted = await this.gateway.saveNameservers(domain, list);

@@ -1,6 +1,7 @@
 import { CONTACT_ROLES, type Contact, type ContactRole, type Contacts, type EmailForward } from '../registrar/plugin';
 import { DomainError } from '../common/errors';
 import { normaliseEmail } from '../common/validation';
+import { parseDomainName } from './domain-name';
 import { parseHostName } from './host-names';
 
 const quote = (value: string) => JSON.stringify(String(value).slice(0, 80));
@@ -8,20 +9,29 @@ const quote = (value: string) => JSON.stringify(String(value).slice(0, 80));
 export const MIN_NAMESERVERS = 2;
 export const MAX_NAMESERVERS = 5;
 
-/** docs/api.md#limits: ns1 and ns2 required, up to ns5; each a host name, none twice. Blank trailing slots are dropped. */
-export function normaliseNameservers(inputs: ReadonlyArray<string | undefined>): string[] {
-  const given = inputs.map((n) => String(n ?? '').trim());
-  while (given.length > 0 && given[given.length - 1] === '') given.pop();
-  if (given.length > MAX_NAMESERVERS)
-    throw new DomainError('validation_failed', `at most ${MAX_NAMESERVERS} nameservers (ns1 to ns5) can be set`);
-  const names = given.map((n, i) => {
-    if (n === '') throw new DomainError('validation_failed', `ns${i + 1} is required when a later nameserver is given`);
-    return parseHostName(n, `ns${i + 1}`);
+/**
+ * docs/api.md#nameservers-field, the one rule for every route that takes nameservers (ordering
+ * and saving them): ns1 and ns2 required, at most five, each a host name normalised like a
+ * domain, none twice. Empty entries were dropped by the reader.
+ */
+export function normaliseNameservers(given: readonly string[]): string[] {
+  const nameservers = given.map((ns, i) => {
+    try {
+      return parseDomainName(ns).ascii;
+    } catch {
+      throw new DomainError(
+        'validation_failed',
+        `nameservers: ns${i + 1} "${String(ns).slice(0, 80)}" is not a valid host name`,
+      );
+    }
   });
-  if (names.length < MIN_NAMESERVERS) throw new DomainError('validation_failed', 'ns1 and ns2 are required');
-  const twice = names.find((n, i) => names.indexOf(n) !== i);
-  if (twice) throw new DomainError('validation_failed', `the nameserver ${twice} is given twice`);
-  return names;
+  if (nameservers.length < MIN_NAMESERVERS)
+    throw new DomainError('validation_failed', 'nameservers: ns1 and ns2 are required');
+  if (nameservers.length > MAX_NAMESERVERS)
+    throw new DomainError('validation_failed', 'nameservers: at most 5 (ns1 to ns5)');
+  if (new Set(nameservers).size !== nameservers.length)
+    throw new DomainError('validation_failed', 'nameservers: the same nameserver is listed twice');
+  return nameservers;
 }
 
 /** A child nameserver (glue host) must be a name under the domain it is registered for. */

@@ -2,7 +2,7 @@ import { ADDONS, MAX_PERIOD, MIN_PERIOD, type AddonName, type OrderAction, type 
 import type { CatalogueService } from '../catalogue/catalogue-service';
 import { premiumPrice } from '../catalogue/premium';
 import { heldAddons, type DomainRecord, type PremiumCosts } from '../domain/domain';
-import { parseDomainName, type RegistrableDomain } from '../domain/domain-name';
+import type { RegistrableDomain } from '../domain/domain-name';
 import { disabledRegistrar } from '../registrar/guarded-registrar';
 import type { Contacts } from '../registrar/plugin';
 import { DomainError } from '../common/errors';
@@ -16,6 +16,7 @@ import { NOUN } from './order-settlement';
 import type { OrderingReseller, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
 import type { OrderRegistrar, RegistrarAnswer } from './order-registrar';
 import { notOwned } from '../domain/domain-errors';
+import { normaliseNameservers } from '../domain/domain-settings';
 
 /** Everything phase 1 needs, worked out before the transaction from the catalogue and the command. */
 export interface Plan {
@@ -72,7 +73,7 @@ export class OrderPlanner {
     }
     const addons = enabledAddons(command.addons);
     const charge = await this.catalogueCharge(reseller, action, tld, command.period, addons);
-    const nameservers = checkNameservers(command.nameservers);
+    const nameservers = normaliseNameservers(command.nameservers);
     // The group is read only for its default registrant, so only when the order carries none.
     const group = command.contacts.registrant ? undefined : await this.uow.read.groups.findById(reseller.groupId);
     const contacts: Contacts = withDefaultRegistrant(command.contacts, group?.defaultContact ?? null);
@@ -310,25 +311,6 @@ function enabledAddons(addons: Readonly<Record<string, boolean>>): AddonName[] {
       );
   }
   return ADDONS.filter((a) => addons[a] === true);
-}
-
-/** docs/api.md#nameservers-field: ns1 and ns2 required, at most five; host names normalised like domains. */
-function checkNameservers(raw: readonly string[]): string[] {
-  const nameservers = raw.map((ns, i) => {
-    try {
-      return parseDomainName(ns).ascii;
-    } catch {
-      throw new DomainError(
-        'validation_failed',
-        `nameservers: ns${i + 1} "${String(ns).slice(0, 80)}" is not a valid host name`,
-      );
-    }
-  });
-  if (nameservers.length < 2) throw new DomainError('validation_failed', 'nameservers: ns1 and ns2 are required');
-  if (nameservers.length > 5) throw new DomainError('validation_failed', 'nameservers: at most 5 (ns1 to ns5)');
-  if (new Set(nameservers).size !== nameservers.length)
-    throw new DomainError('validation_failed', 'nameservers: the same nameserver is listed twice');
-  return [...nameservers];
 }
 
 function checkOriginalVars(text: string | undefined): string | null {

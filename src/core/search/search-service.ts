@@ -180,7 +180,7 @@ export class SearchService {
     const offered = new Map<string, OfferedTld>();
     for (const tld of tlds) {
       const periods = periodPrices(byTld.get(tld.tld) ?? []);
-      if (periods.length > 0) offered.set(tld.tld, { tld, forms: tldForms(tld.tld), prices: periods });
+      if (periods.length > 0) offered.set(tld.tld, { tld, forms: parseTld(tld.tld), prices: periods });
     }
     return offered;
   }
@@ -362,7 +362,7 @@ function parseRequestedTlds(input: readonly string[] | undefined): NameForms[] {
   const seen = new Set<string>();
   const tlds: NameForms[] = [];
   for (const text of given) {
-    const tld = tldForms(text);
+    const tld = parseTld(text);
     if (!seen.has(tld.ascii)) tlds.push(tld);
     seen.add(tld.ascii);
   }
@@ -480,21 +480,6 @@ function byRelevance(candidates: Candidate[]): Candidate[] {
 
 function best(candidates: Candidate[], budget: number): Candidate[] {
   return byRelevance(mergeCandidates(candidates)).slice(0, budget);
-}
-
-/**
- * parseTld, remembered: every search names the same few TLDs, and UTS-46 processing is the
- * costliest step of a search. Bounded, since requested TLDs come from clients.
- */
-const TLD_MEMO_LIMIT = 2_000;
-const tldMemo = new Map<string, NameForms>();
-function tldForms(text: string): NameForms {
-  const known = tldMemo.get(text);
-  if (known) return known;
-  const forms = parseTld(text);
-  if (tldMemo.size >= TLD_MEMO_LIMIT) tldMemo.clear();
-  tldMemo.set(text, forms);
-  return forms;
 }
 
 const toRequest = (c: Candidate): AvailabilityRequest => ({

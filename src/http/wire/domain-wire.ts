@@ -9,6 +9,7 @@ import type { DnsRecord, EmailForward } from '../../core/registrar/plugin';
 import type { DomainInformationView, SyncView, TransferSyncView } from '../../core/registrar/registrar-gateway';
 import { DomainError, isDomainError } from '../../core/common/errors';
 import type { WireValue } from './form-body';
+import { nameserversFromWire, topLevelNameservers } from './nameservers-wire';
 
 /** Runs a wire mapping inside a schema; its validation error becomes a schema issue (a 400 with its message). */
 export const mapped = <T>(map: (value: WireValue | undefined) => T) =>
@@ -75,20 +76,10 @@ export function dnsRecordsFromWire(value: WireValue | undefined): DnsRecordInput
   });
 }
 
-/** Nameservers as `ns1`…`ns5` at the top level, or nested keyed (`nameservers[ns1]`) or positional (`nameservers[0]`). */
-export function nameserversFromWire(params: { [key: string]: WireValue | undefined }): Array<string | undefined> {
+/** Nameservers as `nameservers[ns1]`, `nameservers[0]` or top-level `ns1`…`ns5`, through the one reader (nameservers-wire.ts). */
+export function nameserversOfParams(params: { [key: string]: WireValue | undefined }): string[] {
   const nested = params.nameservers;
-  if (nested !== undefined && nested !== '') {
-    if (isObject(nested) && Object.keys(nested).some((k) => /^ns\d$/i.test(k))) {
-      // Keyed: every key must be one of ns1 to ns5; another (a positional one mixed in) is refused, not ignored.
-      const other = Object.keys(nested).find((k) => !/^ns[1-5]$/.test(k));
-      if (other !== undefined)
-        throw bad(`nameservers: "${other.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
-      return [1, 2, 3, 4, 5].map((i) => textOf(nested[`ns${i}`], `nameservers[ns${i}]`));
-    }
-    return listOf(nested, 'nameservers').map((n, i) => textOf(n, `nameservers[${i}]`));
-  }
-  return [1, 2, 3, 4, 5].map((i) => textOf(params[`ns${i}`], `ns${i}`));
+  return nameserversFromWire(nested !== undefined && nested !== '' ? nested : topLevelNameservers(params));
 }
 
 export const textList = (field: string) =>

@@ -4,6 +4,7 @@ import type { RegisterCommand, RenewCommand, TransferCommand } from '../../core/
 import { DomainError } from '../../core/common/errors';
 import type { WireValue } from './form-body';
 import { toContacts } from './contact-wire';
+import { nameserversFromWire } from './nameservers-wire';
 import { decodeDomainFields } from './php-serialized';
 import { parseAmount } from '../../core/common/money';
 import { domainField, optionalText, text, wireBoolean } from './schemas';
@@ -149,7 +150,7 @@ export function toRegisterCommand(body: z.infer<typeof RegisterBody>): RegisterC
   return {
     domain: body.domain,
     period: body.regperiod,
-    nameservers: toNameservers(body.nameservers),
+    nameservers: nameserversFromWire(body.nameservers),
     contacts: toContacts(body.contacts),
     addons: toAddons(body.addons),
     fields: body.domainfields === undefined ? {} : decodeDomainFields(body.domainfields),
@@ -175,39 +176,6 @@ export function toRenewCommand(body: z.infer<typeof RenewBody>): RenewCommand {
 
 const isObject = (v: WireValue | undefined): v is { [key: string]: WireValue } =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * docs/api.md#nameservers-field: keyed (`nameservers[ns1]`) or positional (`nameservers[0]`, a JSON list).
- * Empty entries are dropped (billing platforms send unset ns3..ns5 as empty strings).
- */
-export function toNameservers(value: WireValue | undefined): string[] {
-  if (value === undefined || value === '') return [];
-  let ordered: Array<readonly [string, WireValue]>;
-  if (Array.isArray(value)) {
-    ordered = value.map((v, i) => [`ns${i + 1}`, v] as const);
-  } else if (isObject(value)) {
-    const slots = Object.entries(value).map(([key, v]) => {
-      const keyed = /^ns([1-5])$/i.exec(key);
-      const positional = /^[0-4]$/.exec(key);
-      if (!keyed && !positional)
-        throw invalid(`nameservers: "${key.slice(0, 20)}" is not a nameserver key; use ns1 to ns5`);
-      return [keyed ? Number(keyed[1]) - 1 : Number(key), key, v] as const;
-    });
-    ordered = slots.sort(([a], [b]) => a - b).map(([, key, v]) => [key, v] as const);
-  } else {
-    throw invalid(
-      'nameservers must be sent as nameservers[ns1], nameservers[ns2], … (or nameservers[0], nameservers[1], …)',
-    );
-  }
-  if (ordered.length > 5) throw invalid('nameservers: at most 5 (ns1 to ns5)');
-  return ordered
-    .map(([key, ns]) => {
-      // Named as sent (nameservers[ns4], nameservers[3]), not by its place among the ones given.
-      if (typeof ns !== 'string') throw invalid(`nameservers: ${key} must be a single host name`);
-      return ns.trim();
-    })
-    .filter((ns) => ns !== '');
-}
 
 const TRUE = new Set(['true', '1', 'on', 'yes']);
 const FALSE = new Set(['false', '0', 'off', 'no', '']);

@@ -22,7 +22,7 @@ export interface Db {
  * knex with every statement it starts sent on `connection` (knex's public `.connection()` of a
  * query or raw statement: the pool is not asked, the connection not released). knex still builds
  * each statement, runs it and shapes its answer as it always does; what is left out is knex's
- * transaction object, made anew for every transaction (about 100 µs of CPU each on MariaDB,
+ * transaction object, made anew for every transaction (its cost on MariaDB is measured in
  * bench/RESULTS.md), and its pool queue.
  */
 export function onConnection(knex: Knex, connection: unknown): Db {

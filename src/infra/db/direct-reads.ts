@@ -33,8 +33,8 @@ export interface HotReads {
 
 /**
  * One statement that writes, sent on the MySQL/MariaDB pool of `HotReads` with the driver's own
- * `query`: the API log's batch insert (500 rows, 5,000 values), for which knex's raw wrapper cost
- * twice what the driver does (8.8 against 3.5 µs a row, bench/RESULTS.md). Not for anything that
+ * `query`: the API log's batch insert (500 rows, 5,000 values), for which knex's raw wrapper costs
+ * more than the driver does (measured in bench/RESULTS.md). Not for anything that
  * must share a transaction: each call is its own statement, committed at once.
  */
 export interface DirectWrites {

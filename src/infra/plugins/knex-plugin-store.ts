@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/registrar/plugin';
 import type { Clock } from '../../core/common/clock';
+import { isUniqueViolation } from '../db/errors';
 import { directWritesOf, type DirectWrites, type HotReads, knexHotReads, knexWrites } from '../db/direct-reads';
 
 const checkKey = (key: string): string => {
@@ -8,11 +9,6 @@ const checkKey = (key: string): string => {
     throw new Error(`plugin store keys must be 1 to ${PLUGIN_STORE_MAX_KEY_LENGTH} characters`);
   }
   return key;
-};
-
-const isDuplicateKey = (error: unknown): boolean => {
-  const code = (error as { code?: unknown }).code;
-  return code === 'ER_DUP_ENTRY' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 };
 
 const GET = 'SELECT value FROM plugin_state WHERE plugin_id = ? AND state_key = ?';
@@ -69,7 +65,7 @@ export class KnexPluginStore implements PluginStore {
       );
       return true;
     } catch (error) {
-      if (isDuplicateKey(error)) return false;
+      if (isUniqueViolation(error)) return false;
       throw error;
     }
   }
