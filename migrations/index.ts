@@ -28,6 +28,7 @@ import * as createWebSessions from './20261126130200_create_web_sessions';
 import * as createOneTimeLinks from './20261126130300_create_one_time_links';
 import * as addResellerNameIndexToDomains from './20261126140000_add_reseller_name_index_to_domains';
 import * as dropResellerIndexFromDomains from './20261126140100_drop_reseller_index_from_domains';
+import * as createPortalLogins from './20261126140200_create_portal_logins';
 import * as addLowCreditToResellers from './20261126150000_add_low_credit_to_resellers';
 import * as createOutboxEvents from './20261126150100_create_outbox_events';
 import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoints';
@@ -74,6 +75,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126130300_create_one_time_links', createOneTimeLinks],
   ['20261126140000_add_reseller_name_index_to_domains', addResellerNameIndexToDomains],
   ['20261126140100_drop_reseller_index_from_domains', dropResellerIndexFromDomains],
+  ['20261126140200_create_portal_logins', createPortalLogins],
   ['20261126150000_add_low_credit_to_resellers', addLowCreditToResellers],
   ['20261126150100_create_outbox_events', createOutboxEvents],
   ['20261126150200_create_webhook_endpoints', createWebhookEndpoints],

@@ -40,6 +40,10 @@ async function main(): Promise<void> {
   if (demo) printDemo(base, demo.email, demo.apiKey);
   if (settings.console)
     await printConsole(module, `${base.slice(0, base.length - settings.basePath.length)}${settings.consolePath}/`);
+  if (settings.portal)
+    process.stderr.write(
+      `Reseller portal: ${base.slice(0, base.length - settings.basePath.length)}${settings.portalPath}/\n  A reseller signs in after following its invitation: npm run admin -- reseller invite EMAIL\n\n`,
+    );
 
   handleShutdownSignals({
     logger,

@@ -38,9 +38,13 @@ import { type ModuleState, readinessCheck } from './startup/readiness';
 import { requestObservation } from './startup/request-observer';
 import { openSecretBox } from './startup/secret-box';
 import type { AuditLog } from './core/audit/audit-log';
+import type { AccountLists } from './core/reseller/account-lists';
+import type { PortalLogins } from './core/reseller/portal-logins';
 import type { OperatorService } from './core/operator/operator-service';
 import { consoleRules } from './web/console/console-access';
 import { CONSOLE_PAGES } from './web/console/console-pages';
+import { portalRules } from './web/portal/portal-access';
+import { PORTAL_PAGES } from './web/portal/portal-pages';
 import { createTemplates } from './web/templates';
 import { createWebArea } from './web/web-app';
 import { WEB_TOKENS } from './web/web-tokens';
@@ -130,12 +134,21 @@ export interface ResellerModule {
     readonly audit: AuditLog;
     /** The console's operator accounts (`reseller-admin operator`). */
     readonly operators: OperatorService;
+    /** The reseller portal's sign-in: `invite` makes a reseller's one-time link (docs/portal.md). */
+    readonly portalLogins: PortalLogins;
+    /** A reseller's own domains, orders and statement, page by page (docs/api.md#account-lists). */
+    readonly accountLists: AccountLists;
   };
   /**
    * Koa middleware serving the operator console (docs/console.md) under `mountPath`; requests
    * outside it pass to `next`. Mount it before `middleware()` when both share an app.
    */
   console(options?: ConsoleMountOptions): Koa.Middleware;
+  /**
+   * Koa middleware serving the reseller portal (docs/portal.md) under `mountPath` (default:
+   * PORTAL_PATH); requests outside it pass to `next`. Mount it before `middleware()` when both share an app.
+   */
+  portal(options?: ConsoleMountOptions): Koa.Middleware;
   /** The console's and portal's sessions in the database (listed and revoked in the console). */
   readonly webSessions: WebSessions;
   /**
@@ -281,6 +294,18 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
           templates,
           logger,
         }),
+      portal: (mount = {}) =>
+        createWebArea({
+          area: 'portal',
+          mountPath: mount.mountPath ?? (settings.portalPath === '/' ? '' : settings.portalPath),
+          title: 'Reseller portal',
+          pages: PORTAL_PAGES,
+          rules: portalRules((id) => services.resellers.byId(id)),
+          sessions: webSessions,
+          container,
+          templates,
+          logger,
+        }),
       on: (name, handler) => events.on(name, handler),
       events,
       container,
@@ -336,6 +361,8 @@ function servicesOf(container: Container): ResellerModule['services'] {
     webhooks: container.get(TOKENS.webhookService),
     audit: container.get(TOKENS.auditLog),
     operators: container.get(TOKENS.operatorService),
+    portalLogins: container.get(TOKENS.portalLogins),
+    accountLists: container.get(TOKENS.accountLists),
   };
 }
 

@@ -20,6 +20,7 @@ export function createServerApp(module: ResellerModule, settings: Settings, isDr
   // The console first: the API answers every path it does not own with a 404 JSON.
   if (settings.console)
     app.use(module.console({ mountPath: settings.consolePath === '/' ? '' : settings.consolePath }));
+  if (settings.portal) app.use(module.portal({ mountPath: settings.portalPath === '/' ? '' : settings.portalPath }));
   app.use(module.middleware({ ownAllPaths: true }));
   return app;
 }

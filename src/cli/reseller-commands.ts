@@ -1,5 +1,6 @@
 import { formatAmount, parseAmount } from '../core/common/money';
 import type { CliRuntime } from './cli-program';
+import { cliActor } from './operator-commands';
 
 export function resellerCommands(cli: CliRuntime): void {
   const reseller = cli.group('reseller', 'reseller accounts, their API keys and IP allow-lists');
@@ -13,6 +14,44 @@ export function resellerCommands(cli: CliRuntime): void {
         const opening = options.credit === undefined ? 0 : parseAmount(options.credit, '--credit');
         const { reseller: created, apiKey } = await module.services.resellers.create(email, options.group, opening);
         return { email: created.email, apiKey };
+      }),
+    );
+
+  cli
+    .command(
+      reseller,
+      'invite <email>',
+      'a one-time link (24 h) for the reseller to set its portal password (its first, or a forgotten one)',
+    )
+    .action(
+      cli.action(async ({ module, io }, [email]) => {
+        const invitation = await module.services.portalLogins.invite(cliActor(io), email);
+        const { settings } = module;
+        const base = settings.publicUrl ?? `http://127.0.0.1:${settings.port}`;
+        const mount = settings.portalPath === '/' ? '' : settings.portalPath;
+        return {
+          email: invitation.reseller.email,
+          invitationLink: `${base}${mount}/invitation?token=${invitation.token}`,
+          linkExpiresAt: invitation.expiresAt.toISOString(),
+          note: settings.publicUrl
+            ? 'works once, for 24 hours; earlier links stop working'
+            : 'works once, for 24 hours; set PUBLIC_URL so that the link names the address people open',
+        };
+      }),
+    );
+
+  cli
+    .command(
+      reseller,
+      'reset-portal-2fa <email>',
+      "remove the reseller's portal second factor (a lost phone); its portal sessions end at once",
+    )
+    .action(
+      cli.action(async ({ module, io }, [email]) => {
+        const found = await module.services.resellers.byEmail(email);
+        await module.services.portalLogins.removeSecondFactor(cliActor(io), found.id);
+        await module.webSessions.endAllOf('reseller', found.id);
+        return { email: found.email, hasSecondFactor: false };
       }),
     );
 
@@ -31,6 +70,46 @@ export function resellerCommands(cli: CliRuntime): void {
       }),
     );
   }
+
+  cli
+    .command(
+      reseller,
+      'change-email <email> <new-email>',
+      'change the email, which is also the API username: its billing platform must then use the new one',
+    )
+    .action(
+      cli.action(async ({ module }, [email, newEmail]) => {
+        const changed = await module.services.resellers.changeEmail(email, newEmail);
+        return { email: changed.email, previousEmail: email.trim().toLowerCase() };
+      }),
+    );
+
+  cli
+    .command(
+      reseller,
+      'move <email>',
+      "move the reseller to another group: the group's prices apply from its next order",
+    )
+    .requiredOption('--group <name>', 'the group it moves to')
+    .action(
+      cli.action<{ group: string }>(async ({ module }, [email], { group }) => {
+        await module.services.resellers.changeGroup(email, group);
+        return { email: email.trim().toLowerCase(), group };
+      }),
+    );
+
+  cli
+    .command(
+      reseller,
+      'close <email>',
+      'end the account: refused while it holds domains or credit; a closed reseller cannot call the API',
+    )
+    .action(
+      cli.action(async ({ module }, [email]) => {
+        const closed = await module.services.resellers.close(email);
+        return { email: closed.email, status: closed.status };
+      }),
+    );
 
   cli.command(reseller, 'show <email>', 'one reseller: status, group, balance, IP allow-list').action(
     cli.action(async ({ module }, [email]) => {

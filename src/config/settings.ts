@@ -88,6 +88,14 @@ export const SettingsSchema = z.strictObject({
     .transform((p) => p.replace(/\/+$/, '') || '/'),
   /** Admins sign in to the console with a TOTP code as well as the password. */
   consoleRequire2fa: bool.default(true),
+  /** Serve the reseller portal (docs/portal.md) in the stand-alone server. */
+  portal: bool.default(true),
+  /** Where the stand-alone server mounts the reseller portal. */
+  portalPath: z
+    .string()
+    .regex(/^\/[A-Za-z0-9._~/-]*$/, 'must start with / and be a plain path')
+    .default('/portal')
+    .transform((p) => p.replace(/\/+$/, '') || '/'),
   /** A console or portal session unused this long ends. */
   webSessionIdleMinutes: int(1, 24 * 60).default(30),
   /** A console or portal session ends this long after sign-in, however active. */
@@ -181,6 +189,8 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   CONSOLE: 'console',
   CONSOLE_PATH: 'consolePath',
   CONSOLE_REQUIRE_2FA: 'consoleRequire2fa',
+  PORTAL: 'portal',
+  PORTAL_PATH: 'portalPath',
   WEB_SESSION_IDLE_MINUTES: 'webSessionIdleMinutes',
   WEB_SESSION_MAX_HOURS: 'webSessionMaxHours',
   PUBLIC_URL: 'publicUrl',

@@ -20,6 +20,7 @@ import type { RegistrarGateway } from './registrar/registrar-gateway';
 import type { GuardedRegistrars, RegistrarCallObserver } from './registrar/guarded-registrar';
 import type { SecretBox } from './reseller/reseller';
 import type { AccountLists } from './reseller/account-lists';
+import type { PortalLogins } from './reseller/portal-logins';
 import type { ResellerDirectory } from './reseller/reseller-directory';
 import type { ResellerService } from './reseller/reseller-service';
 import type { AvailabilityChecker } from './search/availability-checker';
@@ -108,6 +109,8 @@ export const TOKENS = {
   oneTimeLinks: token<OneTimeLinks>('oneTimeLinks'),
   /** The console's operator accounts. */
   operatorService: token<OperatorService>('operatorService'),
+  /** The reseller portal's sign-in: invitations, passwords, second factor (docs/portal.md). */
+  portalLogins: token<PortalLogins>('portalLogins'),
   /** The console's lists across resellers (reads only). */
   consoleLists: token<ConsoleLists>('consoleLists'),
   /** Failed background passes and registrar faults of the last hour in this process (the console's dashboard). */

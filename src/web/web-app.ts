@@ -256,6 +256,7 @@ export function createWebArea<Principal, Access extends string>(
         htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
         nav: [],
         body: templates.render('error', {
+          url,
           status,
           message: status === 404 ? 'There is no such page.' : 'This page does not take that method.',
           requestId: '',

@@ -7,6 +7,7 @@ import { OneTimeLinks } from '../core/auth/one-time-links';
 import { ConsoleLists } from '../core/console/console-lists';
 import { RecentOperations } from '../core/console/recent-operations';
 import { OperatorService } from '../core/operator/operator-service';
+import { PortalLogins } from '../core/reseller/portal-logins';
 import { TOKENS } from '../core/tokens';
 import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
 import { totpCodes } from '../infra/crypto/totp-codes';
@@ -14,6 +15,7 @@ import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-rep
 import { KnexConsoleViews } from '../infra/repositories/knex-console-views';
 import { KnexOneTimeLinkRepository } from '../infra/repositories/knex-one-time-link-repository';
 import { KnexOperatorRepository } from '../infra/repositories/knex-operator-repository';
+import { KnexPortalLoginRepository } from '../infra/repositories/knex-portal-login-repository';
 import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
 import { provider } from '../provide';
 import { WebSessions } from './sessions';
@@ -49,6 +51,27 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
         ),
     );
     provide(TOKENS.recentOperations, { clock: TOKENS.clock }, ({ clock }) => new RecentOperations(clock));
+    provide(
+      TOKENS.portalLogins,
+      {
+        uow: TOKENS.unitOfWork,
+        links: TOKENS.oneTimeLinks,
+        secrets: TOKENS.secretBox,
+        audit: TOKENS.auditLog,
+        clock: TOKENS.clock,
+      },
+      ({ uow, links, secrets, audit, clock }) =>
+        new PortalLogins(
+          new KnexPortalLoginRepository(knex),
+          uow.read.resellers,
+          links,
+          argon2idHasher,
+          totpCodes('Reseller portal', () => clock.now()),
+          secrets,
+          audit,
+          clock,
+        ),
+    );
     provide(
       TOKENS.consoleLists,
       { clock: TOKENS.clock },

@@ -62,7 +62,7 @@ export class Authenticator {
     }
     if (!username || !token)
       throw new DomainError('authentication_failed', 'The username and token headers are required');
-    const hours = this.hoursToCheck(credentials.timestamp);
+    const hours = acceptedTokenHours(this.clock.now(), credentials.timestamp);
 
     const found =
       username.length <= MAX_HEADER_LENGTH
@@ -107,29 +107,35 @@ export class Authenticator {
     }
     return expected;
   }
+}
 
-  private hoursToCheck(timestamp: string | undefined): Date[] {
-    const now = this.clock.now().getTime();
-    if (timestamp !== undefined && timestamp.trim() !== '') {
-      const text = timestamp.trim();
-      if (!/^\d{1,13}$/.test(text))
-        throw new DomainError('authentication_failed', 'The timestamp header must be a Unix timestamp in seconds');
-      // Thirteen digits can only be milliseconds; accept them rather than fail a lenient client.
-      const at = text.length === 13 ? Number(text) : Number(text) * 1000;
-      if (Math.abs(at - now) > SKEW_MS) {
-        throw new DomainError(
-          'authentication_failed',
-          'The timestamp header is more than 60 seconds away from server time; check the client clock',
-        );
-      }
-      return [new Date(at)];
+/**
+ * The instants whose UTC hours a token may be built from at `now` (docs/api.md#which-hours-are-accepted):
+ * with a `timestamp` header, its hour only (refused when more than 60 s from `now`); without one,
+ * the current hour and, within 60 s of a boundary, the neighbouring one. The portal's token checker
+ * asks the same question.
+ */
+export function acceptedTokenHours(at: Date, timestamp: string | undefined): Date[] {
+  const now = at.getTime();
+  if (timestamp !== undefined && timestamp.trim() !== '') {
+    const text = timestamp.trim();
+    if (!/^\d{1,13}$/.test(text))
+      throw new DomainError('authentication_failed', 'The timestamp header must be a Unix timestamp in seconds');
+    // Thirteen digits can only be milliseconds; accept them rather than fail a lenient client.
+    const stamped = text.length === 13 ? Number(text) : Number(text) * 1000;
+    if (Math.abs(stamped - now) > SKEW_MS) {
+      throw new DomainError(
+        'authentication_failed',
+        'The timestamp header is more than 60 seconds away from server time; check the client clock',
+      );
     }
-    const hours = [new Date(now)];
-    const intoHour = now % HOUR_MS;
-    if (intoHour < SKEW_MS) hours.push(new Date(now - SKEW_MS));
-    if (HOUR_MS - intoHour <= SKEW_MS) hours.push(new Date(now + SKEW_MS));
-    return hours;
+    return [new Date(stamped)];
   }
+  const hours = [new Date(now)];
+  const intoHour = now % HOUR_MS;
+  if (intoHour < SKEW_MS) hours.push(new Date(now - SKEW_MS));
+  if (HOUR_MS - intoHour <= SKEW_MS) hours.push(new Date(now + SKEW_MS));
+  return hours;
 }
 
 /** Field by field, not `{ ...reseller, balance }` (docs/performance.md#object-shapes-on-the-hot-path). */

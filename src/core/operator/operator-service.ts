@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuditLog, Actor } from '../audit/audit-log';
-import { hashToken, type OneTimeLinks } from '../auth/one-time-links';
+import type { OneTimeLinks } from '../auth/one-time-links';
+import { newRecoveryCodes, recoveryCodeHash } from '../auth/recovery-codes';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import { ulid } from '../common/ids';
@@ -19,7 +20,6 @@ import {
 
 export const MIN_PASSWORD_LENGTH = 12;
 const MAX_PASSWORD_LENGTH = 1024;
-const RECOVERY_CODES = 10;
 
 export interface SetPasswordLink {
   readonly operator: Operator;
@@ -149,11 +149,8 @@ export class OperatorService {
     const record = await this.activeRecord(operatorId);
     if (!this.totp.verify(this.secrets.open(sealedSecret), String(code ?? '').replace(/\s/g, '')))
       throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
-    const codes = Array.from({ length: RECOVERY_CODES }, () => recoveryCode());
-    await this.operators.update(record.id, {
-      sealedTotpSecret: sealedSecret,
-      recoveryCodeHashes: codes.map((c) => hashToken(normaliseRecovery(c))),
-    });
+    const { codes, hashes } = newRecoveryCodes();
+    await this.operators.update(record.id, { sealedTotpSecret: sealedSecret, recoveryCodeHashes: hashes });
     await this.audit.record(operatorActor(publicOperator(record)), {
       action: 'operator.second_factor.enrol',
       subject: subjectOf(record),
@@ -168,7 +165,7 @@ export class OperatorService {
     const given = String(code ?? '').trim();
     if (/^\d{6}$/.test(given.replace(/\s/g, '')))
       return this.totp.verify(this.secrets.open(record.sealedTotpSecret), given.replace(/\s/g, ''));
-    const hash = hashToken(normaliseRecovery(given));
+    const hash = recoveryCodeHash(given);
     if (!record.recoveryCodeHashes.includes(hash)) return false;
     const used = await this.operators.useRecoveryCode(record.id, hash);
     if (used)
@@ -258,13 +255,3 @@ export const operatorActor = (operator: Pick<Operator, 'id' | 'email'>, extra: P
 });
 
 const subjectOf = (operator: { readonly id: string }) => ({ kind: 'operator', id: operator.id });
-
-/** Ten characters in two groups from an alphabet without look-alikes, like "k7pm3-xq9fd". */
-function recoveryCode(): string {
-  const alphabet = 'abcdefghjkmnpqrstuvwxyz23456789';
-  const bytes = randomBytes(10);
-  const chars = [...bytes].map((b) => alphabet[b % alphabet.length]);
-  return `${chars.slice(0, 5).join('')}-${chars.slice(5).join('')}`;
-}
-
-const normaliseRecovery = (code: string) => code.toLowerCase().replace(/[^a-z0-9]/g, '');

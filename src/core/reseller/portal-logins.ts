@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import type { Actor, AuditLog } from '../audit/audit-log';
+import type { OneTimeLinks } from '../auth/one-time-links';
+import { newRecoveryCodes, recoveryCodeHash, totpCodeOf } from '../auth/recovery-codes';
+import type { Clock } from '../common/clock';
+import { DomainError } from '../common/errors';
+import { normaliseEmail } from '../common/validation';
+import type { PasswordHasher, TotpCodes } from '../operator/operator';
+import { checkPassword } from '../operator/operator-service';
+import type { Reseller, ResellerRepository, SecretBox } from './reseller';
+
+/** How a reseller signs in to the portal; no row until it has followed an invitation. */
+export interface PortalLogin {
+  readonly resellerId: string;
+  readonly passwordHash: string;
+  readonly sealedTotpSecret: string | null;
+  /** SHA-256 of each unused recovery code. */
+  readonly recoveryCodeHashes: readonly string[];
+  readonly passwordSetAt: Date;
+}
+
+/** Port: the portal's sign-in secrets (src/infra/repositories/knex-portal-login-repository.ts). */
+export interface PortalLoginRepository {
+  find(resellerId: string): Promise<PortalLogin | undefined>;
+  /** Sets the password (a new row on the first one); the second factor is kept. */
+  setPassword(resellerId: string, passwordHash: string, at: Date): Promise<void>;
+  setSecondFactor(
+    resellerId: string,
+    sealedTotpSecret: string | null,
+    recoveryCodeHashes: readonly string[],
+  ): Promise<void>;
+  /** Removes one recovery code if it is still there; true for the one caller that did. */
+  useRecoveryCode(resellerId: string, codeHash: string): Promise<boolean>;
+}
+
+export interface Invitation {
+  readonly reseller: Reseller;
+  /** The one-time link's token (shown once; only its hash is stored). */
+  readonly token: string;
+  readonly expiresAt: Date;
+}
+
+/** A reseller's portal account as pages show it: never a hash or a secret. */
+export interface PortalAccount {
+  readonly hasPassword: boolean;
+  readonly hasSecondFactor: boolean;
+  readonly recoveryCodesLeft: number;
+  readonly passwordSetAt: Date | null;
+}
+
+/** The outcome of email and password: `suspended` only once the password matched, so it tells a stranger nothing. */
+export type PortalSignIn =
+  | { readonly ok: true; readonly reseller: Reseller; readonly hasSecondFactor: boolean }
+  | { readonly ok: false; readonly reason: 'invalid' | 'suspended' };
+
+const INVITATION = 'reseller_invitation';
+const MAX_PASSWORD_LENGTH = 1024;
+
+/**
+ * The reseller portal's sign-in (docs/portal.md): a password the reseller sets from a one-time
+ * invitation (24 h, used once) that the operator creates in the console or with
+ * `reseller-admin reseller invite`, argon2id like the operators', separate from the API key (an API
+ * key is not a password: it never signs in, and a portal session never calls the API); optional
+ * TOTP with recovery codes; a suspended reseller never signs in. Every change is audited.
+ */
+export class PortalLogins {
+  /** Verified against when the email is unknown or has no password, so a failure takes as long either way. */
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly logins: PortalLoginRepository,
+    private readonly resellers: ResellerRepository,
+    private readonly links: OneTimeLinks,
+    private readonly hasher: PasswordHasher,
+    private readonly totp: TotpCodes,
+    private readonly secrets: SecretBox,
+    private readonly audit: AuditLog,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * A one-time link (24 h) for the reseller to set its portal password: its first one, or a new
+   * one when it forgot it (the old password works until the link is used). Earlier links stop working.
+   */
+  async invite(actor: Actor, emailInput: string): Promise<Invitation> {
+    const reseller = await this.byEmail(emailInput);
+    const link = await this.links.issue(INVITATION, reseller.id);
+    await this.audit.record(actor, {
+      action: 'reseller.portal.invite',
+      subject: { kind: 'reseller', id: reseller.id },
+      after: { email: reseller.email, expiresAt: link.expiresAt.toISOString() },
+    });
+    return { reseller, ...link };
+  }
+
+  /** The reseller a usable invitation is for (the form shows its email), without using the link. */
+  async invitationHolder(token: string): Promise<Reseller | undefined> {
+    const id = await this.links.peek(INVITATION, token);
+    const reseller = id ? await this.resellers.findById(id) : undefined;
+    return reseller?.status === 'active' ? reseller : undefined;
+  }
+
+  /** Sets the password through an invitation, which then stops working. */
+  async acceptInvitation(token: string, password: string, confirmation: string): Promise<Reseller> {
+    checkPassword(password, confirmation);
+    if (!(await this.invitationHolder(token)))
+      throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
+    const id = await this.links.use(INVITATION, token);
+    const reseller = id ? await this.resellers.findById(id) : undefined;
+    if (!reseller)
+      throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
+    await this.logins.setPassword(reseller.id, await this.hasher.hash(password), this.clock.now());
+    await this.audit.record(resellerActor(reseller), {
+      action: 'reseller.portal.password_set',
+      subject: { kind: 'reseller', id: reseller.id },
+    });
+    return reseller;
+  }
+
+  /** Email and password, the first step of sign-in. */
+  async checkPassword(emailInput: string, password: string): Promise<PortalSignIn> {
+    let email = '';
+    try {
+      email = normaliseEmail(emailInput);
+    } catch {
+      // An address that cannot be an email is an unknown one.
+    }
+    const found = email ? await this.resellers.findByEmail(email) : undefined;
+    const login = found ? await this.logins.find(found.id) : undefined;
+    const given = String(password ?? '').slice(0, MAX_PASSWORD_LENGTH);
+    if (!found || !login) {
+      this.dummyHash ??= this.hasher.hash(randomBytes(16).toString('hex'));
+      await this.hasher.verify(await this.dummyHash, given);
+      return { ok: false, reason: 'invalid' };
+    }
+    if (!(await this.hasher.verify(login.passwordHash, given))) return { ok: false, reason: 'invalid' };
+    const { sealedApiKey: _key, allowedNetworks: _networks, ledgerBalance: _balance, ...reseller } = found;
+    if (reseller.status !== 'active') return { ok: false, reason: 'suspended' };
+    return { ok: true, reseller, hasSecondFactor: login.sealedTotpSecret !== null };
+  }
+
+  /** The signed-in reseller's password again, before something sensitive (the EPP code). */
+  async confirmPassword(resellerId: string, password: string): Promise<boolean> {
+    const login = await this.logins.find(resellerId);
+    return login ? this.hasher.verify(login.passwordHash, String(password ?? '').slice(0, MAX_PASSWORD_LENGTH)) : false;
+  }
+
+  async changePassword(actor: Actor, resellerId: string, current: string, next: string, confirmation: string) {
+    if (!(await this.confirmPassword(resellerId, current)))
+      throw new DomainError('validation_failed', 'The current password is not right');
+    checkPassword(next, confirmation);
+    await this.logins.setPassword(resellerId, await this.hasher.hash(next), this.clock.now());
+    await this.audit.record(actor, {
+      action: 'reseller.portal.password_change',
+      subject: { kind: 'reseller', id: resellerId },
+    });
+  }
+
+  async account(resellerId: string): Promise<PortalAccount> {
+    const login = await this.logins.find(resellerId);
+    return {
+      hasPassword: login !== undefined,
+      hasSecondFactor: login?.sealedTotpSecret != null,
+      recoveryCodesLeft: login?.recoveryCodeHashes.length ?? 0,
+      passwordSetAt: login?.passwordSetAt ?? null,
+    };
+  }
+
+  /** A new TOTP secret, sealed for the session until `enrol` confirms a code from it. */
+  newSecondFactor(reseller: Reseller): { secret: string; uri: string; sealed: string } {
+    const secret = this.totp.newSecret();
+    return { secret, uri: this.totp.uri(secret, reseller.email), sealed: this.secrets.seal(secret) };
+  }
+
+  describeSecondFactor(sealedSecret: string, reseller: Reseller): { secret: string; uri: string } {
+    const secret = this.secrets.open(sealedSecret);
+    return { secret, uri: this.totp.uri(secret, reseller.email) };
+  }
+
+  /** Turns the second factor on once a code from the secret is right; returns the recovery codes (shown once). */
+  async enrol(actor: Actor, resellerId: string, sealedSecret: string, code: string): Promise<string[]> {
+    const digits = totpCodeOf(String(code ?? ''));
+    if (!digits || !this.totp.verify(this.secrets.open(sealedSecret), digits))
+      throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
+    const { codes, hashes } = newRecoveryCodes();
+    await this.logins.setSecondFactor(resellerId, sealedSecret, hashes);
+    await this.audit.record(actor, {
+      action: 'reseller.portal.second_factor.enrol',
+      subject: { kind: 'reseller', id: resellerId },
+    });
+    return codes;
+  }
+
+  /** True for the reseller's current TOTP code, or one of its unused recovery codes (then used up). */
+  async checkSecondFactor(actor: Actor, resellerId: string, code: string): Promise<boolean> {
+    const login = await this.logins.find(resellerId);
+    if (!login?.sealedTotpSecret) return false;
+    const given = String(code ?? '').trim();
+    const digits = totpCodeOf(given);
+    if (digits) return this.totp.verify(this.secrets.open(login.sealedTotpSecret), digits);
+    const hash = recoveryCodeHash(given);
+    if (!login.recoveryCodeHashes.includes(hash)) return false;
+    const used = await this.logins.useRecoveryCode(resellerId, hash);
+    if (used)
+      await this.audit.record(actor, {
+        action: 'reseller.portal.recovery_code.used',
+        subject: { kind: 'reseller', id: resellerId },
+        after: { remaining: login.recoveryCodeHashes.length - 1 },
+      });
+    return used;
+  }
+
+  /** Removes the second factor: by the reseller with its password, or by the operator (a lost phone). */
+  async removeSecondFactor(actor: Actor, resellerId: string): Promise<void> {
+    await this.logins.setSecondFactor(resellerId, null, []);
+    await this.audit.record(actor, {
+      action: 'reseller.portal.second_factor.remove',
+      subject: { kind: 'reseller', id: resellerId },
+    });
+  }
+
+  private async byEmail(emailInput: string): Promise<Reseller> {
+    const found = await this.resellers.findByEmail(normaliseEmail(emailInput));
+    if (!found) throw new DomainError('not_found', `no reseller with email ${String(emailInput).trim()}`);
+    const { sealedApiKey: _key, allowedNetworks: _networks, ledgerBalance: _balance, ...reseller } = found;
+    return reseller;
+  }
+}
+
+/** How the audit log names a reseller acting in the portal. */
+export const resellerActor = (reseller: Pick<Reseller, 'id' | 'email'>, extra: Partial<Actor> = {}): Actor => ({
+  kind: 'reseller',
+  id: reseller.id,
+  label: reseller.email,
+  ...extra,
+});

@@ -1,0 +1,15 @@
+import { ACCOUNT_PAGES } from './account-pages';
+import { API_PAGES } from './api-pages';
+import { DOMAIN_PAGES } from './domain-pages';
+import { LOGIN_PAGES } from './login-pages';
+import type { PortalPage } from './portal-access';
+import { SIGN_IN_PAGES } from './sign-in-pages';
+
+/** The portal's page table: every page states its access rule (portal-access.ts). A new page goes in its area's file. */
+export const PORTAL_PAGES: readonly PortalPage[] = [
+  ...SIGN_IN_PAGES,
+  ...ACCOUNT_PAGES,
+  ...DOMAIN_PAGES,
+  ...API_PAGES,
+  ...LOGIN_PAGES,
+];
