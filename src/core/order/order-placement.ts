@@ -2,7 +2,7 @@ import { ulid } from '../common/ids';
 import type { OrderAction } from '../catalogue/catalogue';
 import { creditChanged } from '../credit/credit-service';
 import { postWithBalance } from '../credit/ledger';
-import { domainAddonsOf, type NewDomain } from '../domain/domain';
+import { domainAddonsOf, type DomainRecord, type NewDomain } from '../domain/domain';
 import type { Clock } from '../common/clock';
 import { DomainError, type ErrorCode } from '../common/errors';
 import type { Logger } from '../common/logger';
@@ -259,12 +259,7 @@ export class OrderPlacement {
       );
       return {
         domainId: existing.id,
-        prior: {
-          status: existing.status,
-          resellerId: existing.resellerId,
-          registrar: existing.registrar,
-          expiryDate: existing.expiryDate,
-        },
+        prior: priorOf(existing),
       };
     }
     if (existing.resellerId === reseller.id) {
@@ -285,12 +280,7 @@ export class OrderPlacement {
     // A second renewal of the same domain is refused by the open-order index when the order is inserted.
     return {
       domainId: existing.id,
-      prior: {
-        status: existing.status,
-        resellerId: existing.resellerId,
-        registrar: existing.registrar,
-        expiryDate: existing.expiryDate,
-      },
+      prior: priorOf(existing),
     };
   }
 
@@ -395,3 +385,13 @@ function refusalError(order: Order, reason: 'unavailable' | 'refused', message: 
 
 const keyInFlight = () =>
   new DomainError('conflict', 'A request with this Idempotency-Key is still in progress; retry later');
+
+/** What the order keeps of the domain as it was, to restore it if the order is refused at once. */
+function priorOf(domain: DomainRecord): PriorDomain {
+  return {
+    status: domain.status,
+    resellerId: domain.resellerId,
+    registrar: domain.registrar,
+    expiryDate: domain.expiryDate,
+  };
+}
