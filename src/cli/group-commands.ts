@@ -23,6 +23,14 @@ export function groupCommands(cli: CliRuntime): void {
   );
 
   cli
+    .command(group, 'rename <name> <new-name>', 'rename a group (its resellers and prices stay with it)')
+    .action(cli.action(({ module }, [name, newName]) => module.services.resellers.renameGroup(name, newName)));
+
+  cli
+    .command(group, 'delete <name>', 'delete a group and its prices; refused while resellers are in it')
+    .action(cli.action(({ module }, [name]) => module.services.resellers.deleteGroup(name)));
+
+  cli
     .command(group, 'show <name>', 'one group: its prices per TLD, addon prices, premium rule and default contact')
     .action(
       cli.action(async ({ module }, [name]) => {

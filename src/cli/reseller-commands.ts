@@ -71,6 +71,46 @@ export function resellerCommands(cli: CliRuntime): void {
     );
   }
 
+  cli
+    .command(
+      reseller,
+      'change-email <email> <new-email>',
+      'change the email, which is also the API username: its billing platform must then use the new one',
+    )
+    .action(
+      cli.action(async ({ module }, [email, newEmail]) => {
+        const changed = await module.services.resellers.changeEmail(email, newEmail);
+        return { email: changed.email, previousEmail: email.trim().toLowerCase() };
+      }),
+    );
+
+  cli
+    .command(
+      reseller,
+      'move <email>',
+      "move the reseller to another group: the group's prices apply from its next order",
+    )
+    .requiredOption('--group <name>', 'the group it moves to')
+    .action(
+      cli.action<{ group: string }>(async ({ module }, [email], { group }) => {
+        await module.services.resellers.changeGroup(email, group);
+        return { email: email.trim().toLowerCase(), group };
+      }),
+    );
+
+  cli
+    .command(
+      reseller,
+      'close <email>',
+      'end the account: refused while it holds domains or credit; a closed reseller cannot call the API',
+    )
+    .action(
+      cli.action(async ({ module }, [email]) => {
+        const closed = await module.services.resellers.close(email);
+        return { email: closed.email, status: closed.status };
+      }),
+    );
+
   cli.command(reseller, 'show <email>', 'one reseller: status, group, balance, IP allow-list').action(
     cli.action(async ({ module }, [email]) => {
       const { resellers, credit } = module.services;

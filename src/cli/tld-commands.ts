@@ -18,7 +18,7 @@ interface ImportCostsOptions {
 
 interface TldSetOptions {
   readonly group: string;
-  readonly registrar: string;
+  readonly registrar?: string;
   readonly register?: string;
   readonly renew?: string;
   readonly transfer?: string;
@@ -34,7 +34,7 @@ export function tldCommands(cli: CliRuntime): void {
   cli
     .command(tld, 'set <tld>', "offer a TLD through a registrar plugin, or change it; set a group's prices for it")
     .requiredOption('--group <name>', 'the group whose prices are set')
-    .requiredOption('--registrar <plugin>', 'the registrar plugin that serves the TLD')
+    .option('--registrar <plugin>', 'the registrar plugin that serves the TLD (required for a new TLD; kept otherwise)')
     .option('--register <prices>', 'years=price pairs, like "1=10.00,2=19.50" (required for a new TLD)')
     .option('--renew <prices>', 'years=price pairs; replaces all renew prices of the group')
     .option('--transfer <prices>', 'years=price pairs; replaces all transfer prices of the group')
@@ -123,6 +123,30 @@ export function tldCommands(cli: CliRuntime): void {
       });
     }),
   );
+
+  cli
+    .command(
+      tld,
+      'stop-selling <tld>',
+      'stop selling a TLD to a group: its register and transfer prices go; renewals stay',
+    )
+    .requiredOption('--group <name>', 'the group that no longer buys it')
+    .action(
+      cli.action<{ group: string }>(({ module }, [name], { group }) =>
+        module.services.catalogue.stopSelling(group, name),
+      ),
+    );
+
+  cli
+    .command(tld, 'remove-price <tld>', "remove one period's price of one action for a group; its other prices stay")
+    .requiredOption('--group <name>', 'the group whose price goes')
+    .addOption(new Option('--action <action>', 'which price').choices(ORDER_ACTIONS).makeOptionMandatory())
+    .requiredOption('--period <years>', 'the period, in years', wholeNumber('period', 1, 10))
+    .action(
+      cli.action<{ group: string; action: OrderAction; period: number }>(({ module }, [name], options) =>
+        module.services.catalogue.removePrice(options.group, name, options.action, options.period),
+      ),
+    );
 
   cli.command(tld, 'show <tld>', 'one TLD: its registrar, limits and prices per group').action(
     cli.action(async ({ module }, [name]) => {

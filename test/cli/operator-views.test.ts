@@ -1,6 +1,7 @@
 import qs from 'qs';
 import { cli } from '../support/cli';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { givenDomain } from '../support/domains';
 import { REGISTRANT } from '../support/wire';
 
 /** Issue 31, item 9: an operator sees what is set, as JSON for scripts and as tables for people. */
@@ -107,5 +108,134 @@ describe('reseller-admin views', () => {
     expect(shown.stdout).toMatch(/\nprices:\ntld\s+register\s+renew\s+transfer\n/);
     expect(() => JSON.parse(shown.stdout)).toThrow();
     expect(JSON.parse((await cli(env, 'reseller', 'list')).stdout)).toHaveLength(1);
+  });
+});
+
+/** Issue 31, item 9: the operator actions that were missing. */
+describe('reseller-admin operator actions', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('changes a TLD’s prices without repeating --registrar, and still wants one for a new TLD', async () => {
+    const run = await cli(env, 'tld', 'set', '.com', '--group', 'default', '--renew', '1=13.00');
+    expect(run.code).toBe(0);
+    expect(run.json()).toMatchObject({ tld: { registrar: 'sandbox' }, prices: { renew: { 1: '13.00' } } });
+    const fresh = await cli(env, 'tld', 'set', '.dev', '--group', 'default', '--register', '1=12.00');
+    expect(fresh.code).toBe(1);
+    expect(fresh.stderr).toMatch(/\.dev is new: give the registrar plugin that serves it/);
+  });
+
+  it("removes one period's price, keeping the others, and refuses a period that is not priced", async () => {
+    const run = await cli(
+      env,
+      'tld',
+      'remove-price',
+      '.net',
+      '--group',
+      'default',
+      '--action',
+      'register',
+      '--period',
+      '2',
+    );
+    expect(run.code).toBe(0);
+    expect(run.json().prices.register).toEqual({ 1: '10.00', 5: '45.00' });
+    const again = await cli(
+      env,
+      'tld',
+      'remove-price',
+      '.net',
+      '--group',
+      'default',
+      '--action',
+      'register',
+      '--period',
+      '2',
+    );
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(/has no register price for \.net for 2 year/);
+  });
+
+  it('stops selling a TLD to a group, keeping its renewals', async () => {
+    const run = await cli(env, 'tld', 'stop-selling', '.org', '--group', 'default');
+    expect(run.code).toBe(0);
+    const shown = (await cli(env, 'tld', 'show', '.org')).json();
+    expect(shown.prices).toEqual([{ group: 'default', register: null, renew: '1y 12.00, 2y 23.00', transfer: null }]);
+  });
+
+  it('moves a reseller to another group and changes its email', async () => {
+    expect((await cli(env, 'group', 'create', 'wholesale')).code).toBe(0);
+    const moved = await cli(env, 'reseller', 'move', h.reseller.email, '--group', 'wholesale');
+    expect(moved.code).toBe(0);
+    const changed = await cli(env, 'reseller', 'change-email', h.reseller.email, 'renamed@example.com');
+    expect(changed.json()).toEqual({ email: 'renamed@example.com', previousEmail: h.reseller.email });
+    expect((await cli(env, 'reseller', 'show', 'renamed@example.com')).json()).toMatchObject({ group: 'wholesale' });
+    expect((await cli(env, 'reseller', 'move', 'renamed@example.com', '--group', 'nosuch')).code).toBe(1);
+  });
+});
+
+describe('reseller-admin group rename and delete', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('renames a group, keeping its resellers and prices, and refuses a name in use', async () => {
+    expect((await cli(env, 'group', 'create', 'taken')).code).toBe(0);
+    expect((await cli(env, 'group', 'rename', 'default', 'taken')).stderr).toMatch(/group "taken" already exists/);
+    expect((await cli(env, 'group', 'rename', 'default', 'retail')).json()).toMatchObject({ name: 'retail' });
+    expect((await cli(env, 'reseller', 'show', h.reseller.email)).json()).toMatchObject({ group: 'retail' });
+    expect((await cli(env, 'group', 'show', 'retail')).json().prices).toHaveLength(3);
+  });
+
+  it('refuses to delete a group that has resellers, naming them, and deletes one that has none, prices and all', async () => {
+    const refused = await cli(env, 'group', 'delete', 'retail');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`still has 1 reseller(s) (${h.reseller.email}): move them first`);
+    expect((await cli(env, 'tld', 'set', '.com', '--group', 'taken', '--register', '1=10.00')).code).toBe(0);
+    expect((await cli(env, 'group', 'delete', 'taken')).json()).toEqual({ deleted: 'taken' });
+    expect((await cli(env, 'group', 'show', 'taken')).code).toBe(1);
+    expect((await cli(env, 'tld', 'show', '.com')).json().prices).toEqual([
+      expect.objectContaining({ group: 'retail' }),
+    ]);
+  });
+});
+
+describe('reseller-admin reseller close', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+
+  it('is refused while the reseller holds credit, then while it holds a domain, and closes an empty account', async () => {
+    const email = h.reseller.email;
+    const withCredit = await cli(env, 'reseller', 'close', email);
+    expect(withCredit.code).toBe(1);
+    expect(withCredit.stderr).toContain(`still holds 100.00 of credit: refund it first (credit add ${email} -100.00`);
+    await givenDomain(h.module, 'kept-31.com');
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    const withDomain = await cli(env, 'reseller', 'close', email);
+    expect(withDomain.code).toBe(1);
+    expect(withDomain.stderr).toContain('still holds domains (kept-31.com)');
+    await h.module.knex('domains').where({ name: 'kept-31.com' }).update({ status: 'Cancelled' });
+    expect((await cli(env, 'reseller', 'close', email)).json()).toEqual({ email, status: 'closed' });
+    expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(401);
   });
 });

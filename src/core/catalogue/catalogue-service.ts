@@ -20,7 +20,8 @@ import { describePremiumRule, premiumRuleProblem, type PremiumRule } from './pre
 export interface SetTldInput {
   readonly tld: string;
   readonly group: string;
-  readonly registrar: string;
+  /** The registrar plugin serving the TLD; left out, an existing TLD keeps its own (a new one needs it). */
+  readonly registrar?: string;
   /** Each action's prices replace all of that action's prices for the group; an action left out keeps its own. */
   readonly prices: Partial<Record<OrderAction, PeriodPrices>>;
   readonly minLength?: number;
@@ -93,9 +94,12 @@ export class CatalogueService {
         const existing = await catalogue.findTld(tldName);
         if (!existing && !input.prices.register)
           throw new DomainError('validation_failed', `${tldName} is new: give its register prices`);
+        const registrar = input.registrar ?? existing?.registrar;
+        if (!registrar)
+          throw new DomainError('validation_failed', `${tldName} is new: give the registrar plugin that serves it`);
         const tld: Tld = {
           tld: tldName,
-          registrar: input.registrar,
+          registrar,
           minLength: input.minLength ?? existing?.minLength ?? 1,
           maxLength: input.maxLength ?? existing?.maxLength ?? 63,
           graceDays: input.graceDays ?? existing?.graceDays ?? 0,
@@ -117,7 +121,7 @@ export class CatalogueService {
 
   private checkSetTld(input: SetTldInput) {
     const { ascii: tldName } = parseTld(input.tld);
-    if (!this.registrars.has(input.registrar)) {
+    if (input.registrar !== undefined && !this.registrars.has(input.registrar)) {
       const known = this.registrars.ids();
       throw new DomainError(
         'validation_failed',
@@ -202,6 +206,34 @@ export class CatalogueService {
       for (const action of ['register', 'transfer'] as const)
         await catalogue.replacePrices(group.id, tld, action, new Map());
       return { group: group.name, tld };
+    });
+    this.recent.clear();
+    return result;
+  }
+
+  /**
+   * Removes one period's price of one action (`tld remove-price`): the other periods stay. A
+   * period that is not priced is `not_found`, so a typo never passes for a change.
+   */
+  async removePrice(
+    groupName: string,
+    tldInput: string,
+    action: OrderAction,
+    period: number,
+  ): Promise<{ group: string; tld: string; prices: Partial<Record<OrderAction, Record<string, string>>> }> {
+    const { ascii: tld } = parseTld(tldInput);
+    const result = await this.uow.run(async ({ groups, catalogue }) => {
+      const group = await groups.findByName(groupName.trim());
+      if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      const rows = await catalogue.prices(group.id, tld);
+      const kept = new Map(rows.filter((r) => r.action === action).map((r) => [r.period, r.price]));
+      if (!kept.delete(period))
+        throw new DomainError(
+          'not_found',
+          `group "${group.name}" has no ${action} price for ${tld} for ${period} year(s)`,
+        );
+      await catalogue.replacePrices(group.id, tld, action, kept);
+      return { group: group.name, tld, prices: groupByAction(await catalogue.prices(group.id, tld)) };
     });
     this.recent.clear();
     return result;

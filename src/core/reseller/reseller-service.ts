@@ -5,7 +5,9 @@ import { parseIpNetwork } from '../auth/ip-network';
 import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
 import { DomainError } from '../common/errors';
-import type { Minor } from '../common/money';
+import { formatAmount, type Minor } from '../common/money';
+import { DOMAIN_STATUSES } from '../domain/domain';
+import { isGone } from '../domain/domain-lifecycle';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
 import { assertCompleteRegistrant, normaliseContact } from '../order/contacts';
@@ -52,6 +54,37 @@ export class ResellerService {
 
   listGroups(): Promise<ResellerGroup[]> {
     return this.uow.read.groups.list();
+  }
+
+  async renameGroup(name: string, newNameInput: string): Promise<ResellerGroup> {
+    const newName = normaliseName(newNameInput, 'group name');
+    return this.uow.run(async ({ groups }) => {
+      const group = await groups.findByName(String(name ?? '').trim());
+      if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
+      if (group.name === newName) return group;
+      if (await groups.findByName(newName)) throw new DomainError('conflict', `group "${newName}" already exists`);
+      await groups.rename(group.id, newName);
+      return { ...group, name: newName };
+    });
+  }
+
+  /** Deletes a group and its prices; refused while resellers are in it (move them first). */
+  async deleteGroup(name: string): Promise<{ deleted: string }> {
+    return this.uow.run(async ({ groups, resellers }) => {
+      const group = await groups.findByName(String(name ?? '').trim());
+      if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
+      const members = (await resellers.list()).filter((r) => r.groupId === group.id);
+      if (members.length > 0)
+        throw new DomainError(
+          'conflict',
+          `group "${group.name}" still has ${members.length} reseller(s) (${members
+            .slice(0, 3)
+            .map((r) => r.email)
+            .join(', ')}${members.length > 3 ? ', …' : ''}): move them first (reseller move <email> --group <other>)`,
+        );
+      await groups.delete(group.id);
+      return { deleted: group.name };
+    });
   }
 
   /** The registrant used for the group's orders that carry none; checked like an order's registrant. */
@@ -131,6 +164,40 @@ export class ResellerService {
       issued.push({ email: reseller.email, apiKey });
     }
     return issued;
+  }
+
+  /**
+   * Ends a reseller's account: refused while it holds domains that are not gone (transfer them
+   * away or let them lapse first) or credit (refund it first), so that nobody's domains or money
+   * are left on an account nobody can use. A closed reseller cannot call the API.
+   */
+  async close(email: string): Promise<Reseller> {
+    const reseller = await this.byEmail(email);
+    const live = DOMAIN_STATUSES.filter((s) => !isGone(s));
+    const domains = await this.uow.read.domains.page({
+      resellerId: reseller.id,
+      statuses: live,
+      sort: 'name',
+      limit: 4,
+    });
+    if (domains.length > 0)
+      throw new DomainError(
+        'conflict',
+        `${reseller.email} still holds domains (${domains
+          .slice(0, 3)
+          .map((d) => d.name)
+          .join(
+            ', ',
+          )}${domains.length > 3 ? ', …' : ''}): they must be transferred away or lapse before the account is closed`,
+      );
+    const balance = await this.uow.read.ledger.balance(reseller.id);
+    if (balance !== 0)
+      throw new DomainError(
+        'conflict',
+        `${reseller.email} still holds ${formatAmount(balance)} of credit: refund it first (credit add ${reseller.email} -${formatAmount(balance)} --note "refund on closing")`,
+      );
+    await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, 'closed'));
+    return { ...reseller, status: 'closed' };
   }
 
   async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {

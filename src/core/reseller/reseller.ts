@@ -1,6 +1,7 @@
 import type { Minor } from '../common/money';
 
-export type ResellerStatus = 'active' | 'suspended';
+/** `closed`: the account was ended by the operator (`reseller close`); like suspended, it cannot call the API. */
+export type ResellerStatus = 'active' | 'suspended' | 'closed';
 
 export interface Reseller {
   readonly id: string;
@@ -78,6 +79,9 @@ export interface GroupRepository {
   list(): Promise<ResellerGroup[]>;
   insert(group: ResellerGroup): Promise<void>;
   setDefaultContact(id: string, contact: Record<string, string> | null): Promise<void>;
+  rename(id: string, name: string): Promise<void>;
+  /** Deletes the group with its prices, addon prices and premium rule (the caller checks it has no resellers). */
+  delete(id: string): Promise<void>;
 }
 
 /**

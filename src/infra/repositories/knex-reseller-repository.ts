@@ -219,4 +219,15 @@ export class KnexGroupRepository implements GroupRepository {
       .where({ id })
       .update({ default_contact: contact ? JSON.stringify(contact) : null });
   }
+
+  async rename(id: string, name: string): Promise<void> {
+    await this.db('reseller_groups').where({ id }).update({ name });
+  }
+
+  async delete(id: string): Promise<void> {
+    // The group's own catalogue rows go with it (the foreign keys point at the group).
+    for (const table of ['tld_prices', 'addon_prices', 'premium_rules'])
+      await this.db(table).where({ group_id: id }).delete();
+    await this.db('reseller_groups').where({ id }).delete();
+  }
 }
