@@ -12,10 +12,16 @@
  * order must be completed. Target: the module at 0.64 of the bare server's orders/s or better (the
  * ratio before the registrar boundary and settlement were redesigned, which was to cost nothing).
  *
+ * The module has BENCH_WEBHOOK_ENDPOINTS (2) operator-wide webhook endpoints, every event type,
+ * on loopback receivers in this process that answer 204: each order's events are signed and
+ * delivered while the load runs (issue 30: the ratio is to hold with two endpoints configured).
+ *
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
  * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
  * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import qs from 'qs';
 import { computeToken } from '../src/core/auth/api-token';
 import { parseDatabaseUrl, connectDatabase } from '../src/infra/db/connect';
@@ -35,6 +41,35 @@ const RESELLERS = positiveInt('BENCH_RESELLERS', 32);
 const WARMUP_SECONDS = 3;
 const MASTER_KEY = Buffer.alloc(32, 11).toString('base64');
 const TARGET = 0.64;
+const WEBHOOK_ENDPOINTS = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? 2);
+
+/** Loopback receivers answering 204, counting what they were sent. */
+async function webhookReceivers(count: number): Promise<{ urls: string[]; received: () => number; close(): void }> {
+  let received = 0;
+  const servers = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const server = http.createServer((req, res) => {
+        req.resume();
+        req.on('end', () => {
+          received++;
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return server;
+    }),
+  );
+  return {
+    urls: servers.map((s) => `http://127.0.0.1:${(s.address() as AddressInfo).port}/hook`),
+    received: () => received,
+    close: () => {
+      for (const s of servers) {
+        s.closeAllConnections();
+        s.close();
+      }
+    },
+  };
+}
 
 interface EngineResult {
   engine: Engine;
@@ -50,14 +85,19 @@ interface SeededDatabase {
 }
 
 /** A fresh database with the bench group, .com on the sandbox and RESELLERS funded resellers. */
-async function seededDatabase(engine: Engine, label: string): Promise<SeededDatabase> {
+async function seededDatabase(
+  engine: Engine,
+  label: string,
+  webhookUrls: readonly string[] = [],
+): Promise<SeededDatabase> {
   const db = await freshDatabase(engine, label);
   const seed = await createResellerModule({
     database: db.url,
-    settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
+    settings: { masterKey: MASTER_KEY, logLevel: 'silent', webhookAllowInsecureTargets: true },
   });
   await seed.migrate();
   await givenGroupSellingCom(seed, 'bench');
+  for (const url of webhookUrls) await seed.services.webhooks.add('operator', url);
   const resellers: Array<{ id: string; email: string; apiKey: string }> = [];
   for (let i = 0; i < RESELLERS; i++) {
     const email = `orders-${i}@example.com`;
@@ -71,7 +111,8 @@ async function seededDatabase(engine: Engine, label: string): Promise<SeededData
 async function benchEngine(engine: Engine): Promise<EngineResult> {
   // A database each, seeded alike: the module's background domain sync must not take the bare
   // server's rows (which no registrar holds) for domains of its own.
-  const forModule = await seededDatabase(engine, 'orders');
+  const receivers = await webhookReceivers(WEBHOOK_ENDPOINTS);
+  const forModule = await seededDatabase(engine, 'orders', receivers.urls);
   const forBare = await seededDatabase(engine, 'orders_bare');
   let moduleServer: ServerProcess | undefined;
   let bareServer: ServerProcess | undefined;
@@ -83,6 +124,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       SEED_DEMO: 'false',
       SANDBOX_LATENCY_MS: '0',
       RECONCILE_INTERVAL_MS: '0',
+      WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
     });
     moduleServer = await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env(forModule.db.url));
     bareServer = await startServer('bench/servers/bare-orders-server.ts', env(forBare.db.url));
@@ -183,6 +225,17 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
         await check.destroy();
       }
     }
+    const pendingDeliveries = await (async () => {
+      const check = connectDatabase(parseDatabaseUrl(forModule.db.url));
+      try {
+        const row = await check('webhook_deliveries').whereNot({ status: 'delivered' }).count({ n: '*' }).first();
+        return Number(row?.n ?? 0);
+      } finally {
+        await check.destroy();
+      }
+    })();
+    if (WEBHOOK_ENDPOINTS > 0)
+      process.stderr.write(`orders ${engine}: ${pendingDeliveries} deliveries not yet delivered at stop\n`);
     const module = combine(moduleRounds);
     const bare = combine(bareRounds);
     if (module.failures + bare.failures > 0)
@@ -191,6 +244,8 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
   } finally {
     await moduleServer?.stop();
     await bareServer?.stop();
+    process.stderr.write(`orders ${engine}: ${receivers.received()} webhook deliveries received\n`);
+    receivers.close();
     await forModule.db.drop();
     await forBare.db.drop();
   }
@@ -245,7 +300,7 @@ async function main(): Promise<void> {
     [
       '## 2. Orders: `POST /order/domains/register`',
       '',
-      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, request log; 11 round trips an order, its transactions begun by their first statement on manual-commit connections (ADR 14)); the baseline is bare Koa doing the same two transactions on tables of the same schema with knex.transaction and nothing else (10 round trips; ids made as the module makes them). ${machine()}.`,
+      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server with ${WEBHOOK_ENDPOINTS} operator-wide webhook endpoints (every event signed and POSTed to a loopback receiver as the load runs; the outbox INSERT in each transaction) (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, request log; 11 round trips an order, its transactions begun by their first statement on manual-commit connections (ADR 14)); the baseline is bare Koa doing the same two transactions on tables of the same schema with knex.transaction and nothing else (10 round trips; ids made as the module makes them). ${machine()}.`,
       '',
       table(['database', 'server', 'orders/s', 'p50', 'p99', 'server CPU per order', 'ratio to bare (orders/s)'], rows),
       '',

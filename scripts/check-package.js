@@ -24,10 +24,11 @@ try {
     npm(['pack', '--json', '--pack-destination', scratch, '-w', 'domain-reseller-client'], root),
   );
 
-  // Only what a consumer needs: the compiled package, its docs, the license and the changelog.
+  // Only what a consumer needs: the compiled package, the pages' templates and static files (read at
+  // run time), its docs with their pictures, the license and the changelog.
   const files = platform.files.map((f) => f.path);
   const allowed =
-    /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/.+\.md|dist\/(package\.json|(src|plugins|migrations)\/.+\.(js|d\.ts|json)))$/;
+    /^(package\.json|README\.md|LICENSE|CHANGELOG\.md|docs\/.+\.md|docs\/images\/[\w-]+\.png|dist\/(package\.json|(src|plugins|migrations)\/.+\.(js|d\.ts|json)|src\/web\/templates\/[\w/-]+\.eta|src\/web\/static\/[\w.-]+\.(css|js)))$/;
   const unexpected = files.filter((f) => !allowed.test(f));
   if (unexpected.length > 0) fail(`the tarball holds files a consumer does not need:\n  ${unexpected.join('\n  ')}`);
   for (const needed of [
@@ -36,6 +37,8 @@ try {
     'dist/src/index.d.ts',
     'dist/src/main.js',
     'dist/plugins/sandbox/package.json',
+    'dist/src/web/templates/console/dashboard.eta',
+    'dist/src/web/static/web.css',
   ])
     if (!files.includes(needed)) fail(`the tarball lacks ${needed}`);
   console.log(`${platform.filename}: ${files.length} files; ${client.filename}: ${client.files.length} files`);

@@ -22,6 +22,32 @@ export {
   type StatementQuery,
 } from './reseller-client';
 export { ResellerApiError, isResellerApiError, type ResellerApiErrorKind } from './reseller-api-error';
+/** The event catalogue: webhook bodies and `module.on` events, typed (docs/events.md). */
+export {
+  EVENT_TYPES,
+  EVENT_VERSIONS,
+  type AnyPlatformEvent,
+  type PlatformEvent,
+  type EventPayloads,
+  type EventType,
+  type EventOrderAction,
+  type EventDomainStatus,
+  type EventEntryKind,
+  type StatusChangeCause as EventStatusChangeCause,
+  type OrderPlacedData,
+  type OrderCompletedData,
+  type OrderFailedData,
+  type OrderNeedsOperatorData,
+  type DomainStatusChangedData,
+  type DomainOrderCompletedData,
+  type DomainTransferFailedData,
+  type DomainGoneData,
+  type DomainExpiringData,
+  type DomainLockChangedData,
+  type DomainNameserversChangedData,
+  type CreditChangedData,
+  type CreditLowData,
+} from './events';
 export { apiToken, apiTokenHour } from './api-token';
 export {
   encodeForm,

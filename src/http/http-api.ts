@@ -9,7 +9,7 @@ import { DomainError, isDomainError } from '../core/common/errors';
 import type { Logger } from '../core/common/logger';
 import { TOKENS } from '../core/tokens';
 import { bodyEncoding, HttpInputError } from './content-encoding';
-import { isDatabaseUnavailable } from '../infra/db/errors';
+import { isDatabaseUnavailable, isRetryableTransactionError } from '../infra/db/errors';
 import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
 import { RequestBodyReader } from './request-body';
@@ -133,7 +133,10 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     const reply = errorReply(error, requestId);
     if (reply.status === 500) logger.error({ reqId: requestId, err: error }, 'unexpected error');
     if (reply.retryAfterSeconds !== undefined) {
-      logger.warn({ reqId: requestId, err: error }, 'the database did not answer; the client is told to retry');
+      logger.warn(
+        { reqId: requestId, err: error },
+        'the database did not answer, or kept refusing the transaction; the client is told to retry',
+      );
       ctx.set('Retry-After', String(reply.retryAfterSeconds));
     }
     const call = apiCallOf(ctx)!;
@@ -210,6 +213,7 @@ function sendReply(ctx: Ctx, reply: HttpReply): void {
 }
 
 const DATABASE_UNAVAILABLE = 'The database is not answering; try again in a few seconds';
+const DATABASE_BUSY = 'The database is busy with conflicting changes; nothing was done, try again in a few seconds';
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** The status and message of an error reply (docs/api.md#errors-and-status-codes); anything unexpected is a 500 naming the request id. */
@@ -226,6 +230,9 @@ export function errorReply(
   if (status === 400) return { status, message: 'The request body cannot be parsed; check its encoding and syntax' };
   if (isDatabaseUnavailable(error))
     return { status: 503, message: DATABASE_UNAVAILABLE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  // A transaction still losing to concurrent ones after every retry (one account ordered from several Galera nodes at once).
+  if (isRetryableTransactionError(error))
+    return { status: 503, message: DATABASE_BUSY, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
   return { status: 500, message: `Internal server error (request id ${requestId})` };
 }
 

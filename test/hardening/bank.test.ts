@@ -151,8 +151,7 @@ describeOnMariaDb('bank: concurrent money movements on MariaDB', () => {
         if (roll < 0.75) {
           ordersSent++;
           await order(rand, r);
-        }
-        else if (roll < 0.9) await operator(rand, r);
+        } else if (roll < 0.9) await operator(rand, r);
         else {
           // Reconciliation in the middle of the traffic, with the clock past the leases of orders still in flight.
           h.clock.advance(REGISTRAR_DEADLINE_MS + RECONCILE_AFTER_MS + 1);

@@ -255,6 +255,33 @@ describe('domain management endpoints', () => {
       expect(res.body).toEqual({ completed: true, failed: false, reason: '', expirydate: '2027-11-21' });
     });
 
+    it.each([
+      ['sync', 'domainSync'],
+      ['transfersync', 'transferSync'],
+    ] as const)(
+      'asks the registrar once for 40 concurrent %s calls on one domain, and answers from that for a while',
+      async (route, capability) => {
+        const name = `hammered-${route}.com`;
+        await givenDomain(h.module, name);
+        const plugin = h.module.registrars.get('sandbox');
+        const spy = jest.spyOn(plugin[capability]!, 'sync');
+        try {
+          const replies = await Promise.all(Array.from({ length: 40 }, () => post(`/domains/${name}/${route}`)));
+          expect(new Set(replies.map((r) => `${r.status} ${JSON.stringify(r.body)}`)).size).toBe(1);
+          expect(replies[0]!.status).toBe(200);
+          expect((await post(`/domains/${name}/${route}`)).status).toBe(200);
+          expect(spy).toHaveBeenCalledTimes(1);
+          // Past the interval the registrar is asked again.
+          h.clock.advance(11_000);
+          expect((await post(`/domains/${name}/${route}`)).status).toBe(200);
+          expect(spy).toHaveBeenCalledTimes(2);
+        } finally {
+          spy.mockRestore();
+          h.clock.set('2026-11-21T10:30:00Z');
+        }
+      },
+    );
+
     it('makes a Pending Transfer domain Active when the transfer completes', async () => {
       const ctx = { signal: new AbortController().signal, transactionId: 't' };
       await h.module.registrars.get('sandbox').transfer!.transfer(

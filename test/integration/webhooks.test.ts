@@ -47,7 +47,7 @@ async function receiver(reply: (path: string) => { status: number; headers?: Rec
 async function eventually<T>(
   probe: () => Promise<T> | T,
   what: string,
-  ms = 10_000,
+  ms = 20_000,
 ): Promise<Exclude<T, false | undefined | null>> {
   const until = Date.now() + ms;
   for (;;) {
@@ -113,6 +113,7 @@ describe('webhooks', () => {
       return list[0]?.status === 'delivered' && list;
     }, 'the delivery recorded');
     expect(delivery).toMatchObject({ eventId: verified.id, attempts: 1, lastStatus: 204 });
+    await webhooks().remove(endpoint.id);
   });
 
   it("sends a reseller's endpoint its own events only, the operator's every reseller's, each only the types it asked for", async () => {

@@ -9,6 +9,7 @@ import type {
 } from '../registrar/registrar-gateway';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
+import { RecentReads } from '../common/recent-reads';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { ADDON_FIELD, type DomainChanges, type DomainRecord } from './domain';
 import { parseDomainName } from './domain-name';
@@ -31,13 +32,33 @@ import { inProgress, notOwned } from './domain-errors';
  * through the gateway (outside any transaction), then records what it learnt, so information and
  * the admin CLI stay true.
  */
+/** How long a reseller's sync or transfer sync answer serves the same call again. */
+export const SYNC_ANSWER_REUSED_MS = 10_000;
+
+/**
+ * Read after the ownership check (each caller is checked; only the registrar's answer is shared),
+ * and bound to the record as it is now: once our record changes (an order completed, a sync
+ * recorded), the next call asks the registrar again rather than repeat an answer older than it.
+ */
+const recentKey = (kind: string, domain: DomainRecord) => `${kind}:${domain.id}:${domain.updatedAt.getTime()}`;
+
 export class DomainManagementService {
+  /**
+   * A reseller's sync and transfer sync of one domain: concurrent calls share one registrar call,
+   * and its answer serves the calls of the next few seconds (docs/api.md#domain-sync), so a client
+   * looping on them cannot make the platform hammer its registrar. The background passes and
+   * reconciliation keep their own schedule and never read this.
+   */
+  private readonly recentSyncs: RecentReads;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly gateway: RegistrarGateway,
     private readonly syncer: DomainSyncService,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.recentSyncs = new RecentReads(SYNC_ANSWER_REUSED_MS, clock);
+  }
 
   /**
    * The ownership rule: a domain that is not on the platform and a domain of another reseller get
@@ -100,11 +121,13 @@ export class DomainManagementService {
   }
 
   async sync(resellerId: string, input: string): Promise<SyncedDomain> {
-    return this.syncer.syncDomain(await this.owned(resellerId, input));
+    const domain = await this.owned(resellerId, input);
+    return this.recentSyncs.read(recentKey('sync', domain), () => this.syncer.syncDomain(domain));
   }
 
   async transferSync(resellerId: string, input: string): Promise<TransferSyncView> {
-    return this.syncer.transferSync(await this.owned(resellerId, input));
+    const domain = await this.owned(resellerId, input);
+    return this.recentSyncs.read(recentKey('transfersync', domain), () => this.syncer.transferSync(domain));
   }
 
   async nameservers(resellerId: string, input: string): Promise<readonly string[]> {

@@ -3,9 +3,9 @@ import { ulid } from '../common/ids';
 import type { Logger } from '../common/logger';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { SecretBox } from '../reseller/reseller';
-import { afterAttempt, type AttemptAnswer } from './retry-schedule';
+import { afterAttempt, type AttemptAnswer, type EndpointVerdict } from './retry-schedule';
 import { webhookHeaders } from './signature';
-import type { ClaimedDelivery, StoredEndpoint } from './webhook';
+import type { AttemptRecord, ClaimedDelivery, StoredEndpoint } from './webhook';
 
 /** One signed POST. Implementations check the target when connecting (docs/events.md#ssrf) and never follow redirects. */
 export interface WebhookSender {
@@ -27,6 +27,12 @@ export interface DeliveryWorkerSettings {
   readonly pollMs: number;
 }
 
+interface Outcome {
+  readonly delivery: ClaimedDelivery;
+  readonly record: AttemptRecord;
+  readonly verdict: EndpointVerdict;
+}
+
 /** Told when an endpoint is disabled (its owner gets a mail when mail is configured). */
 export type EndpointDisabled = (endpoint: StoredEndpoint, reason: string) => void;
 
@@ -45,6 +51,7 @@ export class WebhookDeliveryWorker {
   private wakeUp: (() => void) | undefined;
   private readonly attempts = new Set<Promise<void>>();
   private readonly endpointCap: number;
+  private batch: { readonly outcomes: Outcome[]; readonly done: Promise<void> } | undefined;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -112,7 +119,8 @@ export class WebhookDeliveryWorker {
         if (left > 0) this.perEndpoint.set(delivery.endpoint.id, left);
         else this.perEndpoint.delete(delivery.endpoint.id);
         this.attempts.delete(attempt);
-        this.wake();
+        // Claims in batches: once half the slots are free (or the last attempt finished), not per attempt.
+        if (this.inFlight <= this.settings.concurrency / 2) this.wake();
       });
       this.attempts.add(attempt);
     }
@@ -130,7 +138,7 @@ export class WebhookDeliveryWorker {
         this.logger.error({ err: error }, 'claiming webhook deliveries failed; trying again shortly');
       }
       if (this.stopping) break;
-      if (claimedSome > 0 && this.inFlight < this.settings.concurrency) continue;
+      if (claimedSome > 0 && this.inFlight <= this.settings.concurrency / 2) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.settings.pollMs);
         timer.unref?.();
@@ -144,28 +152,78 @@ export class WebhookDeliveryWorker {
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
-    const { endpoint } = delivery;
     const now = this.clock.now();
     const answer = await this.send(delivery, now);
     const done = this.clock.now();
-    const { record, endpoint: verdict } = afterAttempt(delivery.attempts + 1, answer, done, endpoint.failingSince);
-    try {
-      const recorded = await this.uow.run(async ({ webhooks }) => {
-        if (!(await webhooks.recordAttempt(delivery.id, delivery.claimToken, record))) return false;
-        if (verdict === 'healthy') await webhooks.setFailingSince(endpoint.id, null);
-        else if (verdict === 'failing') await webhooks.setFailingSince(endpoint.id, done);
-        else if (await webhooks.disable(endpoint.id, verdict.disable)) return verdict.disable;
-        return true;
+    const { record, endpoint: verdict } = afterAttempt(
+      delivery.attempts + 1,
+      answer,
+      done,
+      delivery.endpoint.failingSince,
+    );
+    await this.recordSoon({ delivery, record, verdict });
+  }
+
+  /**
+   * Attempts that finish in the same turn are recorded in one transaction (one commit instead of
+   * one per attempt); each still only under its own claim.
+   */
+  private recordSoon(outcome: Outcome): Promise<void> {
+    if (!this.batch) {
+      const outcomes: Outcome[] = [];
+      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+        this.batch = undefined;
+        return this.record(outcomes);
       });
-      if (recorded === false)
-        this.logger.warn({ deliveryId: delivery.id }, 'a webhook attempt finished after its claim was taken over');
-      if (typeof recorded === 'string') {
-        this.logger.warn({ endpointId: endpoint.id, reason: recorded }, 'webhook endpoint disabled');
-        this.disabled(endpoint, recorded);
-      }
+      this.batch = { outcomes, done };
+    }
+    this.batch.outcomes.push(outcome);
+    return this.batch.done;
+  }
+
+  private async record(outcomes: readonly Outcome[]): Promise<void> {
+    const disabled: Array<{ endpoint: StoredEndpoint; reason: string }> = [];
+    try {
+      let lost = 0;
+      await this.uow.run(async ({ webhooks }) => {
+        disabled.length = 0;
+        lost = 0;
+        const delivered = outcomes.filter((o) => o.record.kind === 'delivered');
+        lost +=
+          delivered.length -
+          (await webhooks.recordDelivered(
+            delivered.map((o) => ({ id: o.delivery.id, token: o.delivery.claimToken, record: o.record })),
+          ));
+        const healthy = new Set<string>();
+        const failing = new Map<string, Date>();
+        for (const { delivery, record, verdict } of outcomes) {
+          if (
+            record.kind !== 'delivered' &&
+            !(await webhooks.recordAttempt(delivery.id, delivery.claimToken, record))
+          ) {
+            lost++;
+            continue;
+          }
+          const { endpoint } = delivery;
+          if (verdict === 'healthy') {
+            if (endpoint.failingSince !== null) healthy.add(endpoint.id);
+          } else if (verdict === 'failing') {
+            if (endpoint.failingSince === null) failing.set(endpoint.id, record.at);
+          } else if (await webhooks.disable(endpoint.id, verdict.disable))
+            disabled.push({ endpoint, reason: verdict.disable });
+        }
+        for (const id of healthy) await webhooks.setFailingSince(id, null);
+        for (const [id, since] of failing) await webhooks.setFailingSince(id, since);
+      });
+      if (lost > 0)
+        this.logger.warn({ attempts: lost }, 'webhook attempts finished after their claims were taken over');
     } catch (error) {
-      // The claim runs out and the attempt is made again: at least once.
-      this.logger.error({ err: error, deliveryId: delivery.id }, 'recording a webhook attempt failed');
+      // The claims run out and the attempts are made again: at least once.
+      this.logger.error({ err: error, attempts: outcomes.length }, 'recording webhook attempts failed');
+    }
+    for (const { endpoint, reason } of disabled) {
+      this.logger.warn({ endpointId: endpoint.id, reason }, 'webhook endpoint disabled');
+      this.disabled(endpoint, reason);
     }
   }
 

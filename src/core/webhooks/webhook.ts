@@ -102,6 +102,10 @@ export interface WebhookRepository {
   releaseClaims(ids: readonly string[], token: string): Promise<void>;
   /** The claimed deliveries with their endpoint and event body (outside the claim's transaction). */
   claimed(ids: readonly string[], token: string): Promise<ClaimedDelivery[]>;
+  /** Records delivered attempts, each only under its claim, in one statement; answers how many were recorded. */
+  recordDelivered(
+    attempts: ReadonlyArray<{ readonly id: string; readonly token: string; readonly record: AttemptRecord }>,
+  ): Promise<number>;
   /** Records an attempt if the claim is still the caller's; false otherwise (nothing written). */
   recordAttempt(id: string, token: string, record: AttemptRecord): Promise<boolean>;
   findDelivery(id: string): Promise<WebhookDelivery | undefined>;

@@ -257,6 +257,40 @@ export class KnexWebhookRepository implements WebhookRepository {
     );
   }
 
+  async recordDelivered(
+    attempts: ReadonlyArray<{ id: string; token: string; record: AttemptRecord }>,
+  ): Promise<number> {
+    let recorded = 0;
+    // One statement per (time, status): usually one for a whole batch.
+    const groups = new Map<string, Array<{ id: string; token: string }>>();
+    for (const a of attempts) {
+      const key = `${a.record.at.getTime()} ${a.record.status}`;
+      groups.set(key, [...(groups.get(key) ?? []), a]);
+    }
+    for (const [key, group] of groups) {
+      const [at, status] = key.split(' ').map(Number) as [number, number];
+      recorded += await this.db('webhook_deliveries')
+        .whereIn(
+          'id',
+          group.map((a) => a.id),
+        )
+        // Tokens are random per claim: a row claimed by another since carries a token not in this list.
+        .whereIn('claim_token', [...new Set(group.map((a) => a.token))])
+        .where({ status: 'pending' })
+        .update({
+          status: 'delivered',
+          attempts: this.db.raw('attempts + 1'),
+          last_attempt_at: at,
+          delivered_at: at,
+          last_status: status,
+          last_error: null,
+          claim_token: null,
+          claim_until: null,
+        });
+    }
+    return recorded;
+  }
+
   async recordAttempt(id: string, token: string, record: AttemptRecord): Promise<boolean> {
     const common = {
       attempts: this.db.raw('attempts + 1'),

@@ -1,0 +1,185 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import knex, { type Knex } from 'knex';
+import { computeToken } from '../../src/core/auth/api-token';
+import { createResellerModule, type ResellerModule } from '../../src/module';
+import { TEST_MASTER_KEY } from '../support/harness';
+import { ledgerProblems } from '../support/ledger-invariant';
+import { form, registerForm } from '../support/wire';
+
+/**
+ * The money design on a multi-primary Galera cluster (docs/operations.md, "Galera"): one server
+ * per node, each writing to its own node, racing for the same credit, name, Idempotency-Key and
+ * renewal. Runs when GALERA_URLS lists the nodes (`.ci/galera.sh` starts a three-node cluster on
+ * loopback ports and sets it); skipped otherwise.
+ */
+const NODES = (process.env.GALERA_URLS ?? '').split(',').filter(Boolean);
+const describeOnGalera = NODES.length >= 2 ? describe : describe.skip;
+const itWhenKnownBugsRun = process.env.GALERA_KNOWN_BUGS === '1' ? it : it.skip;
+
+interface Node {
+  readonly module: ResellerModule;
+  readonly server: Server;
+  readonly url: string;
+}
+
+describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
+  const database = `galera_${process.pid}_${Date.now()}`;
+  let admin: Knex;
+  let check: Knex;
+  const nodes: Node[] = [];
+
+  beforeAll(async () => {
+    admin = knex({ client: 'mysql2', connection: NODES[0]! });
+    await admin.raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+    for (const [i, node] of NODES.entries()) {
+      const module = await createResellerModule({
+        database: `${node}/${database}`,
+        settings: {
+          masterKey: TEST_MASTER_KEY,
+          logLevel: process.env.GALERA_LOG_LEVEL ?? 'silent',
+          backgroundJobs: false,
+        },
+      });
+      if (i === 0) {
+        await module.migrate();
+        await module.services.resellers.createGroup('default');
+        await module.services.catalogue.setTld({
+          tld: '.com',
+          group: 'default',
+          registrar: 'sandbox',
+          prices: { register: { 1: 1000 }, renew: { 1: 1200 }, transfer: { 1: 900 } },
+        });
+      }
+      const app = new Koa();
+      app.use(module.middleware({ ownAllPaths: true }));
+      const server = app.listen(0, '127.0.0.1');
+      await new Promise((resolve) => server.once('listening', resolve));
+      nodes.push({ module, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    }
+    check = knex({ client: 'mysql2', connection: `${NODES[NODES.length - 1]}/${database}` });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const node of nodes) {
+      await new Promise((resolve) => node.server.close(resolve));
+      await node.module.close();
+    }
+    await check?.destroy();
+    if (!process.env.GALERA_KEEP) await admin?.raw(`DROP DATABASE IF EXISTS \`${database}\``);
+    await admin?.destroy();
+  });
+
+  /** A reseller with `credit` minor units, created on the first node. */
+  const reseller = async (email: string, credit: number) => {
+    const { apiKey } = await nodes[0]!.module.services.resellers.create(email, 'default', credit);
+    return () => ({ username: email, token: computeToken(email, apiKey, new Date()) });
+  };
+  const post = (node: Node, path: string, headers: Record<string, string>, body: string) =>
+    fetch(`${node.url}${path}`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    }).then(async (res) => ({ status: res.status, body: (await res.json()) as unknown }));
+  const balance = async (email: string) =>
+    Number(
+      (
+        await check('credit_accounts')
+          .join('resellers', 'resellers.id', 'credit_accounts.reseller_id')
+          .where('resellers.email', email)
+          .first('credit_accounts.balance_minor')
+      )?.balance_minor,
+    );
+  const expectCleanLedger = async () => expect(await ledgerProblems(check)).toEqual([]);
+
+  it('sells one name once when every node orders it at once', async () => {
+    const headers = await reseller('contested@example.com', 100 * 1000);
+    const replies = await Promise.all(
+      Array.from({ length: 9 }, (_, i) =>
+        post(nodes[i % nodes.length]!, '/order/domains/register', headers(), registerForm('contested.com')),
+      ),
+    );
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
+    for (const r of replies.filter((x) => x.status !== 200)) expect([400, 409]).toContain(r.status);
+    expect(await check('orders').where({ domain_name: 'contested.com' })).toHaveLength(1);
+    expect(await balance('contested@example.com')).toBe(100 * 1000 - 1000);
+    await expectCleanLedger();
+  }, 120_000);
+
+  it('places one order for one Idempotency-Key sent to every node at once, and every retry hears it', async () => {
+    const headers = await reseller('keyed@example.com', 100 * 1000);
+    const keyed = () => ({ ...headers(), 'idempotency-key': 'galera-key-1' });
+    const replies = await Promise.all(
+      Array.from({ length: 9 }, (_, i) =>
+        post(nodes[i % nodes.length]!, '/order/domains/register', keyed(), registerForm('keyed.com')),
+      ),
+    );
+    expect(replies.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(1);
+    for (const r of replies) expect([200, 409]).toContain(r.status);
+    for (const node of nodes)
+      expect(await post(node, '/order/domains/register', keyed(), registerForm('keyed.com'))).toEqual({
+        status: 200,
+        body: 'success',
+      });
+    expect(await check('orders').where({ domain_name: 'keyed.com' })).toHaveLength(1);
+    expect(await balance('keyed@example.com')).toBe(100 * 1000 - 1000);
+    await expectCleanLedger();
+  }, 120_000);
+
+  it('charges each renewal that went through, and only those, when every node renews one name at once', async () => {
+    const headers = await reseller('renew@example.com', 100 * 1000);
+    expect((await post(nodes[0]!, '/order/domains/register', headers(), registerForm('renewed.com'))).status).toBe(200);
+    const before = await check('domains').where({ name: 'renewed.com' }).first();
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(
+          nodes[i % nodes.length]!,
+          '/order/domains/renew',
+          headers(),
+          form({ domain: 'renewed.com', regperiod: '1' }),
+        ),
+      ),
+    );
+    const renewed = replies.filter((r) => r.status === 200).length;
+    expect(renewed).toBeGreaterThanOrEqual(1);
+    for (const r of replies.filter((x) => x.status !== 200)) expect(r.status).toBe(409);
+    const completed = await check('orders').where({ domain_name: 'renewed.com', action: 'renew', status: 'completed' });
+    expect(completed).toHaveLength(renewed);
+    expect(await balance('renew@example.com')).toBe(100 * 1000 - 1000 - renewed * 1200);
+    const after = await check('domains').where({ name: 'renewed.com' }).first();
+    expect(Number(String(after.expiry_date).slice(0, 4))).toBe(
+      Number(String(before.expiry_date).slice(0, 4)) + renewed,
+    );
+    await expectCleanLedger();
+  }, 120_000);
+
+  // KNOWN BUG (found with this test, issue 26; about 3 runs in 8): orders for one reseller placed on
+  // several nodes at once can sell one to three orders more than the credit pays for (two debits both report the
+  // same balance after them: a lost update the cluster's certification did not catch). Until it is
+  // fixed, docs/operations.md supports Galera with every process writing to one node only; this
+  // test runs with GALERA_KNOWN_BUGS=1.
+  itWhenKnownBugsRun(
+    'sells exactly what the credit pays for when every node takes orders at once',
+    async () => {
+      const headers = await reseller('short@example.com', 10 * 1000);
+      const replies = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          post(nodes[i % nodes.length]!, '/order/domains/register', headers(), registerForm(`short-${i}.com`)),
+        ),
+      );
+      const statuses = replies.map((r) => r.status);
+      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(10);
+      for (const r of replies.filter((x) => x.status !== 200)) {
+        if (r.status === 503) continue; // busy: a conflict outlasted the retries; nothing was done
+        expect([r.status, r.body]).toEqual([400, { error: expect.stringMatching(/^Insufficient credit/) }]);
+      }
+      const sold = statuses.filter((s) => s === 200).length;
+      expect(await balance('short@example.com')).toBe(10 * 1000 - sold * 1000);
+      const completed = await check('orders').where({ status: 'completed' }).where('domain_name', 'like', 'short-%');
+      expect(completed).toHaveLength(sold);
+      await expectCleanLedger();
+    },
+    120_000,
+  );
+});
