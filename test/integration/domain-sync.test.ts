@@ -5,7 +5,7 @@ import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { createResellerModule, type ResellerModule } from '../../src/module';
-import { directoryOf, fakeRegistrar } from '../support/fake-registrar';
+import { directoryOf, cannedRegistrar } from '../support/canned-registrar';
 import { givenDomain, platformRecord, givenGroupSellingCom } from '../support/domains';
 import { recordingLogger } from '../support/fakes';
 import { TEST_MASTER_KEY } from '../support/harness';
@@ -31,7 +31,7 @@ describe('DomainSyncService on a real database', () => {
     await db.drop();
   });
 
-  const syncerWith = (plugin: ReturnType<typeof fakeRegistrar>) =>
+  const syncerWith = (plugin: ReturnType<typeof cannedRegistrar>) =>
     new DomainSyncService(
       module.container.get(TOKENS.unitOfWork),
       new RegistrarGateway(
@@ -48,7 +48,7 @@ describe('DomainSyncService on a real database', () => {
       atRegistrar: false,
       expiryDate: '2027-01-01',
     });
-    const plugin = fakeRegistrar();
+    const plugin = cannedRegistrar();
     plugin.domainSync = {
       async sync() {
         // A deletion lands while the registrar answers.
@@ -69,7 +69,7 @@ describe('DomainSyncService on a real database', () => {
       atRegistrar: false,
       expiryDate: '2026-11-01',
     });
-    const plugin = fakeRegistrar();
+    const plugin = cannedRegistrar();
     plugin.domainSync = {
       sync: async () => ({ ok: true, active: false, expired: true, transferredAway: false, expiryDate: '2026-11-01' }),
     };
@@ -85,7 +85,7 @@ describe('DomainSyncService on a real database', () => {
       status: 'Pending Registration',
       expiryDate: null,
     });
-    const result = await syncerWith(fakeRegistrar()).syncDomain(domain);
+    const result = await syncerWith(cannedRegistrar()).syncDomain(domain);
     expect(result.view).toMatchObject({ active: true, expiryDate: '2030-01-31' });
     expect(await platformRecord(module, 'pending.com')).toMatchObject({
       status: 'Pending Registration',
@@ -95,7 +95,10 @@ describe('DomainSyncService on a real database', () => {
 
   describe('a round over many domains', () => {
     const owner = 'test-round';
-    const round = (plugin: ReturnType<typeof fakeRegistrar>, extra: { listLimit?: number; batchSize?: number } = {}) =>
+    const round = (
+      plugin: ReturnType<typeof cannedRegistrar>,
+      extra: { listLimit?: number; batchSize?: number } = {},
+    ) =>
       syncerWith(plugin).syncDue({
         kind: 'domain',
         syncedBefore: clock.now(),
@@ -134,7 +137,7 @@ describe('DomainSyncService on a real database', () => {
       // The other tests' domains are not part of this round.
       await module.knex('domains').whereNot('name', 'like', 'round-%').update({ synced_at: clock.now().getTime() });
       const asked: string[] = [];
-      const plugin = fakeRegistrar({ id: 'rounds' });
+      const plugin = cannedRegistrar({ id: 'rounds' });
       plugin.domainSync = {
         sync: async ({ domain }) => {
           asked.push(domain);

@@ -13,7 +13,7 @@ import type { TransactionScope, UnitOfWork } from '../../src/core/common/unit-of
 import { RecordedEvents } from '../../src/core/events/outbox';
 import { createLogger } from '../../src/infra/logging';
 import { knexRepositories } from '../../src/infra/repositories/knex-unit-of-work';
-import { directoryOf } from '../support/fake-registrar';
+import { directoryOf } from '../support/canned-registrar';
 import { FileRegistrar } from '../support/file-registrar';
 import {
   AFTER_LEASE_MS,

@@ -7,14 +7,14 @@ import type { CallContext, RegistrarOutcome, TransferSyncResult } from '../../sr
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { EventName } from '../../src/core/common/events';
 import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
-import { directoryOf, FakeRegistrar } from '../support/scripted-registrar';
+import { directoryOf, ScriptedRegistrar } from '../support/scripted-registrar';
 
 /**
  * A registrar that accepts transfers without an expiry date (the registry finishes them later)
  * and reports each one's outcome at transfer sync as a test sets it. While `hold` is on, transfer
  * sync answers wait until released, so several callers all know the outcome before any acts on it.
  */
-class TransferringRegistrar extends FakeRegistrar {
+class TransferringRegistrar extends ScriptedRegistrar {
   readonly outcomes = new Map<string, TransferSyncResult>();
   transferSyncCalls = 0;
   private held: Array<() => void> = [];

@@ -1,47 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import path from 'node:path';
 import { computeToken } from '../../src/core/auth/api-token';
+import { ROOT, send, waitFor } from '../support/server-process';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
-
-const ROOT = path.resolve(__dirname, '../..');
-
-interface Reply {
-  status: number;
-  body: string;
-}
-
-/** One request on a fresh connection (no keep-alive), so a refused connection shows as an error. */
-function send(
-  port: number,
-  method: string,
-  urlPath: string,
-  headers: Record<string, string> = {},
-  body?: string,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => {
-        text += String(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** Polls until the probe answers; generous, since a full parallel MariaDB run makes start-up (migrations) slow. */
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-  for (let i = 0; i < 2400; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-};
 
 describe('the stand-alone server on SIGTERM', () => {
   let db: TestDatabase;

@@ -1,41 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { computeToken } from '../../src/core/auth/api-token';
+import { type Reply, send, waitFor } from '../support/server-process';
 import { builtPackage } from '../support/built-package';
 
 /** Settings a developer's shell or the CI run may carry; each server here gets only its own. */
 const CONFIGURATION = ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'PLUGINS_DIR', 'BASE_PATH', 'CONFIG_FILE'];
-
-interface Reply {
-  status: number;
-  body: string;
-}
-
-function send(port: number, method: string, urlPath: string, headers: Record<string, string> = {}, body?: string) {
-  return new Promise<Reply>((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, method, path: urlPath, headers, agent: false }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => {
-        text += String(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-const waitFor = async <T>(what: string, probe: () => Promise<T | undefined>): Promise<T> => {
-  for (let i = 0; i < 2400; i++) {
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`gave up waiting for ${what}`);
-};
 
 interface Started {
   readonly child: ChildProcess;

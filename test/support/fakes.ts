@@ -34,7 +34,7 @@ export function guardedDirectory(plugins: RegistrarPlugin[], options: Partial<Gu
 }
 
 /** A registrar whose availability answer is a function of the batch; records every batch. */
-export function fakeRegistrar(
+export function availabilityRegistrar(
   id: string,
   check: (domains: readonly string[], ctx: CallContext) => Promise<AvailabilityResult[]> | AvailabilityResult[] = (
     domains,

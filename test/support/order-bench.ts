@@ -18,7 +18,7 @@ import { openHotReads } from '../../src/infra/db/direct-reads';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { createLogger } from '../../src/infra/logging';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
-import { directoryOf, FakeRegistrar } from './scripted-registrar';
+import { directoryOf, ScriptedRegistrar } from './scripted-registrar';
 import { openLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
@@ -69,7 +69,7 @@ export interface OrderBench {
   readonly knex: Knex;
   readonly uow: KnexUnitOfWork;
   readonly clock: ReturnType<typeof fixedClock>;
-  readonly fake: FakeRegistrar;
+  readonly fake: ScriptedRegistrar;
   readonly registrar: OrderRegistrar;
   readonly catalogue: CatalogueService;
   readonly credit: CreditService;
@@ -91,7 +91,7 @@ export interface OrderBench {
  * and an in-memory fake registrar whose answers each test scripts. `.com`: register 10.00 (1 y),
  * 19.50 (2 y); renew 12.00 (1 y), 23.00 (2 y); transfer 9.00. `.net`: register 10.00 only.
  */
-export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): Promise<OrderBench> {
+export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}): Promise<OrderBench> {
   const db: TestDatabase = await createTestDatabase();
   const target = parseDatabaseUrl(db.url);
   const knex = connectDatabase(target, { poolMax: 10 });
@@ -106,7 +106,7 @@ export async function startOrderBench(options: { fake?: FakeRegistrar } = {}): P
     for (const event of committed) events.deliver(event);
   });
   const clock = fixedClock(NOW);
-  const fake = options.fake ?? new FakeRegistrar();
+  const fake = options.fake ?? new ScriptedRegistrar();
   const directory = directoryOf(fake);
   const registrars = guardRegistrars(directory, { timeoutMs: REGISTRAR_DEADLINE_MS, logger });
   const registrar = new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger);

@@ -13,7 +13,7 @@ import type { CallContext, RegistrarOutcome, RegistrarPlugin } from '../../src/c
 export type FakeBehaviour = 'succeed' | 'unavailable' | 'refuse' | 'timeout' | 'lost' | 'late' | 'pending' | 'fault';
 
 /** An in-memory registrar plugin whose answers a test scripts per name. */
-export class FakeRegistrar implements RegistrarPlugin {
+export class ScriptedRegistrar implements RegistrarPlugin {
   readonly id = 'fake';
   /** name → expiry date, as the registry sees it. */
   readonly registered = new Map<string, string>();

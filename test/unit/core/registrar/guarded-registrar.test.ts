@@ -7,7 +7,7 @@ import {
 import type { CallContext, RegisterInput, RegistrarPlugin } from '../../../../src/core/registrar/plugin';
 import { supports } from '../../../../src/core/registrar/plugin';
 import { fakeDirectory, recordingLogger } from '../../../support/fakes';
-import { fakeRegistrar } from '../../../support/fake-registrar';
+import { cannedRegistrar } from '../../../support/canned-registrar';
 
 const registration: RegisterInput = {
   domain: 'a.com',
@@ -25,7 +25,7 @@ const faultOf = (promise: Promise<unknown>) =>
 
 describe('the guarded registrar', () => {
   const setup = (
-    plugin: RegistrarPlugin = fakeRegistrar({ id: 'acme', without: ['transferSync'] }),
+    plugin: RegistrarPlugin = cannedRegistrar({ id: 'acme', without: ['transferSync'] }),
     timeoutMs = 1000,
   ) => {
     const calls: RegistrarCall[] = [];
@@ -51,7 +51,7 @@ describe('the guarded registrar', () => {
     });
 
     it('tells refusals, faults, deadlines and unusable answers apart', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.eppCode = { get: async () => ({ ok: false, reason: 'unavailable', message: 'no' }) };
       plugin.contacts = {
         get: async () => {
@@ -92,7 +92,7 @@ describe('the guarded registrar', () => {
     });
 
     it('leaves out a capability the operator switched off although the plugin implements it', () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       const guarded = guardRegistrar(
         { id: 'acme', plugin, capabilities: ['nameservers'] },
         { timeoutMs: 1000, logger: recordingLogger() },
@@ -149,7 +149,7 @@ describe('the guarded registrar', () => {
     });
 
     it('returns a definite refusal as it is, for orders to settle money on', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.register = async () => ({ ok: false, reason: 'unavailable', message: 'taken' });
       expect(await setup(plugin).guarded.register(registration)).toEqual({
         ok: false,
@@ -159,7 +159,7 @@ describe('the guarded registrar', () => {
     });
 
     it('makes a synchronous throw a fault like any other', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.renew = () => {
         throw new Error('not today');
       };
@@ -168,7 +168,7 @@ describe('the guarded registrar', () => {
     });
 
     it('aborts the call signal at the deadline', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       let signal: AbortSignal | undefined;
       plugin.register = (_input, ctx) => {
         signal = ctx.signal;
@@ -204,7 +204,7 @@ describe('the guarded registrar', () => {
 
   describe('batch answers', () => {
     it('checks availability name by name: a malformed entry is dropped and logged, the others kept', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.checkAvailability = async () => [
         { domain: 'A.COM', status: 'registered' },
         null as never,
@@ -225,7 +225,7 @@ describe('the guarded registrar', () => {
     });
 
     it('drops a name whose premium fields are malformed, never reading them as "not premium" (issue 26 item 2)', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.checkAvailability = async () => [
         { domain: 'string.com', status: 'available', isPremium: 'true' as never, premiumPrice: { register: 100_000 } },
         { domain: 'one.com', status: 'available', isPremium: 1 as never, premiumPrice: { register: 100_000 } },
@@ -241,7 +241,7 @@ describe('the guarded registrar', () => {
     });
 
     it('drops every entry of a name listed twice in one answer (issue 26 item 3); strict mode fails', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.checkAvailability = async () => [
         { domain: 'twice.com', status: 'available', isPremium: false },
         { domain: 'once.com', status: 'available' },
@@ -267,7 +267,7 @@ describe('the guarded registrar', () => {
     });
 
     it('in strict mode (the conformance kit), fails on a malformed element instead', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.suggestions = { suggest: async () => [{ domain: 'a.com', score: 500 }] };
       const guarded = guardRegistrar(
         { id: 'acme', plugin, capabilities: ['suggestions'] },
@@ -280,7 +280,7 @@ describe('the guarded registrar', () => {
     });
 
     it('cannot use a list answer that is not a list', async () => {
-      const plugin = fakeRegistrar({ id: 'acme' });
+      const plugin = cannedRegistrar({ id: 'acme' });
       plugin.checkAvailability = async () => 'all free' as never;
       await expect(setup(plugin).guarded.checkAvailability(['a.com'])).rejects.toMatchObject({ kind: 'malformed' });
     });

@@ -1,10 +1,10 @@
 import { guardRegistrars } from '../../../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../../../src/core/registrar/registrar-gateway';
 import type { CallContext } from '../../../../src/core/registrar/plugin';
-import { aDomain, directoryOf, fakeRegistrar } from '../../../support/fake-registrar';
+import { aDomain, directoryOf, cannedRegistrar } from '../../../support/canned-registrar';
 import { recordingLogger } from '../../../support/fakes';
 
-const gatewayFor = (plugin: ReturnType<typeof fakeRegistrar>, timeoutMs = 1000) => {
+const gatewayFor = (plugin: ReturnType<typeof cannedRegistrar>, timeoutMs = 1000) => {
   const logger = recordingLogger();
   const registrars = guardRegistrars(directoryOf(plugin), { timeoutMs, logger });
   return { gateway: new RegistrarGateway(registrars, logger), logger };
@@ -13,7 +13,7 @@ const gatewayFor = (plugin: ReturnType<typeof fakeRegistrar>, timeoutMs = 1000) 
 describe('RegistrarGateway', () => {
   describe('information', () => {
     it('asks a registrar that offers domainInformation, filling what it leaves out from the platform record', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       const { gateway } = gatewayFor(plugin);
       const info = await gateway.information(
         aDomain({ addons: { dnsManagement: true, emailForwarding: false, idProtection: true } }),
@@ -35,7 +35,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('without domainInformation, builds information from the nameservers, the lock and the platform record', async () => {
-      const plugin = fakeRegistrar({ without: ['domainInformation'] });
+      const plugin = cannedRegistrar({ without: ['domainInformation'] });
       const { gateway } = gatewayFor(plugin);
       const info = await gateway.information(
         aDomain({
@@ -71,7 +71,7 @@ describe('RegistrarGateway', () => {
           new Promise<never>((_, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason))),
       ],
     ])('without domainInformation, ignores a lock lookup that %s', async (_how, get) => {
-      const plugin = fakeRegistrar({ without: ['domainInformation'] });
+      const plugin = cannedRegistrar({ without: ['domainInformation'] });
       plugin.registrarLock = { get, save: async () => ({ ok: true }) } as never;
       const { gateway } = gatewayFor(plugin, 50);
       const info = await gateway.information(aDomain({ transferLock: null }));
@@ -80,13 +80,13 @@ describe('RegistrarGateway', () => {
     });
 
     it('without domainInformation, uses the lock the platform holds when the registrar cannot tell', async () => {
-      const plugin = fakeRegistrar({ without: ['domainInformation', 'registrarLock'] });
+      const plugin = cannedRegistrar({ without: ['domainInformation', 'registrarLock'] });
       const { gateway } = gatewayFor(plugin);
       expect((await gateway.information(aDomain({ transferLock: false }))).transferLock).toBe(false);
     });
 
     it('without domainInformation, needs nameservers: a failure there is the answer', async () => {
-      const plugin = fakeRegistrar({ without: ['domainInformation'] });
+      const plugin = cannedRegistrar({ without: ['domainInformation'] });
       plugin.nameservers = {
         get: async () => ({ ok: false, reason: 'refused', message: 'no such domain' }),
         save: async () => ({ ok: true }),
@@ -99,7 +99,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('without domainInformation or nameservers, answers a 400 naming the capability', async () => {
-      const plugin = fakeRegistrar({ without: ['domainInformation', 'nameservers'] });
+      const plugin = cannedRegistrar({ without: ['domainInformation', 'nameservers'] });
       const { gateway } = gatewayFor(plugin);
       await expect(gateway.information(aDomain())).rejects.toMatchObject({
         code: 'capability_missing',
@@ -109,7 +109,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('keeps the well-formed docs/api.md#domain-information extras a registrar adds and drops the rest', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.domainInformation = {
         get: async () => ({
           ok: true,
@@ -135,7 +135,7 @@ describe('RegistrarGateway', () => {
 
   describe('transfer sync', () => {
     it('without transferSync, answers completed with the expiry date the platform holds', async () => {
-      const plugin = fakeRegistrar({ without: ['transferSync'] });
+      const plugin = cannedRegistrar({ without: ['transferSync'] });
       const answer = await gatewayFor(plugin).gateway.transferSync(
         aDomain({ status: 'Pending Transfer', expiryDate: '2028-02-29' }),
       );
@@ -150,7 +150,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('relays a registrar that offers transferSync', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.transferSync = {
         sync: async () => ({ ok: true, completed: false, failed: true, reason: 'EPP code\nwrong' }),
       };
@@ -166,7 +166,7 @@ describe('RegistrarGateway', () => {
 
   describe('domain sync', () => {
     it('without domainSync, reports the platform record unchanged', async () => {
-      const plugin = fakeRegistrar({ without: ['domainSync'] });
+      const plugin = cannedRegistrar({ without: ['domainSync'] });
       const { gateway } = gatewayFor(plugin);
       expect(await gateway.sync(aDomain({ status: 'Grace', expiryDate: '2026-11-01' }))).toEqual({
         active: false,
@@ -179,7 +179,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('relays a registrar that offers domainSync, with its expiry normalised to a date', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.domainSync = {
         sync: async () => ({
           ok: true,
@@ -221,7 +221,7 @@ describe('RegistrarGateway', () => {
       ['delete', (g: RegistrarGateway) => g.delete(domain)],
       ['release', (g: RegistrarGateway) => g.release(domain, 'TAG')],
     ] as const)('answers a 400 naming %s when the registrar lacks it', async (capability, act) => {
-      const plugin = fakeRegistrar({ without: [capability] });
+      const plugin = cannedRegistrar({ without: [capability] });
       const error = await act(gatewayFor(plugin).gateway).then(
         () => undefined,
         (e: unknown) => e,
@@ -234,7 +234,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('answers undefined for TLD prices when the registrar lacks tldPricing, so prices come from the catalogue', async () => {
-      const plugin = fakeRegistrar({ without: ['tldPricing'] });
+      const plugin = cannedRegistrar({ without: ['tldPricing'] });
       const { gateway } = gatewayFor(plugin);
       expect(await gateway.tldPrices('fake')).toBeUndefined();
     });
@@ -242,7 +242,7 @@ describe('RegistrarGateway', () => {
 
   describe('registrar outcomes and faults', () => {
     it("turns a refusal into registrar_failed carrying the registrar's message", async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.registrarLock = {
         get: async () => ({ ok: true, locked: true }),
         save: async () => ({ ok: false, reason: 'refused', message: 'Object status prohibits operation' }),
@@ -254,7 +254,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('turns unavailable into a 400 the client can act on', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.eppCode = {
         get: async () => ({ ok: false, reason: 'unavailable', message: 'the code is sent to the registrant' }),
       };
@@ -262,13 +262,13 @@ describe('RegistrarGateway', () => {
     });
 
     it('counts a pending write as accepted', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.delete = { delete: async () => ({ ok: false, reason: 'pending', message: 'queued at the registry' }) };
       expect(await gatewayFor(plugin).gateway.delete(aDomain())).toEqual({ pending: true });
     });
 
     it('turns a thrown fault into registrar_failed with its message and no stack, and logs it', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       const fault = new Error('connect ECONNREFUSED 10.0.0.1:700');
       plugin.nameservers = {
         get: async () => {
@@ -292,7 +292,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('cuts a call off at the deadline with registrar_timeout and aborts its signal', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       let signal: AbortSignal | undefined;
       plugin.eppCode = {
         get: (_input, ctx) => {
@@ -313,7 +313,7 @@ describe('RegistrarGateway', () => {
       ['a nameserver that is not a host name', { ok: true, nameservers: ['ns1.example.net', 'rm -rf /'] }],
       ['an unknown failure reason', { ok: false, reason: 'maybe', message: 'x' }],
     ])('rejects %s as registrar_failed', async (_label, answer) => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.nameservers = { get: async () => answer as never, save: async () => ({ ok: true }) };
       await expect(gatewayFor(plugin).gateway.nameservers(aDomain())).rejects.toMatchObject({
         code: 'registrar_failed',
@@ -322,7 +322,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('rejects an expiry date that is not a calendar date', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.domainSync = {
         sync: async () => ({
           ok: true,
@@ -336,7 +336,7 @@ describe('RegistrarGateway', () => {
     });
 
     it("keeps a registrar's message to one bounded line", async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.idProtection = {
         save: async () => ({ ok: false, reason: 'refused', message: `line one\n\tline two ${'x'.repeat(1000)}` }),
       };
@@ -351,7 +351,7 @@ describe('RegistrarGateway', () => {
     });
 
     it('reports a domain whose registrar is not installed as registrar_failed', async () => {
-      const { gateway } = gatewayFor(fakeRegistrar());
+      const { gateway } = gatewayFor(cannedRegistrar());
       await expect(gateway.nameservers(aDomain({ registrar: 'gone' }))).rejects.toMatchObject({
         code: 'registrar_failed',
         message: expect.stringMatching(/gone is not installed/),
@@ -361,7 +361,7 @@ describe('RegistrarGateway', () => {
 
   describe('the ownership lookup chain (reconciliation)', () => {
     it('reports a name the registrar skipped as unknown, never as not ours', async () => {
-      const plugin = fakeRegistrar({ without: ['domainSync', 'domainInformation'] });
+      const plugin = cannedRegistrar({ without: ['domainSync', 'domainInformation'] });
       plugin.checkAvailability = async () => [{ domain: 'not-asked.com', status: 'available' }];
       expect(await gatewayFor(plugin).gateway.ownership('fake', 'a.com')).toEqual({
         kind: 'unknown',
@@ -370,14 +370,14 @@ describe('RegistrarGateway', () => {
     });
 
     it('asks domain sync first, then domain information, then availability', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       expect(await gatewayFor(plugin).gateway.ownership('fake', 'a.com')).toMatchObject({ kind: 'ours' });
       expect(plugin.calls).toEqual(['domainSync.sync']);
     });
   });
 
   describe('namePrice: what a name costs beyond the catalogue (issue 26 item 1)', () => {
-    const registeredElsewhere = (plugin: ReturnType<typeof fakeRegistrar>) => {
+    const registeredElsewhere = (plugin: ReturnType<typeof cannedRegistrar>) => {
       // As real registrars answer for a name that is registered: no premium flag at all.
       plugin.checkAvailability = async (domains) => {
         plugin.calls.push('checkAvailability');
@@ -387,7 +387,7 @@ describe('RegistrarGateway', () => {
     };
 
     it("asks domainPricing for a renewal or transfer, turning the period's cost into a yearly one", async () => {
-      const plugin = registeredElsewhere(fakeRegistrar());
+      const plugin = registeredElsewhere(cannedRegistrar());
       const asked: unknown[] = [];
       plugin.domainPricing = {
         price: async (input) => {
@@ -411,17 +411,17 @@ describe('RegistrarGateway', () => {
     });
 
     it('asks availability for a registration, and without domainPricing; a registered name there cannot tell', async () => {
-      const plugin = registeredElsewhere(fakeRegistrar({ without: ['domainPricing'] }));
+      const plugin = registeredElsewhere(cannedRegistrar({ without: ['domainPricing'] }));
       const { gateway } = gatewayFor(plugin);
       expect(await gateway.namePrice('fake', 'rare.com', 'renew', 1)).toEqual({ kind: 'cannot_tell' });
       expect(plugin.calls).toEqual(['checkAvailability']);
-      const withPricing = fakeRegistrar();
+      const withPricing = cannedRegistrar();
       await gatewayFor(withPricing).gateway.namePrice('fake', 'new.com', 'register', 1);
       expect(withPricing.calls).toEqual(['checkAvailability']);
     });
 
     it('reads a refusal as no answer, and a premium answer without a cost, or a cost of 0, as malformed', async () => {
-      const plugin = fakeRegistrar();
+      const plugin = cannedRegistrar();
       plugin.domainPricing = { price: async () => ({ ok: false, reason: 'refused', message: 'no fee data' }) };
       expect(await gatewayFor(plugin).gateway.namePrice('fake', 'x.com', 'renew', 1)).toEqual({
         kind: 'no_answer',

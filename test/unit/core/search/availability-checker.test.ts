@@ -4,7 +4,7 @@ import { InProcessEventBus } from '../../../../src/core/common/events';
 import { followOwnOrders } from '../../../../src/core/search/own-orders';
 import { toPlatformEvent } from '../../../../src/core/events/outbox';
 import type { RegistrarPlugin } from '../../../../src/core/registrar/plugin';
-import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
+import { deferred, availabilityRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
 
 const clock = fixedClock('2026-11-21T10:00:00Z');
 const checker = (
@@ -21,8 +21,8 @@ const statuses = (answers: Map<string, { status: string }>) =>
 describe('AvailabilityChecker', () => {
   describe('when names belong to several registrars', () => {
     it('should ask each registrar once with all of its names', async () => {
-      const a = fakeRegistrar('a');
-      const b = fakeRegistrar('b');
+      const a = availabilityRegistrar('a');
+      const b = availabilityRegistrar('b');
       const answers = await checker([a, b]).check([
         { registrar: 'a', domain: 'x.com' },
         { registrar: 'b', domain: 'x.net' },
@@ -39,12 +39,12 @@ describe('AvailabilityChecker', () => {
       // the first would wait for ever and end at its deadline as unknown.
       const aAsked = deferred();
       const bAsked = deferred();
-      const a = fakeRegistrar('a', async (domains) => {
+      const a = availabilityRegistrar('a', async (domains) => {
         aAsked.resolve();
         await bAsked.promise;
         return domains.map((domain) => ({ domain, status: 'available' as const }));
       });
-      const b = fakeRegistrar('b', async (domains) => {
+      const b = availabilityRegistrar('b', async (domains) => {
         bAsked.resolve();
         await aAsked.promise;
         return domains.map((domain) => ({ domain, status: 'registered' as const }));
@@ -59,7 +59,7 @@ describe('AvailabilityChecker', () => {
     it("should split a registrar's names into batches asked at the same time", async () => {
       let started = 0;
       const allStarted = deferred();
-      const a = fakeRegistrar('a', async (domains) => {
+      const a = availabilityRegistrar('a', async (domains) => {
         if (++started === 3) allStarted.resolve();
         await allStarted.promise;
         return domains.map((domain) => ({ domain, status: 'available' as const }));
@@ -73,8 +73,8 @@ describe('AvailabilityChecker', () => {
 
   describe('when a registrar does not answer well', () => {
     it('should mark the names of a registrar past its deadline unknown (timeout) and keep the others', async () => {
-      const stalls = fakeRegistrar('stalls', () => new Promise(() => undefined));
-      const fine = fakeRegistrar('fine');
+      const stalls = availabilityRegistrar('stalls', () => new Promise(() => undefined));
+      const fine = availabilityRegistrar('fine');
       const answers = await checker([stalls, fine], { timeoutMs: 20 }).check([
         { registrar: 'stalls', domain: 'x.com' },
         { registrar: 'fine', domain: 'x.net' },
@@ -84,7 +84,7 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should mark the names of a registrar that throws unknown (error), even synchronously', async () => {
-      const throws = fakeRegistrar('throws', undefined, {
+      const throws = availabilityRegistrar('throws', undefined, {
         checkAvailability: () => {
           throw new Error('registry down');
         },
@@ -103,7 +103,7 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should not trust names it did not ask, statuses it does not know, or a name whose premium price is broken', async () => {
-      const odd = fakeRegistrar('odd', () => [
+      const odd = availabilityRegistrar('odd', () => [
         { domain: 'A.COM', status: 'weird' as never },
         { domain: 'other.com', status: 'available' },
         null as never,
@@ -129,7 +129,7 @@ describe('AvailabilityChecker', () => {
 
   describe('caching', () => {
     it('should reuse a definite answer until its seconds are up', async () => {
-      const a = fakeRegistrar('a');
+      const a = availabilityRegistrar('a');
       const c = checker([a], { cacheSeconds: 10 });
       await c.check([{ registrar: 'a', domain: 'x.com' }]);
       clock.advance(9_000);
@@ -145,7 +145,7 @@ describe('AvailabilityChecker', () => {
 
     it('should not cache unknown answers', async () => {
       let calls = 0;
-      const flaky = fakeRegistrar('flaky', (domains) =>
+      const flaky = availabilityRegistrar('flaky', (domains) =>
         ++calls === 1
           ? domains.map((domain) => ({ domain, status: 'unknown' as const }))
           : domains.map((domain) => ({ domain, status: 'registered' as const })),
@@ -156,7 +156,7 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should ask every time when the cache is off', async () => {
-      const a = fakeRegistrar('a');
+      const a = availabilityRegistrar('a');
       const c = checker([a], { cacheSeconds: 0 });
       await c.check([{ registrar: 'a', domain: 'x.com' }]);
       await c.check([{ registrar: 'a', domain: 'x.com' }]);
@@ -165,7 +165,7 @@ describe('AvailabilityChecker', () => {
 
     it('should share one registrar call between concurrent searches for the same name', async () => {
       const release = deferred();
-      const slow = fakeRegistrar('slow', async (domains) => {
+      const slow = availabilityRegistrar('slow', async (domains) => {
         await release.promise;
         return domains.map((domain) => ({ domain, status: 'available' as const }));
       });
@@ -196,7 +196,7 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should answer registered without asking once our registration is placed', async () => {
-      const a = fakeRegistrar('a');
+      const a = availabilityRegistrar('a');
       const bus = events();
       const subject = checker([a]);
       followOwnOrders(bus, subject);
@@ -207,7 +207,7 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should ask again once our order failed', async () => {
-      const a = fakeRegistrar('a');
+      const a = availabilityRegistrar('a');
       const bus = events();
       const subject = checker([a]);
       followOwnOrders(bus, subject);
@@ -231,7 +231,7 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should leave a renewal alone', async () => {
-      const a = fakeRegistrar('a');
+      const a = availabilityRegistrar('a');
       const bus = events();
       const subject = checker([a]);
       followOwnOrders(bus, subject);
@@ -242,8 +242,8 @@ describe('AvailabilityChecker', () => {
     });
 
     it('should ask again once our domain is cancelled, for every registrar that answered for it', async () => {
-      const a = fakeRegistrar('a');
-      const b = fakeRegistrar('b');
+      const a = availabilityRegistrar('a');
+      const b = availabilityRegistrar('b');
       const bus = events();
       const subject = checker([a, b]);
       followOwnOrders(bus, subject);

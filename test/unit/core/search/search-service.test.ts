@@ -4,7 +4,7 @@ import { AvailabilityChecker } from '../../../../src/core/search/availability-ch
 import { SearchService } from '../../../../src/core/search/search-service';
 import { fixedClock } from '../../../../src/core/common/clock';
 import type { UnitOfWork } from '../../../../src/core/common/unit-of-work';
-import { deferred, fakeRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
+import { deferred, availabilityRegistrar, guardedDirectory, recordingLogger } from '../../../support/fakes';
 
 /** The catalogue reads a search makes, in memory: each TLD priced 10.00 for one year for group g1. */
 function catalogue(tlds: Array<[string, string]>): UnitOfWork {
@@ -44,12 +44,12 @@ describe('SearchService', () => {
       const bAsked = deferred();
       const available = (domains: readonly string[]) =>
         domains.map((domain) => ({ domain, status: 'available' as const }));
-      const a = fakeRegistrar('a', async (domains) => {
+      const a = availabilityRegistrar('a', async (domains) => {
         aAsked.resolve();
         await bAsked.promise;
         return available(domains);
       });
-      const b = fakeRegistrar('b', async (domains) => {
+      const b = availabilityRegistrar('b', async (domains) => {
         bAsked.resolve();
         await aAsked.promise;
         return available(domains);
@@ -71,7 +71,7 @@ describe('SearchService', () => {
   describe('when a registrar has the suggestions capability', () => {
     it('should check the exact names while it thinks, and list none of its suggestions when it fails', async () => {
       const logger = recordingLogger();
-      const suggests = fakeRegistrar('s', undefined, {
+      const suggests = availabilityRegistrar('s', undefined, {
         suggestions: {
           suggest: async () => {
             throw new Error('suggest API down');
@@ -86,7 +86,7 @@ describe('SearchService', () => {
     });
 
     it('should not use the generator for its TLDs', async () => {
-      const suggests = fakeRegistrar('s', undefined, {
+      const suggests = availabilityRegistrar('s', undefined, {
         suggestions: { suggest: async () => [{ domain: 'tulipmarket.com', score: 80 }] },
       });
       const results = await service([['.com', 's']], [suggests]).suggestions('g1', { searchTerm: 'tulip' });
@@ -97,7 +97,7 @@ describe('SearchService', () => {
 
   describe('premium prices', () => {
     it('should quote them in the platform currency', async () => {
-      const premium = fakeRegistrar('p', (domains) =>
+      const premium = availabilityRegistrar('p', (domains) =>
         domains.map((domain) => ({
           domain,
           status: 'available' as const,
@@ -119,7 +119,7 @@ describe('SearchService', () => {
 
   describe('when the group is offered nothing', () => {
     it('should answer with the requested names as unsupported and ask no registrar', async () => {
-      const a = fakeRegistrar('a');
+      const a = availabilityRegistrar('a');
       const results = await service([['.com', 'a']], [a]).suggestions('other-group', {
         searchTerm: 'tulip',
         tldsToInclude: ['.com'],

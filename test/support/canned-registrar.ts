@@ -8,7 +8,7 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
  * by name. Tests replace one answer (`plugin.registrarLock = {...}`) or remove capabilities
  * (`without`), which is how the gateway's fallbacks are exercised.
  */
-export function fakeRegistrar(
+export function cannedRegistrar(
   options: { id?: string; without?: readonly CapabilityName[] } = {},
 ): Writable<RegistrarPlugin> & { calls: string[] } {
   const calls: string[] = [];
