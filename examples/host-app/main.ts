@@ -1,5 +1,6 @@
 /**
- * The host platform of host-app.ts as a server: `npx tsx examples/host-app/main.ts`, then
+ * The host platform of host-app.ts as a server: `node --import tsx examples/host-app/main.ts` (one
+ * process, so that a signal reaches it; under `npx tsx` a SIGTERM to npx orphans it), then
  * http://127.0.0.1:3000/dashboard (the host) and http://127.0.0.1:3000/reseller-api/… (the module).
  */
 import { randomBytes } from 'node:crypto';
@@ -24,7 +25,8 @@ async function main(): Promise<void> {
   const server = host.app.listen(3000, '127.0.0.1', () => {
     process.stderr.write(`host listening on http://127.0.0.1:3000; reseller ${email}, API key ${apiKey}\n`);
   });
-  process.once('SIGTERM', () => server.close(() => void host.close().then(() => db.destroy())));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const)
+    process.once(signal, () => server.close(() => void host.close().then(() => db.destroy())));
 }
 
 void main();
