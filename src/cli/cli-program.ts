@@ -144,6 +144,9 @@ export class CliRuntime {
     const parseOptions = command.parseOptions.bind(command);
     command.parseOptions = (argv) => {
       const parsed = parseOptions(argv);
+      // A command with subcommands of its own (`log <email>` and `log purge`) is also asked to parse the
+      // options it hands on to the subcommand: there commander's own unknown-option check applies.
+      if (command.commands.length > 0) return parsed;
       const unknown = parsed.unknown.find((arg) => arg.startsWith('--') && arg !== '--help' && arg !== '--');
       if (unknown) {
         const flag = unknown.split('=')[0]!;
