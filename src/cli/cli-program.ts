@@ -213,13 +213,15 @@ export class CliRuntime {
       logger: createLogger('warn', this.io.stderr as never),
       // Issue 31: a read-only command once wrote a new key beside a moved database; only `migrate` creates one.
       masterKeyPolicy: MASTER_KEY_POLICY[database],
+    }).catch((error: unknown) => {
+      throw checkDatabaseReady.explained(error, settings.databaseUrl);
     });
     // A broken plugin is disabled, not fatal: the command runs, and the operator is told.
     for (const { problem } of module.registrars.failures())
       this.io.stderr.write(`warning: a registrar plugin failed to load and is disabled: ${problem}\n`);
     if (database !== 'any') {
       try {
-        await checkDatabaseReady.schema(module.knex);
+        await checkDatabaseReady.schema(module.knex, settings.databaseUrl);
       } catch (error) {
         await module.close();
         throw error;

@@ -19,19 +19,30 @@ export const checkDatabaseReady = {
     }
   },
 
-  async schema(knex: Knex): Promise<void> {
+  /**
+   * A MariaDB/MySQL database that does not exist, said so with how to create it, whichever first
+   * statement met it (opening the module reads the database too); any other error as it was.
+   */
+  explained(error: unknown, databaseUrl: string): unknown {
+    if ((error as { code?: unknown }).code !== 'ER_BAD_DB_ERROR') return error;
+    let name = '';
+    try {
+      name = decodeURIComponent(new URL(databaseUrl.trim()).pathname.replace(/^\//, ''));
+    } catch {
+      return error;
+    }
+    return new Error(
+      `the database "${name}" does not exist on the MariaDB/MySQL server (DATABASE_URL): ` +
+        `create it (CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4), then ${RUN_MIGRATE}`,
+    );
+  },
+
+  async schema(knex: Knex, databaseUrl: string): Promise<void> {
     let pending: string[];
     try {
       pending = await pendingMigrations(knex);
     } catch (error) {
-      if ((error as { code?: unknown }).code === 'ER_BAD_DB_ERROR') {
-        const name = knex.client.config.connection?.database;
-        throw new Error(
-          `the database "${name}" does not exist on the MariaDB/MySQL server (DATABASE_URL): ` +
-            `create it (CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4), then ${RUN_MIGRATE}`,
-        );
-      }
-      throw error;
+      throw checkDatabaseReady.explained(error, databaseUrl);
     }
     if (pending.length > 0) {
       throw new Error(
