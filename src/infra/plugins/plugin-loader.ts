@@ -437,11 +437,14 @@ function whereItFailed(error: unknown, entryFile: string): string {
   return `SyntaxError: ${message}`;
 }
 
-/** JSON.parse's message with the line and column its position is at (Node 20 gives only the position). */
+/**
+ * JSON.parse's message as `file:line:column: message`, the line and column worked out from its
+ * position: Node 20 gives only the position, later versions append "(line L column C)" as well.
+ */
 function jsonProblem(error: unknown, text: string, file: string): string {
-  const message = messageOf(error);
+  const message = messageOf(error).replace(/ \(line \d+ column \d+\)$/, '');
   const position = /at position (\d+)/.exec(message);
-  if (!position || /line \d+ column \d+/.test(message)) return `${file}: ${message}`;
+  if (!position) return `${file}: ${message}`;
   const before = text.slice(0, Number(position[1]));
   const line = before.split('\n').length;
   const column = before.length - before.lastIndexOf('\n');
