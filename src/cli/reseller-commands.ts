@@ -102,12 +102,17 @@ export function resellerCommands(cli: CliRuntime): void {
     .command(
       reseller,
       'close <email>',
-      'end the account: refused while it holds domains or credit; a closed reseller cannot call the API',
+      'end the account: refused while it holds credit, has an order in progress, or holds domains it does not hand over; a closed reseller cannot call the API',
     )
+    .option('--move-domains-to <email>', 'the active reseller that takes over its domains, in the same step')
     .action(
-      cli.action(async ({ module }, [email]) => {
-        const closed = await module.services.resellers.close(email);
-        return { email: closed.email, status: closed.status };
+      cli.action<{ moveDomainsTo?: string }>(async ({ module }, [email], { moveDomainsTo }) => {
+        const closed = await module.services.resellers.close(email, { moveDomainsTo });
+        return {
+          email: closed.reseller.email,
+          status: closed.reseller.status,
+          ...(closed.movedTo && { movedDomains: closed.movedDomains, movedTo: closed.movedTo.email }),
+        };
       }),
     );
 

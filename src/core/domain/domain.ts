@@ -177,6 +177,11 @@ export interface DomainRepository {
     change: DomainOrderChange,
     resellerId?: string,
   ): Promise<boolean>;
+  /**
+   * Gives every domain of `fromResellerId` in one of `statuses` to `toResellerId` (closing a
+   * reseller that hands its domains over), in one statement; answers how many moved.
+   */
+  moveHeld(fromResellerId: string, toResellerId: string, statuses: readonly DomainStatus[], at: Date): Promise<number>;
   /** Orders: removes the row a failed order created, only while it still has the order's pending status. */
   deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean>;
   /**

@@ -7,8 +7,8 @@ import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
 import { DomainError } from '../common/errors';
 import { formatAmount, type Minor } from '../common/money';
-import { DOMAIN_STATUSES } from '../domain/domain';
-import { isGone } from '../domain/domain-lifecycle';
+import { DOMAIN_STATUSES, type DomainStatus } from '../domain/domain';
+import { isGone, isPending, statusesWhere } from '../domain/domain-lifecycle';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
 import { assertCompleteRegistrant, normaliseContact } from '../order/contacts';
@@ -29,6 +29,17 @@ export interface LowCreditStatus {
   /** Whether the balance is below the threshold (and `credit.low` was published for this fall). */
   readonly isLow: boolean;
 }
+
+/** What `close` did: the closed reseller, and how many domains moved to which reseller. */
+export interface ClosedReseller {
+  readonly reseller: Reseller;
+  readonly movedDomains: number;
+  readonly movedTo?: Reseller;
+}
+
+const PENDING_STATUSES = statusesWhere('isPending');
+/** The domains a reseller holds that can change hands: neither gone nor waiting for an order. */
+const HELD_STATUSES = DOMAIN_STATUSES.filter((s) => !isGone(s) && !isPending(s));
 
 export class ResellerService {
   constructor(
@@ -199,45 +210,69 @@ export class ResellerService {
   }
 
   /**
-   * Ends a reseller's account: refused while it holds domains that are not gone (transfer them
-   * away or let them lapse first) or credit (refund it first), so that nobody's domains or money
-   * are left on an account nobody can use. A closed reseller cannot call the API.
+   * Ends a reseller's account: refused while it holds credit (refund it first) or has an order in
+   * progress, and while it holds domains that are not gone unless `moveDomainsTo` names the active
+   * reseller that takes them over, so that nobody's domains or money are left on an account nobody
+   * can use. The checks, the move and the status change are one transaction: all or nothing.
+   * A closed reseller cannot call the API.
    */
-  async close(email: string): Promise<Reseller> {
+  async close(email: string, options: { readonly moveDomainsTo?: string } = {}): Promise<ClosedReseller> {
     const reseller = await this.byEmail(email);
-    const live = DOMAIN_STATUSES.filter((s) => !isGone(s));
-    const domains = await this.uow.read.domains.page({
-      resellerId: reseller.id,
-      statuses: live,
-      sort: 'name',
-      limit: 4,
-    });
-    if (domains.length > 0)
+    const heir = options.moveDomainsTo === undefined ? undefined : await this.byEmail(options.moveDomainsTo);
+    if (heir?.id === reseller.id)
       throw new DomainError(
-        'conflict',
-        `${reseller.email} still holds domains (${domains
-          .slice(0, 3)
-          .map((d) => d.name)
-          .join(
-            ', ',
-          )}${domains.length > 3 ? ', …' : ''}): they must be transferred away or lapse before the account is closed`,
+        'validation_failed',
+        `${reseller.email} cannot take over its own domains: name another reseller`,
       );
-    const balance = await this.uow.read.ledger.balance(reseller.id);
-    if (balance !== 0)
-      throw new DomainError(
-        'conflict',
-        `${reseller.email} still holds ${formatAmount(balance)} of credit: refund it first (credit add ${reseller.email} -${formatAmount(balance)} --note "refund on closing")`,
-      );
-    await this.uow.run(async ({ resellers, audit }) => {
+    const named = (domains: readonly { name: string }[]) =>
+      `${domains
+        .slice(0, 3)
+        .map((d) => d.name)
+        .join(', ')}${domains.length > 3 ? ', …' : ''}`;
+    return this.uow.run(async ({ resellers, ledger, domains, audit }) => {
+      const audited = (movedDomains: number) =>
+        recordChange(audit, this.clock, {
+          action: 'reseller.close',
+          subject: resellerSubject(reseller),
+          before: { status: reseller.status },
+          after: { status: 'closed', movedDomains, ...(heir && { movedTo: heir.email }) },
+        });
+      // The status first: its row stays locked until the end, so a concurrent close or move waits.
       await resellers.setStatus(reseller.id, 'closed');
-      await recordChange(audit, this.clock, {
-        action: 'reseller.close',
-        subject: resellerSubject(reseller),
-        before: { status: reseller.status },
-        after: { status: 'closed' },
-      });
+      const balance = await ledger.balance(reseller.id);
+      if (balance !== 0)
+        throw new DomainError(
+          'conflict',
+          `${reseller.email} still holds ${formatAmount(balance)} of credit: refund it first (credit add ${reseller.email} -${formatAmount(balance)} --note "refund on closing")`,
+        );
+      const held = (statuses: readonly DomainStatus[]) =>
+        domains.page({ resellerId: reseller.id, statuses, sort: 'name', limit: 4 });
+      const inFlight = await held(PENDING_STATUSES);
+      if (inFlight.length > 0)
+        throw new DomainError(
+          'conflict',
+          `${reseller.email} has orders in progress (${named(inFlight)}): close it once they have settled`,
+        );
+      if (heir === undefined) {
+        const kept = await held(HELD_STATUSES);
+        if (kept.length > 0)
+          throw new DomainError(
+            'conflict',
+            `${reseller.email} still holds domains (${named(kept)}): move them to another reseller (--move-domains-to <email>), or transfer them away or let them lapse, before the account is closed`,
+          );
+        await audited(0);
+        return { reseller: { ...reseller, status: 'closed' }, movedDomains: 0 };
+      }
+      const current = await resellers.findById(heir.id);
+      if (current?.status !== 'active')
+        throw new DomainError(
+          'conflict',
+          `${heir.email} is ${current?.status ?? 'gone'}: domains can only move to an active reseller`,
+        );
+      const movedDomains = await domains.moveHeld(reseller.id, heir.id, HELD_STATUSES, this.clock.now());
+      await audited(movedDomains);
+      return { reseller: { ...reseller, status: 'closed' }, movedDomains, movedTo: heir };
     });
-    return { ...reseller, status: 'closed' };
   }
 
   async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {

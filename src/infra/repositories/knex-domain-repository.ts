@@ -220,6 +220,19 @@ export class KnexDomainRepository implements DomainRepository {
     return moved === 1;
   }
 
+  async moveHeld(
+    fromResellerId: string,
+    toResellerId: string,
+    statuses: readonly DomainStatus[],
+    at: Date,
+  ): Promise<number> {
+    if (statuses.length === 0) return 0;
+    return this.db('domains')
+      .where({ reseller_id: fromResellerId })
+      .whereIn('status', [...statuses])
+      .update({ reseller_id: toResellerId, updated_at: at.getTime() });
+  }
+
   async deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean> {
     return (await this.db('domains').where({ id, status }).delete()) === 1;
   }
