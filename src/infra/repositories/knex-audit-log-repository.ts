@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { AuditEntry, AuditLogRepository, AuditQuery, Actor } from '../../core/audit/audit-log';
 
 interface AuditRow {
@@ -18,7 +18,7 @@ interface AuditRow {
 
 /** The audit log's table: insert and select only (retention deletes by age). */
 export class KnexAuditLogRepository implements AuditLogRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Db) {}
 
   async append(entry: AuditEntry): Promise<void> {
     await this.db<AuditRow>('audit_log').insert({
