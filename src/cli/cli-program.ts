@@ -219,7 +219,7 @@ export class CliRuntime {
     if (database !== 'any') checkDatabaseReady.beforeConnecting(settings.databaseUrl);
     const module = await createResellerModule({
       settings: { ...settings },
-      logger: createLogger('warn', this.io.stderr as never),
+      logger: createLogger('warn', this.io.stderr as never, settings.logFormat),
       // Issue 31: a read-only command once wrote a new key beside a moved database; only `migrate` creates one.
       masterKeyPolicy: MASTER_KEY_POLICY[database],
     }).catch((error: unknown) => {
