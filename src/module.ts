@@ -368,9 +368,9 @@ function servicesOf(container: Container): ResellerModule['services'] {
   };
 }
 
-/** The host's logger with request ids added to its lines, or pino at LOG_LEVEL with secrets redacted. */
+/** The host's logger with request ids added to its lines, or pino at LOG_LEVEL (in LOG_FORMAT) with secrets redacted. */
 function moduleLogger(given: Logger | undefined, settings: Settings): Logger {
-  if (!given) return createLogger(settings.logLevel);
+  if (!given) return createLogger(settings.logLevel, undefined, settings.logFormat);
   return isOwnLogger(given) ? given : withLogContext(given);
 }
 

@@ -13,6 +13,10 @@ import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
+import { KnexAuditLogRepository } from './knex-audit-log-repository';
+import { KnexOperatorRepository } from './knex-operator-repository';
+import { KnexPortalLoginRepository } from './knex-portal-login-repository';
+import { KnexOneTimeLinkRepository } from './knex-one-time-link-repository';
 import { type DatabasePools, type HotReads, knexPools } from '../db/driver-pools';
 import { isConnectionLost, isRetryableTransactionError } from '../db/errors';
 
@@ -32,6 +36,10 @@ export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, rea
     events: new KnexEventRepository(db),
     webhooks: new KnexWebhookRepository(db),
     expiry: new KnexExpiryRepository(db),
+    audit: new KnexAuditLogRepository(db),
+    operators: new KnexOperatorRepository(db),
+    portalLogins: new KnexPortalLoginRepository(db),
+    oneTimeLinks: new KnexOneTimeLinkRepository(db),
   };
 }
 

@@ -74,12 +74,7 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
     access: 'viewer',
     handler: async (ctx) => {
       const domain = await domainOf(ctx);
-      const [reseller, orders, history] = await Promise.all([
-        ctx.resolve(TOKENS.resellerService).byId(domain.resellerId),
-        ctx.resolve(TOKENS.unitOfWork).read.orders.page({ domain: domain.name, limit: 50 }),
-        ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
-      ]);
-      return ctx.render('domain', { pageTitle: domain.unicodeName, domain, reseller, orders, history });
+      return ctx.render('domain', { pageTitle: domain.unicodeName, ...(await detailOf(ctx, domain)) });
     },
   },
   {
@@ -95,20 +90,23 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
         before: { status: domain.status, expiryDate: domain.expiryDate },
         after: { status: synced.domain.status, expiryDate: synced.domain.expiryDate, registrarAnswer: synced.view },
       });
-      const [reseller, orders, history] = await Promise.all([
-        ctx.resolve(TOKENS.resellerService).byId(synced.domain.resellerId),
-        ctx.resolve(TOKENS.unitOfWork).read.orders.page({ domain: domain.name, limit: 50 }),
-        ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
-      ]);
       return ctx.render('domain', {
         pageTitle: domain.unicodeName,
-        domain: synced.domain,
-        reseller,
-        orders,
-        history,
-        answer: synced.view,
+        ...(await detailOf(ctx, synced.domain)),
         changes: synced.changes,
       });
     },
   },
 ];
+
+/** What the domain page shows: our record, its reseller and orders, its history and the registrar's last sync answer. */
+async function detailOf(ctx: ConsoleContext, domain: DomainRecord) {
+  const read = ctx.resolve(TOKENS.unitOfWork).read;
+  const [reseller, orders, history, lastAnswer] = await Promise.all([
+    ctx.resolve(TOKENS.resellerService).byId(domain.resellerId),
+    read.orders.page({ domain: domain.name, limit: 50 }),
+    ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
+    read.domains.lastSyncAnswer(domain.id),
+  ]);
+  return { domain, reseller, orders, history, lastAnswer };
+}
