@@ -35,6 +35,8 @@ import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoin
 import * as createWebhookDeliveries from './20261126150300_create_webhook_deliveries';
 import * as createDomainExpiryNotices from './20261126150400_create_domain_expiry_notices';
 import * as createExpiryDigests from './20261126150500_create_expiry_digests';
+import * as createEventRouting from './20261127150000_create_event_routing';
+import * as addSendingStateToExpiryDigests from './20261127150100_add_sending_state_to_expiry_digests';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -82,4 +84,6 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126150300_create_webhook_deliveries', createWebhookDeliveries],
   ['20261126150400_create_domain_expiry_notices', createDomainExpiryNotices],
   ['20261126150500_create_expiry_digests', createExpiryDigests],
+  ['20261127150000_create_event_routing', createEventRouting],
+  ['20261127150100_add_sending_state_to_expiry_digests', addSendingStateToExpiryDigests],
 ];
