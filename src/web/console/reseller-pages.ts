@@ -99,10 +99,11 @@ export const RESELLER_PAGES: readonly ConsolePage[] = [
     handler: async (ctx) => {
       const reseller = await resellerOf(ctx);
       const resellers = ctx.resolve(TOKENS.resellerService);
-      const [groups, balance, { allowedNetworks }, domains, orders, apiLog] = await Promise.all([
+      const [groups, balance, allowedNetworks, domains, orders, apiLog] = await Promise.all([
         resellers.listGroups(),
         ctx.resolve(TOKENS.creditService).balance(reseller.id),
-        resellers.allowedNetworks(reseller.email),
+        // By id: a stored email that today's rules refuse (an import, an older version) still shows its page.
+        resellers.allowedNetworksOf(reseller.id),
         ctx.resolve(TOKENS.consoleLists).domains({ resellerId: reseller.id, limit: 20 }),
         ctx.resolve(TOKENS.accountLists).orders(reseller.id, { limit: 20 }),
         ctx.resolve(TOKENS.consoleLists).apiLog({ resellerId: reseller.id, limit: 20 }),
