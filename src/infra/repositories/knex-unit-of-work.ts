@@ -13,7 +13,11 @@ import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
-import { type DirectTransactions, directTransactionsOf, type HotReads } from '../db/direct-reads';
+import { KnexAuditLogRepository } from './knex-audit-log-repository';
+import { KnexOperatorRepository } from './knex-operator-repository';
+import { KnexPortalLoginRepository } from './knex-portal-login-repository';
+import { KnexOneTimeLinkRepository } from './knex-one-time-link-repository';
+import { type DatabasePools, type HotReads, knexPools } from '../db/driver-pools';
 import { isConnectionLost, isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
@@ -32,6 +36,10 @@ export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, rea
     events: new KnexEventRepository(db),
     webhooks: new KnexWebhookRepository(db),
     expiry: new KnexExpiryRepository(db),
+    audit: new KnexAuditLogRepository(db),
+    operators: new KnexOperatorRepository(db),
+    portalLogins: new KnexPortalLoginRepository(db),
+    oneTimeLinks: new KnexOneTimeLinkRepository(db),
   };
 }
 
@@ -43,20 +51,16 @@ const MAX_ATTEMPTS = 5;
 export class KnexUnitOfWork implements UnitOfWork {
   readonly read: Repositories;
   /**
-   * MySQL/MariaDB opened by the module: transactions on the driver's pool (src/infra/db/direct-reads.ts).
-   * Otherwise knex's own: SQLite (knex holds the one writer connection), a knex instance the host
-   * owns, and a host's ledger, which is promised the knex transaction (docs/embedding.md).
+   * `pools`: the reads outside any transaction and the transactions, as the composition chose them
+   * (src/infra/db/driver-pools.ts); knex's own by default.
    */
-  private readonly direct: DirectTransactions | undefined;
-
   constructor(
-    private readonly db: Knex,
+    db: Knex,
     private readonly ledger: LedgerFactory = knexLedger,
-    reads?: HotReads,
+    private readonly pools: Pick<DatabasePools, 'reads' | 'transactions'> = knexPools(db),
     private readonly committed: CommittedEvents = () => {},
   ) {
-    this.read = knexRepositories(db, ledger, reads);
-    this.direct = ledger === knexLedger ? directTransactionsOf(reads) : undefined;
+    this.read = knexRepositories(db, ledger, pools.reads);
   }
 
   /**
@@ -82,9 +86,7 @@ export class KnexUnitOfWork implements UnitOfWork {
         return result;
       };
       try {
-        const result = await (this.direct
-          ? this.direct.transaction(this.db, inTransaction)
-          : this.db.transaction((trx) => inTransaction(trx)));
+        const result = await this.pools.transactions.run(inTransaction);
         if (outbox.events.length > 0) this.committed(outbox.events);
         return result;
       } catch (error) {

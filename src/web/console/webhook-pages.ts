@@ -41,17 +41,15 @@ function statusOf(query: Fields): DeliveryStatus | undefined {
   return status as DeliveryStatus;
 }
 
-/** The endpoints, deliveries and their changes, for one area (docs/console.md#webhooks, docs/portal.md#webhooks). */
+/**
+ * The endpoints, deliveries and their changes, for one area (docs/console.md#webhooks,
+ * docs/portal.md#webhooks). The service writes each change's audit entry in the change's own
+ * transaction, with the signed-in operator or reseller as actor (ADR 17).
+ */
 export function webhookPages<Principal, Access extends string>(
   area: WebhookArea<Principal, Access>,
 ): Page<Principal, Access>[] {
   const service = (ctx: PageContext<Principal>) => ctx.resolve(TOKENS.webhookService);
-  const audit = (ctx: PageContext<Principal>, action: string, id: string, after?: unknown) =>
-    ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-      action,
-      subject: { kind: 'webhook_endpoint', id },
-      ...(after === undefined ? {} : { after }),
-    });
   /** The owners' emails, for the console's list (a reseller sees only its own). */
   const ownerEmails = async (ctx: PageContext<Principal>, ids: ReadonlyArray<string | null>) => {
     const emails = new Map<string, string>();
@@ -95,11 +93,6 @@ export function webhookPages<Principal, Access extends string>(
       handler: async (ctx) => {
         const owner = await area.ownerOf(ctx);
         const { endpoint, secret } = await service(ctx).add(owner, field(ctx.form, 'url'), eventTypesOf(ctx.form));
-        await audit(ctx, 'webhook.add', endpoint.id, {
-          url: endpoint.url,
-          owner: endpoint.resellerId ?? 'operator',
-          eventTypes: endpoint.eventTypes,
-        });
         return secretPage(ctx, 'Endpoint added', { endpoint, secret, created: true });
       },
     },
@@ -127,7 +120,6 @@ export function webhookPages<Principal, Access extends string>(
       access: area.change,
       handler: async (ctx) => {
         const delivery = await service(ctx).replay(ctx.params.id!, area.resellerOf(ctx));
-        await audit(ctx, 'webhook.delivery.replay', delivery.endpointId, { deliveryId: delivery.id });
         return ctx.redirect(`/webhooks/deliveries?endpoint=${encodeURIComponent(delivery.endpointId)}&notice=replayed`);
       },
     },
@@ -156,7 +148,6 @@ export function webhookPages<Principal, Access extends string>(
       access: area.change,
       handler: async (ctx) => {
         const rotated = await service(ctx).rotateSecret(ctx.params.id!, area.resellerOf(ctx));
-        await audit(ctx, 'webhook.secret.rotate', rotated.endpoint.id);
         return secretPage(ctx, 'New signing secret', {
           endpoint: rotated.endpoint,
           secret: rotated.secret,
@@ -171,7 +162,6 @@ export function webhookPages<Principal, Access extends string>(
       access: area.change,
       handler: async (ctx) => {
         const endpoint = await service(ctx).enable(ctx.params.id!, area.resellerOf(ctx));
-        await audit(ctx, 'webhook.enable', endpoint.id);
         return ctx.redirect(`/webhooks/${encodeURIComponent(endpoint.id)}?notice=enabled`);
       },
     },
@@ -182,7 +172,6 @@ export function webhookPages<Principal, Access extends string>(
       handler: async (ctx) => {
         const endpoint = await service(ctx).endpoint(ctx.params.id!, area.resellerOf(ctx));
         await service(ctx).remove(endpoint.id, area.resellerOf(ctx));
-        await audit(ctx, 'webhook.remove', endpoint.id, { url: endpoint.url });
         return ctx.redirect('/webhooks?notice=removed');
       },
     },
