@@ -3,6 +3,7 @@ import { type Db, onConnection } from './db';
 import { createPool, type ExecuteValues, type Pool, type PoolConnection, type PoolOptions } from 'mysql2';
 import { type DatabaseTarget, mysqlConnectionOptions } from './connect';
 import { rawRows } from './database-kind';
+import { endsTransaction } from './errors';
 
 /**
  * The driver's own connections, used through its public API where knex's per-query machinery
@@ -136,8 +137,15 @@ class ManualCommitTransactions implements DirectTransactions {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
     );
+    // A statement the database answered by rolling the whole transaction back (endsTransaction)
+    // ends it even when the work caught the error and went on: what ran after it is a new
+    // transaction, rolled back here, and the first error is thrown (a deadlock is retried whole).
+    let ended: unknown;
+    const failed = (error: unknown) => {
+      if (ended === undefined && endsTransaction(error)) ended = error;
+    };
     // Sent through knex too, so that knex's query events and logs show the transaction's end.
-    const db = onConnection(knex, connection);
+    const db = onConnection(knex, connection, failed);
     let reusable = true;
     try {
       if (!this.manualCommit.has(connection)) {
@@ -146,6 +154,7 @@ class ManualCommitTransactions implements DirectTransactions {
         this.manualCommit.add(connection);
       }
       const result = await work(db);
+      if (ended !== undefined) throw ended;
       await db.raw('COMMIT');
       return result;
     } catch (error) {

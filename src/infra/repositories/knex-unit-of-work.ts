@@ -14,7 +14,7 @@ import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-rep
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
 import { type DirectTransactions, directTransactionsOf, type HotReads } from '../db/direct-reads';
-import { isConnectionLost, isRetryableTransactionError } from '../db/errors';
+import { endsTransaction, isConnectionLost, isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
 export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Db);
@@ -73,8 +73,8 @@ export class KnexUnitOfWork implements UnitOfWork {
       // A transaction the database retried starts over with an empty outbox.
       const outbox = new RecordedEvents();
       let workDone = false;
-      const inTransaction = async (db: Db): Promise<T> => {
-        const repos = knexRepositories(db, this.ledger);
+      const inTransaction = async (db: Db, ledger: LedgerFactory = this.ledger): Promise<T> => {
+        const repos = knexRepositories(db, ledger);
         const result = await work({ ...repos, outbox });
         // ADR 15: the one statement publishing adds to a transaction, and only when it published.
         if (outbox.events.length > 0) await repos.events.insert(outbox.events);
@@ -84,7 +84,22 @@ export class KnexUnitOfWork implements UnitOfWork {
       try {
         const result = await (this.direct
           ? this.direct.transaction(this.db, inTransaction)
-          : this.db.transaction((trx) => inTransaction(trx)));
+          : this.db.transaction(async (trx) => {
+              // After a statement that rolled the transaction back, knex's session is in autocommit:
+              // each later statement would commit on its own. None is sent; the first error is
+              // thrown (a deadlock runs the work again). A host's ledger keeps the knex transaction.
+              let ended: unknown;
+              trx.on('query-error', (error: unknown) => {
+                if (ended === undefined && endsTransaction(error)) ended = error;
+              });
+              const guarded = refusingAfter(trx, () => ended);
+              const result = await inTransaction(
+                guarded,
+                this.ledger === knexLedger ? knexLedger : () => this.ledger(trx),
+              );
+              if (ended !== undefined) throw ended;
+              return result;
+            }));
         if (outbox.events.length > 0) this.committed(outbox.events);
         return result;
       } catch (error) {
@@ -97,4 +112,21 @@ export class KnexUnitOfWork implements UnitOfWork {
       }
     }
   }
+}
+
+/** `db` that refuses to start a statement once `ended()` answers the error that ended its transaction. */
+function refusingAfter(db: Db, ended: () => unknown): Db {
+  const check = () => {
+    const error = ended();
+    if (error !== undefined) throw error;
+  };
+  const table = (name: string) => {
+    check();
+    return db(name);
+  };
+  const raw = (...args: Parameters<Knex.RawBuilder>) => {
+    check();
+    return db.raw(...args);
+  };
+  return Object.assign(table, { raw: raw as Knex.RawBuilder, client: db.client }) as Db;
 }
