@@ -35,6 +35,9 @@ import * as createWebhookEndpoints from './20261126150200_create_webhook_endpoin
 import * as createWebhookDeliveries from './20261126150300_create_webhook_deliveries';
 import * as createDomainExpiryNotices from './20261126150400_create_domain_expiry_notices';
 import * as createExpiryDigests from './20261126150500_create_expiry_digests';
+import * as addTotpLastStepToOperators from './20261127120000_add_totp_last_step_to_operators';
+import * as addTotpLastStepToPortalLogins from './20261127120100_add_totp_last_step_to_portal_logins';
+import * as createDomainSyncAnswers from './20261127120200_create_domain_sync_answers';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -82,4 +85,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261126150300_create_webhook_deliveries', createWebhookDeliveries],
   ['20261126150400_create_domain_expiry_notices', createDomainExpiryNotices],
   ['20261126150500_create_expiry_digests', createExpiryDigests],
+  ['20261127120000_add_totp_last_step_to_operators', addTotpLastStepToOperators],
+  ['20261127120100_add_totp_last_step_to_portal_logins', addTotpLastStepToPortalLogins],
+  ['20261127120200_create_domain_sync_answers', createDomainSyncAnswers],
 ];

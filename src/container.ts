@@ -37,7 +37,7 @@ import { token, TOKENS, type Token } from './core/tokens';
 import type { Settings } from './config/settings';
 import { provider } from './provide';
 
-import { directWritesOf, type HotReads } from './infra/db/direct-reads';
+import type { DatabasePools } from './infra/db/driver-pools';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
 import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
 import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
@@ -50,8 +50,10 @@ export interface Platform {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly knex: Knex;
-  /** ADR 12: authentication's statement on a connection of its own (undefined on a host's knex). */
-  readonly hotReads: HotReads | undefined;
+  /** Reads, writes and transactions beside knex's builder, chosen when the database was opened. */
+  readonly pools: DatabasePools;
+  /** Whether the credit ledger is the module's own (the host gave no `ledgerFactory` port). */
+  readonly ownsLedger: boolean;
   readonly secretBox: SecretBox;
   /** The installed registrar plugins (the plugin loader's registry). */
   readonly plugins: RegistrarDirectory;
@@ -110,7 +112,7 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
     platformModule(platform, commits),
     observabilityModule(platform.settings),
     registrarModule(platform),
-    accountModule(platform.settings),
+    accountModule(platform),
     catalogueModule(platform),
     searchModule(platform.settings),
     domainModule(),
@@ -132,7 +134,7 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
 }
 
 function platformModule(
-  { settings, clock, logger, knex, hotReads, secretBox }: Platform,
+  { settings, clock, logger, knex, pools, secretBox }: Platform,
   commits: { dispatcher?: OutboxDispatcher },
 ): ContainerModule {
   return new ContainerModule(({ bind }) => {
@@ -146,7 +148,7 @@ function platformModule(
     provide(
       TOKENS.unitOfWork,
       { ledger: TOKENS.ledgerFactory },
-      ({ ledger }) => new KnexUnitOfWork(knex, ledger, hotReads, (events) => commits.dispatcher?.committed(events)),
+      ({ ledger }) => new KnexUnitOfWork(knex, ledger, pools, (events) => commits.dispatcher?.committed(events)),
     );
     provide(
       TOKENS.outboxDispatcher,
@@ -158,7 +160,7 @@ function platformModule(
           retentionMs: settings.eventsRetentionDays * 86_400_000,
         }),
     );
-    bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, directWritesOf(hotReads)));
+    bind(TOKENS.apiLogRepository).toConstantValue(new KnexApiLogRepository(knex, pools.writes));
   });
 }
 
@@ -208,14 +210,14 @@ function registrarModule({ plugins, settings }: Platform): ContainerModule {
   });
 }
 
-function accountModule(settings: Settings): ContainerModule {
+function accountModule({ settings, ownsLedger }: Platform): ContainerModule {
   return new ContainerModule(({ bind }) => {
     const provide = provider(bind);
     provide(
       BUILT_IN.resellerDirectory,
-      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, ledger: TOKENS.ledgerFactory },
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox },
       // ADR 12: the balance read with the reseller is the reseller's only while the ledger is the module's own.
-      ({ uow, secrets, ledger }) => new StoredResellerDirectory(uow.read.resellers, secrets, ledger === knexLedger),
+      ({ uow, secrets }) => new StoredResellerDirectory(uow.read.resellers, secrets, ownsLedger),
     );
     provide(
       TOKENS.authThrottle,

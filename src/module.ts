@@ -205,7 +205,9 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
   const clock = options.clock ?? systemClock;
   const lifecycle = new Lifecycle();
   try {
-    const database = openDatabase(options.database, settings, logger, lifecycle);
+    const database = openDatabase(options.database, settings, logger, lifecycle, {
+      ownsLedger: options.ports?.ledgerFactory === undefined,
+    });
     const { knex } = database;
     const secretBox = await openSecretBox(settings, database, options.masterKeyPolicy ?? 'create-if-empty', logger);
     const registrars = await loadRegistrarPlugins(options.pluginsDir, settings, database, clock, logger, lifecycle);
@@ -215,7 +217,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
     });
 
     const container = buildContainer(
-      { settings, clock, logger, knex, hotReads: database.hotReads, secretBox, plugins: registrars },
+      { ...database, settings, clock, logger, secretBox, plugins: registrars },
       options.ports,
     );
     options.configureContainer?.(container, { knex, settings, logger });
@@ -366,9 +368,9 @@ function servicesOf(container: Container): ResellerModule['services'] {
   };
 }
 
-/** The host's logger with request ids added to its lines, or pino at LOG_LEVEL with secrets redacted. */
+/** The host's logger with request ids added to its lines, or pino at LOG_LEVEL (in LOG_FORMAT) with secrets redacted. */
 function moduleLogger(given: Logger | undefined, settings: Settings): Logger {
-  if (!given) return createLogger(settings.logLevel);
+  if (!given) return createLogger(settings.logLevel, undefined, settings.logFormat);
   return isOwnLogger(given) ? given : withLogContext(given);
 }
 

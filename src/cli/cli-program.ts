@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { loadSettings } from '../config/settings';
+import { type Actor, actingAs } from '../core/audit/audit-log';
 import type { MasterKeyPolicy } from '../infra/crypto/master-key';
 import { createLogger } from '../infra/logging';
 import { createResellerModule, type ResellerModule } from '../module';
@@ -121,6 +122,10 @@ export class CliRuntime {
         new Option('--format <format>', 'how results are printed: json (for scripts) or table (for people)')
           .choices(OUTPUT_FORMATS)
           .default('json'),
+      )
+      .option(
+        '--actor <name>',
+        'who runs the command, for the audit log (default: RESELLER_ADMIN_ACTOR, else the shell user)',
       );
   }
 
@@ -194,7 +199,11 @@ export class CliRuntime {
       const args = command.processedArgs.filter((a): a is string => typeof a === 'string');
       const module = await this.open(database);
       try {
-        this.result = { value: await handler({ module, io: this.io }, args, command.opts() as Options) };
+        // Every change the command makes is audited, in its own transaction, as made by this actor.
+        const actor = cliActor(this.io, this.program.opts().actor as string | undefined);
+        this.result = {
+          value: await actingAs(actor, () => handler({ module, io: this.io }, args, command.opts() as Options)),
+        };
       } catch (error) {
         if (error instanceof UsageError) command.error(`error: ${error.message}`, { exitCode: EXIT.usage });
         throw error;
@@ -210,7 +219,7 @@ export class CliRuntime {
     if (database !== 'any') checkDatabaseReady.beforeConnecting(settings.databaseUrl);
     const module = await createResellerModule({
       settings: { ...settings },
-      logger: createLogger('warn', this.io.stderr as never),
+      logger: createLogger('warn', this.io.stderr as never, settings.logFormat),
       // Issue 31: a read-only command once wrote a new key beside a moved database; only `migrate` creates one.
       masterKeyPolicy: MASTER_KEY_POLICY[database],
     }).catch((error: unknown) => {
@@ -245,4 +254,15 @@ export class CliRuntime {
     if (this.result) this.io.stdout.write(formatOutput(this.result.value, this.program.opts().format as OutputFormat));
     return EXIT.ok;
   }
+}
+
+/**
+ * Who runs a CLI command, for the audit log: `--actor`, else RESELLER_ADMIN_ACTOR (a wrapper script
+ * that knows the person), else the shell user (the server's shell is the operator's own).
+ */
+export function cliActor(io: CliIo, given?: string): Actor {
+  const name = [given, io.env.RESELLER_ADMIN_ACTOR, io.env.SUDO_USER, io.env.USER, io.env.LOGNAME]
+    .map((n) => n?.trim())
+    .find((n) => n);
+  return { kind: 'cli', id: null, label: `cli:${(name ?? 'unknown').slice(0, 200)}` };
 }

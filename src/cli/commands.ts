@@ -20,7 +20,7 @@ export type { CliIo } from './cli-program';
  * Every command area, in the order `reseller-admin --help` lists them. A new command goes into
  * its area's file (or a new `<area>-commands.ts` listed here): see docs/cli.md.
  */
-const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
+export const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   migrateCommand,
   groupCommands,
   tldCommands,

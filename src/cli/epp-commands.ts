@@ -1,5 +1,6 @@
 import { changeRegistryPassword } from '../../plugins/epp/src/change-password';
 import { parseOptions } from '../../plugins/epp/src/options';
+import { currentActor } from '../core/audit/audit-log';
 import { type CliRuntime, UsageError } from './cli-program';
 
 /** Operator actions of the bundled EPP registrar plugin (docs/plugins.md, the `epp` section). */
@@ -29,7 +30,13 @@ export function eppCommands(cli: CliRuntime): void {
         const parsed = parseOptions(module.settings.plugins.epp ?? {}, io.env);
         if (!parsed.isConfigured)
           throw new Error('the epp plugin is not configured: set plugins.epp in the configuration file first');
-        return changeRegistryPassword(parsed.options, newPassword);
+        const changed = await changeRegistryPassword(parsed.options, newPassword);
+        // Nothing of ours changes (the registry holds the password): the entry says who changed it there.
+        await module.services.audit.record(currentActor(), {
+          action: 'epp.password.change',
+          subject: { kind: 'registrar', id: 'epp' },
+        });
+        return changed;
       }),
     );
 }

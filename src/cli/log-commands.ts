@@ -1,3 +1,4 @@
+import { currentActor } from '../core/audit/audit-log';
 import { parseDomainName } from '../core/domain/domain-name';
 import { type CliRuntime, flagValue, wholeNumber } from './cli-program';
 
@@ -39,7 +40,17 @@ export function logCommands(cli: CliRuntime): void {
     .command(log, 'purge', 'delete API log entries older than API_LOG_RETENTION_DAYS, or than --before')
     .option('--before <when>', 'a date, a date-time, or a span back from now like 30d', since('--before'))
     .action(
-      cli.action<{ before?: Date }>(({ module }, _args, options) => module.services.apiLog.purge(options.before)),
+      cli.action<{ before?: Date }>(async ({ module }, _args, options) => {
+        // A purge deletes in chunks, each its own statement (no long lock), so it is not one transaction:
+        // its entry is written once it ends, with what it deleted.
+        const purged = await module.services.apiLog.purge(options.before);
+        await module.services.audit.record(currentActor(), {
+          action: 'api_log.purge',
+          subject: null,
+          after: purged,
+        });
+        return purged;
+      }),
     );
 }
 

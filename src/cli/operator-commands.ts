@@ -1,8 +1,8 @@
-import type { Actor } from '../core/audit/audit-log';
+import { currentActor } from '../core/audit/audit-log';
 import type { Operator } from '../core/operator/operator';
 import type { SetPasswordLink } from '../core/operator/operator-service';
 import type { ResellerModule } from '../module';
-import type { CliIo, CliRuntime } from './cli-program';
+import type { CliRuntime } from './cli-program';
 
 /** `reseller-admin operator …`: the console's accounts. Every change is in the audit log, by "cli:<shell user>". */
 export function operatorCommands(cli: CliRuntime): void {
@@ -12,16 +12,16 @@ export function operatorCommands(cli: CliRuntime): void {
     .command(operator, 'create <email>', 'create an operator; prints a one-time link (24 h) to set the password')
     .requiredOption('--role <role>', 'admin (changes things) or viewer (sees everything, changes nothing)')
     .action(
-      cli.action<{ role: string }>(async ({ module, io }, [email], options) =>
-        withLink(module, await module.services.operators.create(cliActor(io), email, options.role)),
+      cli.action<{ role: string }>(async ({ module }, [email], options) =>
+        withLink(module, await module.services.operators.create(currentActor(), email, options.role)),
       ),
     );
 
   cli
     .command(operator, 'password-link <email>', 'a new one-time link (24 h) to set the password (a forgotten password)')
     .action(
-      cli.action(async ({ module, io }, [email]) =>
-        withLink(module, await module.services.operators.passwordLink(cliActor(io), email)),
+      cli.action(async ({ module }, [email]) =>
+        withLink(module, await module.services.operators.passwordLink(currentActor(), email)),
       ),
     );
 
@@ -30,8 +30,8 @@ export function operatorCommands(cli: CliRuntime): void {
     .action(cli.action(async ({ module }) => (await module.services.operators.list()).map(shown)));
 
   cli.command(operator, 'disable <email>', 'stop an operator from signing in; its sessions end at once').action(
-    cli.action(async ({ module, io }, [email]) => {
-      const disabled = await module.services.operators.disable(cliActor(io), email);
+    cli.action(async ({ module }, [email]) => {
+      const disabled = await module.services.operators.disable(currentActor(), email);
       await module.webSessions.endAllOf('operator', disabled.id);
       return shown(disabled);
     }),
@@ -40,7 +40,7 @@ export function operatorCommands(cli: CliRuntime): void {
   cli
     .command(operator, 'enable <email>', 'let a disabled operator sign in again')
     .action(
-      cli.action(async ({ module, io }, [email]) => shown(await module.services.operators.enable(cliActor(io), email))),
+      cli.action(async ({ module }, [email]) => shown(await module.services.operators.enable(currentActor(), email))),
     );
 
   cli
@@ -50,17 +50,12 @@ export function operatorCommands(cli: CliRuntime): void {
       'remove the second factor (a lost phone): the operator sets up a new one at its next sign-in',
     )
     .action(
-      cli.action(async ({ module, io }, [email]) => {
-        const reset = await module.services.operators.resetSecondFactor(cliActor(io), email);
+      cli.action(async ({ module }, [email]) => {
+        const reset = await module.services.operators.resetSecondFactor(currentActor(), email);
         await module.webSessions.endAllOf('operator', reset.id);
         return shown(reset);
       }),
     );
-}
-
-/** Who runs a CLI command, for the audit log: the shell user (the server's shell is the operator's own). */
-export function cliActor(io: CliIo): Actor {
-  return { kind: 'cli', id: null, label: `cli:${io.env.SUDO_USER ?? io.env.USER ?? io.env.LOGNAME ?? 'unknown'}` };
 }
 
 function withLink(module: ResellerModule, link: SetPasswordLink) {

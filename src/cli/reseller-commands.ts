@@ -1,6 +1,6 @@
 import { formatAmount, parseAmount } from '../core/common/money';
 import type { CliRuntime } from './cli-program';
-import { cliActor } from './operator-commands';
+import { currentActor } from '../core/audit/audit-log';
 
 export function resellerCommands(cli: CliRuntime): void {
   const reseller = cli.group('reseller', 'reseller accounts, their API keys and IP allow-lists');
@@ -24,8 +24,8 @@ export function resellerCommands(cli: CliRuntime): void {
       'a one-time link (24 h) for the reseller to set its portal password (its first, or a forgotten one)',
     )
     .action(
-      cli.action(async ({ module, io }, [email]) => {
-        const invitation = await module.services.portalLogins.invite(cliActor(io), email);
+      cli.action(async ({ module }, [email]) => {
+        const invitation = await module.services.portalLogins.invite(currentActor(), email);
         const { settings } = module;
         const base = settings.publicUrl ?? `http://127.0.0.1:${settings.port}`;
         const mount = settings.portalPath === '/' ? '' : settings.portalPath;
@@ -47,9 +47,9 @@ export function resellerCommands(cli: CliRuntime): void {
       "remove the reseller's portal second factor (a lost phone); its portal sessions end at once",
     )
     .action(
-      cli.action(async ({ module, io }, [email]) => {
+      cli.action(async ({ module }, [email]) => {
         const found = await module.services.resellers.byEmail(email);
-        await module.services.portalLogins.removeSecondFactor(cliActor(io), found.id);
+        await module.services.portalLogins.removeSecondFactor(currentActor(), found.id);
         await module.webSessions.endAllOf('reseller', found.id);
         return { email: found.email, hasSecondFactor: false };
       }),
@@ -102,12 +102,17 @@ export function resellerCommands(cli: CliRuntime): void {
     .command(
       reseller,
       'close <email>',
-      'end the account: refused while it holds domains or credit; a closed reseller cannot call the API',
+      'end the account: refused while it holds credit, has an order in progress, or holds domains it does not hand over; a closed reseller cannot call the API',
     )
+    .option('--move-domains-to <email>', 'the active reseller that takes over its domains, in the same step')
     .action(
-      cli.action(async ({ module }, [email]) => {
-        const closed = await module.services.resellers.close(email);
-        return { email: closed.email, status: closed.status };
+      cli.action<{ moveDomainsTo?: string }>(async ({ module }, [email], { moveDomainsTo }) => {
+        const closed = await module.services.resellers.close(email, { moveDomainsTo });
+        return {
+          email: closed.reseller.email,
+          status: closed.reseller.status,
+          ...(closed.movedTo && { movedDomains: closed.movedDomains, movedTo: closed.movedTo.email }),
+        };
       }),
     );
 

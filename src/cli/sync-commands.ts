@@ -1,10 +1,16 @@
+import { currentActor } from '../core/audit/audit-log';
 import type { SyncRoundProgress } from '../core/domain/domain-sync-service';
+import type { ResellerModule } from '../module';
 import { type CliIo, type CliRuntime, wholeNumber } from './cli-program';
 
 export function syncCommands(cli: CliRuntime): void {
-  cli
-    .command(cli.program, 'reconcile', 'settle pending orders with the registrar: complete or refund')
-    .action(cli.action(({ module }) => module.reconcile()));
+  cli.command(cli.program, 'reconcile', 'settle pending orders with the registrar: complete or refund').action(
+    cli.action(async ({ module }) => {
+      const reconciliation = await module.reconcile();
+      await auditRound(module, 'reconcile.run', { reconciliation });
+      return reconciliation;
+    }),
+  );
 
   cli
     .command(
@@ -33,6 +39,7 @@ export function syncCommands(cli: CliRuntime): void {
         const domains = await module.runSync('domain', { ...round, onProgress: progressLine(io, 'sync') });
         if (domains.total === 0) io.stderr.write('sync: no domains to sync\n');
         const transfers = await module.runSync('transfer', { ...round, onProgress: progressLine(io, 'transfer sync') });
+        await auditRound(module, 'sync.run', { reconciliation, domains, transfers });
         return { reconciliation, domains, transfers };
       }),
     );
@@ -54,4 +61,12 @@ function progressLine(io: CliIo, label: string): (p: SyncRoundProgress) => void 
       lastPrinted = done;
     }
   };
+}
+
+/**
+ * A round run by hand is audited once, with its counts: each order and domain it settles or
+ * updates is recorded on the order and the domain, as the background jobs' passes are.
+ */
+async function auditRound(module: ResellerModule, action: string, result: unknown): Promise<void> {
+  await module.services.audit.record(currentActor(), { action, subject: null, after: result });
 }

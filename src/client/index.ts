@@ -57,6 +57,7 @@ export {
   type PhpValue,
 } from './form-encoding';
 export type {
+  PlacedOrder,
   RegistrarResult,
   PeriodPrices,
   TldPricingRow as ClientTldPricingRow,

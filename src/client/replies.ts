@@ -64,6 +64,31 @@ export function expectSuccess(value: Json, what: string): void {
   fail(`${what} should be "success"`);
 }
 
+/**
+ * What register, renew and transfer resolve with (docs/api.md#order-id-and-status): the order the
+ * call placed, from the reply's `Order-Id` and `Order-Status` headers. Both are null only from a
+ * server that does not send them (one older than these headers): the order was still placed.
+ */
+export interface PlacedOrder {
+  readonly orderId: string | null;
+  readonly status: OrderStatusReply | null;
+}
+
+/** The paid calls' reply: the body "success", and the order in the headers. */
+export function expectPlacedOrder(value: Json, what: string, headers: ReplyHeaders): PlacedOrder {
+  expectSuccess(value, what);
+  const orderId = headers.get('order-id');
+  const status = headers.get('order-status');
+  if (status !== null && !ORDER_STATUSES.includes(status))
+    fail(`the Order-Status header should be pending, completed or failed, not ${JSON.stringify(status.slice(0, 40))}`);
+  return { orderId: orderId || null, status: status as OrderStatusReply | null };
+}
+
+/** The reply's headers, as `fetch`'s `Headers` gives them (lower-case names). */
+export interface ReplyHeaders {
+  get(name: string): string | null;
+}
+
 /** Lock, ID protection, DNS, delete (docs/api.md#domains): `{"success": true, ...}` plus what the registrar returned. */
 export interface RegistrarResult {
   readonly success: true;

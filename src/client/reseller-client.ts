@@ -176,7 +176,7 @@ interface Operation<T> {
   readonly params?: { readonly [key: string]: FormValue };
   readonly repeat?: readonly string[];
   readonly retry: RetryRule;
-  readonly parse: (json: unknown, what: string) => T;
+  readonly parse: (json: unknown, what: string, headers: reply.ReplyHeaders) => T;
 }
 
 const ROLE_KEYS: Record<ContactRole, string> = {
@@ -302,36 +302,39 @@ export class ResellerClient {
 
   // ---- paid orders ----
 
-  /** `POST /order/domains/register` (docs/api.md#register-a-domain). Resolves when the server answers `success` (registration started). */
-  register(order: RegisterOrder, options?: OrderCallOptions): Promise<void> {
+  /**
+   * `POST /order/domains/register` (docs/api.md#register-a-domain). Resolves with the order's id and
+   * status when the server answers `success` (registration done, or started: `pending`).
+   */
+  register(order: RegisterOrder, options?: OrderCallOptions): Promise<reply.PlacedOrder> {
     return this.call(
       {
         method: 'POST',
         path: '/order/domains/register',
         params: orderParams(order),
         retry: 'paid',
-        parse: reply.expectSuccess,
+        parse: reply.expectPlacedOrder,
       },
       options,
     );
   }
 
-  /** `POST /order/domains/transfer`: the register body plus `eppcode`. */
-  transfer(order: TransferOrder, options?: OrderCallOptions): Promise<void> {
+  /** `POST /order/domains/transfer`: the register body plus `eppcode`; resolves with the order's id and status. */
+  transfer(order: TransferOrder, options?: OrderCallOptions): Promise<reply.PlacedOrder> {
     return this.call(
       {
         method: 'POST',
         path: '/order/domains/transfer',
         params: { ...orderParams(order), eppcode: order.eppCode },
         retry: 'paid',
-        parse: reply.expectSuccess,
+        parse: reply.expectPlacedOrder,
       },
       options,
     );
   }
 
-  /** `POST /order/domains/renew` (docs/api.md#renew-a-domain). */
-  renew(order: RenewOrder, options?: OrderCallOptions): Promise<void> {
+  /** `POST /order/domains/renew` (docs/api.md#renew-a-domain); resolves with the order's id and status. */
+  renew(order: RenewOrder, options?: OrderCallOptions): Promise<reply.PlacedOrder> {
     const params = {
       domain: order.domain,
       regperiod: order.period,
@@ -340,7 +343,7 @@ export class ResellerClient {
       ...premiumParams(order.premiumCost),
     };
     return this.call(
-      { method: 'POST', path: '/order/domains/renew', params, retry: 'paid', parse: reply.expectSuccess },
+      { method: 'POST', path: '/order/domains/renew', params, retry: 'paid', parse: reply.expectPlacedOrder },
       options,
     );
   }
@@ -709,7 +712,7 @@ export class ResellerClient {
           details,
         );
       try {
-        return op.parse(json, 'the reply');
+        return op.parse(json, 'the reply', response.headers);
       } catch (error) {
         if (error instanceof reply.ReplyShapeError || error instanceof TypeError) {
           throw new ResellerApiError('invalid_reply', `${operation}: ${error.message}`, details, { cause: error });

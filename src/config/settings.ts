@@ -32,6 +32,8 @@ export const SettingsSchema = z.strictObject({
    */
   premiumQuoteHours: int(0, 720).default(24),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one object a line, for log collectors) or `pretty` (readable lines for a terminal). */
+  logFormat: z.enum(['json', 'pretty']).default('json'),
   currency: z
     .string()
     .regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code like USD')
@@ -159,6 +161,7 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   SEARCH_CACHE_SECONDS: 'searchCacheSeconds',
   PREMIUM_QUOTE_HOURS: 'premiumQuoteHours',
   LOG_LEVEL: 'logLevel',
+  LOG_FORMAT: 'logFormat',
   CURRENCY: 'currency',
   TRUST_PROXY: 'trustProxy',
   TRUST_PROXY_HOPS: 'trustProxyHops',

@@ -4,7 +4,6 @@ import type { AuditLog } from './audit/audit-log';
 import type { Authenticator } from './auth/authenticator';
 import type { ConsoleLists } from './console/console-lists';
 import type { RecentOperations } from './console/recent-operations';
-import type { OneTimeLinks } from './auth/one-time-links';
 import type { FailureThrottle } from './auth/failure-throttle';
 import type { CatalogueService } from './catalogue/catalogue-service';
 import type { CostPriceImport } from './catalogue/cost-price-import';
@@ -106,7 +105,6 @@ export const TOKENS = {
   /** Every change made from the console, the portal or a CLI command: who, when, what, before and after. */
   auditLog: token<AuditLog>('auditLog'),
   /** Links that work once (an operator's set-password link, a reseller's portal invitation). */
-  oneTimeLinks: token<OneTimeLinks>('oneTimeLinks'),
   /** The console's operator accounts. */
   operatorService: token<OperatorService>('operatorService'),
   /** The reseller portal's sign-in: invitations, passwords, second factor (docs/portal.md). */

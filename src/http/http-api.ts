@@ -100,7 +100,10 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
         resolve,
       };
       const body = await r.handler(context);
-      if (body instanceof HttpReply) return sendReply(ctx, body);
+      if (body instanceof HttpReply) {
+        if (options.checkReplies && body.status === 200 && body.contentType === undefined) checkReply(r, body.body);
+        return sendReply(ctx, body);
+      }
       if (options.checkReplies) checkReply(r, body);
       sendJson(ctx, 200, body);
     } catch (error) {
@@ -203,6 +206,7 @@ export function sendJson(ctx: Ctx, status: number, body: unknown): void {
 }
 
 function sendReply(ctx: Ctx, reply: HttpReply): void {
+  if (reply.headers) ctx.set(reply.headers as Record<string, string>);
   if (reply.contentType === undefined) {
     sendJson(ctx, reply.status, reply.body);
     return;

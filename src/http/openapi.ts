@@ -162,6 +162,16 @@ function operation(r: Route): JsonSchema {
   const responses: JsonSchema = {
     200: {
       description: 'Success',
+      ...(r.replyHeaders
+        ? {
+            headers: Object.fromEntries(
+              Object.entries(r.replyHeaders).map(([name, description]) => [
+                name,
+                { description, schema: { type: 'string' } },
+              ]),
+            ),
+          }
+        : {}),
       content: {
         [r.path === '/metrics' ? 'text/plain' : 'application/json']: { schema: jsonSchema(r.output, 'output') },
       },

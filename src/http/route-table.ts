@@ -35,6 +35,8 @@ export interface Route<Schema extends z.ZodType = z.ZodType> {
    * document lists the header and its 422 reply.
    */
   readonly idempotent?: true;
+  /** Headers of the 200 reply the route sets (name → description), for the OpenAPI document. */
+  readonly replyHeaders?: Readonly<Record<string, string>>;
 }
 
 /** Keeps each route's handler typed by its own schema. */
@@ -42,12 +44,14 @@ export function route<Schema extends z.ZodType>(definition: Route<Schema>): Rout
   return definition;
 }
 
-/** A reply other than a 200 JSON body: a status of its own (a 503 from /readyz), or text (/metrics). */
+/** A reply other than a plain 200 JSON body: a status of its own (a 503 from /readyz), text (/metrics), or headers of its own. */
 export class HttpReply {
   constructor(
     readonly status: number,
     readonly body: unknown,
     /** Sent as is when set; otherwise the body is JSON. */
     readonly contentType?: string,
+    /** Response headers of the route's own (the paid order routes' `Order-Id` and `Order-Status`). */
+    readonly headers?: Readonly<Record<string, string>>,
   ) {}
 }

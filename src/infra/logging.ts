@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import type { Logger } from '../core/common/logger';
+import { type LogFormat, prettySink } from './log-format';
 
 /**
  * Keys never written to a log, at any depth (up to 4 levels): credentials (the token header, API
@@ -137,12 +138,16 @@ const mergeContext = (line: object, bindings: object): object =>
  * instead of one blocking write per line (bench/RESULTS.md: the request line was a fifth of a
  * balance read's CPU). Nothing waits for a buffer to fill, so a quiet server's lines still appear
  * at once; pino writes out what is queued when the process exits (also on `process.exit`), and a
- * SIGKILL can lose the lines of the last moment.
+ * SIGKILL can lose the lines of the last moment. `pretty` (LOG_FORMAT) writes the same lines,
+ * redacted the same way, in a form people read at a terminal (src/infra/log-format.ts).
  */
 export function createLogger(
   level: string,
-  destination: pino.DestinationStream = pino.destination({ dest: 1, sync: false }),
+  destination?: pino.DestinationStream & { readonly isTTY?: boolean },
+  format: LogFormat = 'json',
 ): Logger {
+  const out = destination ?? pino.destination({ dest: 1, sync: false });
+  const isTerminal = (destination === undefined ? process.stdout.isTTY : destination.isTTY) === true;
   return redacting(
     pino(
       {
@@ -152,7 +157,9 @@ export function createLogger(
         mixinMergeStrategy: mergeContext,
         formatters: { log: (object) => redactSecrets(object) },
       },
-      destination,
+      format === 'pretty'
+        ? (prettySink(out, isTerminal && process.env.NO_COLOR === undefined) as pino.DestinationStream)
+        : out,
     ),
   );
 }

@@ -2,16 +2,18 @@ import type { Knex } from 'knex';
 import type { Settings } from '../config/settings';
 import type { Logger } from '../core/common/logger';
 import { connectDatabase, type DatabaseTarget, parseDatabaseUrl } from '../infra/db/connect';
-import { type HotReads, openHotReads } from '../infra/db/direct-reads';
+import { type DatabasePools, openPools } from '../infra/db/driver-pools';
 import type { Lifecycle } from './lifecycle';
 
-/** The module's way to its database: knex, and the driver's own pools when the module opened the database. */
+/** The module's way to its database: knex, and the pools chosen for it (the driver's own when the module opened the database). */
 export interface OpenedDatabase {
   readonly knex: Knex;
-  /** ADR 12: authentication's statement on a connection of its own (undefined on a host's knex). */
-  readonly hotReads: HotReads | undefined;
+  /** Reads, writes and transactions beside knex's builder (src/infra/db/driver-pools.ts); all knex on a host's knex. */
+  readonly pools: DatabasePools;
   /** Where the module connected, when it did (undefined on a host's knex). */
   readonly target: DatabaseTarget | undefined;
+  /** Whether the credit ledger is the module's own (the host gave no `ledgerFactory` port). */
+  readonly ownsLedger: boolean;
 }
 
 /**
@@ -23,16 +25,16 @@ export function openDatabase(
   settings: Settings,
   logger: Logger,
   lifecycle: Lifecycle,
+  { ownsLedger }: { readonly ownsLedger: boolean },
 ): OpenedDatabase {
   if (database !== undefined && typeof database !== 'string')
-    return { knex: database, hotReads: undefined, target: undefined };
+    return { knex: database, pools: openPools(database, undefined), target: undefined, ownsLedger };
   const target = parseDatabaseUrl(database ?? settings.databaseUrl);
   const knex = connectDatabase(target, { poolMax: settings.dbPoolMax, logger });
-  // ADR 12: authentication's statement on a connection of its own, through the driver's public API.
-  const hotReads = openHotReads(target, { poolMax: settings.dbPoolMax });
+  const pools = openPools(knex, target, { poolMax: settings.dbPoolMax, ownsLedger });
   lifecycle.onStop(async () => {
-    await hotReads?.close();
+    await pools.close();
     await knex.destroy();
   });
-  return { knex, hotReads, target };
+  return { knex, pools, target, ownsLedger };
 }

@@ -19,7 +19,7 @@ export const BUNDLED_PLUGINS_DIR = path.resolve(__dirname, '..', '..', 'plugins'
 export async function loadRegistrarPlugins(
   pluginsDir: string | readonly string[] | undefined,
   settings: Settings,
-  { knex, hotReads }: OpenedDatabase,
+  { knex, pools }: OpenedDatabase,
   clock: Clock,
   logger: Logger,
   lifecycle: Lifecycle,
@@ -30,7 +30,7 @@ export async function loadRegistrarPlugins(
     (pluginId) => ({
       logger: logger.child({ plugin: pluginId }),
       clock,
-      store: new KnexPluginStore(knex, pluginId, clock, hotReads),
+      store: new KnexPluginStore(knex, pluginId, clock, pools),
     }),
     ({ id, folder, by }) =>
       logger.info({ plugin: id, folder, by }, `registrar plugin "${id}" of ${by} replaces the bundled one`),

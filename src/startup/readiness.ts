@@ -1,8 +1,6 @@
-import type { Knex } from 'knex';
 import type { CatalogueService } from '../core/catalogue/catalogue-service';
 import type { Readiness } from '../http/routes/operational-routes';
-import type { HotReads } from '../infra/db/direct-reads';
-import { databaseAnswers } from '../infra/db/readiness';
+import type { DatabasePools } from '../infra/db/driver-pools';
 import type { PluginRegistry } from '../infra/plugins/plugin-loader';
 
 /** Where the module stands in its life, as readiness reports it. */
@@ -15,17 +13,16 @@ export interface ModuleState {
 
 /** What /readyz reports: the database answers, the plugins are loaded and serve every TLD, the module is not shutting down. */
 export function readinessCheck(parts: {
-  readonly knex: Knex;
-  readonly hotReads: HotReads | undefined;
+  readonly pools: DatabasePools;
   readonly registrars: PluginRegistry;
   readonly catalogue: CatalogueService;
   readonly state: Readonly<ModuleState>;
 }): () => Promise<Readiness> {
-  const { knex, hotReads, registrars, catalogue, state } = parts;
+  const { pools, registrars, catalogue, state } = parts;
   return async () => {
     const checks: Record<string, string> = {};
     if (state.draining) checks.process = 'shutting down';
-    checks.database = await databaseAnswers(knex, hotReads);
+    checks.database = await pools.check();
     checks.plugins = state.pluginsClosed
       ? 'closed'
       : registrars.ids().length === 0

@@ -4,7 +4,13 @@ import type { WebSession } from './sessions';
 
 /** A page's answer: HTML (a whole page or an htmx fragment), a redirect after a change, or a CSV file. */
 export type PageResult =
-  | { readonly kind: 'html'; readonly status: number; readonly body: string }
+  | {
+      readonly kind: 'html';
+      readonly status: number;
+      readonly body: string;
+      /** Extra response headers, like Retry-After on a 429. */
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   | { readonly kind: 'redirect'; readonly location: string }
   | { readonly kind: 'csv'; readonly filename: string; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> };
 
@@ -37,7 +43,7 @@ export interface PageContext<Principal> {
   render(
     template: string,
     data?: Record<string, unknown>,
-    options?: { status?: number; fragment?: string },
+    options?: { status?: number; fragment?: string; headers?: Readonly<Record<string, string>> },
   ): PageResult;
   redirect(path: string): PageResult;
   csv(filename: string, rows: ReadonlyArray<ReadonlyArray<unknown>>): PageResult;

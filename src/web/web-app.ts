@@ -1,3 +1,4 @@
+import { actingAs } from '../core/audit/audit-log';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
@@ -120,13 +121,14 @@ export function createWebArea<Principal, Access extends string>(
     const render = (
       template: string,
       data: Record<string, unknown> = {},
-      o: { status?: number; fragment?: string } = {},
+      o: { status?: number; fragment?: string; headers?: Readonly<Record<string, string>> } = {},
     ): PageResult => {
       const values = { ...layoutOf(), ...data };
+      const status = o.status ?? 200;
       if (isFragment && o.fragment)
-        return { kind: 'html', status: o.status ?? 200, body: templates.render(`${area}/${o.fragment}`, values) };
+        return { kind: 'html', status, body: templates.render(`${area}/${o.fragment}`, values), headers: o.headers };
       const body = templates.render(`${area}/${template}`, values);
-      return { kind: 'html', status: o.status ?? 200, body: templates.render('layout', { ...values, body }) };
+      return { kind: 'html', status, body: templates.render('layout', { ...values, body }), headers: o.headers };
     };
     const errorPage = (status: number, message: string): PageResult => {
       const values = { ...layoutOf(), status, message, requestId };
@@ -211,7 +213,8 @@ export function createWebArea<Principal, Access extends string>(
         csv: (filename, rows) => ({ kind: 'csv', filename, rows }),
         signIn,
       };
-      send(ctx, await page.handler(context));
+      // The changes a page makes are audited, in their own transactions, as made by its principal.
+      send(ctx, await actingAs(context.actor, () => page.handler(context)));
     } catch (error) {
       if (isDomainError(error)) return send(ctx, errorPage(STATUS[error.code], error.message));
       if ((error as { status?: number }).status === 413) return send(ctx, errorPage(413, 'The form is too large.'));
@@ -290,6 +293,7 @@ function send(ctx: Koa.Context, result: PageResult): void {
     return;
   }
   ctx.status = result.status;
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
   ctx.type = 'text/html; charset=utf-8';
   ctx.body = result.body;
 }

@@ -3,7 +3,6 @@ import type { Knex } from 'knex';
 import type { Settings } from '../config/settings';
 import { AuditLog } from '../core/audit/audit-log';
 import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
-import { OneTimeLinks } from '../core/auth/one-time-links';
 import { ConsoleLists } from '../core/console/console-lists';
 import { RecentOperations } from '../core/console/recent-operations';
 import { OperatorService } from '../core/operator/operator-service';
@@ -13,9 +12,6 @@ import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
 import { totpCodes } from '../infra/crypto/totp-codes';
 import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-repository';
 import { KnexConsoleViews } from '../infra/repositories/knex-console-views';
-import { KnexOneTimeLinkRepository } from '../infra/repositories/knex-one-time-link-repository';
-import { KnexOperatorRepository } from '../infra/repositories/knex-operator-repository';
-import { KnexPortalLoginRepository } from '../infra/repositories/knex-portal-login-repository';
 import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
 import { provider } from '../provide';
 import { WebSessions } from './sessions';
@@ -32,43 +28,27 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
       ({ clock }) => new AuditLog(new KnexAuditLogRepository(knex), clock, settings.auditLogRetentionDays),
     );
     provide(
-      TOKENS.oneTimeLinks,
-      { clock: TOKENS.clock },
-      ({ clock }) => new OneTimeLinks(new KnexOneTimeLinkRepository(knex), clock),
-    );
-    provide(
       TOKENS.operatorService,
-      { links: TOKENS.oneTimeLinks, secrets: TOKENS.secretBox, audit: TOKENS.auditLog, clock: TOKENS.clock },
-      ({ links, secrets, audit, clock }) =>
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) =>
         new OperatorService(
-          new KnexOperatorRepository(knex),
-          links,
+          uow,
           argon2idHasher,
           totpCodes('Reseller console', () => clock.now()),
           secrets,
-          audit,
           clock,
         ),
     );
     provide(TOKENS.recentOperations, { clock: TOKENS.clock }, ({ clock }) => new RecentOperations(clock));
     provide(
       TOKENS.portalLogins,
-      {
-        uow: TOKENS.unitOfWork,
-        links: TOKENS.oneTimeLinks,
-        secrets: TOKENS.secretBox,
-        audit: TOKENS.auditLog,
-        clock: TOKENS.clock,
-      },
-      ({ uow, links, secrets, audit, clock }) =>
+      { uow: TOKENS.unitOfWork, secrets: TOKENS.secretBox, clock: TOKENS.clock },
+      ({ uow, secrets, clock }) =>
         new PortalLogins(
-          new KnexPortalLoginRepository(knex),
-          uow.read.resellers,
-          links,
+          uow,
           argon2idHasher,
           totpCodes('Reseller portal', () => clock.now()),
           secrets,
-          audit,
           clock,
         ),
     );

@@ -167,6 +167,21 @@ describe('reseller-admin command line', () => {
       }
     });
 
+    it('refuses to migrate a new SQLite database in a folder that does not exist, and creates nothing', async () => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'cli-folder-'));
+      try {
+        const folder = path.join(dir, 'typo');
+        const run = await cli({ ...env, DATABASE_URL: `sqlite:${path.join(folder, 'new.sqlite')}` }, 'migrate');
+        expect(run.code).toBe(1);
+        expect(run.stderr).toContain(
+          `DATABASE_URL: the folder ${folder} does not exist: create it (mkdir -p ${folder}`,
+        );
+        expect(existsSync(folder)).toBe(false);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
     it('refuses a database whose schema is behind, and leaves it behind', async () => {
       const behind = await createTestDatabase();
       const behindEnv = { ...env, DATABASE_URL: behind.url };

@@ -1,7 +1,6 @@
 import qs from 'qs';
 import { cli } from '../support/cli';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
-import { givenDomain } from '../support/domains';
 import { REGISTRANT } from '../support/wire';
 
 /** Issue 31, item 9: an operator sees what is set, as JSON for scripts and as tables for people. */
@@ -210,32 +209,5 @@ describe('reseller-admin group rename and delete', () => {
     expect((await cli(env, 'tld', 'show', '.com')).json().prices).toEqual([
       expect.objectContaining({ group: 'retail' }),
     ]);
-  });
-});
-
-describe('reseller-admin reseller close', () => {
-  let h: Harness;
-  let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    h = await startHarness();
-    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-
-  it('is refused while the reseller holds credit, then while it holds a domain, and closes an empty account', async () => {
-    const email = h.reseller.email;
-    const withCredit = await cli(env, 'reseller', 'close', email);
-    expect(withCredit.code).toBe(1);
-    expect(withCredit.stderr).toContain(`still holds 100.00 of credit: refund it first (credit add ${email} -100.00`);
-    await givenDomain(h.module, 'kept-31.com');
-    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
-    const withDomain = await cli(env, 'reseller', 'close', email);
-    expect(withDomain.code).toBe(1);
-    expect(withDomain.stderr).toContain('still holds domains (kept-31.com)');
-    await h.module.knex('domains').where({ name: 'kept-31.com' }).update({ status: 'Cancelled' });
-    expect((await cli(env, 'reseller', 'close', email)).json()).toEqual({ email, status: 'closed' });
-    expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(401);
   });
 });

@@ -5,6 +5,17 @@ import { ResellerClient, type ResellerApiError } from '../../src/client';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
 
+const SDK_REGISTRANT = {
+  firstname: 'Ada',
+  lastname: 'Lovelace',
+  email: 'ada@example.com',
+  address1: '1 Analytical Way',
+  city: 'London',
+  postcode: 'N1 1AA',
+  country: 'GB',
+  phonenumber: '+44.2071234567',
+};
+
 const BASE_PATH = '/modules/addons/DomainsReseller/api/index.php';
 
 describe('ResellerClient against the real server', () => {
@@ -109,6 +120,23 @@ describe('ResellerClient against the real server', () => {
       status: 409,
       serverMessage: expect.any(String),
     });
+  });
+
+  it("resolves register and renew with the order's id and status; a replay with the same key, the same order", async () => {
+    const order = {
+      domain: 'sdk-placed.com',
+      period: 1,
+      nameservers: ['ns1.example.net', 'ns2.example.net'],
+      contacts: { registrant: SDK_REGISTRANT },
+    };
+    const placed = await client.register(order, { idempotencyKey: 'sdk-placed-1' });
+    const [stored] = await h.module.services.orders.list({ domain: 'sdk-placed.com' });
+    expect(placed).toEqual({ orderId: stored!.id, status: stored!.status });
+    await expect(client.register(order, { idempotencyKey: 'sdk-placed-1' })).resolves.toEqual(placed);
+    const renewal = await client.renew({ domain: 'sdk-placed.com', period: 1 });
+    expect(renewal.orderId).not.toBe(placed.orderId);
+    expect(renewal.orderId).toEqual(expect.any(String));
+    expect((await client.order(renewal.orderId!)).status).toBe(renewal.status);
   });
 
   describe('the account lists (beyond the contract)', () => {

@@ -65,7 +65,7 @@ const CASES: Case[] = [
     name: 'register',
     route: 'POST /order/domains/register',
     reply: 'success',
-    result: undefined,
+    result: { orderId: null, status: null },
     call: (c) =>
       c.register({
         domain: 'example.com',
@@ -100,7 +100,7 @@ const CASES: Case[] = [
     name: 'renew',
     route: 'POST /order/domains/renew',
     reply: 'success',
-    result: undefined,
+    result: { orderId: null, status: null },
     call: (c) => c.renew({ domain: 'example.com', period: 1, addons: { emailForwarding: true } }),
     params: { domain: 'example.com', regperiod: '1', addons: { emailforwarding: 'true' } },
   },
@@ -108,7 +108,7 @@ const CASES: Case[] = [
     name: 'renew of a premium name, accepting its price',
     route: 'POST /order/domains/renew',
     reply: 'success',
-    result: undefined,
+    result: { orderId: null, status: null },
     call: (c) => c.renew({ domain: 'example.com', period: 1, premiumCost: '540.00' }),
     params: { domain: 'example.com', regperiod: '1', premiumEnabled: '1', premiumCost: '540.00' },
   },
@@ -239,7 +239,7 @@ const CASES: Case[] = [
     name: 'transfer',
     route: 'POST /order/domains/transfer',
     reply: 'success',
-    result: undefined,
+    result: { orderId: null, status: null },
     call: (c) => c.transfer({ domain: 'example.com', period: 1, eppCode: 'a&b=c', contacts: { registrant } }),
     params: { domain: 'example.com', regperiod: '1', eppcode: 'a&b=c', contacts: { Registrant: registrant } },
   },
@@ -551,6 +551,33 @@ describe('ResellerClient on the wire', () => {
       const keys = stub.requests.map((r) => r.headers['idempotency-key']);
       expect(new Set(keys).size).toBe(1);
       expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    });
+
+    it("resolves a paid call with the order's id and status from the Order-Id and Order-Status headers", async () => {
+      const placed = { 'order-id': '01JZ0000000000000000000000', 'order-status': 'pending' };
+      stub.on('POST /order/domains/register', { json: 'success', headers: placed });
+      stub.on('POST /order/domains/renew', { json: 'success', headers: { ...placed, 'order-status': 'completed' } });
+      stub.on('POST /order/domains/transfer', { json: 'success', headers: { ...placed, 'order-status': 'failed' } });
+      await expect(client.register(order)).resolves.toEqual({ orderId: placed['order-id'], status: 'pending' });
+      await expect(client.renew({ domain: 'example.com', period: 1 })).resolves.toEqual({
+        orderId: placed['order-id'],
+        status: 'completed',
+      });
+      await expect(client.transfer({ ...order, eppCode: 'x' })).resolves.toEqual({
+        orderId: placed['order-id'],
+        status: 'failed',
+      });
+    });
+
+    it('calls an Order-Status it does not know an invalid reply', async () => {
+      stub.on('POST /order/domains/register', {
+        json: 'success',
+        headers: { 'order-id': '01JZ0000000000000000000000', 'order-status': 'shipped' },
+      });
+      await expect(client.register(order)).rejects.toMatchObject({
+        kind: 'invalid_reply',
+        message: expect.stringMatching(/Order-Status header should be pending, completed or failed/),
+      });
     });
 
     it("sends the caller's Idempotency-Key and returns it on the error for a later retry", async () => {

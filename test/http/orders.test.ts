@@ -283,6 +283,27 @@ describe('order endpoints', () => {
       expect(await credits()).toBe('80.00');
     });
 
+    it('answers the order\'s id and status in Order-Id and Order-Status headers, the body still "success"', async () => {
+      const done = await post('/order/domains/register', registerForm('headers-done.com'));
+      const pending = await post('/order/domains/register', registerForm('pending-headers.com'));
+      expect([done.body, pending.body]).toEqual(['success', 'success']);
+      expect(done.headers).toMatchObject({
+        'order-id': (await orderOf('headers-done.com')).id,
+        'order-status': 'completed',
+      });
+      expect(pending.headers).toMatchObject({
+        'order-id': (await orderOf('pending-headers.com')).id,
+        'order-status': 'pending',
+      });
+    });
+
+    it('sends no order headers with a refusal', async () => {
+      const res = await post('/order/domains/register', registerForm('refuse-headers.com'));
+      expect(res.status).toBe(502);
+      expect(res.headers['order-id']).toBeUndefined();
+      expect(res.headers['order-status']).toBeUndefined();
+    });
+
     it('refuses insufficient credit with 400 and the price', async () => {
       await topUpTo(5_00);
       const res = await post('/order/domains/register', registerForm('tooexpensive.com'));
@@ -299,6 +320,10 @@ describe('order endpoints', () => {
       const res = await post('/order/domains/renew', qs.stringify({ domain: 'renewable.com', regperiod: '2' }));
       expect(res.status).toBe(200);
       expect(res.body).toBe('success');
+      const renewal = (await h.module.services.orders.list({ domain: 'renewable.com' })).find(
+        (o) => o.action === 'renew',
+      );
+      expect(res.headers).toMatchObject({ 'order-id': renewal!.id, 'order-status': 'completed' });
       expect(await domainOf('renewable.com')).toMatchObject({ status: 'Active', expiry_date: '2029-11-21' });
       expect(await credits()).toBe('67.00');
     });
@@ -331,6 +356,7 @@ describe('order endpoints', () => {
     it('transfers in immediately when the registrar completes at once', async () => {
       const res = await post('/order/domains/transfer', registerForm('movedin.com', { eppcode: 'S3cr3t!' }));
       expect(res.status).toBe(200);
+      expect(res.headers).toMatchObject({ 'order-id': (await orderOf('movedin.com')).id, 'order-status': 'completed' });
       expect(await domainOf('movedin.com')).toMatchObject({ status: 'Active' });
       expect(await credits()).toBe('91.00');
     });
@@ -547,6 +573,11 @@ describe('order endpoints', () => {
       const second = await post('/order/domains/register', registerForm('idem-http.com'), key);
       expect([first.status, first.body, second.status, second.body]).toEqual([200, 'success', 200, 'success']);
       expect(await credits()).toBe('90.00');
+      expect(first.headers['order-id']).toBe((await orderOf('idem-http.com')).id);
+      expect([second.headers['order-id'], second.headers['order-status']]).toEqual([
+        first.headers['order-id'],
+        'completed',
+      ]);
       const other = await post('/order/domains/register', registerForm('idem-other.com'), key);
       expect(other.status).toBe(422);
       expect(other.body.error).toMatch(/already used for a different request/);
@@ -558,6 +589,7 @@ describe('order endpoints', () => {
       const second = await post('/order/domains/register', registerForm('refuse-idem.com'), key);
       expect(first.status).toBe(502);
       expect([second.status, second.body]).toEqual([first.status, first.body]);
+      expect(second.headers['order-id']).toBeUndefined();
     });
 
     it('treats keyed and positional nameservers as the same request', async () => {

@@ -1,6 +1,6 @@
 import knex, { type Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { type HotReads, knexHotReads, openHotReads } from '../../src/infra/db/direct-reads';
+import { type DatabasePools, openPools } from '../../src/infra/db/driver-pools';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
@@ -20,7 +20,7 @@ const lostConnection = () =>
 describe(`a unit of work that loses its connection (${TEST_ENGINE})`, () => {
   let database: TestDatabase;
   let db: Knex;
-  let reads: HotReads;
+  let pools: DatabasePools;
   let uow: KnexUnitOfWork;
   const groups = async () => (await db('reseller_groups').orderBy('name')).map((g: { name: string }) => g.name);
 
@@ -29,11 +29,11 @@ describe(`a unit of work that loses its connection (${TEST_ENGINE})`, () => {
     const target = parseDatabaseUrl(database.url);
     db = connectDatabase(target);
     await migrateLatest(db);
-    reads = openHotReads(target, { poolMax: 2 }) ?? knexHotReads(db);
-    uow = new KnexUnitOfWork(db, knexLedger, reads);
+    pools = openPools(db, target, { poolMax: 2 });
+    uow = new KnexUnitOfWork(db, knexLedger, pools);
   });
   afterEach(async () => {
-    await reads.close();
+    await pools.close();
     await db.destroy();
     await database.drop();
   });

@@ -33,7 +33,10 @@ describe('the order money flow', () => {
   describe('when the registrar answers', () => {
     it('reserves the price, completes the order and activates the domain with the registrar expiry', async () => {
       const r = await b.newReseller(10_000);
-      await expect(b.orders.register(r, registration('alpha.com', { period: 2 }))).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('alpha.com', { period: 2 }))).resolves.toEqual({
+        orderId: expect.any(String),
+        status: 'completed',
+      });
       expect(await b.balance(r)).toBe(10_000 - 1_950);
       const [order] = await ordersFor('alpha.com');
       expect(order).toMatchObject({
@@ -62,7 +65,9 @@ describe('the order money flow', () => {
       expect((await ordersFor('refused.com'))[0]).toMatchObject({ status: 'failed' });
       expect(await domainOf('refused.com')).toBeUndefined();
       // The name is free again: a new order goes through.
-      await expect(b.orders.register(r, registration('refused.com'))).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('refused.com'))).resolves.toMatchObject({
+        orderId: expect.any(String),
+      });
       expect(await b.balance(r)).toBe(4_000);
     });
 
@@ -193,7 +198,7 @@ describe('the order money flow', () => {
     it('keeps the money reserved and answers success on a timeout; reconciliation refunds exactly once', async () => {
       const r = await b.newReseller(5_000);
       b.fake.script('timeout.com', 'timeout');
-      await expect(b.orders.register(r, registration('timeout.com'))).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('timeout.com'))).resolves.toMatchObject({ status: 'pending' });
       expect(await b.balance(r)).toBe(4_000);
       expect((await ordersFor('timeout.com'))[0]).toMatchObject({
         status: 'pending',
@@ -229,7 +234,7 @@ describe('the order money flow', () => {
     it('completes an order whose registration succeeded after the deadline, charging once', async () => {
       const r = await b.newReseller(5_000);
       b.fake.script('late.com', 'late');
-      await expect(b.orders.register(r, registration('late.com'))).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('late.com'))).resolves.toMatchObject({ status: 'pending' });
       expect((await ordersFor('late.com'))[0].status).toBe('pending');
       b.clock.advance(AFTER_LEASE_MS);
       expect(outcomeFor(await b.orders.reconcile(), 'late.com')).toEqual(['completed']);
@@ -241,7 +246,7 @@ describe('the order money flow', () => {
     it('treats a registrar fault as unknown, never as a refusal', async () => {
       const r = await b.newReseller(5_000);
       b.fake.script('fault.com', 'fault');
-      await expect(b.orders.register(r, registration('fault.com'))).resolves.toBe('success');
+      await expect(b.orders.register(r, registration('fault.com'))).resolves.toMatchObject({ status: 'pending' });
       expect((await ordersFor('fault.com'))[0]).toMatchObject({
         status: 'pending',
         note: expect.stringMatching(/ECONNRESET/),
@@ -363,8 +368,9 @@ describe('the order money flow', () => {
     it('replays the first answer to a retry with the same key and body: one charge, one registrar call', async () => {
       const r = await b.newReseller(10_000);
       const order = registration('idem.com');
-      await expect(b.orders.register(r, order, { idempotencyKey: 'k-1' })).resolves.toBe('success');
-      await expect(b.orders.register(r, order, { idempotencyKey: 'k-1' })).resolves.toBe('success');
+      const first = await b.orders.register(r, order, { idempotencyKey: 'k-1' });
+      expect(first).toEqual({ orderId: expect.any(String), status: 'completed' });
+      await expect(b.orders.register(r, order, { idempotencyKey: 'k-1' })).resolves.toEqual(first);
       expect(b.fake.callsFor('idem.com')).toBe(1);
       expect(await b.balance(r)).toBe(9_000);
       expect(await ordersFor('idem.com')).toHaveLength(1);
@@ -393,9 +399,9 @@ describe('the order money flow', () => {
           )
         ).code,
       ).toBe('idempotency_mismatch');
-      await expect(b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' })).resolves.toBe(
-        'success',
-      );
+      await expect(
+        b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' }),
+      ).resolves.toMatchObject({ status: 'completed' });
     });
 
     it('answers 409 while the first request with the key is in flight', async () => {
@@ -408,9 +414,9 @@ describe('the order money flow', () => {
         code: 'conflict',
         message: expect.stringMatching(/Idempotency-Key is still in progress/),
       });
-      await expect(first).resolves.toBe('success');
-      await expect(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' })).resolves.toBe(
-        'success',
+      const placed = await first;
+      await expect(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' })).resolves.toEqual(
+        placed,
       );
       expect(b.fake.callsFor('inflight.com')).toBe(1);
     });
@@ -476,7 +482,7 @@ describe('the order money flow', () => {
       dying.failFrom = 1; // phase 1 commits, phase 3 does not
       await expect(
         b.ordersWith(dying).register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' }),
-      ).resolves.toBe('success');
+      ).resolves.toMatchObject({ status: 'pending' });
       expect((await ordersFor('crash3.com'))[0].status).toBe('pending');
       expect(
         (await refusal(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' }))).code,
@@ -485,9 +491,11 @@ describe('the order money flow', () => {
       expect(outcomeFor(await b.orders.reconcile(), 'crash3.com')).toEqual(['completed']);
       expect(await domainOf('crash3.com')).toMatchObject({ status: 'Active' });
       expect(await b.balance(r)).toBe(9_000);
-      await expect(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toBe(
-        'success',
-      );
+      // The replay answers the first order, with the status reconciliation gave it since.
+      await expect(b.orders.register(r, registration('crash3.com'), { idempotencyKey: 'k-crash' })).resolves.toEqual({
+        orderId: (await ordersFor('crash3.com'))[0]!.id,
+        status: 'completed',
+      });
       expect(b.fake.callsFor('crash3.com')).toBe(1);
     });
 

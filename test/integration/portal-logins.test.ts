@@ -84,9 +84,13 @@ describe('portal logins', () => {
     expect(codes).toHaveLength(10);
     expect(await logins().checkPassword(h.reseller.email, PASSWORD)).toMatchObject({ ok: true, hasSecondFactor: true });
 
-    expect(await logins().checkSecondFactor(actor, id, totp.generate({ timestamp: h.clock.now().getTime() }))).toBe(
-      true,
-    );
+    // The code that confirmed the secret does not sign in again; the next one does, once.
+    const enrolCode = totp.generate({ timestamp: h.clock.now().getTime() });
+    expect(await logins().checkSecondFactor(actor, id, enrolCode)).toBe(false);
+    h.clock.advance(30_000);
+    const next = totp.generate({ timestamp: h.clock.now().getTime() });
+    expect(await logins().checkSecondFactor(actor, id, next)).toBe(true);
+    expect(await logins().checkSecondFactor(actor, id, next)).toBe(false);
     expect(await logins().checkSecondFactor(actor, id, '123456')).toBe(false);
     expect(await logins().checkSecondFactor(actor, id, codes[0]!.toUpperCase())).toBe(true);
     expect(await logins().checkSecondFactor(actor, id, codes[0]!)).toBe(false);

@@ -1,8 +1,9 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import Koa from 'koa';
+import { DEFAULT_DATABASE_URL } from '../../src/config/settings';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
 
@@ -11,12 +12,16 @@ const mode = (file: string) => statSync(file).mode & 0o777;
 describe('the embedded SQLite database on disk', () => {
   let dir: string;
   let umask: number;
+  let cwd: string;
   beforeEach(() => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'file-modes-'));
     // The most permissive umask there is: the modes must not depend on it.
     umask = process.umask(0);
+    cwd = process.cwd();
+    process.chdir(dir);
   });
   afterEach(() => {
+    process.chdir(cwd);
     process.umask(umask);
     rmSync(dir, { recursive: true, force: true });
   });
@@ -24,7 +29,7 @@ describe('the embedded SQLite database on disk', () => {
   it('creates its folder 0700 and the database, its WAL files and the master key 0600 whatever the umask', async () => {
     const data = path.join(dir, 'data');
     const module = await createResellerModule({
-      database: `sqlite:${path.join(data, 'reseller.sqlite')}`,
+      database: DEFAULT_DATABASE_URL,
       settings: { logLevel: 'silent' },
     });
     try {
@@ -36,6 +41,30 @@ describe('the embedded SQLite database on disk', () => {
     } finally {
       await module.close();
     }
+  });
+
+  it('refuses any other SQLite path whose folder is missing, naming it, and creates nothing', async () => {
+    const missing = path.join(dir, 'typo', 'deeper');
+    await expect(
+      createResellerModule({
+        database: `sqlite:${path.join(missing, 'reseller.sqlite')}`,
+        settings: { logLevel: 'silent' },
+      }),
+    ).rejects.toThrow(
+      `DATABASE_URL: the folder ${missing} does not exist: create it (mkdir -p ${missing}, owned by the user the server runs as, mode 0700) or correct the path`,
+    );
+    expect(existsSync(path.join(dir, 'typo'))).toBe(false);
+  });
+
+  it('refuses a MASTER_KEY_FILE whose folder is missing, and creates nothing', async () => {
+    const keyFile = path.join(dir, 'keys', 'master.key');
+    await expect(
+      createResellerModule({
+        database: `sqlite:${path.join(dir, 'reseller.sqlite')}`,
+        settings: { logLevel: 'silent', masterKeyFile: keyFile },
+      }),
+    ).rejects.toThrow(`the folder ${path.dirname(keyFile)} of the master key file ${keyFile} does not exist`);
+    expect(existsSync(path.join(dir, 'keys'))).toBe(false);
   });
 });
 

@@ -1,6 +1,6 @@
 import { fixedClock } from '../../src/core/common/clock';
 import { parseDatabaseUrl } from '../../src/infra/db/connect';
-import { openHotReads } from '../../src/infra/db/direct-reads';
+import { openPools } from '../../src/infra/db/driver-pools';
 import { KnexPluginStore } from '../../src/infra/plugins/knex-plugin-store';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { TEST_MASTER_KEY } from '../support/harness';
@@ -65,10 +65,10 @@ describe('sandbox registry state', () => {
     ["through the driver's own connections", true],
   ])('keeps store keys case-sensitive on every engine, %s', async (_, direct) => {
     const m = await open();
-    const reads = direct ? openHotReads(parseDatabaseUrl(db.url)) : undefined;
+    const pools = direct ? openPools(m.knex, parseDatabaseUrl(db.url)) : undefined;
     try {
       await m.knex('plugin_state').whereIn('plugin_id', ['probe', 'other']).delete();
-      const store = new KnexPluginStore(m.knex, 'probe', fixedClock('2026-11-21T10:00:00Z'), reads);
+      const store = new KnexPluginStore(m.knex, 'probe', fixedClock('2026-11-21T10:00:00Z'), pools);
       await store.set('Key', 1);
       expect(await store.setIfAbsent('key', 2)).toBe(true);
       expect(await store.setIfAbsent('key', 3)).toBe(false);
@@ -79,10 +79,10 @@ describe('sandbox registry state', () => {
       await store.delete('Key');
       expect(await store.get('Key')).toBeUndefined();
       expect(
-        await new KnexPluginStore(m.knex, 'other', fixedClock('2026-11-21T10:00:00Z'), reads).get('key'),
+        await new KnexPluginStore(m.knex, 'other', fixedClock('2026-11-21T10:00:00Z'), pools).get('key'),
       ).toBeUndefined();
     } finally {
-      await reads?.close();
+      await pools?.close();
       await m.close();
     }
   });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { type HotReads, openHotReads } from '../../src/infra/db/direct-reads';
+import { type DatabasePools, openPools } from '../../src/infra/db/driver-pools';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import type { TransactionScope } from '../../src/core/common/unit-of-work';
@@ -18,21 +18,21 @@ const onMariaDb = TEST_ENGINE === 'mariadb' ? it : it.skip;
 describe(`a unit of work whose transaction the database ended (${TEST_ENGINE})`, () => {
   let database: TestDatabase;
   let db: Knex;
-  let reads: HotReads | undefined;
+  let pools: DatabasePools;
 
   beforeEach(async () => {
     database = await createTestDatabase();
     const target = parseDatabaseUrl(database.url);
     db = connectDatabase(target);
     await migrateLatest(db);
-    reads = openHotReads(target, { poolMax: 4 });
+    pools = openPools(db, target, { poolMax: 4 });
     await db('reseller_groups').insert([
       { id: 'ga', name: 'a', default_contact: null },
       { id: 'gb', name: 'b', default_contact: null },
     ]);
   });
   afterEach(async () => {
-    await reads?.close();
+    await pools.close();
     await db.destroy();
     await database.drop();
   });
@@ -67,7 +67,7 @@ describe(`a unit of work whose transaction the database ended (${TEST_ENGINE})`,
   onMariaDb(
     'on the driver pool: nothing written after the deadlock is committed, and the work runs again',
     async () => {
-      const uow = new KnexUnitOfWork(db, knexLedger, reads);
+      const uow = new KnexUnitOfWork(db, knexLedger, pools);
       const runs = await deadlockOneSwallowingIt(uow);
       expect(runs.sort()).toEqual([1, 2]);
       expect(await names()).toEqual(['a', 'b']);
@@ -75,7 +75,7 @@ describe(`a unit of work whose transaction the database ended (${TEST_ENGINE})`,
   );
 
   onMariaDb('in a knex transaction (a host-owned knex): the same', async () => {
-    const uow = new KnexUnitOfWork(db, knexLedger);
+    const uow = new KnexUnitOfWork(db, knexLedger); // knex's own pool and transactions
     const runs = await deadlockOneSwallowingIt(uow);
     expect(runs.sort()).toEqual([1, 2]);
     expect(await names()).toEqual(['a', 'b']);

@@ -103,7 +103,9 @@ describe('transfer sync settles an open transfer order', () => {
   };
   const transferIn = async (name: string, credit = 10_000) => {
     const reseller = await b.newReseller(credit);
-    await expect(b.orders.transfer(reseller, { ...registration(name), eppCode: 'EPP' })).resolves.toBe('success');
+    await expect(b.orders.transfer(reseller, { ...registration(name), eppCode: 'EPP' })).resolves.toMatchObject({
+      orderId: expect.any(String),
+    });
     expect(await orderOf(name)).toMatchObject({ status: 'pending', action: 'transfer' });
     expect(await domainOf(name)).toMatchObject({ status: 'Pending Transfer' });
     return reseller;

@@ -14,7 +14,7 @@ import { fixedClock } from '../../src/core/common/clock';
 import type { UnitOfWork } from '../../src/core/common/unit-of-work';
 import { AesSecretBox } from '../../src/infra/crypto/aes-secret-box';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { openHotReads } from '../../src/infra/db/direct-reads';
+import { openPools } from '../../src/infra/db/driver-pools';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { createLogger } from '../../src/infra/logging';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
@@ -98,11 +98,11 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
   await migrateLatest(knex);
   openLedgers.add(knex);
   // As the module opens it: on MariaDB every unit of work is a transaction on the driver's own pool.
-  const reads = openHotReads(target, { poolMax: 10 });
+  const pools = openPools(knex, target, { poolMax: 10 });
   const logger = createLogger('silent');
   const events = new InProcessEventBus(logger);
   // Committed events straight to the subscribers: the outbox's dispatch transaction is the module's (ADR 15).
-  const uow = new KnexUnitOfWork(knex, undefined, reads, (committed) => {
+  const uow = new KnexUnitOfWork(knex, undefined, pools, (committed) => {
     for (const event of committed) events.deliver(event);
   });
   const clock = fixedClock(NOW);
@@ -144,7 +144,7 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
     balance: (r) => credit.balance(r.id),
     async close() {
       openLedgers.delete(knex);
-      await reads?.close();
+      await pools.close();
       await knex.destroy();
       await db.drop();
     },

@@ -111,7 +111,7 @@ describe('console journeys in a real browser', () => {
       .set(h.headers());
     expect(pricing.status).toBe(200);
     expect(pricing.body).toMatchObject({ 1: '11.00', 2: '21.00' });
-    const audit = await h.module.services.audit.find({ actionPrefix: 'catalogue.prices', limit: 1 });
+    const audit = await h.module.services.audit.find({ actionPrefix: 'tld.set', limit: 1 });
     expect(audit[0]?.after).toMatchObject({ tld: '.com' });
   });
 

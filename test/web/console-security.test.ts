@@ -2,7 +2,7 @@ import request from 'supertest';
 import { CONSOLE_PAGES } from '../../src/web/console/console-pages';
 import { SECURITY_HEADERS } from '../../src/web/security';
 import { startHarness, type Harness } from '../support/harness';
-import { CONSOLE, createOperator, csrfOf, signInOverHttp, type TestOperator, totpCode } from '../support/web';
+import { CONSOLE, createOperator, csrfOf, signInOverHttp, type TestOperator, nextTotpCode } from '../support/web';
 
 describe('console security over HTTP', () => {
   let h: Harness;
@@ -96,13 +96,35 @@ describe('console security over HTTP', () => {
     const second = await agent
       .post(`${CONSOLE}/sign-in/code`)
       .type('form')
-      .send({ _csrf: csrfOf(step.text), code: totpCode(admin.totpSecret!, h.clock.now()) });
+      .send({ _csrf: csrfOf(step.text), code: nextTotpCode(h, admin.totpSecret!) });
     const afterCode = /console_session=([^;]+)/.exec(String(second.headers['set-cookie']))![1];
     expect(afterCode).not.toBe(afterPassword);
     // The half-signed-in id is gone.
     expect((await request(h.server).get(`${CONSOLE}/`).set('Cookie', `console_session=${afterPassword}`)).status).toBe(
       303,
     );
+  });
+
+  it('refuses a TOTP code used once already, even within its 30 seconds', async () => {
+    const code = nextTotpCode(h, admin.totpSecret!);
+    const codeStep = async (agent: ReturnType<typeof request.agent>) => {
+      const form = await agent.get(`${CONSOLE}/sign-in`);
+      await agent
+        .post(`${CONSOLE}/sign-in`)
+        .type('form')
+        .send({ _csrf: csrfOf(form.text), email: admin.email, password: admin.password });
+      const step = await agent.get(`${CONSOLE}/sign-in/code`);
+      return agent
+        .post(`${CONSOLE}/sign-in/code`)
+        .type('form')
+        .send({ _csrf: csrfOf(step.text), code });
+    };
+    const first = await codeStep(request.agent(h.server));
+    expect([first.status, first.headers.location]).toEqual([303, `${CONSOLE}/`]);
+    // The same code replayed (seen over a shoulder, or from a captured request) within its window.
+    const replayed = await codeStep(request.agent(h.server));
+    expect(replayed.status).toBe(401);
+    expect(replayed.text).toContain('That code is not right');
   });
 
   it('refuses a viewer on every state-changing page, route by route', async () => {
@@ -146,6 +168,10 @@ describe('console security over HTTP', () => {
       .type('form')
       .send({ _csrf: csrf, email: viewer.email, password: viewer.password });
     expect(blocked.status).toBe(429);
+    // Retry-After in whole seconds: when the block ends, as the page says in minutes.
+    const retryAfter = Number(blocked.headers['retry-after']);
+    expect(Number.isInteger(retryAfter) && retryAfter > 0 && retryAfter <= 3_600).toBe(true);
+    expect(blocked.text).toContain(`Try again in ${Math.ceil(retryAfter / 60)} minute(s)`);
     h.clock.advance(3_600_000);
     const later = await agent
       .post(`${CONSOLE}/sign-in`)

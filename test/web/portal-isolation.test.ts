@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { MODULE_TOKENS } from '../../src/container';
+import { TOKENS } from '../../src/core/tokens';
 import { givenDomain } from '../support/domains';
 import { type Harness, startHarness } from '../support/harness';
 import { csrfOf, TEST_ACTOR } from '../support/web';
@@ -31,9 +32,15 @@ describe('portal isolation between resellers', () => {
   /** A's state that no request of B may change. */
   const stateOfA = async () => ({
     domain: await h.module.services.domains.show('alpha-a.com'),
+    // What lives at the registrar: the portal's DNS, email and contact pages change it there.
+    dns: await management().dnsRecords(a.id, 'alpha-a.com'),
+    email: await management().emailForwards(a.id, 'alpha-a.com'),
+    contacts: await management().contacts(a.id, 'alpha-a.com'),
     balance: await h.module.services.credit.balance(a.id),
     networks: (await h.module.services.resellers.allowedNetworks(h.reseller.email)).allowedNetworks,
   });
+
+  const management = () => h.module.container.get(TOKENS.domainManagementService);
 
   beforeAll(async () => {
     h = await startHarness({ before: (m) => [m.portal({ mountPath: PORTAL })] });
@@ -80,19 +87,26 @@ describe('portal isolation between resellers', () => {
       ['post', '/nameservers', { ns1: 'ns1.evil.net', ns2: 'ns2.evil.net' }],
       ['post', '/lock', { locked: 'false' }],
       ['post', '/eppcode', { password: PASSWORD }],
+      ['get', '/dns', {}],
+      ['get', '/email-forwarding', {}],
+      ['get', '/contacts', {}],
+      ['post', '/dns', { hostname: 'www', type: 'A', address: '192.0.2.66', priority: '' }],
+      ['post', '/email-forwarding', { prefix: 'all', forwardto: 'thief@evil.example' }],
+      ['post', '/contacts', { 'registrant.firstname': 'Eve', 'registrant.email': 'eve@evil.example' }],
+      ['post', '/id-protection', { enabled: 'false' }],
     ] as const) {
       const send = (name: string) =>
         method === 'get'
-          ? b.get(`${PORTAL}/domains/${name}${suffix}`)
+          ? b.get(`${PORTAL}/domains/${name}${suffix}?domain=alpha-a.com&resellerId=${a.id}`)
           : b
               .post(`${PORTAL}/domains/${name}${suffix}`)
               .type('form')
-              .send({ _csrf: csrf, domain: 'alpha-a.com', ...body });
+              .send({ _csrf: csrf, domain: 'alpha-a.com', resellerId: a.id, ...body });
       const theirs = await send('alpha-a.com');
       const nobodys = await send('nobody-here.com');
       expect([theirs.status, same(theirs.text)]).toEqual([nobodys.status, same(nobodys.text)]);
       expect(theirs.status).toBe(409);
-      expect(theirs.text).not.toMatch(/epp-code|ns1\.sandbox/);
+      expect(theirs.text).not.toMatch(/epp-code|ns1\.sandbox|Save DNS|Save email|Save contacts/);
     }
     // B's own domain named in the path, A's in the body: the path decides, and it is B's.
     const own = await b
@@ -100,6 +114,17 @@ describe('portal isolation between resellers', () => {
       .type('form')
       .send({ _csrf: csrf, domain: 'alpha-a.com', locked: 'true' });
     expect(own.status).toBe(303);
+    for (const [suffix, body] of [
+      ['/dns', { hostname: 'www', type: 'A', address: '192.0.2.77', priority: '' }],
+      ['/email-forwarding', { prefix: 'info', forwardto: 'b@example.com' }],
+      ['/id-protection', { enabled: 'false' }],
+    ] as const) {
+      const res = await b
+        .post(`${PORTAL}/domains/own-b.com${suffix}`)
+        .type('form')
+        .send({ _csrf: csrf, domain: 'alpha-a.com', resellerId: a.id, ...body });
+      expect([suffix, res.status]).toEqual([suffix, 303]);
+    }
     expect(await stateOfA()).toEqual(before);
   });
 

@@ -153,6 +153,51 @@ describe('the reseller portal in a real browser', () => {
     expect(audit).toHaveLength(1);
   });
 
+  it('edits DNS records, email forwarding and contacts from the domain page, and shows a refusal beside the form', async () => {
+    await page.goto(`${PORTAL}/domains/soon.com`);
+    await page.click('#domain-settings a[href$="/dns"]');
+    expect(await page.textContent('h1')).toBe('DNS records');
+    await page.fill('[aria-label="Host name 1"]', 'www');
+    await page.fill('[aria-label="Address 1"]', '192.0.2.10');
+    await submit(page, '#dns-form button[type=submit]');
+    expect(await page.textContent('[role=status]')).toBe('The DNS records are saved.');
+    expect(await page.inputValue('[aria-label="Address 1"]')).toBe('192.0.2.10');
+    await page.fill('[aria-label="Address 2"]', 'not an address');
+    await page.fill('[aria-label="Host name 2"]', 'mail');
+    await submit(page, '#dns-form button[type=submit]');
+    expect(await page.textContent('#settings-error')).toContain('dnsrecords[1]');
+    expect(await page.inputValue('[aria-label="Address 2"]')).toBe('not an address');
+    await screenshot(page, 'portal-domain-dns');
+    const dns = await h.http.get('/domains/soon.com/dns').set(h.headers());
+    expect(dns.body.map((r: { address: string }) => r.address)).toEqual(['192.0.2.10']);
+
+    await page.goto(`${PORTAL}/domains/soon.com/email-forwarding`);
+    await page.fill('[aria-label="Prefix 1"]', 'info');
+    await page.fill('[aria-label="Forward to 1"]', 'owner@example.net');
+    await submit(page, '#email-form button[type=submit]');
+    expect(await page.textContent('[role=status]')).toBe('The email forwards are saved.');
+
+    await page.goto(`${PORTAL}/domains/soon.com/contacts`);
+    for (const [f, v] of Object.entries({
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      email: 'ada@example.com',
+      address1: '1 Analytical Way',
+      city: 'London',
+      postcode: 'N1 1AA',
+      country: 'GB',
+      phonenumber: '+44.2071234567',
+    }))
+      await page.fill(`#registrant-${f}`, v);
+    await submit(page, '#contacts-form button[type=submit]');
+    expect(await page.textContent('[role=status]')).toBe('The contacts are saved.');
+    expect(await page.inputValue('#registrant-city')).toBe('London');
+    const audit = await h.module.services.audit.find({ actionPrefix: 'reseller.domain.', limit: 10 });
+    expect(audit.map((e) => e.action)).toEqual(
+      expect.arrayContaining(['reseller.domain.dns', 'reseller.domain.email_forwarding', 'reseller.domain.contacts']),
+    );
+  });
+
   it('signs out: the old cookie opens nothing, and the portal cookie never calls the API', async () => {
     const cookie = (await context.cookies()).find((c) => c.name === 'portal_session')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: PORTAL });

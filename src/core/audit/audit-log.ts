@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../common/clock';
 import { ulid } from '../common/ids';
 
@@ -28,6 +29,8 @@ export interface AuditEntry {
 export interface AuditQuery {
   readonly actorKind?: Actor['kind'];
   readonly actorId?: string;
+  /** Entries whose actor's label (an email, "cli:<user>") contains this, case-insensitively. */
+  readonly actorLabel?: string;
   /** Actions starting with this, like "reseller." */
   readonly actionPrefix?: string;
   readonly subject?: { readonly kind: string; readonly id: string };
@@ -57,9 +60,49 @@ export interface AuditRecord {
 /** Keys whose values never go into the audit log, whatever a caller passes. */
 const SECRET_KEY = /pass(word)?|secret|api_?key|token|recovery|sealed|hash/i;
 
+/** Who a change is made for when nobody said: a background pass of the platform itself. */
+export const SYSTEM_ACTOR: Actor = { kind: 'system', id: null, label: 'system' };
+
+const acting = new AsyncLocalStorage<Actor>();
+
 /**
- * The audit log: every change made from the console, the portal or a CLI command, recorded after
- * the change succeeded. Append-only; kept `retentionDays` (0: forever).
+ * Runs `work` on behalf of `actor`: the audit entries its units of work write name it. The CLI runs
+ * each command so, the web layer each page request (ADR 17); without it, entries name the system.
+ */
+export function actingAs<T>(actor: Actor, work: () => Promise<T>): Promise<T> {
+  return acting.run(actor, work);
+}
+
+/** The actor the current change is made for (`actingAs`), or the system. */
+export function currentActor(): Actor {
+  return acting.getStore() ?? SYSTEM_ACTOR;
+}
+
+/**
+ * The entry a change writes with its own repositories, in its own transaction (`repos.audit.append`),
+ * so that a change that fails leaves no entry and one that commits always has one.
+ */
+export function auditEntry(record: AuditRecord, at: Date, actor: Actor = currentActor()): AuditEntry {
+  return {
+    id: ulid(),
+    at,
+    actor,
+    action: record.action,
+    subject: record.subject ?? null,
+    before: withoutSecrets(record.before ?? null),
+    after: withoutSecrets(record.after ?? null),
+  };
+}
+
+/** Appends the entry of a change to the change's own audit repository (its transaction's), by the acting actor. */
+export function recordChange(audit: AuditLogRepository, clock: Clock, record: AuditRecord): Promise<void> {
+  return audit.append(auditEntry(record, clock.now()));
+}
+
+/**
+ * The audit log: every change made from the console, the portal or a CLI command. A change writes
+ * its entry in its own transaction (`auditEntry`); `record` is for events that change nothing else
+ * (a sign-in, a failed one, a sign-out). Append-only; kept `retentionDays` (0: forever).
  */
 export class AuditLog {
   constructor(
@@ -69,15 +112,7 @@ export class AuditLog {
   ) {}
 
   async record(actor: Actor, record: AuditRecord): Promise<AuditEntry> {
-    const entry: AuditEntry = {
-      id: ulid(),
-      at: this.clock.now(),
-      actor,
-      action: record.action,
-      subject: record.subject ?? null,
-      before: withoutSecrets(record.before ?? null),
-      after: withoutSecrets(record.after ?? null),
-    };
+    const entry = auditEntry(record, this.clock.now(), actor);
     await this.repository.append(entry);
     return entry;
   }

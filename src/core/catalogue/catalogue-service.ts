@@ -1,3 +1,4 @@
+import { recordChange } from '../audit/audit-log';
 import type { RegistrarDirectory } from '../registrar/registrar-directory';
 import { DomainError } from '../common/errors';
 import { formatAmount, type Minor } from '../common/money';
@@ -68,6 +69,7 @@ export interface CatalogueReadOptions {
 
 export class CatalogueService {
   private readonly recent: RecentReads;
+  private readonly clock: Clock;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -76,6 +78,7 @@ export class CatalogueService {
     options: CatalogueReadOptions = { cacheMs: 0, clock: systemClock },
   ) {
     this.recent = new RecentReads(options.cacheMs, options.clock);
+    this.clock = options.clock;
   }
 
   async setTld(input: SetTldInput): Promise<SetTldResult> {
@@ -86,7 +89,7 @@ export class CatalogueService {
   /** Sets several TLDs and their prices in one unit of work: all of them, or (on any problem) none. */
   async setTlds(inputs: readonly SetTldInput[]): Promise<SetTldResult[]> {
     const checked = inputs.map((input) => this.checkSetTld(input));
-    const results = await this.uow.run(async ({ groups, catalogue }) => {
+    const results = await this.uow.run(async ({ groups, catalogue, audit }) => {
       const done: SetTldResult[] = [];
       for (const { input, tldName, prices } of checked) {
         const group = await groups.findByName(input.group.trim());
@@ -108,10 +111,17 @@ export class CatalogueService {
         if (tld.minLength < 1 || tld.maxLength > 63 || tld.minLength > tld.maxLength) {
           throw new DomainError('validation_failed', 'label lengths must satisfy 1 <= min <= max <= 63');
         }
+        const before = existing && { ...existing, prices: groupByAction(await catalogue.prices(group.id, tldName)) };
         await catalogue.upsertTld(tld);
         for (const [action, list] of prices) await catalogue.replacePrices(group.id, tldName, action, list);
         const rows = await catalogue.prices(group.id, tldName);
         done.push({ tld, group: group.name, prices: groupByAction(rows) });
+        await recordChange(audit, this.clock, {
+          action: 'tld.set',
+          subject: { kind: 'tld', id: tldName },
+          before: before ? { group: group.name, ...before } : null,
+          after: { group: group.name, ...tld, prices: groupByAction(rows) },
+        });
       }
       return done;
     });
@@ -200,11 +210,18 @@ export class CatalogueService {
    */
   async stopSelling(groupName: string, tldInput: string): Promise<{ group: string; tld: string }> {
     const { ascii: tld } = parseTld(tldInput);
-    const result = await this.uow.run(async ({ groups, catalogue }) => {
+    const result = await this.uow.run(async ({ groups, catalogue, audit }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      const before = groupByAction(await catalogue.prices(group.id, tld));
       for (const action of ['register', 'transfer'] as const)
         await catalogue.replacePrices(group.id, tld, action, new Map());
+      await recordChange(audit, this.clock, {
+        action: 'tld.stop_selling',
+        subject: { kind: 'tld', id: tld },
+        before: { group: group.name, prices: before },
+        after: { group: group.name, prices: groupByAction(await catalogue.prices(group.id, tld)) },
+      });
       return { group: group.name, tld };
     });
     this.recent.clear();
@@ -222,7 +239,7 @@ export class CatalogueService {
     period: number,
   ): Promise<{ group: string; tld: string; prices: Partial<Record<OrderAction, Record<string, string>>> }> {
     const { ascii: tld } = parseTld(tldInput);
-    const result = await this.uow.run(async ({ groups, catalogue }) => {
+    const result = await this.uow.run(async ({ groups, catalogue, audit }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
       const rows = await catalogue.prices(group.id, tld);
@@ -233,7 +250,14 @@ export class CatalogueService {
           `group "${group.name}" has no ${action} price for ${tld} for ${period} year(s)`,
         );
       await catalogue.replacePrices(group.id, tld, action, kept);
-      return { group: group.name, tld, prices: groupByAction(await catalogue.prices(group.id, tld)) };
+      const after = groupByAction(await catalogue.prices(group.id, tld));
+      await recordChange(audit, this.clock, {
+        action: 'tld.remove_price',
+        subject: { kind: 'tld', id: tld },
+        before: { group: group.name, prices: groupByAction(rows) },
+        after: { group: group.name, prices: after },
+      });
+      return { group: group.name, tld, prices: after };
     });
     this.recent.clear();
     return result;
@@ -252,12 +276,21 @@ export class CatalogueService {
     const problem = addonPricesProblem(yearly as Record<string, Minor>);
     if (problem) throw new DomainError('validation_failed', problem);
     const prices = new Map(Object.entries(yearly) as Array<[AddonName, Minor]>);
-    const result = await this.uow.run(async ({ groups, catalogue }) => {
+    const result = await this.uow.run(async ({ groups, catalogue, audit }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      const shown = (all: Map<AddonName, Minor>) =>
+        Object.fromEntries(ADDONS.map((a) => [a, formatAmount(all.get(a) ?? 0)]));
+      const before = shown(await catalogue.addonPrices(group.id));
       await catalogue.setAddonPrices(group.id, prices);
-      const all = await catalogue.addonPrices(group.id);
-      return { group: group.name, addons: Object.fromEntries(ADDONS.map((a) => [a, formatAmount(all.get(a) ?? 0)])) };
+      const after = shown(await catalogue.addonPrices(group.id));
+      await recordChange(audit, this.clock, {
+        action: 'group.addon_prices.set',
+        subject: { kind: 'group', id: group.id },
+        before,
+        after,
+      });
+      return { group: group.name, addons: after };
     });
     this.recent.clear();
     return result;
@@ -272,11 +305,19 @@ export class CatalogueService {
   async setPremiumRule(groupName: string, rule: PremiumRule | null): Promise<{ group: string; premium: string }> {
     const problem = rule === null ? undefined : premiumRuleProblem(rule);
     if (problem) throw new DomainError('validation_failed', problem);
-    const result = await this.uow.run(async ({ groups, catalogue }) => {
+    const result = await this.uow.run(async ({ groups, catalogue, audit }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
+      const before = describePremiumRule(await catalogue.premiumRule(group.id));
       await catalogue.setPremiumRule(group.id, rule);
-      return { group: group.name, premium: describePremiumRule(await catalogue.premiumRule(group.id)) };
+      const premium = describePremiumRule(await catalogue.premiumRule(group.id));
+      await recordChange(audit, this.clock, {
+        action: 'group.premium_rule.set',
+        subject: { kind: 'group', id: group.id },
+        before: { premium: before },
+        after: { premium },
+      });
+      return { group: group.name, premium };
     });
     this.recent.clear();
     return result;

@@ -6,6 +6,10 @@ import type { IdempotencyRepository, OrderRepository } from '../order/order';
 import type { EventRepository, Outbox } from '../events/outbox';
 import type { WebhookRepository } from '../webhooks/webhook';
 import type { ExpiryRepository } from '../domain/domain-expiry';
+import type { AuditLogRepository } from '../audit/audit-log';
+import type { OperatorRepository } from '../operator/operator';
+import type { PortalLoginRepository } from '../reseller/portal-logins';
+import type { OneTimeLinkRepository } from '../auth/one-time-links';
 
 /** Every repository, bound to one connection or one transaction. */
 export interface Repositories {
@@ -19,6 +23,11 @@ export interface Repositories {
   readonly events: EventRepository;
   readonly webhooks: WebhookRepository;
   readonly expiry: ExpiryRepository;
+  /** Append-only: a change writes its entry here, in its own transaction (`auditEntry`). */
+  readonly audit: AuditLogRepository;
+  readonly operators: OperatorRepository;
+  readonly portalLogins: PortalLoginRepository;
+  readonly oneTimeLinks: OneTimeLinkRepository;
 }
 
 /** What a unit of work's `work` is given: the repositories bound to its transaction, and its outbox. */

@@ -1,3 +1,4 @@
+import { recordChange } from '../audit/audit-log';
 import { ulid } from '../common/ids';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
@@ -45,7 +46,7 @@ export class CreditService {
       note: note?.slice(0, 255) ?? null,
       createdAt: this.clock.now(),
     };
-    return this.uow.run(async ({ ledger, outbox }) => {
+    return this.uow.run(async ({ ledger, outbox, audit }) => {
       const after = await postWithBalance(ledger, entry);
       if (after === null) {
         const balance = await ledger.balance(resellerId);
@@ -55,6 +56,12 @@ export class CreditService {
         );
       }
       outbox.push({ name: 'credit.changed', event: creditChanged(entry, after) });
+      await recordChange(audit, this.clock, {
+        action: amount > 0 ? 'reseller.credit.add' : 'reseller.credit.adjust',
+        subject: { kind: 'reseller', id: resellerId },
+        before: { balance: formatAmount(after - amount) },
+        after: { balance: formatAmount(after), amount: formatAmount(amount), reason: entry.note, entryId: entry.id },
+      });
       return { entry, balance: after };
     });
   }

@@ -5,7 +5,7 @@ import type { Outbox } from '../events/outbox';
 import { forEachConcurrentlyPerKey } from '../common/concurrency';
 import { isDomainError } from '../common/errors';
 import type { UnitOfWork } from '../common/unit-of-work';
-import type { DomainChanges, DomainRecord, DomainStatus } from './domain';
+import type { DomainChanges, DomainRecord, DomainStatus, SyncAnswer } from './domain';
 import { isGone, isSyncable, statusesWhere } from './domain-lifecycle';
 
 const DAY_MS = 86_400_000;
@@ -160,7 +160,7 @@ export class DomainSyncService {
       };
       return { view, domain, changes: {} };
     }
-    const view = await this.gateway.sync(domain);
+    const view = await this.answered(domain, 'sync', () => this.gateway.sync(domain));
     if (view.fromPlatform || !isSyncable(domain.status)) return { view, domain, changes: {} };
     // The TLD's grace and redemption days matter only for an expired domain: no read for the others.
     const tld = view.expired ? await this.uow.read.catalogue.findTld(domain.tld) : undefined;
@@ -199,7 +199,7 @@ export class DomainSyncService {
       const reason = `${domain.unicodeName} is ${domain.status} on this platform; the transfer did not take effect here`;
       return { view: { completed: false, failed: true, reason, expiryDate: undefined, fromPlatform: true } };
     }
-    const view = await this.gateway.transferSync(domain);
+    const view = await this.answered(domain, 'transfer_sync', () => this.gateway.transferSync(domain));
     if (domain.status === 'Pending Transfer' && (view.completed || view.failed)) {
       const outcome: TransferOutcome = view.fromPlatform
         ? { kind: 'unconfirmed' }
@@ -233,6 +233,30 @@ export class DomainSyncService {
       );
     }
     return { view };
+  }
+
+  /**
+   * Asks the registrar and keeps its answer (or why the call failed) as the domain's last sync
+   * answer, with its time. The views hold flags, dates and a reason only: nothing secret is kept.
+   */
+  private async answered<V extends SyncView | TransferSyncView>(
+    domain: DomainRecord,
+    kind: SyncAnswer['kind'],
+    ask: () => Promise<V>,
+  ): Promise<V> {
+    const keep = (answer: SyncAnswer) => this.uow.run(({ domains }) => domains.recordSyncAnswer(domain.id, answer));
+    let view: V;
+    try {
+      view = await ask();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      // The registrar's failure is what the caller hears, even when it cannot be kept.
+      await keep({ kind, at: this.clock.now(), answer: null, error: message }).catch(() => undefined);
+      throw error;
+    }
+    // A registrar without the capability answered nothing: our own record is not its answer.
+    if (!view.fromPlatform) await keep({ kind, at: this.clock.now(), answer: answerFields(view), error: null });
+    return view;
   }
 
   /**
@@ -364,4 +388,12 @@ function statusChanged(
       at,
     },
   });
+}
+
+/** The fields of a view as the console shows them (undefined ones left out). */
+function answerFields(view: SyncView | TransferSyncView): Record<string, string | boolean | null> {
+  const fields: Record<string, string | boolean | null> = {};
+  for (const [key, value] of Object.entries(view))
+    if (key !== 'fromPlatform' && value !== undefined) fields[key] = value as string | boolean | null;
+  return fields;
 }

@@ -177,6 +177,11 @@ export interface DomainRepository {
     change: DomainOrderChange,
     resellerId?: string,
   ): Promise<boolean>;
+  /**
+   * Gives every domain of `fromResellerId` in one of `statuses` to `toResellerId` (closing a
+   * reseller that hands its domains over), in one statement; answers how many moved.
+   */
+  moveHeld(fromResellerId: string, toResellerId: string, statuses: readonly DomainStatus[], at: Date): Promise<number>;
   /** Orders: removes the row a failed order created, only while it still has the order's pending status. */
   deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean>;
   /**
@@ -194,6 +199,20 @@ export interface DomainRepository {
   releaseSyncClaims(ids: readonly string[], owner: string, syncedAt: Date | null): Promise<void>;
   /** How many domains a claim with these terms could take now (for progress lines). */
   countDueForSync(claim: Pick<SyncClaim, 'statuses' | 'syncedBefore' | 'now'>): Promise<number>;
+  /** Keeps the registrar's answer to a sync of the domain, replacing the one before. */
+  recordSyncAnswer(domainId: string, answer: SyncAnswer): Promise<void>;
+  /** The registrar's last answer to a sync of the domain; undefined when it was never asked. */
+  lastSyncAnswer(domainId: string): Promise<SyncAnswer | undefined>;
+}
+
+/** The registrar's last answer to a sync or transfer sync of a domain (state as data, shown in the console). */
+export interface SyncAnswer {
+  readonly kind: 'sync' | 'transfer_sync';
+  readonly at: Date;
+  /** The answer's fields (status flags, expiry date, a transfer's reason); null when the call failed. */
+  readonly answer: Readonly<Record<string, string | boolean | null>> | null;
+  /** Why the call failed (the registrar's message), or null. */
+  readonly error: string | null;
 }
 
 export interface SyncClaim {

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { AuditLog, Actor } from '../audit/audit-log';
-import type { OneTimeLinks } from '../auth/one-time-links';
-import { newRecoveryCodes, recoveryCodeHash } from '../auth/recovery-codes';
+import { type Actor, auditEntry } from '../audit/audit-log';
+import { OneTimeLinks } from '../auth/one-time-links';
+import { newRecoveryCodes, recoveryCodeHash, totpCodeOf } from '../auth/recovery-codes';
+import type { UnitOfWork } from '../common/unit-of-work';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import { ulid } from '../common/ids';
@@ -10,6 +11,7 @@ import type { SecretBox } from '../reseller/reseller';
 import {
   OPERATOR_ROLES,
   type Operator,
+  type OperatorChange,
   type OperatorRecord,
   type OperatorRepository,
   type OperatorRole,
@@ -38,76 +40,93 @@ export class OperatorService {
   private dummyHash: Promise<string> | undefined;
 
   constructor(
-    private readonly operators: OperatorRepository,
-    private readonly links: OneTimeLinks,
+    private readonly uow: UnitOfWork,
     private readonly hasher: PasswordHasher,
     private readonly totp: TotpCodes,
     private readonly secrets: SecretBox,
-    private readonly audit: AuditLog,
     private readonly clock: Clock,
   ) {}
 
   async create(actor: Actor, emailInput: string, roleInput: string): Promise<SetPasswordLink> {
     const email = normaliseEmail(emailInput);
     const role = parseRole(roleInput);
-    if (await this.operators.findByEmail(email))
-      throw new DomainError('conflict', `an operator with email ${email} already exists`);
-    const record: OperatorRecord = {
-      id: ulid(),
-      email,
-      role,
-      passwordHash: null,
-      sealedTotpSecret: null,
-      recoveryCodeHashes: [],
-      disabledAt: null,
-      createdAt: this.clock.now(),
-    };
-    await this.operators.insert(record);
-    const link = await this.links.issue('set_operator_password', record.id);
-    const operator = publicOperator(record);
-    await this.audit.record(actor, { action: 'operator.create', subject: subjectOf(operator), after: operator });
-    return { operator, ...link };
+    const now = this.clock.now();
+    return this.uow.run(async ({ operators, oneTimeLinks, audit }) => {
+      if (await operators.findByEmail(email))
+        throw new DomainError('conflict', `an operator with email ${email} already exists`);
+      const record: OperatorRecord = {
+        id: ulid(),
+        email,
+        role,
+        passwordHash: null,
+        sealedTotpSecret: null,
+        recoveryCodeHashes: [],
+        disabledAt: null,
+        createdAt: now,
+      };
+      await operators.insert(record);
+      const link = await new OneTimeLinks(oneTimeLinks, this.clock).issue(SET_PASSWORD, record.id);
+      const operator = publicOperator(record);
+      await audit.append(
+        auditEntry({ action: 'operator.create', subject: subjectOf(operator), after: operator }, now, actor),
+      );
+      return { operator, ...link };
+    });
   }
 
   /** A new one-time link to set the password (the old password keeps working until it is used). */
   async passwordLink(actor: Actor, email: string): Promise<SetPasswordLink> {
-    const record = await this.byEmailRecord(email);
-    const link = await this.links.issue('set_operator_password', record.id);
-    await this.audit.record(actor, { action: 'operator.password_link', subject: subjectOf(record) });
-    return { operator: publicOperator(record), ...link };
+    return this.uow.run(async ({ operators, oneTimeLinks, audit }) => {
+      const record = await byEmailRecord(operators, email);
+      const link = await new OneTimeLinks(oneTimeLinks, this.clock).issue(SET_PASSWORD, record.id);
+      await audit.append(
+        auditEntry({ action: 'operator.password_link', subject: subjectOf(record) }, this.clock.now(), actor),
+      );
+      return { operator: publicOperator(record), ...link };
+    });
   }
 
   async list(): Promise<Operator[]> {
-    return (await this.operators.list()).map(publicOperator);
+    return (await this.uow.read.operators.list()).map(publicOperator);
   }
 
   async byId(id: string): Promise<Operator | undefined> {
-    const record = await this.operators.findById(id);
+    const record = await this.uow.read.operators.findById(id);
     return record ? publicOperator(record) : undefined;
   }
 
   async byEmail(email: string): Promise<Operator> {
-    return publicOperator(await this.byEmailRecord(email));
+    return publicOperator(await byEmailRecord(this.uow.read.operators, email));
   }
 
   /** The operator a usable set-password link is for (the form shows its email). */
   async linkHolder(token: string): Promise<Operator | undefined> {
-    const id = await this.links.peek('set_operator_password', token);
+    const id = await new OneTimeLinks(this.uow.read.oneTimeLinks, this.clock).peek(SET_PASSWORD, token);
     return id ? this.byId(id) : undefined;
   }
 
   /** Sets the password through a one-time link; the link then stops working. */
   async setPassword(token: string, password: string, confirmation: string): Promise<Operator> {
     checkPassword(password, confirmation);
-    const id = await this.links.use('set_operator_password', token);
-    const record = id ? await this.operators.findById(id) : undefined;
-    if (!record)
-      throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
-    if (record.disabledAt) throw new DomainError('forbidden', 'This operator account is disabled');
-    await this.operators.update(record.id, { passwordHash: await this.hasher.hash(password) });
-    const operator = publicOperator({ ...record, passwordHash: 'set' });
-    await this.audit.record(operatorActor(operator), { action: 'operator.password_set', subject: subjectOf(record) });
-    return operator;
+    // Hashed before the transaction: argon2 takes its time, and a transaction is kept short.
+    const passwordHash = await this.hasher.hash(password);
+    return this.uow.run(async ({ operators, oneTimeLinks, audit }) => {
+      const id = await new OneTimeLinks(oneTimeLinks, this.clock).use(SET_PASSWORD, token);
+      const record = id ? await operators.findById(id) : undefined;
+      if (!record)
+        throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
+      if (record.disabledAt) throw new DomainError('forbidden', 'This operator account is disabled');
+      await operators.update(record.id, { passwordHash });
+      const operator = publicOperator({ ...record, passwordHash: 'set' });
+      await audit.append(
+        auditEntry(
+          { action: 'operator.password_set', subject: subjectOf(record) },
+          this.clock.now(),
+          operatorActor(operator),
+        ),
+      );
+      return operator;
+    });
   }
 
   /**
@@ -121,7 +140,7 @@ export class OperatorService {
     } catch {
       email = '';
     }
-    const record = email ? await this.operators.findByEmail(email) : undefined;
+    const record = email ? await this.uow.read.operators.findByEmail(email) : undefined;
     const given = String(password ?? '').slice(0, MAX_PASSWORD_LENGTH);
     if (!record?.passwordHash) {
       if (!this.dummyHash) this.dummyHash = this.hasher.hash(randomBytes(16).toString('hex'));
@@ -146,90 +165,114 @@ export class OperatorService {
 
   /** Stores the secret once a code from it is right; returns the recovery codes (shown once). */
   async enrol(operatorId: string, sealedSecret: string, code: string): Promise<string[]> {
-    const record = await this.activeRecord(operatorId);
-    if (!this.totp.verify(this.secrets.open(sealedSecret), String(code ?? '').replace(/\s/g, '')))
+    const step = this.totp.stepOf(this.secrets.open(sealedSecret), totpCodeOf(String(code ?? '')) ?? '');
+    if (step === null)
       throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
     const { codes, hashes } = newRecoveryCodes();
-    await this.operators.update(record.id, { sealedTotpSecret: sealedSecret, recoveryCodeHashes: hashes });
-    await this.audit.record(operatorActor(publicOperator(record)), {
-      action: 'operator.second_factor.enrol',
-      subject: subjectOf(record),
+    await this.uow.run(async ({ operators, audit }) => {
+      const record = await activeRecord(operators, operatorId);
+      await operators.update(record.id, { sealedTotpSecret: sealedSecret, recoveryCodeHashes: hashes });
+      // The code that confirmed the secret does not sign in again.
+      await operators.useTotpStep(record.id, step);
+      await audit.append(
+        auditEntry(
+          { action: 'operator.second_factor.enrol', subject: subjectOf(record) },
+          this.clock.now(),
+          operatorActor(record),
+        ),
+      );
     });
     return codes;
   }
 
-  /** True when the code is the operator's current TOTP code, or one of its unused recovery codes (then used up). */
+  /**
+   * True when the code is the operator's current TOTP code not used before, or one of its unused
+   * recovery codes (then used up). A TOTP code works once: a code seen over a shoulder or replayed
+   * from a captured request within its 30 seconds is refused.
+   */
   async checkSecondFactor(operatorId: string, code: string): Promise<boolean> {
-    const record = await this.activeRecord(operatorId);
+    const record = await activeRecord(this.uow.read.operators, operatorId);
     if (!record.sealedTotpSecret) return false;
     const given = String(code ?? '').trim();
-    if (/^\d{6}$/.test(given.replace(/\s/g, '')))
-      return this.totp.verify(this.secrets.open(record.sealedTotpSecret), given.replace(/\s/g, ''));
+    const digits = totpCodeOf(given);
+    if (digits) {
+      const step = this.totp.stepOf(this.secrets.open(record.sealedTotpSecret), digits);
+      return step !== null && this.uow.run(({ operators }) => operators.useTotpStep(record.id, step));
+    }
     const hash = recoveryCodeHash(given);
     if (!record.recoveryCodeHashes.includes(hash)) return false;
-    const used = await this.operators.useRecoveryCode(record.id, hash);
-    if (used)
-      await this.audit.record(operatorActor(publicOperator(record)), {
-        action: 'operator.recovery_code.used',
-        subject: subjectOf(record),
-        after: { remaining: record.recoveryCodeHashes.length - 1 },
-      });
-    return used;
+    return this.uow.run(async ({ operators, audit }) => {
+      const used = await operators.useRecoveryCode(record.id, hash);
+      if (used)
+        await audit.append(
+          auditEntry(
+            {
+              action: 'operator.recovery_code.used',
+              subject: subjectOf(record),
+              after: { remaining: record.recoveryCodeHashes.length - 1 },
+            },
+            this.clock.now(),
+            operatorActor(record),
+          ),
+        );
+      return used;
+    });
   }
 
   async disable(actor: Actor, email: string): Promise<Operator> {
-    const record = await this.byEmailRecord(email);
-    if (record.disabledAt) return publicOperator(record);
     const disabledAt = this.clock.now();
-    await this.operators.update(record.id, { disabledAt });
-    const after = publicOperator({ ...record, disabledAt });
-    await this.audit.record(actor, {
-      action: 'operator.disable',
-      subject: subjectOf(record),
-      before: publicOperator(record),
-      after,
-    });
-    return after;
+    return this.change(actor, email, 'operator.disable', (record) => (record.disabledAt ? undefined : { disabledAt }));
   }
 
   async enable(actor: Actor, email: string): Promise<Operator> {
-    const record = await this.byEmailRecord(email);
-    await this.operators.update(record.id, { disabledAt: null });
-    const after = publicOperator({ ...record, disabledAt: null });
-    await this.audit.record(actor, {
-      action: 'operator.enable',
-      subject: subjectOf(record),
-      before: publicOperator(record),
-      after,
-    });
-    return after;
+    return this.change(actor, email, 'operator.enable', () => ({ disabledAt: null }));
   }
 
   /** Removes the second factor: the operator enrols again at its next sign-in. */
   async resetSecondFactor(actor: Actor, email: string): Promise<Operator> {
-    const record = await this.byEmailRecord(email);
-    await this.operators.update(record.id, { sealedTotpSecret: null, recoveryCodeHashes: [] });
-    const after = publicOperator({ ...record, sealedTotpSecret: null });
-    await this.audit.record(actor, {
-      action: 'operator.second_factor.reset',
-      subject: subjectOf(record),
-      before: publicOperator(record),
-      after,
+    return this.change(actor, email, 'operator.second_factor.reset', () => ({
+      sealedTotpSecret: null,
+      recoveryCodeHashes: [],
+    }));
+  }
+
+  /** One change of an operator with its audit entry, in one transaction; `undefined` from `change`: nothing to do. */
+  private change(
+    actor: Actor,
+    email: string,
+    action: string,
+    changeOf: (record: OperatorRecord) => OperatorChange | undefined,
+  ): Promise<Operator> {
+    return this.uow.run(async ({ operators, audit }) => {
+      const record = await byEmailRecord(operators, email);
+      const change = changeOf(record);
+      if (!change) return publicOperator(record);
+      await operators.update(record.id, change);
+      const after = publicOperator({ ...record, ...change });
+      await audit.append(
+        auditEntry(
+          { action, subject: subjectOf(record), before: publicOperator(record), after },
+          this.clock.now(),
+          actor,
+        ),
+      );
+      return after;
     });
-    return after;
   }
+}
 
-  private async byEmailRecord(emailInput: string): Promise<OperatorRecord> {
-    const record = await this.operators.findByEmail(normaliseEmail(emailInput));
-    if (!record) throw new DomainError('not_found', `no operator has email ${String(emailInput).trim().toLowerCase()}`);
-    return record;
-  }
+const SET_PASSWORD = 'set_operator_password';
 
-  private async activeRecord(id: string): Promise<OperatorRecord> {
-    const record = await this.operators.findById(id);
-    if (!record || record.disabledAt) throw new DomainError('forbidden', 'This operator account is disabled');
-    return record;
-  }
+async function byEmailRecord(operators: OperatorRepository, emailInput: string): Promise<OperatorRecord> {
+  const record = await operators.findByEmail(normaliseEmail(emailInput));
+  if (!record) throw new DomainError('not_found', `no operator has email ${String(emailInput).trim().toLowerCase()}`);
+  return record;
+}
+
+async function activeRecord(operators: OperatorRepository, id: string): Promise<OperatorRecord> {
+  const record = await operators.findById(id);
+  if (!record || record.disabledAt) throw new DomainError('forbidden', 'This operator account is disabled');
+  return record;
 }
 
 export function parseRole(input: string): OperatorRole {

@@ -38,6 +38,8 @@ export interface OperatorRepository {
   update(id: string, change: OperatorChange): Promise<void>;
   /** Removes one recovery code if it is still there; true for the one caller that did. */
   useRecoveryCode(id: string, codeHash: string): Promise<boolean>;
+  /** Records a TOTP code's time step as used if it is later than the last one used; true for the one caller that did. */
+  useTotpStep(id: string, step: number): Promise<boolean>;
 }
 
 /** Port: password hashing (argon2id in src/infra/crypto). */
@@ -51,8 +53,11 @@ export interface TotpCodes {
   newSecret(): string;
   /** The otpauth:// URI an authenticator app reads. */
   uri(secret: string, account: string): string;
-  /** True when the code is valid now (one step of drift allowed either way). */
-  verify(secret: string, code: string): boolean;
+  /**
+   * The time step (30-second counter) of the code when it is valid now, one step of drift allowed
+   * either way; null when it is not. The caller refuses a step it has seen used.
+   */
+  stepOf(secret: string, code: string): number | null;
 }
 
 export function publicOperator(record: OperatorRecord): Operator {

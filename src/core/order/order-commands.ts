@@ -1,5 +1,6 @@
 import type { Minor } from '../common/money';
 import type { RegisterInput } from '../registrar/plugin';
+import type { OrderStatus } from './order';
 
 /**
  * A registration as the HTTP adapter hands it over: wire formats already decoded (contact fields
@@ -38,4 +39,14 @@ export interface OrderingReseller {
 export interface OrderOptions {
   /** The `Idempotency-Key` header, when the client sent one. */
   readonly idempotencyKey?: string;
+}
+
+/**
+ * What a register, renew or transfer answers when it does not throw: the order and its status
+ * at the time of the answer (`pending` while the registrar or the registry has not finished). An
+ * idempotent replay answers the first order's id with that order's status now.
+ */
+export interface PlacedOrder {
+  readonly orderId: string;
+  readonly status: OrderStatus;
 }

@@ -14,7 +14,14 @@ import type { IdempotencyRecord, IdempotentAnswer, Order, PriorDomain } from './
 import type { OrderSettlement } from './order-settlement';
 import { NOUN, REQUEST_LEASE } from './order-settlement';
 import { runAndPublish, statusChanged, type Outbox } from './outbox';
-import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
+import type {
+  OrderingReseller,
+  OrderOptions,
+  PlacedOrder,
+  RegisterCommand,
+  RenewCommand,
+  TransferCommand,
+} from './order-commands';
 import type { RegistrarAnswer } from './order-registrar';
 import { inProgress, notOwned, notRenewable } from '../domain/domain-errors';
 import type { OrderPlanner, Plan } from './order-plan';
@@ -49,22 +56,22 @@ export class OrderPlacement {
     private readonly settings: OrderSettings,
   ) {}
 
-  /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
-  register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<'success'> {
+  /** docs/api.md#register-a-domain. Resolves with the order once registration is done or started; throws DomainError otherwise. */
+  register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<PlacedOrder> {
     return this.place(reseller, 'register', command, options, () =>
       this.planner.newDomain(reseller, 'register', command),
     );
   }
 
   /** docs/api.md#transfer-a-domain-in: the register body plus the EPP code. */
-  transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<'success'> {
+  transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<PlacedOrder> {
     return this.place(reseller, 'transfer', command, options, () =>
       this.planner.newDomain(reseller, 'transfer', command),
     );
   }
 
   /** docs/api.md#renew-a-domain. */
-  renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<'success'> {
+  renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<PlacedOrder> {
     return this.place(reseller, 'renew', command, options, () => this.planner.renewal(reseller, command));
   }
 
@@ -76,11 +83,11 @@ export class OrderPlacement {
     command: object,
     options: OrderOptions,
     makePlan: () => Promise<Plan>,
-  ): Promise<'success'> {
+  ): Promise<PlacedOrder> {
     const key = options.idempotencyKey === undefined ? undefined : parseIdempotencyKey(options.idempotencyKey);
     const fingerprint = key === undefined ? undefined : fingerprintOf(action, command);
     if (key !== undefined) {
-      const replayed = this.replay(await this.uow.read.idempotency.find(reseller.id, key), fingerprint!);
+      const replayed = await this.replay(await this.uow.read.idempotency.find(reseller.id, key), fingerprint!);
       if (replayed) return replayed;
     }
     const plan = await makePlan();
@@ -89,7 +96,7 @@ export class OrderPlacement {
       order = await this.reserve(reseller, plan, key, fingerprint);
     } catch (error) {
       if (!(error instanceof KeyTaken)) throw error;
-      const replayed = this.replay(await this.uow.read.idempotency.find(reseller.id, key!), fingerprint!);
+      const replayed = await this.replay(await this.uow.read.idempotency.find(reseller.id, key!), fingerprint!);
       if (replayed) return replayed;
       throw keyInFlight();
     }
@@ -102,10 +109,10 @@ export class OrderPlacement {
 
   /**
    * Undefined when the request should go ahead (a new or expired key); otherwise the first
-   * answer again: 'success', or the first error thrown once more. A key still in flight is a
-   * 409, a key used for another request a 422.
+   * answer again: the first order (with its status now), or the first error thrown once more. A
+   * key still in flight is a 409, a key used for another request a 422.
    */
-  private replay(record: IdempotencyRecord | undefined, fingerprint: string): 'success' | undefined {
+  private async replay(record: IdempotencyRecord | undefined, fingerprint: string): Promise<PlacedOrder | undefined> {
     if (!record || record.expiresAt.getTime() <= this.clock.now().getTime()) return undefined;
     if (record.fingerprint !== fingerprint) {
       throw new DomainError(
@@ -114,7 +121,11 @@ export class OrderPlacement {
       );
     }
     if (record.state === 'in_flight' || !record.answer) throw keyInFlight();
-    return answerOf(record.answer);
+    answerOf(record.answer);
+    // Every key is stored with its order (order_id is nullable only in the table's shape).
+    if (!record.orderId) throw new Error(`Idempotency-Key "${record.key}" has no order recorded`);
+    const order = await this.uow.read.orders.findById(record.orderId);
+    return { orderId: record.orderId, status: order?.status ?? 'pending' };
   }
 
   /** Phase 1: one short transaction. Nothing is written unless everything is. */
@@ -298,7 +309,8 @@ export class OrderPlacement {
   }
 
   /** Phase 3: the registrar's answer settles the order through the settlement, or leaves it pending. */
-  private async conclude(order: Order, answer: RegistrarAnswer): Promise<'success'> {
+  private async conclude(order: Order, answer: RegistrarAnswer): Promise<PlacedOrder> {
+    const pending: PlacedOrder = { orderId: order.id, status: 'pending' };
     try {
       if (answer.kind === 'done') {
         if (order.action === 'transfer' && !isIsoDate(answer.expiryDate)) {
@@ -311,13 +323,13 @@ export class OrderPlacement {
               answer: { ok: true },
             },
           );
-          return 'success';
+          return pending;
         }
         const expiryDate = this.settlement.expiryAfter(order, answer.expiryDate);
         const settled = await this.settlement.complete(order, expiryDate, `${NOUN[order.action]} done`, {
           fromRegistrar: isIsoDate(answer.expiryDate),
         });
-        return settled === 'completed' ? 'success' : this.answerOfSettled(order.id);
+        return settled === 'completed' ? { orderId: order.id, status: 'completed' } : this.answerOfSettled(order.id);
       }
       if (answer.kind === 'refused') {
         const refusal = refusalError(order, answer.reason, answer.message);
@@ -342,7 +354,7 @@ export class OrderPlacement {
         { orderId: order.id, domain: order.domain },
         'registrar outcome unknown; order stays pending for reconciliation',
       );
-      return 'success';
+      return pending;
     } catch (error) {
       if (error instanceof DomainError) throw error;
       // The registrar has answered but the answer could not be recorded (database lost mid-way):
@@ -353,24 +365,25 @@ export class OrderPlacement {
         'could not record the registrar outcome; reconciliation will settle the order',
       );
       if (answer.kind === 'refused') throw refusalError(order, answer.reason, answer.message);
-      return 'success';
+      return pending;
     }
   }
 
   /** Another party settled the order first: answer what it became. */
-  private async answerOfSettled(orderId: string): Promise<'success'> {
+  private async answerOfSettled(orderId: string): Promise<PlacedOrder> {
     const order = await this.uow.read.orders.findById(orderId);
     if (order?.status === 'failed')
       throw new DomainError(
         'registrar_failed',
         `The order for ${order.domain} failed and was refunded: ${order.note ?? 'no reason recorded'}`,
       );
-    return 'success';
+    return { orderId, status: order?.status ?? 'pending' };
   }
 }
 
-function answerOf(answer: IdempotentAnswer): 'success' {
-  if (answer.ok) return 'success';
+/** Throws the first answer's error again; returns when the first answer was a success. */
+function answerOf(answer: IdempotentAnswer): void {
+  if (answer.ok) return;
   const code = REPLAYABLE_CODES.includes(answer.code as ErrorCode) ? (answer.code as ErrorCode) : 'registrar_failed';
   throw new DomainError(code, answer.message);
 }

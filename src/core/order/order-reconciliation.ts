@@ -1,3 +1,5 @@
+import type { AuditRecord } from '../audit/audit-log';
+import { formatAmount } from '../common/money';
 import { ulid } from '../common/ids';
 import type { OrderAction } from '../catalogue/catalogue';
 import type { DomainRecord } from '../domain/domain';
@@ -173,15 +175,22 @@ export class OrderReconciliation implements TransferOrders {
     if (order.status !== 'pending')
       throw new DomainError('conflict', `Order ${orderId} is already ${order.status}; nothing was changed`);
     this.settlement.assertOperatorMay(order, decision);
+    const expiryDate = decision.expiryDate ?? this.settlement.expiryAfter(order, undefined);
+    const audit: AuditRecord = {
+      action: `order.settle.${decision.outcome}`,
+      subject: { kind: 'order', id: order.id },
+      before: { status: order.status, domain: order.domain, action: order.action },
+      after: {
+        status: decision.outcome === 'complete' ? 'completed' : 'failed',
+        note,
+        price: formatAmount(order.price),
+        ...(decision.outcome === 'complete' && { expiryDate }),
+      },
+    };
     const settled =
       decision.outcome === 'complete'
-        ? await this.settlement.complete(
-            order,
-            decision.expiryDate ?? this.settlement.expiryAfter(order, undefined),
-            `operator: ${note}`,
-            { fromRegistrar: false },
-          )
-        : await this.settlement.refund(order, `operator: ${note}`, 'operator');
+        ? await this.settlement.complete(order, expiryDate, `operator: ${note}`, { fromRegistrar: false, audit })
+        : await this.settlement.refund(order, `operator: ${note}`, 'operator', undefined, audit);
     if (settled === 'settled_already') {
       const now = await this.uow.read.orders.findById(orderId);
       throw new DomainError('conflict', `Order ${orderId} was settled meanwhile (${now?.status}); nothing was changed`);

@@ -5,7 +5,14 @@ import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { Order, OrderListFilter } from './order';
-import type { OrderingReseller, OrderOptions, RegisterCommand, RenewCommand, TransferCommand } from './order-commands';
+import type {
+  OrderingReseller,
+  OrderOptions,
+  PlacedOrder,
+  RegisterCommand,
+  RenewCommand,
+  TransferCommand,
+} from './order-commands';
 import { OrderPlacement } from './order-placement';
 import { OrderPlanner } from './order-plan';
 import { OrderReconciliation, type ReconcileReport } from './order-reconciliation';
@@ -43,18 +50,18 @@ export class OrderService implements TransferOrders {
     private readonly uow: UnitOfWork,
   ) {}
 
-  /** docs/api.md#register-a-domain. Resolves 'success' once registration is done or started; throws DomainError otherwise. */
-  register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<'success'> {
+  /** docs/api.md#register-a-domain. Resolves with the order (its id and status) once registration is done or started; throws DomainError otherwise. */
+  register(reseller: OrderingReseller, command: RegisterCommand, options: OrderOptions = {}): Promise<PlacedOrder> {
     return this.placement.register(reseller, command, options);
   }
 
   /** docs/api.md#transfer-a-domain-in: the register body plus the EPP code. */
-  transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<'success'> {
+  transfer(reseller: OrderingReseller, command: TransferCommand, options: OrderOptions = {}): Promise<PlacedOrder> {
     return this.placement.transfer(reseller, command, options);
   }
 
   /** docs/api.md#renew-a-domain. */
-  renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<'success'> {
+  renew(reseller: OrderingReseller, command: RenewCommand, options: OrderOptions = {}): Promise<PlacedOrder> {
     return this.placement.renew(reseller, command, options);
   }
 

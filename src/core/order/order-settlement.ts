@@ -1,3 +1,4 @@
+import { type AuditRecord, auditEntry } from '../audit/audit-log';
 import type { OrderAction } from '../catalogue/catalogue';
 import { creditChanged } from '../credit/credit-service';
 import { postWithBalance, type LedgerEntry } from '../credit/ledger';
@@ -104,11 +105,13 @@ export class OrderSettlement {
     order: Order,
     expiryDate: string | null,
     note: string,
-    { fromRegistrar }: { readonly fromRegistrar: boolean },
+    { fromRegistrar, audit }: { readonly fromRegistrar: boolean; readonly audit?: AuditRecord },
   ): Promise<SettleResult> {
     const at = this.clock.now();
     return this.runAndPublish(async (repos, outbox) => {
       if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return 'settled_already';
+      // The operator's decision is audited with the settlement it made, in its transaction.
+      if (audit) await repos.audit.append(auditEntry(audit, at));
       const from =
         order.action === 'renew' ? RENEWABLE_STATUSES : [PENDING_STATUS_OF[order.action as 'register' | 'transfer']];
       const moved = await repos.domains.transitionForOrder(
@@ -150,11 +153,18 @@ export class OrderSettlement {
    * registered (issue 13 item 3). Reconciliation and transfer sync never refund an order whose
    * domain is no longer as the order left it: the reseller acted on it, so the name was ours.
    */
-  refund(order: Order, note: string, by: SettledBy, answer?: IdempotentAnswer): Promise<SettleResult> {
+  refund(
+    order: Order,
+    note: string,
+    by: SettledBy,
+    answer?: IdempotentAnswer,
+    audit?: AuditRecord,
+  ): Promise<SettleResult> {
     const at = this.clock.now();
     const guarded = by === 'reconciliation' || by === 'transfer sync';
     return this.runAndPublish(async (repos, outbox) => {
       if (!(await repos.orders.settle(order.id, 'failed', { note, at }))) return 'settled_already';
+      if (audit) await repos.audit.append(auditEntry(audit, at));
       let domainMoved: { from: DomainStatus; to: DomainStatus; resellerId: string } | 'removed' | undefined;
       if (order.action === 'renew') {
         if (guarded) {

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import type { Actor, AuditLog } from '../audit/audit-log';
-import type { OneTimeLinks } from '../auth/one-time-links';
+import { type Actor, auditEntry } from '../audit/audit-log';
+import { OneTimeLinks } from '../auth/one-time-links';
 import { newRecoveryCodes, recoveryCodeHash, totpCodeOf } from '../auth/recovery-codes';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
+import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail } from '../common/validation';
 import type { PasswordHasher, TotpCodes } from '../operator/operator';
 import { checkPassword } from '../operator/operator-service';
-import type { Reseller, ResellerRepository, SecretBox } from './reseller';
+import type { Reseller, ResellerSignIn as StoredReseller, SecretBox } from './reseller';
 
 /** How a reseller signs in to the portal; no row until it has followed an invitation. */
 export interface PortalLogin {
@@ -31,6 +32,8 @@ export interface PortalLoginRepository {
   ): Promise<void>;
   /** Removes one recovery code if it is still there; true for the one caller that did. */
   useRecoveryCode(resellerId: string, codeHash: string): Promise<boolean>;
+  /** Records a TOTP code's time step as used if it is later than the last one used; true for the one caller that did. */
+  useTotpStep(resellerId: string, step: number): Promise<boolean>;
 }
 
 export interface Invitation {
@@ -68,13 +71,10 @@ export class PortalLogins {
   private dummyHash: Promise<string> | undefined;
 
   constructor(
-    private readonly logins: PortalLoginRepository,
-    private readonly resellers: ResellerRepository,
-    private readonly links: OneTimeLinks,
+    private readonly uow: UnitOfWork,
     private readonly hasher: PasswordHasher,
     private readonly totp: TotpCodes,
     private readonly secrets: SecretBox,
-    private readonly audit: AuditLog,
     private readonly clock: Clock,
   ) {}
 
@@ -83,38 +83,53 @@ export class PortalLogins {
    * one when it forgot it (the old password works until the link is used). Earlier links stop working.
    */
   async invite(actor: Actor, emailInput: string): Promise<Invitation> {
-    const reseller = await this.byEmail(emailInput);
-    const link = await this.links.issue(INVITATION, reseller.id);
-    await this.audit.record(actor, {
-      action: 'reseller.portal.invite',
-      subject: { kind: 'reseller', id: reseller.id },
-      after: { email: reseller.email, expiresAt: link.expiresAt.toISOString() },
+    const email = normaliseEmail(emailInput);
+    return this.uow.run(async ({ resellers, oneTimeLinks, audit }) => {
+      const reseller = publicReseller(await resellers.findByEmail(email), emailInput);
+      const link = await new OneTimeLinks(oneTimeLinks, this.clock).issue(INVITATION, reseller.id);
+      await audit.append(
+        auditEntry(
+          {
+            action: 'reseller.portal.invite',
+            subject: { kind: 'reseller', id: reseller.id },
+            after: { email: reseller.email, expiresAt: link.expiresAt.toISOString() },
+          },
+          this.clock.now(),
+          actor,
+        ),
+      );
+      return { reseller, ...link };
     });
-    return { reseller, ...link };
   }
 
   /** The reseller a usable invitation is for (the form shows its email), without using the link. */
   async invitationHolder(token: string): Promise<Reseller | undefined> {
-    const id = await this.links.peek(INVITATION, token);
-    const reseller = id ? await this.resellers.findById(id) : undefined;
+    const id = await new OneTimeLinks(this.uow.read.oneTimeLinks, this.clock).peek(INVITATION, token);
+    const reseller = id ? await this.uow.read.resellers.findById(id) : undefined;
     return reseller?.status === 'active' ? reseller : undefined;
   }
 
   /** Sets the password through an invitation, which then stops working. */
   async acceptInvitation(token: string, password: string, confirmation: string): Promise<Reseller> {
     checkPassword(password, confirmation);
-    if (!(await this.invitationHolder(token)))
-      throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
-    const id = await this.links.use(INVITATION, token);
-    const reseller = id ? await this.resellers.findById(id) : undefined;
-    if (!reseller)
-      throw new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
-    await this.logins.setPassword(reseller.id, await this.hasher.hash(password), this.clock.now());
-    await this.audit.record(resellerActor(reseller), {
-      action: 'reseller.portal.password_set',
-      subject: { kind: 'reseller', id: reseller.id },
+    if (!(await this.invitationHolder(token))) throw invalidLink();
+    // Hashed before the transaction: argon2 takes its time, and a transaction is kept short.
+    const passwordHash = await this.hasher.hash(password);
+    return this.uow.run(async ({ resellers, oneTimeLinks, portalLogins, audit }) => {
+      const id = await new OneTimeLinks(oneTimeLinks, this.clock).use(INVITATION, token);
+      const reseller = id ? await resellers.findById(id) : undefined;
+      if (!reseller) throw invalidLink();
+      const now = this.clock.now();
+      await portalLogins.setPassword(reseller.id, passwordHash, now);
+      await audit.append(
+        auditEntry(
+          { action: 'reseller.portal.password_set', subject: { kind: 'reseller', id: reseller.id } },
+          now,
+          resellerActor(reseller),
+        ),
+      );
+      return reseller;
     });
-    return reseller;
   }
 
   /** Email and password, the first step of sign-in. */
@@ -125,8 +140,8 @@ export class PortalLogins {
     } catch {
       // An address that cannot be an email is an unknown one.
     }
-    const found = email ? await this.resellers.findByEmail(email) : undefined;
-    const login = found ? await this.logins.find(found.id) : undefined;
+    const found = email ? await this.uow.read.resellers.findByEmail(email) : undefined;
+    const login = found ? await this.uow.read.portalLogins.find(found.id) : undefined;
     const given = String(password ?? '').slice(0, MAX_PASSWORD_LENGTH);
     if (!found || !login) {
       this.dummyHash ??= this.hasher.hash(randomBytes(16).toString('hex'));
@@ -134,14 +149,14 @@ export class PortalLogins {
       return { ok: false, reason: 'invalid' };
     }
     if (!(await this.hasher.verify(login.passwordHash, given))) return { ok: false, reason: 'invalid' };
-    const { sealedApiKey: _key, allowedNetworks: _networks, ledgerBalance: _balance, ...reseller } = found;
+    const reseller = publicReseller(found, email);
     if (reseller.status !== 'active') return { ok: false, reason: 'suspended' };
     return { ok: true, reseller, hasSecondFactor: login.sealedTotpSecret !== null };
   }
 
   /** The signed-in reseller's password again, before something sensitive (the EPP code). */
   async confirmPassword(resellerId: string, password: string): Promise<boolean> {
-    const login = await this.logins.find(resellerId);
+    const login = await this.uow.read.portalLogins.find(resellerId);
     return login ? this.hasher.verify(login.passwordHash, String(password ?? '').slice(0, MAX_PASSWORD_LENGTH)) : false;
   }
 
@@ -149,15 +164,22 @@ export class PortalLogins {
     if (!(await this.confirmPassword(resellerId, current)))
       throw new DomainError('validation_failed', 'The current password is not right');
     checkPassword(next, confirmation);
-    await this.logins.setPassword(resellerId, await this.hasher.hash(next), this.clock.now());
-    await this.audit.record(actor, {
-      action: 'reseller.portal.password_change',
-      subject: { kind: 'reseller', id: resellerId },
+    const passwordHash = await this.hasher.hash(next);
+    await this.uow.run(async ({ portalLogins, audit }) => {
+      const now = this.clock.now();
+      await portalLogins.setPassword(resellerId, passwordHash, now);
+      await audit.append(
+        auditEntry(
+          { action: 'reseller.portal.password_change', subject: { kind: 'reseller', id: resellerId } },
+          now,
+          actor,
+        ),
+      );
     });
   }
 
   async account(resellerId: string): Promise<PortalAccount> {
-    const login = await this.logins.find(resellerId);
+    const login = await this.uow.read.portalLogins.find(resellerId);
     return {
       hasPassword: login !== undefined,
       hasSecondFactor: login?.sealedTotpSecret != null,
@@ -180,51 +202,80 @@ export class PortalLogins {
   /** Turns the second factor on once a code from the secret is right; returns the recovery codes (shown once). */
   async enrol(actor: Actor, resellerId: string, sealedSecret: string, code: string): Promise<string[]> {
     const digits = totpCodeOf(String(code ?? ''));
-    if (!digits || !this.totp.verify(this.secrets.open(sealedSecret), digits))
+    const step = digits ? this.totp.stepOf(this.secrets.open(sealedSecret), digits) : null;
+    if (step === null)
       throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
     const { codes, hashes } = newRecoveryCodes();
-    await this.logins.setSecondFactor(resellerId, sealedSecret, hashes);
-    await this.audit.record(actor, {
-      action: 'reseller.portal.second_factor.enrol',
-      subject: { kind: 'reseller', id: resellerId },
+    await this.uow.run(async ({ portalLogins, audit }) => {
+      await portalLogins.setSecondFactor(resellerId, sealedSecret, hashes);
+      // The code that confirmed the secret does not sign in again.
+      await portalLogins.useTotpStep(resellerId, step);
+      await audit.append(
+        auditEntry(
+          { action: 'reseller.portal.second_factor.enrol', subject: { kind: 'reseller', id: resellerId } },
+          this.clock.now(),
+          actor,
+        ),
+      );
     });
     return codes;
   }
 
-  /** True for the reseller's current TOTP code, or one of its unused recovery codes (then used up). */
+  /**
+   * True for the reseller's current TOTP code not used before, or one of its unused recovery codes
+   * (then used up). A TOTP code works once within its window.
+   */
   async checkSecondFactor(actor: Actor, resellerId: string, code: string): Promise<boolean> {
-    const login = await this.logins.find(resellerId);
+    const login = await this.uow.read.portalLogins.find(resellerId);
     if (!login?.sealedTotpSecret) return false;
     const given = String(code ?? '').trim();
     const digits = totpCodeOf(given);
-    if (digits) return this.totp.verify(this.secrets.open(login.sealedTotpSecret), digits);
+    if (digits) {
+      const step = this.totp.stepOf(this.secrets.open(login.sealedTotpSecret), digits);
+      return step !== null && this.uow.run(({ portalLogins }) => portalLogins.useTotpStep(resellerId, step));
+    }
     const hash = recoveryCodeHash(given);
     if (!login.recoveryCodeHashes.includes(hash)) return false;
-    const used = await this.logins.useRecoveryCode(resellerId, hash);
-    if (used)
-      await this.audit.record(actor, {
-        action: 'reseller.portal.recovery_code.used',
-        subject: { kind: 'reseller', id: resellerId },
-        after: { remaining: login.recoveryCodeHashes.length - 1 },
-      });
-    return used;
+    return this.uow.run(async ({ portalLogins, audit }) => {
+      const used = await portalLogins.useRecoveryCode(resellerId, hash);
+      if (used)
+        await audit.append(
+          auditEntry(
+            {
+              action: 'reseller.portal.recovery_code.used',
+              subject: { kind: 'reseller', id: resellerId },
+              after: { remaining: login.recoveryCodeHashes.length - 1 },
+            },
+            this.clock.now(),
+            actor,
+          ),
+        );
+      return used;
+    });
   }
 
   /** Removes the second factor: by the reseller with its password, or by the operator (a lost phone). */
   async removeSecondFactor(actor: Actor, resellerId: string): Promise<void> {
-    await this.logins.setSecondFactor(resellerId, null, []);
-    await this.audit.record(actor, {
-      action: 'reseller.portal.second_factor.remove',
-      subject: { kind: 'reseller', id: resellerId },
+    await this.uow.run(async ({ portalLogins, audit }) => {
+      await portalLogins.setSecondFactor(resellerId, null, []);
+      await audit.append(
+        auditEntry(
+          { action: 'reseller.portal.second_factor.remove', subject: { kind: 'reseller', id: resellerId } },
+          this.clock.now(),
+          actor,
+        ),
+      );
     });
   }
+}
 
-  private async byEmail(emailInput: string): Promise<Reseller> {
-    const found = await this.resellers.findByEmail(normaliseEmail(emailInput));
-    if (!found) throw new DomainError('not_found', `no reseller with email ${String(emailInput).trim()}`);
-    const { sealedApiKey: _key, allowedNetworks: _networks, ledgerBalance: _balance, ...reseller } = found;
-    return reseller;
-  }
+const invalidLink = () =>
+  new DomainError('validation_failed', 'This link is not valid: it has expired or was used already');
+
+function publicReseller(found: StoredReseller | undefined, emailInput: string): Reseller {
+  if (!found) throw new DomainError('not_found', `no reseller with email ${String(emailInput).trim()}`);
+  const { sealedApiKey: _key, allowedNetworks: _networks, ledgerBalance: _balance, ...reseller } = found;
+  return reseller;
 }
 
 /** How the audit log names a reseller acting in the portal. */

@@ -1,4 +1,5 @@
 import { ulid } from '../common/ids';
+import { recordChange } from '../audit/audit-log';
 import { generateApiKey } from '../auth/api-token';
 import type { Clock } from '../common/clock';
 import { parseIpNetwork } from '../auth/ip-network';
@@ -6,8 +7,8 @@ import { creditChanged } from '../credit/credit-service';
 import type { LedgerEntry } from '../credit/ledger';
 import { DomainError } from '../common/errors';
 import { formatAmount, type Minor } from '../common/money';
-import { DOMAIN_STATUSES } from '../domain/domain';
-import { isGone } from '../domain/domain-lifecycle';
+import { DOMAIN_STATUSES, type DomainStatus } from '../domain/domain';
+import { isGone, isPending, statusesWhere } from '../domain/domain-lifecycle';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail, normaliseName } from '../common/validation';
 import { assertCompleteRegistrant, normaliseContact } from '../order/contacts';
@@ -29,6 +30,17 @@ export interface LowCreditStatus {
   readonly isLow: boolean;
 }
 
+/** What `close` did: the closed reseller, and how many domains moved to which reseller. */
+export interface ClosedReseller {
+  readonly reseller: Reseller;
+  readonly movedDomains: number;
+  readonly movedTo?: Reseller;
+}
+
+const PENDING_STATUSES = statusesWhere('isPending');
+/** The domains a reseller holds that can change hands: neither gone nor waiting for an order. */
+const HELD_STATUSES = DOMAIN_STATUSES.filter((s) => !isGone(s) && !isPending(s));
+
 export class ResellerService {
   constructor(
     private readonly uow: UnitOfWork,
@@ -38,10 +50,11 @@ export class ResellerService {
 
   async createGroup(name: string): Promise<ResellerGroup> {
     const groupName = normaliseName(name, 'group name');
-    return this.uow.run(async ({ groups }) => {
+    return this.uow.run(async ({ groups, audit }) => {
       if (await groups.findByName(groupName)) throw new DomainError('conflict', `group "${groupName}" already exists`);
       const group: ResellerGroup = { id: ulid(), name: groupName, defaultContact: null };
       await groups.insert(group);
+      await recordChange(audit, this.clock, { action: 'group.create', subject: groupSubject(group), after: group });
       return group;
     });
   }
@@ -58,19 +71,25 @@ export class ResellerService {
 
   async renameGroup(name: string, newNameInput: string): Promise<ResellerGroup> {
     const newName = normaliseName(newNameInput, 'group name');
-    return this.uow.run(async ({ groups }) => {
+    return this.uow.run(async ({ groups, audit }) => {
       const group = await groups.findByName(String(name ?? '').trim());
       if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
       if (group.name === newName) return group;
       if (await groups.findByName(newName)) throw new DomainError('conflict', `group "${newName}" already exists`);
       await groups.rename(group.id, newName);
+      await recordChange(audit, this.clock, {
+        action: 'group.rename',
+        subject: groupSubject(group),
+        before: { name: group.name },
+        after: { name: newName },
+      });
       return { ...group, name: newName };
     });
   }
 
   /** Deletes a group and its prices; refused while resellers are in it (move them first). */
   async deleteGroup(name: string): Promise<{ deleted: string }> {
-    return this.uow.run(async ({ groups, resellers }) => {
+    return this.uow.run(async ({ groups, resellers, audit }) => {
       const group = await groups.findByName(String(name ?? '').trim());
       if (!group) throw new DomainError('not_found', `group "${name}" does not exist`);
       const members = (await resellers.list()).filter((r) => r.groupId === group.id);
@@ -83,6 +102,7 @@ export class ResellerService {
             .join(', ')}${members.length > 3 ? ', …' : ''}): move them first (reseller move <email> --group <other>)`,
         );
       await groups.delete(group.id);
+      await recordChange(audit, this.clock, { action: 'group.delete', subject: groupSubject(group), before: group });
       return { deleted: group.name };
     });
   }
@@ -92,7 +112,15 @@ export class ResellerService {
     const group = await this.group(groupName);
     const checked = contact === null ? null : { ...normaliseContact(contact, 'the default contact') };
     if (checked) assertCompleteRegistrant(checked, 'the default contact');
-    await this.uow.run(({ groups }) => groups.setDefaultContact(group.id, checked));
+    await this.uow.run(async ({ groups, audit }) => {
+      await groups.setDefaultContact(group.id, checked);
+      await recordChange(audit, this.clock, {
+        action: 'group.default_contact.set',
+        subject: groupSubject(group),
+        before: group.defaultContact,
+        after: checked,
+      });
+    });
     return { ...group, defaultContact: checked };
   }
 
@@ -102,7 +130,7 @@ export class ResellerService {
     if (openingCredit < 0) throw new DomainError('validation_failed', 'opening credit cannot be negative');
     const apiKey = generateApiKey();
     const now = this.clock.now();
-    const reseller = await this.uow.run(async ({ resellers, groups, ledger, outbox }) => {
+    const reseller = await this.uow.run(async ({ resellers, groups, ledger, outbox, audit }) => {
       const group = await groups.findByName(groupName.trim());
       if (!group) throw new DomainError('not_found', `group "${groupName}" does not exist`);
       if (await resellers.findByEmail(email))
@@ -123,6 +151,11 @@ export class ResellerService {
         await ledger.post(opening);
         outbox.push({ name: 'credit.changed', event: creditChanged(opening, opening.amount) });
       }
+      await recordChange(audit, this.clock, {
+        action: 'reseller.create',
+        subject: resellerSubject(created),
+        after: { email, group: group.name, status: created.status, openingCredit: formatAmount(openingCredit) },
+      });
       return created;
     });
     return { reseller, apiKey };
@@ -148,7 +181,10 @@ export class ResellerService {
   async rotateKey(email: string): Promise<string> {
     const reseller = await this.byEmail(email);
     const apiKey = generateApiKey();
-    await this.uow.run(({ resellers }) => resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey)));
+    await this.uow.run(async ({ resellers, audit }) => {
+      await resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey));
+      await recordChange(audit, this.clock, { action: 'reseller.key.rotate', subject: resellerSubject(reseller) });
+    });
     return apiKey;
   }
 
@@ -160,49 +196,96 @@ export class ResellerService {
     const issued: Array<{ email: string; apiKey: string }> = [];
     for (const reseller of await this.list()) {
       const apiKey = generateApiKey();
-      await this.uow.run(({ resellers }) => resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey)));
+      await this.uow.run(async ({ resellers, audit }) => {
+        await resellers.setSealedApiKey(reseller.id, this.secrets.seal(apiKey));
+        await recordChange(audit, this.clock, {
+          action: 'reseller.key.reissue',
+          subject: resellerSubject(reseller),
+          after: { reason: 'the master key was replaced' },
+        });
+      });
       issued.push({ email: reseller.email, apiKey });
     }
     return issued;
   }
 
   /**
-   * Ends a reseller's account: refused while it holds domains that are not gone (transfer them
-   * away or let them lapse first) or credit (refund it first), so that nobody's domains or money
-   * are left on an account nobody can use. A closed reseller cannot call the API.
+   * Ends a reseller's account: refused while it holds credit (refund it first) or has an order in
+   * progress, and while it holds domains that are not gone unless `moveDomainsTo` names the active
+   * reseller that takes them over, so that nobody's domains or money are left on an account nobody
+   * can use. The checks, the move and the status change are one transaction: all or nothing.
+   * A closed reseller cannot call the API.
    */
-  async close(email: string): Promise<Reseller> {
+  async close(email: string, options: { readonly moveDomainsTo?: string } = {}): Promise<ClosedReseller> {
     const reseller = await this.byEmail(email);
-    const live = DOMAIN_STATUSES.filter((s) => !isGone(s));
-    const domains = await this.uow.read.domains.page({
-      resellerId: reseller.id,
-      statuses: live,
-      sort: 'name',
-      limit: 4,
+    const heir = options.moveDomainsTo === undefined ? undefined : await this.byEmail(options.moveDomainsTo);
+    if (heir?.id === reseller.id)
+      throw new DomainError(
+        'validation_failed',
+        `${reseller.email} cannot take over its own domains: name another reseller`,
+      );
+    const named = (domains: readonly { name: string }[]) =>
+      `${domains
+        .slice(0, 3)
+        .map((d) => d.name)
+        .join(', ')}${domains.length > 3 ? ', …' : ''}`;
+    return this.uow.run(async ({ resellers, ledger, domains, audit }) => {
+      const audited = (movedDomains: number) =>
+        recordChange(audit, this.clock, {
+          action: 'reseller.close',
+          subject: resellerSubject(reseller),
+          before: { status: reseller.status },
+          after: { status: 'closed', movedDomains, ...(heir && { movedTo: heir.email }) },
+        });
+      // The status first: its row stays locked until the end, so a concurrent close or move waits.
+      await resellers.setStatus(reseller.id, 'closed');
+      const balance = await ledger.balance(reseller.id);
+      if (balance !== 0)
+        throw new DomainError(
+          'conflict',
+          `${reseller.email} still holds ${formatAmount(balance)} of credit: refund it first (credit add ${reseller.email} -${formatAmount(balance)} --note "refund on closing")`,
+        );
+      const held = (statuses: readonly DomainStatus[]) =>
+        domains.page({ resellerId: reseller.id, statuses, sort: 'name', limit: 4 });
+      const inFlight = await held(PENDING_STATUSES);
+      if (inFlight.length > 0)
+        throw new DomainError(
+          'conflict',
+          `${reseller.email} has orders in progress (${named(inFlight)}): close it once they have settled`,
+        );
+      if (heir === undefined) {
+        const kept = await held(HELD_STATUSES);
+        if (kept.length > 0)
+          throw new DomainError(
+            'conflict',
+            `${reseller.email} still holds domains (${named(kept)}): move them to another reseller (--move-domains-to <email>), or transfer them away or let them lapse, before the account is closed`,
+          );
+        await audited(0);
+        return { reseller: { ...reseller, status: 'closed' }, movedDomains: 0 };
+      }
+      const current = await resellers.findById(heir.id);
+      if (current?.status !== 'active')
+        throw new DomainError(
+          'conflict',
+          `${heir.email} is ${current?.status ?? 'gone'}: domains can only move to an active reseller`,
+        );
+      const movedDomains = await domains.moveHeld(reseller.id, heir.id, HELD_STATUSES, this.clock.now());
+      await audited(movedDomains);
+      return { reseller: { ...reseller, status: 'closed' }, movedDomains, movedTo: heir };
     });
-    if (domains.length > 0)
-      throw new DomainError(
-        'conflict',
-        `${reseller.email} still holds domains (${domains
-          .slice(0, 3)
-          .map((d) => d.name)
-          .join(
-            ', ',
-          )}${domains.length > 3 ? ', …' : ''}): they must be transferred away or lapse before the account is closed`,
-      );
-    const balance = await this.uow.read.ledger.balance(reseller.id);
-    if (balance !== 0)
-      throw new DomainError(
-        'conflict',
-        `${reseller.email} still holds ${formatAmount(balance)} of credit: refund it first (credit add ${reseller.email} -${formatAmount(balance)} --note "refund on closing")`,
-      );
-    await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, 'closed'));
-    return { ...reseller, status: 'closed' };
   }
 
   async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {
     const reseller = await this.byEmail(email);
-    await this.uow.run(({ resellers }) => resellers.setStatus(reseller.id, status));
+    await this.uow.run(async ({ resellers, audit }) => {
+      await resellers.setStatus(reseller.id, status);
+      await recordChange(audit, this.clock, {
+        action: status === 'suspended' ? 'reseller.suspend' : 'reseller.resume',
+        subject: resellerSubject(reseller),
+        before: { status: reseller.status },
+        after: { status },
+      });
+    });
     return { ...reseller, status };
   }
 
@@ -210,7 +293,15 @@ export class ResellerService {
   async changeGroup(email: string, groupName: string): Promise<Reseller> {
     const reseller = await this.byEmail(email);
     const group = await this.group(groupName);
-    await this.uow.run(({ resellers }) => resellers.setGroup(reseller.id, group.id));
+    await this.uow.run(async ({ resellers, groups, audit }) => {
+      await resellers.setGroup(reseller.id, group.id);
+      await recordChange(audit, this.clock, {
+        action: 'reseller.group.change',
+        subject: resellerSubject(reseller),
+        before: { group: (await groups.findById(reseller.groupId))?.name ?? reseller.groupId },
+        after: { group: group.name },
+      });
+    });
     return { ...reseller, groupId: group.id };
   }
 
@@ -224,7 +315,15 @@ export class ResellerService {
     if (newEmail === reseller.email) return reseller;
     if (await this.uow.read.resellers.findByEmail(newEmail))
       throw new DomainError('conflict', `another reseller has the email ${newEmail}`);
-    await this.uow.run(({ resellers }) => resellers.setEmail(reseller.id, newEmail));
+    await this.uow.run(async ({ resellers, audit }) => {
+      await resellers.setEmail(reseller.id, newEmail);
+      await recordChange(audit, this.clock, {
+        action: 'reseller.email.change',
+        subject: resellerSubject(reseller),
+        before: { email: reseller.email },
+        after: { email: newEmail },
+      });
+    });
     return { ...reseller, email: newEmail };
   }
 
@@ -235,7 +334,14 @@ export class ResellerService {
   ): Promise<{ email: string; added: string; allowedNetworks: string[] }> {
     const reseller = await this.byEmail(email);
     const network = parseIpNetwork(cidr);
-    await this.uow.run(({ resellers }) => resellers.addAllowedNetwork(reseller.id, network.cidr));
+    await this.uow.run(async ({ resellers, audit }) => {
+      await resellers.addAllowedNetwork(reseller.id, network.cidr);
+      await recordChange(audit, this.clock, {
+        action: 'reseller.allow_list.add',
+        subject: resellerSubject(reseller),
+        after: { added: network.cidr },
+      });
+    });
     return {
       email: reseller.email,
       added: network.cidr,
@@ -250,8 +356,15 @@ export class ResellerService {
   ): Promise<{ email: string; removed: string; allowedNetworks: string[] }> {
     const reseller = await this.byEmail(email);
     const network = parseIpNetwork(cidr);
-    const removed = await this.uow.run(({ resellers }) => resellers.removeAllowedNetwork(reseller.id, network.cidr));
-    if (!removed) throw new DomainError('not_found', `${network.cidr} is not on the allow-list of ${reseller.email}`);
+    await this.uow.run(async ({ resellers, audit }) => {
+      if (!(await resellers.removeAllowedNetwork(reseller.id, network.cidr)))
+        throw new DomainError('not_found', `${network.cidr} is not on the allow-list of ${reseller.email}`);
+      await recordChange(audit, this.clock, {
+        action: 'reseller.allow_list.remove',
+        subject: resellerSubject(reseller),
+        before: { removed: network.cidr },
+      });
+    });
     return {
       email: reseller.email,
       removed: network.cidr,
@@ -279,7 +392,7 @@ export class ResellerService {
     if (threshold !== null && (!Number.isSafeInteger(threshold) || threshold < 0))
       throw new DomainError('validation_failed', 'the low-credit threshold must be an amount of 0.00 or more');
     const stored = threshold === 0 ? null : threshold;
-    return this.uow.run(async ({ resellers, ledger, outbox }) => {
+    return this.uow.run(async ({ resellers, ledger, outbox, audit }) => {
       const before = await resellers.lowCredit(resellerId);
       if (!before) throw new DomainError('not_found', 'no such reseller');
       const balance = await ledger.balance(resellerId);
@@ -287,8 +400,19 @@ export class ResellerService {
       await resellers.setLowCredit(resellerId, { threshold: stored, isLow });
       if (stored !== null && isLow && !before.isLow)
         outbox.push({ name: 'credit.low', event: { resellerId, balance, threshold: stored, at: this.clock.now() } });
+      await recordChange(audit, this.clock, {
+        action: 'reseller.low_credit.set',
+        subject: { kind: 'reseller', id: resellerId },
+        before: { threshold: before.threshold === null ? null : formatAmount(before.threshold) },
+        after: { threshold: stored === null ? null : formatAmount(stored) },
+      });
       return { resellerId, threshold: stored, balance, isLow };
     });
+  }
+
+  /** The reseller's IP allow-list by its id. */
+  allowedNetworksOf(resellerId: string): Promise<string[]> {
+    return this.uow.read.resellers.allowedNetworks(resellerId);
   }
 
   async allowedNetworks(email: string): Promise<{ email: string; allowedNetworks: string[] }> {
@@ -296,3 +420,6 @@ export class ResellerService {
     return { email: reseller.email, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };
   }
 }
+
+const resellerSubject = (reseller: { readonly id: string }) => ({ kind: 'reseller', id: reseller.id });
+const groupSubject = (group: { readonly id: string }) => ({ kind: 'group', id: group.id });

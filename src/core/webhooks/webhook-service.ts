@@ -1,3 +1,4 @@
+import { recordChange } from '../audit/audit-log';
 import { EVENT_TYPES, type EventType } from '../../client/events';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
@@ -64,7 +65,14 @@ export class WebhookService {
       previousSealedSecret: null,
       previousSecretUntil: null,
     };
-    await this.uow.run(({ webhooks }) => webhooks.insertEndpoint(endpoint));
+    await this.uow.run(async ({ webhooks, audit }) => {
+      await webhooks.insertEndpoint(endpoint);
+      await recordChange(audit, this.clock, {
+        action: 'webhook.add',
+        subject: endpointSubject(endpoint),
+        after: publicEndpoint(endpoint),
+      });
+    });
     return { endpoint: publicEndpoint(endpoint), secret };
   }
 
@@ -85,22 +93,42 @@ export class WebhookService {
     const stored = await this.stored(id, resellerId);
     const secret = newWebhookSecret();
     const until = new Date(this.clock.now().getTime() + PREVIOUS_SECRET_GRACE_MS);
-    await this.uow.run(({ webhooks }) =>
-      webhooks.rotateSecret(stored.id, this.secrets.seal(secret), { sealed: stored.sealedSecret, until }),
-    );
+    await this.uow.run(async ({ webhooks, audit }) => {
+      await webhooks.rotateSecret(stored.id, this.secrets.seal(secret), { sealed: stored.sealedSecret, until });
+      await recordChange(audit, this.clock, {
+        action: 'webhook.secret.rotate',
+        subject: endpointSubject(stored),
+        after: { previousSecretValidUntil: until.toISOString() },
+      });
+    });
     return { endpoint: publicEndpoint(stored), secret, previousSecretUntil: until };
   }
 
   /** Removes the endpoint and its deliveries; nothing more is sent to it. */
   async remove(id: string, resellerId?: string): Promise<void> {
     const stored = await this.stored(id, resellerId);
-    await this.uow.run(({ webhooks }) => webhooks.deleteEndpoint(stored.id));
+    await this.uow.run(async ({ webhooks, audit }) => {
+      await webhooks.deleteEndpoint(stored.id);
+      await recordChange(audit, this.clock, {
+        action: 'webhook.remove',
+        subject: endpointSubject(stored),
+        before: publicEndpoint(stored),
+      });
+    });
   }
 
   /** Sends to a disabled endpoint again (its dead deliveries can then be replayed). */
   async enable(id: string, resellerId?: string): Promise<WebhookEndpoint> {
     const stored = await this.stored(id, resellerId);
-    await this.uow.run(({ webhooks }) => webhooks.enable(stored.id));
+    await this.uow.run(async ({ webhooks, audit }) => {
+      await webhooks.enable(stored.id);
+      await recordChange(audit, this.clock, {
+        action: 'webhook.enable',
+        subject: endpointSubject(stored),
+        before: { status: stored.status, disabledReason: stored.disabledReason },
+        after: { status: 'enabled' },
+      });
+    });
     return { ...publicEndpoint(stored), status: 'enabled', disabledReason: null, failingSince: null };
   }
 
@@ -125,8 +153,15 @@ export class WebhookService {
     if (endpoint.status !== 'enabled')
       throw new DomainError('conflict', `endpoint ${endpoint.id} is disabled; enable it first`);
     const at = this.clock.now();
-    if (!(await this.uow.run(({ webhooks }) => webhooks.replay(deliveryId, at))))
-      throw new DomainError('conflict', `delivery ${deliveryId} is no longer dead`);
+    await this.uow.run(async ({ webhooks, audit }) => {
+      if (!(await webhooks.replay(deliveryId, at)))
+        throw new DomainError('conflict', `delivery ${deliveryId} is no longer dead`);
+      await recordChange(audit, this.clock, {
+        action: 'webhook.delivery.replay',
+        subject: endpointSubject(endpoint),
+        after: { deliveryId, eventId: delivery.eventId },
+      });
+    });
     return { ...delivery, status: 'pending', attempts: 0, nextAttemptAt: at };
   }
 
@@ -181,3 +216,5 @@ function checkEventTypes(input: readonly string[]): EventType[] {
     );
   return types as EventType[];
 }
+
+const endpointSubject = (endpoint: { readonly id: string }) => ({ kind: 'webhook', id: endpoint.id });

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 
@@ -11,13 +11,18 @@ export function decodeMasterKey(text: string, where: string): Buffer {
   return key;
 }
 
-/** Reads the key file, or creates one with a fresh random key (mode 0600) when it does not exist yet. */
+/**
+ * Reads the key file, or creates one with a fresh random key (mode 0600) when it does not exist
+ * yet. Its folder must exist (beside the embedded default database, opening it made the folder).
+ */
 export function loadOrCreateMasterKeyFile(file: string): { key: Buffer; created: boolean } {
   if (existsSync(file)) return { key: decodeMasterKey(readFileSync(file, 'utf8'), file), created: false };
-  if (!existsSync(path.dirname(file))) {
-    mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    chmodSync(path.dirname(file), 0o700);
-  }
+  const folder = path.dirname(file);
+  if (!existsSync(folder))
+    throw new Error(
+      `the folder ${folder} of the master key file ${file} does not exist: create it (mkdir -p ${folder}, ` +
+        'mode 0700) or correct MASTER_KEY_FILE',
+    );
   const key = randomBytes(32);
   // 'wx' fails if another process created it first; then read theirs.
   try {

@@ -8,7 +8,11 @@ export function totpCodes(issuer: string, now: () => Date): TotpCodes {
   return {
     newSecret: () => new Secret({ size: 20 }).base32,
     uri: (secret, account) => totp(secret, account).toString(),
-    verify: (secret, code) =>
-      /^\d{6}$/.test(code) && totp(secret).validate({ token: code, timestamp: now().getTime(), window: 1 }) !== null,
+    stepOf: (secret, code) => {
+      if (!/^\d{6}$/.test(code)) return null;
+      const timestamp = now().getTime();
+      const delta = totp(secret).validate({ token: code, timestamp, window: 1 });
+      return delta === null ? null : Math.floor(timestamp / 30_000) + delta;
+    },
   };
 }

@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import knex, { type Knex } from 'knex';
 import type { Logger } from '../../core/common/logger';
+import { DEFAULT_DATABASE_URL } from '../../config/settings';
 import type { PoolOptions } from 'mysql2';
 
 import type { DatabaseKind } from './database-kind';
@@ -74,11 +75,18 @@ export function mysqlConnectionOptions(location: string): PoolOptions {
  * The SQLite file holds contacts, sealed API keys and the ledger: a folder the server creates is
  * 0700 and a database file it creates is 0600, whatever the umask (chmod after creating, since the
  * umask only ever takes bits away from a mode asked for). SQLite gives the -wal and -shm files the
- * database file's mode. Existing folders and files keep the mode their owner gave them.
+ * database file's mode. Existing folders and files keep the mode their owner gave them. Only the
+ * embedded default's folder is created: any other path's folder must exist (a typo in
+ * DATABASE_URL must not leave a new folder and an empty database somewhere).
  */
-function createPrivately(file: string): void {
+function createPrivately(file: string, mayCreateFolder: boolean): void {
   const folder = path.dirname(file);
   if (!existsSync(folder)) {
+    if (!mayCreateFolder)
+      throw new Error(
+        `DATABASE_URL: the folder ${folder} does not exist: create it (mkdir -p ${folder}, owned by the user ` +
+          'the server runs as, mode 0700) or correct the path; only the embedded default ./data is created',
+      );
     mkdirSync(folder, { recursive: true, mode: 0o700 });
     chmodSync(folder, 0o700);
   }
@@ -90,9 +98,15 @@ function createPrivately(file: string): void {
   }
 }
 
+/** Whether the target is the embedded default database (DEFAULT_DATABASE_URL, as resolved in `cwd`). */
+export function isEmbeddedDefault(target: DatabaseTarget, cwd = process.cwd()): boolean {
+  const embedded = parseDatabaseUrl(DEFAULT_DATABASE_URL, cwd);
+  return target.kind === embedded.kind && target.location === embedded.location;
+}
+
 export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
   if (target.kind === 'sqlite') {
-    if (target.location !== ':memory:') createPrivately(target.location);
+    if (target.location !== ':memory:') createPrivately(target.location, isEmbeddedDefault(target));
     const busyTimeout = options.sqliteBusyTimeoutMs ?? 5000;
     return knex({
       client: 'better-sqlite3',

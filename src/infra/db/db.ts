@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
  * - the knex instance (reads outside any transaction);
  * - a knex transaction (`UnitOfWork.run` on SQLite, or on a knex instance the host owns);
  * - knex bound to one connection of the driver's own MySQL/MariaDB pool, inside the transaction
- *   the unit of work opened on it (`onConnection` below; src/infra/db/direct-reads.ts).
+ *   the unit of work opened on it (`onConnection` below; src/infra/db/driver-pools.ts).
  *
  * The statements a repository writes are the same in all three: knex builds them, in the
  * dialect of the database, whichever connection runs them.

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/registrar/plugin';
 import type { Clock } from '../../core/common/clock';
 import { isUniqueViolation } from '../db/errors';
-import { directWritesOf, type DirectWrites, type HotReads, knexHotReads, knexWrites } from '../db/direct-reads';
+import { type DatabasePools, knexPools } from '../db/driver-pools';
 
 const checkKey = (key: string): string => {
   if (typeof key !== 'string' || key.length === 0 || key.length > PLUGIN_STORE_MAX_KEY_LENGTH) {
@@ -17,21 +17,21 @@ const GET = 'SELECT value FROM plugin_state WHERE plugin_id = ? AND state_key = 
  * `PluginHost.store` on the platform database: one row per key in `plugin_state`, scoped to one
  * plugin. A registrar call may read and write it on every order (the sandbox does), so with the
  * module's own database `get` goes through the driver's own connection (`reads`) and, on
- * MySQL/MariaDB, the writes knex builds go through the driver's pool (src/infra/db/direct-reads.ts).
+ * MySQL/MariaDB, the writes knex builds go through the driver's pool (src/infra/db/driver-pools.ts).
  * Each is one statement outside any transaction, as through knex.
  */
 export class KnexPluginStore implements PluginStore {
-  private readonly reads: HotReads;
-  private readonly writes: DirectWrites;
+  private readonly reads: DatabasePools['reads'];
+  private readonly writes: DatabasePools['writes'];
 
   constructor(
     private readonly db: Knex,
     private readonly pluginId: string,
     private readonly clock: Clock,
-    reads?: HotReads,
+    pools: Pick<DatabasePools, 'reads' | 'writes'> = knexPools(db),
   ) {
-    this.reads = reads ?? knexHotReads(db);
-    this.writes = directWritesOf(reads) ?? knexWrites(db);
+    this.reads = pools.reads;
+    this.writes = pools.writes;
   }
 
   async get<T = unknown>(key: string): Promise<T | undefined> {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ApiLogEntry, ApiLogQuery, ApiLogRepository } from '../../core/api-log/api-log';
-import { type DirectWrites, knexWrites } from '../db/direct-reads';
+import { type DirectWrites, knexPools } from '../db/driver-pools';
 
 interface ApiLogRow {
   reseller_id: string;
@@ -16,15 +16,11 @@ interface ApiLogRow {
 }
 
 export class KnexApiLogRepository implements ApiLogRepository {
-  private readonly writes: DirectWrites;
-
-  /** `direct`: the MySQL/MariaDB driver's pool, for the batch insert (src/infra/db/direct-reads.ts); else knex. */
+  /** `writes`: the pools' writes, for the batch insert (src/infra/db/driver-pools.ts); knex by default. */
   constructor(
     private readonly db: Knex,
-    direct?: DirectWrites,
-  ) {
-    this.writes = direct ?? knexWrites(db);
-  }
+    private readonly writes: DirectWrites = knexPools(db).writes,
+  ) {}
 
   /** One multi-row INSERT, built by hand: knex's builder costs more per row than the write itself. */
   async insertMany(entries: readonly ApiLogEntry[]): Promise<void> {

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { AuditEntry, AuditLogRepository, AuditQuery, Actor } from '../../core/audit/audit-log';
 
 interface AuditRow {
@@ -18,7 +18,7 @@ interface AuditRow {
 
 /** The audit log's table: insert and select only (retention deletes by age). */
 export class KnexAuditLogRepository implements AuditLogRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Db) {}
 
   async append(entry: AuditEntry): Promise<void> {
     await this.db<AuditRow>('audit_log').insert({
@@ -47,7 +47,10 @@ export class KnexAuditLogRepository implements AuditLogRepository {
     if (query.actorKind) q.where({ actor_kind: query.actorKind });
     if (query.actorId) q.where({ actor_id: query.actorId });
     // '!' as the LIKE escape: SQLite has no default escape character, and a backslash is spelt differently in each dialect.
-    if (query.actionPrefix) q.whereRaw("action like ? escape '!'", [`${query.actionPrefix.replace(/[!%_]/g, '!$&')}%`]);
+    if (query.actionPrefix) q.whereRaw("action like ? escape '!'", [`${likeEscaped(query.actionPrefix)}%`]);
+    // In the query, not after it: a page of 50 is 50 entries of this actor, and the keyset cursor stays right.
+    if (query.actorLabel)
+      q.whereRaw("lower(actor_label) like ? escape '!'", [`%${likeEscaped(query.actorLabel.toLowerCase())}%`]);
     if (query.subject) q.where({ subject_kind: query.subject.kind, subject_id: query.subject.id });
     if (query.since) q.where('at', '>=', query.since.getTime());
     if (query.until) q.where('at', '<', query.until.getTime());
@@ -68,6 +71,8 @@ export class KnexAuditLogRepository implements AuditLogRepository {
     return this.db('audit_log').whereIn('id', ids).delete();
   }
 }
+
+const likeEscaped = (text: string) => text.replace(/[!%_]/g, '!$&');
 
 function toEntry(row: AuditRow): AuditEntry {
   return {

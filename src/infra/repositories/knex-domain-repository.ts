@@ -11,6 +11,7 @@ import type {
   NewDomain,
   PremiumCosts,
   SyncClaim,
+  SyncAnswer,
 } from '../../core/domain/domain';
 import { databaseKind } from '../db/database-kind';
 import { isUniqueViolation } from '../db/errors';
@@ -220,6 +221,19 @@ export class KnexDomainRepository implements DomainRepository {
     return moved === 1;
   }
 
+  async moveHeld(
+    fromResellerId: string,
+    toResellerId: string,
+    statuses: readonly DomainStatus[],
+    at: Date,
+  ): Promise<number> {
+    if (statuses.length === 0) return 0;
+    return this.db('domains')
+      .where({ reseller_id: fromResellerId })
+      .whereIn('status', [...statuses])
+      .update({ reseller_id: toResellerId, updated_at: at.getTime() });
+  }
+
   async deleteForFailedOrder(id: string, status: DomainStatus): Promise<boolean> {
     return (await this.db('domains').where({ id, status }).delete()) === 1;
   }
@@ -295,6 +309,31 @@ export class KnexDomainRepository implements DomainRepository {
       .count({ n: '*' })
       .first();
     return Number(row?.n ?? 0);
+  }
+
+  async recordSyncAnswer(domainId: string, answer: SyncAnswer): Promise<void> {
+    // Insert or replace in one statement on both engines (SQLite's ON CONFLICT, MariaDB's ON DUPLICATE KEY).
+    await this.db('domain_sync_answers')
+      .insert({
+        domain_id: domainId,
+        kind: answer.kind,
+        at: answer.at.getTime(),
+        answer: answer.answer === null ? null : JSON.stringify(answer.answer),
+        error: answer.error?.slice(0, 500) ?? null,
+      })
+      .onConflict('domain_id')
+      .merge(['kind', 'at', 'answer', 'error']);
+  }
+
+  async lastSyncAnswer(domainId: string): Promise<SyncAnswer | undefined> {
+    const row = await this.db('domain_sync_answers').where({ domain_id: domainId }).first();
+    if (!row) return undefined;
+    return {
+      kind: row.kind,
+      at: new Date(Number(row.at)),
+      answer: row.answer === null ? null : JSON.parse(row.answer),
+      error: row.error,
+    };
   }
 }
 

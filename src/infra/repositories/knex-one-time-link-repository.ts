@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { LinkPurpose, OneTimeLinkRepository, StoredLink } from '../../core/auth/one-time-links';
 
 interface LinkRow {
@@ -11,7 +11,7 @@ interface LinkRow {
 }
 
 export class KnexOneTimeLinkRepository implements OneTimeLinkRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Db) {}
 
   async insert(link: StoredLink): Promise<void> {
     await this.db<LinkRow>('one_time_links').insert({

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { OperatorChange, OperatorRecord, OperatorRepository, OperatorRole } from '../../core/operator/operator';
 
 interface OperatorRow {
@@ -13,7 +13,7 @@ interface OperatorRow {
 }
 
 export class KnexOperatorRepository implements OperatorRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Db) {}
 
   async insert(operator: OperatorRecord): Promise<void> {
     await this.db<OperatorRow>('operators').insert({
@@ -60,6 +60,15 @@ export class KnexOperatorRepository implements OperatorRepository {
     const updated = await this.db<OperatorRow>('operators')
       .where({ id, recovery_codes: current.recovery_codes })
       .update({ recovery_codes: JSON.stringify(codes.filter((h) => h !== codeHash)) });
+    return updated === 1;
+  }
+
+  async useTotpStep(id: string, step: number): Promise<boolean> {
+    // One conditional update: of two requests with the same code, only one finds the step unused.
+    const updated = await this.db('operators')
+      .where({ id: id })
+      .andWhere((w) => w.whereNull('totp_last_step').orWhere('totp_last_step', '<', step))
+      .update({ totp_last_step: step });
     return updated === 1;
   }
 }

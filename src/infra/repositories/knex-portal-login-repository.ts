@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db } from '../db/db';
 import type { PortalLogin, PortalLoginRepository } from '../../core/reseller/portal-logins';
 
 interface PortalLoginRow {
@@ -10,7 +10,7 @@ interface PortalLoginRow {
 }
 
 export class KnexPortalLoginRepository implements PortalLoginRepository {
-  constructor(private readonly db: Knex) {}
+  constructor(private readonly db: Db) {}
 
   async find(resellerId: string): Promise<PortalLogin | undefined> {
     const row = await this.db<PortalLoginRow>('portal_logins').where({ reseller_id: resellerId }).first();
@@ -43,6 +43,15 @@ export class KnexPortalLoginRepository implements PortalLoginRepository {
     const updated = await this.db<PortalLoginRow>('portal_logins')
       .where({ reseller_id: resellerId, recovery_codes: current.recovery_codes })
       .update({ recovery_codes: JSON.stringify(codes.filter((h) => h !== codeHash)) });
+    return updated === 1;
+  }
+
+  async useTotpStep(resellerId: string, step: number): Promise<boolean> {
+    // One conditional update: of two requests with the same code, only one finds the step unused.
+    const updated = await this.db('portal_logins')
+      .where({ reseller_id: resellerId })
+      .andWhere((w) => w.whereNull('totp_last_step').orWhere('totp_last_step', '<', step))
+      .update({ totp_last_step: step });
     return updated === 1;
   }
 }

@@ -1,6 +1,6 @@
 import type { Db } from '../db/db';
 import { databaseKind } from '../db/database-kind';
-import { type HotReads, knexHotReads } from '../db/direct-reads';
+import { type HotReads, knexHotReads } from '../db/driver-pools';
 import type {
   Reseller,
   ResellerCredentials,
@@ -63,7 +63,7 @@ const FIND_BY_EMAIL = `SELECT r.*, a.balance_minor AS ledger_balance FROM resell
 export class KnexResellerRepository implements ResellerRepository {
   private readonly reads: HotReads;
 
-  /** `reads`: the hot-path reader for the sign-in statement (src/infra/db/direct-reads.ts); never given for a transaction. */
+  /** `reads`: the hot-path reader for the sign-in statement (src/infra/db/driver-pools.ts); never given for a transaction. */
   constructor(
     private readonly db: Db,
     reads?: HotReads,

@@ -13,8 +13,12 @@ import { KnexLedgerRepository } from './knex-ledger-repository';
 import { KnexGroupRepository, KnexResellerRepository } from './knex-reseller-repository';
 import { KnexIdempotencyRepository } from './knex-idempotency-repository';
 import { KnexOrderRepository } from './knex-order-repository';
-import { type DirectTransactions, directTransactionsOf, type HotReads } from '../db/direct-reads';
-import { endsTransaction, isConnectionLost, isRetryableTransactionError } from '../db/errors';
+import { KnexAuditLogRepository } from './knex-audit-log-repository';
+import { KnexOperatorRepository } from './knex-operator-repository';
+import { KnexPortalLoginRepository } from './knex-portal-login-repository';
+import { KnexOneTimeLinkRepository } from './knex-one-time-link-repository';
+import { type DatabasePools, type HotReads, knexPools } from '../db/driver-pools';
+import { isConnectionLost, isRetryableTransactionError } from '../db/errors';
 
 /** The platform's own ledger (credit_accounts and credit_entries). */
 export const knexLedger: LedgerFactory = (connection) => new KnexLedgerRepository(connection as Db);
@@ -32,6 +36,10 @@ export function knexRepositories(db: Db, ledger: LedgerFactory = knexLedger, rea
     events: new KnexEventRepository(db),
     webhooks: new KnexWebhookRepository(db),
     expiry: new KnexExpiryRepository(db),
+    audit: new KnexAuditLogRepository(db),
+    operators: new KnexOperatorRepository(db),
+    portalLogins: new KnexPortalLoginRepository(db),
+    oneTimeLinks: new KnexOneTimeLinkRepository(db),
   };
 }
 
@@ -43,20 +51,16 @@ const MAX_ATTEMPTS = 5;
 export class KnexUnitOfWork implements UnitOfWork {
   readonly read: Repositories;
   /**
-   * MySQL/MariaDB opened by the module: transactions on the driver's pool (src/infra/db/direct-reads.ts).
-   * Otherwise knex's own: SQLite (knex holds the one writer connection), a knex instance the host
-   * owns, and a host's ledger, which is promised the knex transaction (docs/embedding.md).
+   * `pools`: the reads outside any transaction and the transactions, as the composition chose them
+   * (src/infra/db/driver-pools.ts); knex's own by default.
    */
-  private readonly direct: DirectTransactions | undefined;
-
   constructor(
-    private readonly db: Knex,
+    db: Knex,
     private readonly ledger: LedgerFactory = knexLedger,
-    reads?: HotReads,
+    private readonly pools: Pick<DatabasePools, 'reads' | 'transactions'> = knexPools(db),
     private readonly committed: CommittedEvents = () => {},
   ) {
-    this.read = knexRepositories(db, ledger, reads);
-    this.direct = ledger === knexLedger ? directTransactionsOf(reads) : undefined;
+    this.read = knexRepositories(db, ledger, pools.reads);
   }
 
   /**
@@ -73,8 +77,8 @@ export class KnexUnitOfWork implements UnitOfWork {
       // A transaction the database retried starts over with an empty outbox.
       const outbox = new RecordedEvents();
       let workDone = false;
-      const inTransaction = async (db: Db, ledger: LedgerFactory = this.ledger): Promise<T> => {
-        const repos = knexRepositories(db, ledger);
+      const inTransaction = async (db: Db): Promise<T> => {
+        const repos = knexRepositories(db, this.ledger);
         const result = await work({ ...repos, outbox });
         // ADR 15: the one statement publishing adds to a transaction, and only when it published.
         if (outbox.events.length > 0) await repos.events.insert(outbox.events);
@@ -82,24 +86,7 @@ export class KnexUnitOfWork implements UnitOfWork {
         return result;
       };
       try {
-        const result = await (this.direct
-          ? this.direct.transaction(this.db, inTransaction)
-          : this.db.transaction(async (trx) => {
-              // After a statement that rolled the transaction back, knex's session is in autocommit:
-              // each later statement would commit on its own. None is sent; the first error is
-              // thrown (a deadlock runs the work again). A host's ledger keeps the knex transaction.
-              let ended: unknown;
-              trx.on('query-error', (error: unknown) => {
-                if (ended === undefined && endsTransaction(error)) ended = error;
-              });
-              const guarded = refusingAfter(trx, () => ended);
-              const result = await inTransaction(
-                guarded,
-                this.ledger === knexLedger ? knexLedger : () => this.ledger(trx),
-              );
-              if (ended !== undefined) throw ended;
-              return result;
-            }));
+        const result = await this.pools.transactions.run(inTransaction);
         if (outbox.events.length > 0) this.committed(outbox.events);
         return result;
       } catch (error) {
@@ -112,21 +99,4 @@ export class KnexUnitOfWork implements UnitOfWork {
       }
     }
   }
-}
-
-/** `db` that refuses to start a statement once `ended()` answers the error that ended its transaction. */
-function refusingAfter(db: Db, ended: () => unknown): Db {
-  const check = () => {
-    const error = ended();
-    if (error !== undefined) throw error;
-  };
-  const table = (name: string) => {
-    check();
-    return db(name);
-  };
-  const raw = (...args: Parameters<Knex.RawBuilder>) => {
-    check();
-    return db.raw(...args);
-  };
-  return Object.assign(table, { raw: raw as Knex.RawBuilder, client: db.client }) as Db;
 }

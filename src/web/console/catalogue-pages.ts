@@ -142,21 +142,15 @@ async function groupPage(ctx: ConsoleContext, group: ResellerGroup, extra: Recor
   );
 }
 
-/** Runs a change; a validation problem re-renders the group page with the message (400) instead of an error page. */
-async function changeGroup(
-  ctx: ConsoleContext,
-  change: (group: ResellerGroup) => Promise<{ action: string; before?: unknown; after?: unknown; notice: string }>,
-) {
+/**
+ * Runs a change (the service audits it in its transaction); a validation problem re-renders the
+ * group page with the message (400) instead of an error page.
+ */
+async function changeGroup(ctx: ConsoleContext, notice: string, change: (group: ResellerGroup) => Promise<unknown>) {
   const group = await groupOf(ctx);
   try {
-    const done = await change(group);
-    await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-      action: done.action,
-      subject: { kind: 'group', id: group.name },
-      before: done.before,
-      after: done.after,
-    });
-    return ctx.redirect(groupPath(group, `?notice=${done.notice}`));
+    await change(group);
+    return ctx.redirect(groupPath(group, `?notice=${notice}`));
   } catch (error) {
     if (isDomainError(error) && error.code === 'validation_failed')
       return groupPage(ctx, group, { error: error.message }, 400);
@@ -178,11 +172,6 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
     access: 'admin',
     handler: async (ctx) => {
       const group = await ctx.resolve(TOKENS.resellerService).createGroup(field(ctx.form, 'name'));
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'group.create',
-        subject: { kind: 'group', id: group.name },
-        after: { name: group.name },
-      });
       return ctx.redirect(groupPath(group));
     },
   },
@@ -197,25 +186,16 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
     path: '/groups/:name/prices',
     access: 'admin',
     handler: (ctx) =>
-      changeGroup(ctx, async (group) => {
+      changeGroup(ctx, 'prices', async (group) => {
         const tld = field(ctx.form, 'tld');
         const prices: Partial<Record<OrderAction, PeriodPrices>> = {};
         for (const action of ORDER_ACTIONS) {
           const list = periodPrices(field(ctx.form, action), action);
           if (list) prices[action] = list;
         }
-        const before = await ctx.resolve(TOKENS.unitOfWork).read.catalogue.prices(group.id);
-        const result = await ctx
+        await ctx
           .resolve(TOKENS.catalogueService)
           .setTld({ tld, group: group.name, registrar: field(ctx.form, 'registrar'), prices });
-        return {
-          action: 'catalogue.prices.set',
-          before: before
-            .filter((p) => p.tld === result.tld.tld)
-            .map((p) => ({ action: p.action, period: p.period, price: formatAmount(p.price) })),
-          after: { tld: result.tld.tld, registrar: result.tld.registrar, prices: result.prices },
-          notice: 'prices',
-        };
       }),
   },
   {
@@ -223,31 +203,22 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
     path: '/groups/:name/stop-selling',
     access: 'admin',
     handler: (ctx) =>
-      changeGroup(ctx, async (group) => {
-        const done = await ctx.resolve(TOKENS.catalogueService).stopSelling(group.name, field(ctx.form, 'tld'));
-        return { action: 'catalogue.tld.stop_selling', after: done, notice: 'stopped' };
-      }),
+      changeGroup(ctx, 'stopped', (group) =>
+        ctx.resolve(TOKENS.catalogueService).stopSelling(group.name, field(ctx.form, 'tld')),
+      ),
   },
   {
     method: 'post',
     path: '/groups/:name/addons',
     access: 'admin',
     handler: (ctx) =>
-      changeGroup(ctx, async (group) => {
-        const catalogue = ctx.resolve(TOKENS.catalogueService);
-        const before = await catalogue.addonPrices(group.id);
+      changeGroup(ctx, 'addons', async (group) => {
         const prices: Partial<Record<(typeof ADDONS)[number], Minor>> = {};
         for (const addon of ADDONS) {
           const text = field(ctx.form, addon).trim();
           if (text) prices[addon] = parseAmount(text, `${addon} price`);
         }
-        const after = await catalogue.setAddonPrices(group.name, prices);
-        return {
-          action: 'catalogue.addons.set',
-          before: Object.fromEntries(ADDONS.map((a) => [a, formatAmount(before.get(a) ?? 0)])),
-          after: after.addons,
-          notice: 'addons',
-        };
+        await ctx.resolve(TOKENS.catalogueService).setAddonPrices(group.name, prices);
       }),
   },
   {
@@ -255,37 +226,23 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
     path: '/groups/:name/premium',
     access: 'admin',
     handler: (ctx) =>
-      changeGroup(ctx, async (group) => {
-        const catalogue = ctx.resolve(TOKENS.catalogueService);
-        const before = describePremiumRule(await catalogue.premiumRule(group.id));
-        const after = await catalogue.setPremiumRule(group.name, premiumRuleOf(ctx.form));
-        return {
-          action: 'catalogue.premium.set',
-          before: { premium: before },
-          after: { premium: after.premium },
-          notice: 'premium',
-        };
-      }),
+      changeGroup(ctx, 'premium', (group) =>
+        ctx.resolve(TOKENS.catalogueService).setPremiumRule(group.name, premiumRuleOf(ctx.form)),
+      ),
   },
   {
     method: 'post',
     path: '/groups/:name/contact',
     access: 'admin',
     handler: (ctx) =>
-      changeGroup(ctx, async (group) => {
+      changeGroup(ctx, 'contact', async (group) => {
         const contact: Record<string, string> = {};
         for (const name of CONTACT_FIELDS) {
           const value = field(ctx.form, name).trim();
           if (value) contact[name] = value;
         }
         const cleared = Object.keys(contact).length === 0;
-        const after = await ctx.resolve(TOKENS.resellerService).setDefaultContact(group.name, cleared ? null : contact);
-        return {
-          action: 'group.default_contact.set',
-          before: group.defaultContact,
-          after: after.defaultContact,
-          notice: 'contact',
-        };
+        await ctx.resolve(TOKENS.resellerService).setDefaultContact(group.name, cleared ? null : contact);
       }),
   },
   {
@@ -304,24 +261,8 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
         throw error;
       }
       const apply = field(ctx.form, 'apply') === '1';
-      if (apply) {
-        await importer.apply(plan);
-        await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-          action: 'catalogue.costs.import',
-          subject: { kind: 'group', id: group.name },
-          after: {
-            registrar: plan.registrar,
-            changes: plan.changes.map((c) => ({
-              tld: c.tld,
-              action: c.action,
-              period: c.period,
-              from: c.from === null ? null : formatAmount(c.from),
-              to: c.to === null ? null : formatAmount(c.to),
-            })),
-            newTlds: plan.newTlds,
-          },
-        });
-      }
+      // Each TLD it sets is audited with its prices before and after, in the import's one transaction.
+      if (apply) await importer.apply(plan);
       return ctx.render('import-costs', {
         pageTitle: `Cost import for ${group.name}`,
         group,

@@ -1,4 +1,5 @@
-import { DomainError } from '../../core/common/errors';
+import { DomainError, isDomainError } from '../../core/common/errors';
+import type { DnsRecord } from '../../core/registrar/plugin';
 import type { DomainRecord } from '../../core/domain/domain';
 import { DOMAIN_STATUSES } from '../../core/domain/domain';
 import { parseDomainName } from '../../core/domain/domain-name';
@@ -74,12 +75,25 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
     access: 'viewer',
     handler: async (ctx) => {
       const domain = await domainOf(ctx);
-      const [reseller, orders, history] = await Promise.all([
-        ctx.resolve(TOKENS.resellerService).byId(domain.resellerId),
-        ctx.resolve(TOKENS.unitOfWork).read.orders.page({ domain: domain.name, limit: 50 }),
-        ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
-      ]);
-      return ctx.render('domain', { pageTitle: domain.unicodeName, domain, reseller, orders, history });
+      return ctx.render('domain', { pageTitle: domain.unicodeName, ...(await detailOf(ctx, domain)) });
+    },
+  },
+  {
+    method: 'get',
+    path: '/domains/:name/dns',
+    access: 'viewer',
+    handler: async (ctx) => {
+      const domain = await domainOf(ctx);
+      // Held at the registrar: asked on this page only, read-only (the reseller edits them through the API).
+      let records: readonly DnsRecord[] = [];
+      let error: string | undefined;
+      try {
+        records = await ctx.resolve(TOKENS.domainManagementService).dnsRecords(domain.resellerId, domain.name);
+      } catch (failure) {
+        if (!isDomainError(failure)) throw failure;
+        error = failure.message;
+      }
+      return ctx.render('domain-dns', { pageTitle: `DNS records of ${domain.unicodeName}`, domain, records, error });
     },
   },
   {
@@ -95,20 +109,23 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
         before: { status: domain.status, expiryDate: domain.expiryDate },
         after: { status: synced.domain.status, expiryDate: synced.domain.expiryDate, registrarAnswer: synced.view },
       });
-      const [reseller, orders, history] = await Promise.all([
-        ctx.resolve(TOKENS.resellerService).byId(synced.domain.resellerId),
-        ctx.resolve(TOKENS.unitOfWork).read.orders.page({ domain: domain.name, limit: 50 }),
-        ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
-      ]);
       return ctx.render('domain', {
         pageTitle: domain.unicodeName,
-        domain: synced.domain,
-        reseller,
-        orders,
-        history,
-        answer: synced.view,
+        ...(await detailOf(ctx, synced.domain)),
         changes: synced.changes,
       });
     },
   },
 ];
+
+/** What the domain page shows: our record, its reseller and orders, its history and the registrar's last sync answer. */
+async function detailOf(ctx: ConsoleContext, domain: DomainRecord) {
+  const read = ctx.resolve(TOKENS.unitOfWork).read;
+  const [reseller, orders, history, lastAnswer] = await Promise.all([
+    ctx.resolve(TOKENS.resellerService).byId(domain.resellerId),
+    read.orders.page({ domain: domain.name, limit: 50 }),
+    ctx.resolve(TOKENS.auditLog).find({ subject: { kind: 'domain', id: domain.name }, limit: 50 }),
+    read.domains.lastSyncAnswer(domain.id),
+  ]);
+  return { domain, reseller, orders, history, lastAnswer };
+}

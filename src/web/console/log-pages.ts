@@ -64,15 +64,15 @@ export const LOG_PAGES: readonly ConsolePage[] = [
       const limit = isCsv(ctx.query) ? 1000 : 50;
       const entries = await ctx.resolve(TOKENS.auditLog).find({
         actionPrefix: filters.action,
+        actorLabel: filters.actor,
         subject: subject ? { kind: subject[1]!, id: subject[2]! } : undefined,
         before,
         limit: limit + 1,
       });
-      const shown = filters.actor ? entries.filter((e) => e.actor.label.includes(filters.actor!)) : entries;
       if (isCsv(ctx.query))
         return ctx.csv('audit-log.csv', [
           ['at', 'actor_kind', 'actor', 'action', 'subject_kind', 'subject_id', 'before', 'after', 'client_ip'],
-          ...shown
+          ...entries
             .slice(0, limit)
             .map((e) => [
               e.at,
@@ -86,7 +86,7 @@ export const LOG_PAGES: readonly ConsolePage[] = [
               e.actor.clientIp,
             ]),
         ]);
-      const items = shown.slice(0, limit);
+      const items = entries.slice(0, limit);
       const last = entries.length > limit ? entries[limit - 1] : undefined;
       const { cursor: _cursor, ...kept } = filters;
       return ctx.render('audit', {

@@ -25,8 +25,6 @@ async function orderOf(ctx: ConsoleContext): Promise<Order> {
   return order;
 }
 
-const shown = (o: Order) => ({ status: o.status, note: o.note, expiryDate: o.expiryDate, settledAt: o.settledAt });
-
 export const ORDER_PAGES: readonly ConsolePage[] = [
   {
     method: 'get',
@@ -109,16 +107,11 @@ export const ORDER_PAGES: readonly ConsolePage[] = [
       if (outcome === 'refund' && expiry)
         throw new DomainError('validation_failed', 'An expiry date goes with complete only');
       // The same settlement path as `reseller-admin order settle` (refused when the order is already settled).
-      const settled = await ctx.resolve(TOKENS.orderService).settleByOperator(order.id, {
+      // Audited in the settlement's own transaction.
+      await ctx.resolve(TOKENS.orderService).settleByOperator(order.id, {
         outcome,
         note,
         ...(expiry && { expiryDate: expiry }),
-      });
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: `order.settle.${outcome}`,
-        subject: { kind: 'order', id: order.id },
-        before: shown(order),
-        after: { ...shown(settled), price: formatAmount(order.price) },
       });
       return ctx.redirect(`/orders/${order.id}?notice=settled`);
     },

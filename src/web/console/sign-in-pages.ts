@@ -216,7 +216,7 @@ function throttled(ctx: ConsoleContext, email: string, wait: number) {
       email,
       error: `Too many failed attempts from your address. Try again in ${Math.ceil(wait / 60)} minute(s).`,
     },
-    { status: 429 },
+    { status: 429, headers: { 'Retry-After': String(Math.ceil(wait)) } },
   );
 }
 

@@ -44,15 +44,7 @@ export const ACCOUNT_PAGES: readonly PortalPage[] = [
       const { reseller } = ctx.principal;
       const text = field(ctx.form, 'threshold').trim();
       const threshold = text === '' ? 0 : parseAmount(text, 'the threshold');
-      const resellers = ctx.resolve(TOKENS.resellerService);
-      const before = await resellers.lowCredit(reseller.id);
-      const after = await resellers.setLowCreditThreshold(reseller.id, threshold);
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.low_credit.set',
-        subject: { kind: 'reseller', id: reseller.id },
-        before: { threshold: before.threshold },
-        after: { threshold: after.threshold },
-      });
+      await ctx.resolve(TOKENS.resellerService).setLowCreditThreshold(reseller.id, threshold);
       return ctx.redirect('/?notice=threshold');
     },
   },

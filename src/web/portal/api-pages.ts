@@ -24,9 +24,6 @@ export const API_PAGES: readonly PortalPage[] = [
       const { reseller } = ctx.principal;
       // The old key is refused from the next request on, on every process (no authentication cache: ADR 9).
       const apiKey = await ctx.resolve(TOKENS.resellerService).rotateKey(reseller.email);
-      await ctx
-        .resolve(TOKENS.auditLog)
-        .record(ctx.actor, { action: 'reseller.key.rotate', subject: { kind: 'reseller', id: reseller.id } });
       return ctx.render('api-key', { pageTitle: 'New API key', apiKey, endpoint: endpointOf(ctx) });
     },
   },
@@ -36,12 +33,7 @@ export const API_PAGES: readonly PortalPage[] = [
     access: 'reseller',
     handler: async (ctx) => {
       const { reseller } = ctx.principal;
-      const changed = await ctx.resolve(TOKENS.resellerService).allowNetwork(reseller.email, field(ctx.form, 'cidr'));
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.allow_ip.add',
-        subject: { kind: 'reseller', id: reseller.id },
-        after: { added: changed.added, allowedNetworks: changed.allowedNetworks },
-      });
+      await ctx.resolve(TOKENS.resellerService).allowNetwork(reseller.email, field(ctx.form, 'cidr'));
       return ctx.redirect('/api?notice=allowed');
     },
   },
@@ -51,14 +43,7 @@ export const API_PAGES: readonly PortalPage[] = [
     access: 'reseller',
     handler: async (ctx) => {
       const { reseller } = ctx.principal;
-      const changed = await ctx
-        .resolve(TOKENS.resellerService)
-        .disallowNetwork(reseller.email, field(ctx.form, 'cidr'));
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.allow_ip.remove',
-        subject: { kind: 'reseller', id: reseller.id },
-        after: { removed: changed.removed, allowedNetworks: changed.allowedNetworks },
-      });
+      await ctx.resolve(TOKENS.resellerService).disallowNetwork(reseller.email, field(ctx.form, 'cidr'));
       return ctx.redirect('/api?notice=disallowed');
     },
   },

@@ -1,4 +1,6 @@
+import { isDomainError } from '../../core/common/errors';
 import { TOKENS } from '../../core/tokens';
+import { STATUS } from '../../http/error-status';
 import { nameserversOfParams } from '../../http/wire/domain-wire';
 import { field } from '../web-app';
 import type { PortalContext, PortalPage } from './portal-access';
@@ -57,6 +59,33 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
   },
   {
     method: 'post',
+    path: '/domains/:domain/id-protection',
+    access: 'reseller',
+    handler: async (ctx) => {
+      const { reseller } = ctx.principal;
+      const management = ctx.resolve(TOKENS.domainManagementService);
+      const domain = await management.owned(reseller.id, ctx.params.domain ?? '');
+      const enabled = field(ctx.form, 'enabled');
+      if (enabled !== 'true' && enabled !== 'false')
+        return domainPage(ctx, { error: 'Choose whether ID protection is to be on or off.' }, 400);
+      try {
+        // The API's rule: turning on a priced add-on the domain was not ordered with is refused with its price.
+        await management.saveIdProtection(reseller.id, domain.name, enabled === 'true');
+      } catch (error) {
+        if (!isDomainError(error) || error.code === 'not_owned') throw error;
+        return domainPage(ctx, { error: error.message }, STATUS[error.code]);
+      }
+      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
+        action: 'reseller.domain.id_protection',
+        subject: { kind: 'domain', id: domain.id },
+        before: { idProtection: domain.addons.idProtection },
+        after: { idProtection: enabled === 'true' },
+      });
+      return ctx.redirect(`/domains/${encodeURIComponent(domain.name)}?notice=id_protection`);
+    },
+  },
+  {
+    method: 'post',
     path: '/domains/:domain/eppcode',
     access: 'reseller',
     handler: async (ctx) => {
@@ -83,9 +112,11 @@ async function domainPage(ctx: PortalContext, extra: Record<string, unknown> = {
   const orders = await ctx
     .resolve(TOKENS.accountLists)
     .orders(ctx.principal.reseller.id, { domain: domain.name, limit: 20 });
-  const notice = { nameservers: 'The nameservers are saved.', lock: 'The registrar lock is saved.' }[
-    field(ctx.query, 'notice')
-  ];
+  const notice = {
+    nameservers: 'The nameservers are saved.',
+    lock: 'The registrar lock is saved.',
+    id_protection: 'ID protection is saved.',
+  }[field(ctx.query, 'notice')];
   return ctx.render(
     'domain',
     { pageTitle: domain.unicodeName, domain, orders: orders.items, notice, ...extra },

@@ -1,6 +1,7 @@
 import { ACCOUNT_PAGES } from './account-pages';
 import { API_PAGES } from './api-pages';
 import { DOMAIN_PAGES } from './domain-pages';
+import { DOMAIN_SETTINGS_PAGES } from './domain-settings-pages';
 import { LOGIN_PAGES } from './login-pages';
 import type { PortalPage } from './portal-access';
 import { SIGN_IN_PAGES } from './sign-in-pages';
@@ -10,6 +11,7 @@ export const PORTAL_PAGES: readonly PortalPage[] = [
   ...SIGN_IN_PAGES,
   ...ACCOUNT_PAGES,
   ...DOMAIN_PAGES,
+  ...DOMAIN_SETTINGS_PAGES,
   ...API_PAGES,
   ...LOGIN_PAGES,
 ];

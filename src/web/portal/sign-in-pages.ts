@@ -161,7 +161,7 @@ function throttled(ctx: PortalContext, email: string, wait: number) {
       email,
       error: `Too many failed attempts from your address. Try again in ${Math.ceil(wait / 60)} minute(s).`,
     },
-    { status: 429 },
+    { status: 429, headers: { 'Retry-After': String(Math.ceil(wait)) } },
   );
 }
 

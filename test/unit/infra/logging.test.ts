@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import { createLogger, currentLogContext, redactSecrets, runWithLogContext } from '../../../src/infra/logging';
+import { prettyLine } from '../../../src/infra/log-format';
 
 function capture() {
   const lines: string[] = [];
@@ -145,5 +146,53 @@ describe('log context', () => {
       await tick();
       expect(currentLogContext()).toEqual({ reqId: 'z' });
     });
+  });
+});
+
+describe('the readable log format (LOG_FORMAT=pretty)', () => {
+  function capturePretty() {
+    let text = '';
+    const stream = new Writable({
+      write(chunk, _enc, done) {
+        text += String(chunk);
+        done();
+      },
+    });
+    return { logger: createLogger('info', stream as never, 'pretty'), text: () => text };
+  }
+
+  it('writes the time, the level, the message and the fields as key=value, one line each', () => {
+    const { logger, text } = capturePretty();
+    logger.info({ reqId: 'r1', method: 'GET', path: '/billing/credits', status: 200, note: 'two words' }, 'request');
+    expect(text()).toMatch(
+      /^\d\d:\d\d:\d\d\.\d{3} INFO {2}request {2}reqId=r1 method=GET path=\/billing\/credits status=200 note="two words"\n$/,
+    );
+    expect(text()).not.toContain('service=');
+  });
+
+  it('redacts secrets as the JSON format does', () => {
+    const { logger, text } = capturePretty();
+    logger.warn({ input: { apiKey: 'S3CRET' }, contacts: { email: 'a@b.co' } }, 'odd call');
+    expect(text()).toContain('WARN  odd call  input={"apiKey":"[redacted]"} contacts=[redacted]');
+    expect(text()).not.toMatch(/S3CRET|a@b\.co/);
+  });
+
+  it("puts an error's stack on the lines below it, indented", () => {
+    const { logger, text } = capturePretty();
+    logger.error({ err: new Error('registrar down'), reqId: 'r2' }, 'unexpected error');
+    const [head, ...stack] = text().trimEnd().split('\n');
+    expect(head).toMatch(/ERROR unexpected error {2}reqId=r2$/);
+    expect(stack[0]).toBe('    Error: registrar down');
+    expect(stack[1]).toMatch(/^ {4}\s*at /);
+  });
+
+  it('passes on a line that is not JSON as it is', () => {
+    expect(prettyLine('not json\n')).toBe('not json\n');
+  });
+
+  it('colours the level only when asked (a terminal without NO_COLOR)', () => {
+    const line = `${JSON.stringify({ level: 40, time: 0, msg: 'careful' })}\n`;
+    expect(prettyLine(line, true)).toBe('00:00:00.000 \u001b[33mWARN \u001b[0m careful\n');
+    expect(prettyLine(line)).toBe('00:00:00.000 WARN  careful\n');
   });
 });

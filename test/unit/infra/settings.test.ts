@@ -26,6 +26,12 @@ describe('settings', () => {
     expect(settings.plugins.sandbox).toEqual({ latencyMs: '25' });
   });
 
+  it('reads the log format, JSON unless LOG_FORMAT=pretty, and refuses another', () => {
+    expect(loadSettings({}).logFormat).toBe('json');
+    expect(loadSettings({ LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(() => loadSettings({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
   it('names every bad setting by its variable', () => {
     try {
       loadSettings({ PORT: 'eighty', LOG_LEVEL: 'loud', CURRENCY: 'dollars' });

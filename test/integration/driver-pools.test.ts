@@ -3,30 +3,24 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import {
-  directTransactionsOf,
-  directWritesOf,
-  type HotReads,
-  knexHotReads,
-  openHotReads,
-} from '../../src/infra/db/direct-reads';
+import { type DatabasePools, type HotReads, knexHotReads, knexPools, openPools } from '../../src/infra/db/driver-pools';
+import { databaseAnswers } from '../../src/infra/db/readiness';
 import type { LedgerFactory } from '../../src/core/credit/ledger';
 import { migrateLatest } from '../../src/infra/db/migrate';
-import { databaseAnswers } from '../../src/infra/db/readiness';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import { deferred } from '../support/fakes';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
 /**
- * The hot-path reads on a connection of their own (src/infra/db/direct-reads.ts, ADR 12) see
+ * The hot-path reads on a connection of their own (src/infra/db/driver-pools.ts, ADR 12) see
  * what is committed and nothing else, on the run's engine: SQLite's query-only connection of the
  * file, or the MariaDB pool of its own.
  */
 describe(`hot-path reads (${TEST_ENGINE})`, () => {
   let database: TestDatabase;
   let db: Knex;
-  let reads: HotReads;
-  const status = async (on: HotReads = reads) =>
+  let pools: DatabasePools;
+  const status = async (on: HotReads = pools.reads) =>
     (await on.first<{ status: string }>('SELECT status FROM accounts WHERE id = ?', ['a']))?.status;
 
   beforeEach(async () => {
@@ -38,10 +32,10 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
       t.string('status');
     });
     await db('accounts').insert({ id: 'a', status: 'active' });
-    reads = openHotReads(target, { poolMax: 4 })!;
+    pools = openPools(db, target, { poolMax: 4 });
   });
   afterEach(async () => {
-    await reads.close();
+    await pools.close();
     await db.destroy();
     await database.drop();
   });
@@ -86,9 +80,9 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
   });
 
   it('answer undefined for no row and pass a database error on without its values', async () => {
-    expect(await reads.first('SELECT status FROM accounts WHERE id = ?', ['nobody'])).toBeUndefined();
+    expect(await pools.reads.first('SELECT status FROM accounts WHERE id = ?', ['nobody'])).toBeUndefined();
     // Matched by message: the drivers' error classes come from another realm under jest's workers.
-    const failed = await reads.first('SELECT status FROM no_such_table WHERE id = ?', ['secret-value']).then(
+    const failed = await pools.reads.first('SELECT status FROM no_such_table WHERE id = ?', ['secret-value']).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -109,24 +103,20 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
     for (const value of seen) expect(value).toMatch(/^(active|s\d+)$/);
   });
 
-  it('write through the MySQL/MariaDB pool only, each statement committed at once', async () => {
-    const writes = directWritesOf(reads);
-    if (TEST_ENGINE !== 'mariadb') {
-      expect(writes).toBeUndefined();
-      return;
-    }
-    await writes!.write('INSERT INTO accounts (id, status) VALUES (?, ?), (?, ?)', ['b', 'new', 'c', 'new']);
+  it("write each statement committed at once (on MySQL/MariaDB through the reads' pool)", async () => {
+    const { writes } = pools;
+    await writes.write('INSERT INTO accounts (id, status) VALUES (?, ?), (?, ?)', ['b', 'new', 'c', 'new']);
     expect(await db('accounts').whereIn('id', ['b', 'c']).orderBy('id').pluck('status')).toEqual(['new', 'new']);
-    await expect(writes!.write('INSERT INTO no_such_table (id) VALUES (?)', ['d'])).rejects.toMatchObject({
+    await expect(writes.write('INSERT INTO no_such_table (id) VALUES (?)', ['d'])).rejects.toMatchObject({
       message: expect.stringMatching(/no_such_table/),
     });
   });
 
   it('refuse to read once closed', async () => {
-    const other = openHotReads(parseDatabaseUrl(database.url))!;
-    expect(await status(other)).toBe('active');
+    const other = openPools(db, parseDatabaseUrl(database.url));
+    expect(await status(other.reads)).toBe('active');
     await other.close();
-    await expect(status(other)).rejects.toThrow(/closed/i);
+    await expect(status(other.reads)).rejects.toThrow(/closed/i);
   });
 });
 
@@ -137,7 +127,7 @@ describe(`hot-path reads (${TEST_ENGINE})`, () => {
 describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
   let database: TestDatabase;
   let db: Knex;
-  let reads: HotReads;
+  let pools: DatabasePools;
   let uow: KnexUnitOfWork;
   const EMAIL = 'signin@example.com';
 
@@ -146,8 +136,8 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     const target = parseDatabaseUrl(database.url);
     db = connectDatabase(target);
     await migrateLatest(db);
-    reads = openHotReads(target, { poolMax: 4 }) ?? knexHotReads(db);
-    uow = new KnexUnitOfWork(db, knexLedger, reads);
+    pools = openPools(db, target, { poolMax: 4 });
+    uow = new KnexUnitOfWork(db, knexLedger, pools);
     await db('reseller_groups').insert({ id: 'g1', name: 'default' });
     await db('resellers').insert({
       id: 'r1',
@@ -159,7 +149,7 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     });
   });
   afterEach(async () => {
-    await reads.close();
+    await pools.close();
     await db.destroy();
     await database.drop();
   });
@@ -197,7 +187,7 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
 (TEST_ENGINE === 'mariadb' ? describe : describe.skip)('units of work on the driver pool (mariadb)', () => {
   let database: TestDatabase;
   let db: Knex;
-  let reads: HotReads;
+  let pools: DatabasePools;
   let uow: KnexUnitOfWork;
   const statements: string[] = [];
   const record = (query: { sql: string }) => statements.push(query.sql);
@@ -208,8 +198,8 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     const target = parseDatabaseUrl(database.url);
     db = connectDatabase(target);
     await migrateLatest(db);
-    reads = openHotReads(target, { poolMax: 2 })!;
-    uow = new KnexUnitOfWork(db, knexLedger, reads);
+    pools = openPools(db, target, { poolMax: 2 });
+    uow = new KnexUnitOfWork(db, knexLedger, pools);
     await db('reseller_groups').insert({ id: 'g1', name: 'default' });
     for (const id of ['r1', 'r2'])
       await db('resellers').insert({
@@ -225,7 +215,7 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
   });
   afterEach(async () => {
     db.off('query', record);
-    await reads.close();
+    await pools.close();
     await db.destroy();
     await database.drop();
   });
@@ -308,9 +298,8 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
   });
 
   it('writes nothing when its connection is lost mid-transaction, and later units of work get live connections', async () => {
-    const direct = directTransactionsOf(reads)!;
     await expect(
-      direct.transaction(db, async (trx) => {
+      pools.transactions.run(async (trx) => {
         await trx('resellers').where({ id: 'r1' }).update({ status: 'suspended' });
         const [[{ id }]] = (await trx.raw('select connection_id() as id')) as [[{ id: number }]];
         // Killed from another session, as a failing network or a restarted server would.
@@ -355,10 +344,17 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
       given.push(connection);
       return knexLedger(connection);
     };
-    const withHostLedger = new KnexUnitOfWork(db, hostLedger, reads);
-    await withHostLedger.run(async (repos) => repos.resellers.setStatus('r1', 'suspended'));
-    expect((given.at(-1) as Knex.Transaction).isTransaction).toBe(true);
-    expect(directTransactionsOf(reads)).toBeDefined();
+    const forHostLedger = openPools(db, parseDatabaseUrl(database.url), { poolMax: 2, ownsLedger: false });
+    try {
+      const withHostLedger = new KnexUnitOfWork(db, hostLedger, forHostLedger);
+      await withHostLedger.run(async (repos) => repos.resellers.setStatus('r1', 'suspended'));
+      expect((given.at(-1) as Knex.Transaction).isTransaction).toBe(true);
+      // The module's own ledger on the same database is given a connection of the driver's pool.
+      await new KnexUnitOfWork(db, hostLedger, pools).run(async (repos) => repos.resellers.setStatus('r1', 'active'));
+      expect((given.at(-1) as { isTransaction?: boolean }).isTransaction).toBeUndefined();
+    } finally {
+      await forHostLedger.close();
+    }
   });
 });
 
@@ -376,64 +372,64 @@ describe(`the readiness check of the database (${TEST_ENGINE})`, () => {
   });
 
   it("answers ok while knex and the driver's own connection both answer", async () => {
-    const reads = openHotReads(parseDatabaseUrl(database.url))!;
+    const pools = openPools(db, parseDatabaseUrl(database.url));
     try {
-      expect(await databaseAnswers(db, reads)).toBe('ok');
-      expect(await databaseAnswers(db)).toBe('ok');
+      expect(await pools.check()).toBe('ok');
+      expect(await knexPools(db).check()).toBe('ok');
     } finally {
-      await reads.close();
+      await pools.close();
     }
   });
 
   it("says why when the driver's own connection fails, though knex still answers", async () => {
-    const reads = openHotReads(parseDatabaseUrl(database.url))!;
-    await reads.close();
-    expect(await databaseAnswers(db, reads)).toMatch(/^unreachable \(.*closed/i);
+    const pools = openPools(db, parseDatabaseUrl(database.url));
+    await pools.close();
+    expect(await pools.check()).toMatch(/^unreachable \(.*closed/i);
   });
 
   (TEST_ENGINE === 'mariadb' ? it : it.skip)(
     'says so when no transaction can be run, though knex and the sign-in connections answer (mariadb)',
     async () => {
-      const reads = openHotReads(parseDatabaseUrl(database.url), { poolMax: 1 })!;
+      const pools = openPools(db, parseDatabaseUrl(database.url), { poolMax: 1 });
       const release = deferred();
       // The transaction pool's one connection held by work that has not ended.
-      const holding = directTransactionsOf(reads)!.transaction(db, () => release.promise);
+      const holding = pools.transactions.run(() => release.promise);
       try {
-        expect(await reads.first('select 1 as ok', [])).toEqual({ ok: 1 });
-        expect(await databaseAnswers(db, reads)).toBe('unreachable (no answer within 2 s)');
+        expect(await pools.reads.first('select 1 as ok', [])).toEqual({ ok: 1 });
+        expect(await pools.check()).toBe('unreachable (no answer within 2 s)');
         release.resolve();
         await holding;
-        expect(await databaseAnswers(db, reads)).toBe('ok');
+        expect(await pools.check()).toBe('ok');
       } finally {
         release.resolve();
         await holding;
-        await reads.close();
+        await pools.close();
       }
     },
   );
 
   it('says so when a reader does not answer within two seconds', async () => {
-    const silent: HotReads = { first: () => new Promise(() => undefined), close: async () => undefined };
-    expect(await databaseAnswers(db, silent)).toBe('unreachable (no answer within 2 s)');
+    const silent = () => new Promise(() => undefined);
+    expect(await databaseAnswers([() => db.raw('select 1'), silent])).toBe('unreachable (no answer within 2 s)');
   });
 });
 
 describe('the SQLite query-only connection', () => {
   let dir: string;
   let db: Knex;
-  let reads: HotReads;
+  let pools: DatabasePools;
   beforeEach(async () => {
-    dir = mkdtempSync(path.join(os.tmpdir(), 'direct-reads-'));
+    dir = mkdtempSync(path.join(os.tmpdir(), 'driver-pools-'));
     const target = { kind: 'sqlite', location: path.join(dir, 'db.sqlite') } as const;
     db = connectDatabase(target);
     await db.schema.createTable('accounts', (t) => {
       t.string('id').primary();
       t.string('status');
     });
-    reads = openHotReads(target)!;
+    pools = openPools(db, target);
   });
   afterEach(async () => {
-    await reads.close();
+    await pools.close();
     await db.destroy();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -441,7 +437,7 @@ describe('the SQLite query-only connection', () => {
   it('cannot write', async () => {
     // Matched by message: better-sqlite3's error class comes from another realm under jest's workers.
     await expect(
-      reads.first("INSERT INTO accounts (id, status) VALUES ('b', 'x') RETURNING id", []),
+      pools.reads.first("INSERT INTO accounts (id, status) VALUES ('b', 'x') RETURNING id", []),
     ).rejects.toMatchObject({
       message: expect.stringMatching(/readonly|read-only|query_only/i),
     });
@@ -449,9 +445,11 @@ describe('the SQLite query-only connection', () => {
   });
 
   it('is not opened for a database in memory: knex answers there', async () => {
-    expect(openHotReads({ kind: 'sqlite', location: ':memory:' })).toBeUndefined();
     const memory = connectDatabase({ kind: 'sqlite', location: ':memory:' });
-    expect(await knexHotReads(memory).first('SELECT 2 AS two', [])).toEqual({ two: 2 });
+    const inMemory = openPools(memory, { kind: 'sqlite', location: ':memory:' });
+    // Closing the pools closes nothing: every read went through knex's one connection.
+    await inMemory.close();
+    expect(await inMemory.reads.first('SELECT 2 AS two', [])).toEqual({ two: 2 });
     await memory.destroy();
   });
 });

@@ -1,0 +1,101 @@
+import { cli } from '../support/cli';
+import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { givenDomain } from '../support/domains';
+
+/** Issue 31, item 9: closing a reseller, on its own or handing its domains to another in the same step. */
+describe('reseller-admin reseller close', () => {
+  let h: Harness;
+  let env: NodeJS.ProcessEnv;
+  let heir: { email: string; apiKey: string };
+  const ownerOf = async (name: string) =>
+    (
+      await h.module
+        .knex('domains')
+        .join('resellers', 'resellers.id', 'domains.reseller_id')
+        .where({ name })
+        .first('email')
+    )?.email;
+  const statusOf = async (email: string) => (await cli(env, 'reseller', 'show', email)).json().status;
+
+  beforeEach(async () => {
+    h = await startHarness();
+    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+    const created = await h.module.services.resellers.create('heir@example.com', 'default', 0);
+    heir = { email: created.reseller.email, apiKey: created.apiKey };
+  });
+  afterEach(async () => {
+    await h.close();
+  });
+
+  it('is refused while the reseller holds credit, then while it holds a domain, and closes an empty account', async () => {
+    const email = h.reseller.email;
+    const withCredit = await cli(env, 'reseller', 'close', email);
+    expect(withCredit.code).toBe(1);
+    expect(withCredit.stderr).toContain(`still holds 100.00 of credit: refund it first (credit add ${email} -100.00`);
+    await givenDomain(h.module, 'kept-31.com');
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    const withDomain = await cli(env, 'reseller', 'close', email);
+    expect(withDomain.code).toBe(1);
+    expect(withDomain.stderr).toContain(
+      'still holds domains (kept-31.com): move them to another reseller (--move-domains-to',
+    );
+    expect(await statusOf(email)).toBe('active');
+    await h.module.knex('domains').where({ name: 'kept-31.com' }).update({ status: 'Cancelled' });
+    expect((await cli(env, 'reseller', 'close', email)).json()).toEqual({ email, status: 'closed' });
+    expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(401);
+  });
+
+  it('closes the reseller and hands its held domains to another in one step; gone domains stay with it', async () => {
+    const email = h.reseller.email;
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    await givenDomain(h.module, 'moved-a.com');
+    await givenDomain(h.module, 'moved-b.com', { status: 'Grace', expiryDate: '2026-11-01' });
+    await givenDomain(h.module, 'gone.com', { status: 'Cancelled', atRegistrar: false });
+    await givenDomain(h.module, 'theirs.com', { owner: heir.email });
+
+    const run = await cli(env, 'reseller', 'close', email, '--move-domains-to', 'Heir@Example.com');
+    expect(run.code).toBe(0);
+    expect(run.json()).toEqual({ email, status: 'closed', movedDomains: 2, movedTo: heir.email });
+    expect(await ownerOf('moved-a.com')).toBe(heir.email);
+    expect(await ownerOf('moved-b.com')).toBe(heir.email);
+    expect(await ownerOf('gone.com')).toBe(email);
+    expect(await ownerOf('theirs.com')).toBe(heir.email);
+    const seen = await h.http.get('/domains/moved-a.com/information').set(h.headers(heir));
+    expect(seen.status).toBe(200);
+    expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(401);
+  });
+
+  it('changes nothing when it is refused: credit left, an order in progress, or an heir that cannot take domains', async () => {
+    const email = h.reseller.email;
+    await givenDomain(h.module, 'stays.com');
+
+    const withCredit = await cli(env, 'reseller', 'close', email, '--move-domains-to', heir.email);
+    expect(withCredit.code).toBe(1);
+    expect(withCredit.stderr).toContain('still holds 100.00 of credit');
+
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    await givenDomain(h.module, 'ordering.com', { status: 'Pending Registration', atRegistrar: false });
+    const inFlight = await cli(env, 'reseller', 'close', email, '--move-domains-to', heir.email);
+    expect(inFlight.code).toBe(1);
+    expect(inFlight.stderr).toContain(
+      `${email} has orders in progress (ordering.com): close it once they have settled`,
+    );
+
+    await h.module.knex('domains').where({ name: 'ordering.com' }).update({ status: 'Cancelled' });
+    expect((await cli(env, 'reseller', 'suspend', heir.email)).code).toBe(0);
+    const suspended = await cli(env, 'reseller', 'close', email, '--move-domains-to', heir.email);
+    expect(suspended.code).toBe(1);
+    expect(suspended.stderr).toContain('heir@example.com is suspended: domains can only move to an active reseller');
+
+    const itself = await cli(env, 'reseller', 'close', email, '--move-domains-to', email);
+    expect(itself.code).toBe(1);
+    expect(itself.stderr).toContain('cannot take over its own domains');
+    const nobody = await cli(env, 'reseller', 'close', email, '--move-domains-to', 'nobody@example.com');
+    expect(nobody.code).toBe(1);
+    expect(nobody.stderr).toContain('no reseller with email nobody@example.com');
+
+    expect(await statusOf(email)).toBe('active');
+    expect(await ownerOf('stays.com')).toBe(email);
+    expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(200);
+  });
+});
