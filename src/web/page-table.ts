@@ -29,6 +29,8 @@ export interface PageContext<Principal> {
   readonly isFragment: boolean;
   readonly requestId: string;
   readonly clientIp: string;
+  /** The origin the browser asked, like "https://admin.example.com" (TRUST_PROXY decides whether forwarded headers count). */
+  readonly origin: string;
   readonly userAgent: string;
   /** The principal as the audit log records it, with this request's address and id. */
   readonly actor: Actor;

@@ -204,6 +204,7 @@ export function createWebArea<Principal, Access extends string>(
         isFragment,
         requestId,
         clientIp,
+        origin: ctx.origin,
         userAgent: ctx.get('user-agent'),
         actor: { ...actorBase, clientIp, requestId },
         resolve,

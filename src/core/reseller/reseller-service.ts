@@ -410,6 +410,11 @@ export class ResellerService {
     });
   }
 
+  /** The reseller's IP allow-list by its id. */
+  allowedNetworksOf(resellerId: string): Promise<string[]> {
+    return this.uow.read.resellers.allowedNetworks(resellerId);
+  }
+
   async allowedNetworks(email: string): Promise<{ email: string; allowedNetworks: string[] }> {
     const reseller = await this.byEmail(email);
     return { email: reseller.email, allowedNetworks: await this.uow.read.resellers.allowedNetworks(reseller.id) };

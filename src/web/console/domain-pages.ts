@@ -1,4 +1,5 @@
-import { DomainError } from '../../core/common/errors';
+import { DomainError, isDomainError } from '../../core/common/errors';
+import type { DnsRecord } from '../../core/registrar/plugin';
 import type { DomainRecord } from '../../core/domain/domain';
 import { DOMAIN_STATUSES } from '../../core/domain/domain';
 import { parseDomainName } from '../../core/domain/domain-name';
@@ -75,6 +76,24 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
     handler: async (ctx) => {
       const domain = await domainOf(ctx);
       return ctx.render('domain', { pageTitle: domain.unicodeName, ...(await detailOf(ctx, domain)) });
+    },
+  },
+  {
+    method: 'get',
+    path: '/domains/:name/dns',
+    access: 'viewer',
+    handler: async (ctx) => {
+      const domain = await domainOf(ctx);
+      // Held at the registrar: asked on this page only, read-only (the reseller edits them through the API).
+      let records: readonly DnsRecord[] = [];
+      let error: string | undefined;
+      try {
+        records = await ctx.resolve(TOKENS.domainManagementService).dnsRecords(domain.resellerId, domain.name);
+      } catch (failure) {
+        if (!isDomainError(failure)) throw failure;
+        error = failure.message;
+      }
+      return ctx.render('domain-dns', { pageTitle: `DNS records of ${domain.unicodeName}`, domain, records, error });
     },
   },
   {

@@ -99,10 +99,11 @@ export const RESELLER_PAGES: readonly ConsolePage[] = [
     handler: async (ctx) => {
       const reseller = await resellerOf(ctx);
       const resellers = ctx.resolve(TOKENS.resellerService);
-      const [groups, balance, { allowedNetworks }, domains, orders, apiLog] = await Promise.all([
+      const [groups, balance, allowedNetworks, domains, orders, apiLog] = await Promise.all([
         resellers.listGroups(),
         ctx.resolve(TOKENS.creditService).balance(reseller.id),
-        resellers.allowedNetworks(reseller.email),
+        // By id: a stored email that today's rules refuse (an import, an older version) still shows its page.
+        resellers.allowedNetworksOf(reseller.id),
         ctx.resolve(TOKENS.consoleLists).domains({ resellerId: reseller.id, limit: 20 }),
         ctx.resolve(TOKENS.accountLists).orders(reseller.id, { limit: 20 }),
         ctx.resolve(TOKENS.consoleLists).apiLog({ resellerId: reseller.id, limit: 20 }),
@@ -202,6 +203,27 @@ export const RESELLER_PAGES: readonly ConsolePage[] = [
   },
   {
     method: 'post',
+    path: '/resellers/:id/invite',
+    access: 'admin',
+    handler: async (ctx) => {
+      const reseller = await resellerOf(ctx);
+      if (!ctx.resolve(WEB_TOKENS.settings).portal)
+        throw new DomainError(
+          'conflict',
+          'The reseller portal is turned off (PORTAL=false): there is nothing to invite to',
+        );
+      // Audited in the invitation's own transaction; earlier links stop working.
+      const invitation = await ctx.resolve(TOKENS.portalLogins).invite(ctx.actor, reseller.email);
+      return ctx.render('reseller-invitation', {
+        pageTitle: 'Portal invitation',
+        reseller,
+        link: portalUrl(ctx, `/invitation?token=${invitation.token}`),
+        expiresAt: invitation.expiresAt,
+      });
+    },
+  },
+  {
+    method: 'post',
     path: '/resellers/:id/networks',
     access: 'admin',
     handler: async (ctx) => {
@@ -215,6 +237,13 @@ export const RESELLER_PAGES: readonly ConsolePage[] = [
     },
   },
 ];
+
+/** Where a one-time link of the portal opens: PUBLIC_URL when set, else the address this console was opened at. */
+function portalUrl(ctx: ConsoleContext, path: string): string {
+  const settings = ctx.resolve(WEB_TOKENS.settings);
+  const mount = settings.portalPath === '/' ? '' : settings.portalPath;
+  return `${settings.publicUrl ?? ctx.origin}${mount}${path}`;
+}
 
 const NOTICES: Record<string, string> = {
   credit: 'The credit is changed; the entry is in the statement.',
