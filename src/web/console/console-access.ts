@@ -1,6 +1,6 @@
+import { stepPath } from '../sign-in-flow';
 import type { Operator } from '../../core/operator/operator';
 import type { AreaRules, Page, PageContext } from '../page-table';
-import type { WebSession } from '../sessions';
 
 /** Who is signed in to the console. */
 export interface ConsolePrincipal {
@@ -26,6 +26,7 @@ export const CONSOLE_NAV: ReadonlyArray<{ readonly path: string; readonly label:
   { path: '/groups', label: 'Groups & prices' },
   { path: '/api-log', label: 'API log' },
   { path: '/audit', label: 'Audit log' },
+  { path: '/webhooks', label: 'Webhooks' },
   { path: '/settings', label: 'Settings' },
 ];
 
@@ -55,12 +56,4 @@ export function consoleRules(
       };
     },
   };
-}
-
-/** Where a session goes next: sign-in, the step it owes, or the dashboard. */
-export function stepPath(session: WebSession | undefined): string {
-  if (!session) return '/sign-in';
-  if (session.stage === 'second_factor') return '/sign-in/code';
-  if (session.stage === 'enrol_second_factor') return '/sign-in/enrol';
-  return '/';
 }
