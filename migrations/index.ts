@@ -38,6 +38,7 @@ import * as createExpiryDigests from './20261126150500_create_expiry_digests';
 import * as addTotpLastStepToOperators from './20261127120000_add_totp_last_step_to_operators';
 import * as addTotpLastStepToPortalLogins from './20261127120100_add_totp_last_step_to_portal_logins';
 import * as createDomainSyncAnswers from './20261127120200_create_domain_sync_answers';
+import * as addBodiesToApiLog from './20261127130000_add_bodies_to_api_log';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -88,4 +89,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127120000_add_totp_last_step_to_operators', addTotpLastStepToOperators],
   ['20261127120100_add_totp_last_step_to_portal_logins', addTotpLastStepToPortalLogins],
   ['20261127120200_create_domain_sync_answers', createDomainSyncAnswers],
+  ['20261127130000_add_bodies_to_api_log', addBodiesToApiLog],
 ];

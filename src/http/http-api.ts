@@ -89,6 +89,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
       const query = ctx.querystring ? parseForm(ctx.querystring) : Object.create(null);
       // A route that takes no parameters never reads a body: nothing is decoded for /healthz.
       const params = r.input !== noInput && hasBody(ctx) ? await withBody(ctx, query) : query;
+      call.requestParams = params;
       assertBodyRepeatsPath(ctx.params, params);
       call.domain = domainNamed(ctx.params.domain ?? params.domain);
       const input = validate(r.input, { ...params, ...ctx.params });
@@ -109,6 +110,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     } catch (error) {
       sendError(ctx, error, requestId);
     }
+    if (typeof ctx.body === 'string') call.replyText = ctx.body;
   }
 
   function authenticate(ctx: Ctx): Promise<Reseller> {

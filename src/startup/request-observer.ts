@@ -48,6 +48,8 @@ export function requestObservation(parts: {
           error: call.error ?? null,
           requestId: call.requestId,
           clientIp: call.clientIp || null,
+          requestParams: call.requestParams,
+          replyText: call.replyText,
         });
       }
     },

@@ -33,7 +33,7 @@ async function signedIn(h: Harness, email: string) {
 }
 
 /**
- * docs/portal.md#a-domain: DNS records, email forwarding, ID protection and contacts changed from
+ * docs/portal.md#pages: DNS records, email forwarding, ID protection and contacts changed from
  * the portal through the API's domain-management service and its rules (a priced add-on not
  * bought, an open order, a registrar without the capability), every form CSRF-checked and escaped.
  */
@@ -194,6 +194,17 @@ describe('portal domain settings', () => {
       expect(res.text).toContain('An order for ordering.com is already in progress');
     }
     await h.module.knex('orders').where({ id: pending.orderId }).update({ status: 'completed', open_domain: null });
+  });
+
+  it("shows each API call's request and reply on the API log page, the EPP code redacted", async () => {
+    const { eppcode } = (await api('/domains/bought.com/eppcode')).body;
+    await h.http.post('/domains/bought.com/lock').set(h.headers()).type('form').send('lockstatus=<b>locked</b>');
+    await h.module.flushApiLog();
+    const page = await agent.get(`${PORTAL}/api-log`);
+    expect(page.text).toContain('Request and reply');
+    expect(page.text).toContain('{&quot;eppcode&quot;:&quot;[redacted]&quot;}');
+    expect(page.text).toContain('{&quot;lockstatus&quot;:&quot;&lt;b&gt;locked&lt;/b&gt;&quot;}');
+    expect(page.text).not.toContain(eppcode);
   });
 
   it('refuses every change without the CSRF token', async () => {

@@ -1,7 +1,7 @@
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 
-/** One API call a reseller made. Never the token, the body or any secret. */
+/** One API call a reseller made. Never the token, an API key, a password or an EPP code. */
 export interface ApiLogEntry {
   readonly resellerId: string;
   /** When the call was answered. */
@@ -17,6 +17,83 @@ export interface ApiLogEntry {
   readonly error: string | null;
   readonly requestId: string;
   readonly clientIp: string | null;
+  /** The request's parameters (query and body) as JSON, secrets redacted, at most BODY_CAP characters. */
+  readonly requestBody?: string | null;
+  /** The reply's body, secrets redacted, at most BODY_CAP characters. */
+  readonly replyBody?: string | null;
+}
+
+/**
+ * A call as the request path hands it over: the entry, and the request's parameters and reply as
+ * they were. Redacting, serialising and capping them waits for the buffer's write, off the request
+ * path (docs/adr/0006: a request costs one array push).
+ */
+export interface RecordedApiCall extends ApiLogEntry {
+  readonly requestParams?: Readonly<Record<string, unknown>>;
+  readonly replyText?: string;
+}
+
+/** The most characters of a request's parameters, and of a reply, that the log keeps. */
+export const BODY_CAP = 4096;
+export const REDACTED = '[redacted]';
+
+/**
+ * Names of fields whose values are never stored, whatever their case or separators: EPP and
+ * auth codes, passwords, tokens, API keys, secrets (docs/api.md#api-log).
+ */
+const SECRET_FIELD = /eppcode|authcode|authinfo|password|passwd|token|apikey|secret|transfercode/;
+const isSecretField = (name: string) => SECRET_FIELD.test(name.toLowerCase().replace(/[^a-z]/g, ''));
+/** A reply that might hold a secret names one of these; any other is stored as it is, not parsed. */
+const MAY_HOLD_SECRET = /epp|auth|pass|token|key|secret|transfercode/i;
+
+function redact(value: unknown, depth = 0): unknown {
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = isSecretField(k) ? REDACTED : redact(v, depth + 1);
+  return out;
+}
+
+function capped(text: string): string {
+  return text.length <= BODY_CAP
+    ? text
+    : `${text.slice(0, BODY_CAP)}… [${text.length - BODY_CAP} more characters not kept]`;
+}
+
+/** The request's parameters as stored: JSON with every secret field redacted, capped. */
+export function storedRequestBody(params: Readonly<Record<string, unknown>> | undefined): string | null {
+  if (!params || Object.keys(params).length === 0) return null;
+  return capped(JSON.stringify(redact(params)));
+}
+
+/** The reply as stored: a JSON reply naming a secret field has it redacted; capped. */
+export function storedReplyBody(text: string | undefined): string | null {
+  if (text === undefined || text === '') return null;
+  if (!MAY_HOLD_SECRET.test(text)) return capped(text);
+  try {
+    return capped(JSON.stringify(redact(JSON.parse(text))));
+  } catch {
+    // Not JSON and possibly holding a secret: kept out rather than guessed at.
+    return REDACTED;
+  }
+}
+
+/** What the buffer writes for a recorded call: the entry with its bodies redacted and capped. */
+export function storedEntry(call: RecordedApiCall): ApiLogEntry {
+  return {
+    resellerId: call.resellerId,
+    at: call.at,
+    method: call.method,
+    route: call.route,
+    domain: call.domain,
+    status: call.status,
+    durationMs: call.durationMs,
+    error: call.error,
+    requestId: call.requestId,
+    clientIp: call.clientIp,
+    requestBody: call.requestBody ?? storedRequestBody(call.requestParams),
+    replyBody: call.replyBody ?? storedReplyBody(call.replyText),
+  };
 }
 
 export interface ApiLogQuery {
@@ -60,7 +137,7 @@ const MAX_ERROR = 500;
  * outage loses the log, never a request. `flush` and `close` write everything.
  */
 export class BufferedApiLog {
-  private buffer: ApiLogEntry[] = [];
+  private buffer: RecordedApiCall[] = [];
   private timer: ReturnType<typeof setInterval> | undefined;
   /** The last write queued; writes run one at a time. */
   private writing: Promise<void> | undefined;
@@ -78,7 +155,7 @@ export class BufferedApiLog {
     this.batchSize = Math.max(1, options.batchSize ?? 500);
   }
 
-  record(entry: ApiLogEntry): void {
+  record(entry: RecordedApiCall): void {
     const error = entry.error && entry.error.length > MAX_ERROR ? entry.error.slice(0, MAX_ERROR) : entry.error;
     this.buffer.push(error === entry.error ? entry : { ...entry, error });
     if (this.buffer.length > this.options.bufferMax) {
@@ -145,7 +222,7 @@ export class BufferedApiLog {
     while (this.buffer.length >= this.batchSize || (owed > 0 && this.buffer.length > 0)) {
       const batch = this.buffer.slice(0, this.batchSize);
       try {
-        await this.repository.insertMany(batch);
+        await this.repository.insertMany(batch.map(storedEntry));
       } catch (error) {
         if (!this.failing)
           this.logger.warn(

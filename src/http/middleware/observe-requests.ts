@@ -13,6 +13,10 @@ export interface ApiCall {
   domain?: string;
   /** The error message the reply carried. */
   error?: string;
+  /** The request's parameters (query and body, as parsed), for the API log; redacted when it is written. */
+  requestParams?: Readonly<Record<string, unknown>>;
+  /** The reply's body as sent, for the API log; redacted when it is written. */
+  replyText?: string;
 }
 
 export interface ObservedCall extends ApiCall {
@@ -84,6 +88,8 @@ export function observeRoute(
         resellerId: call.resellerId,
         domain: call.domain,
         error: call.error,
+        requestParams: call.requestParams,
+        replyText: call.replyText,
         status: ctx.status,
         durationMs: performance.now() - started,
         clientIp: ctx.ip,

@@ -13,6 +13,8 @@ interface ApiLogRow {
   error: string | null;
   request_id: string;
   client_ip: string | null;
+  request_body: string | null;
+  reply_body: string | null;
 }
 
 export class KnexApiLogRepository implements ApiLogRepository {
@@ -38,10 +40,12 @@ export class KnexApiLogRepository implements ApiLogRepository {
         e.error,
         e.requestId.slice(0, 64),
         e.clientIp?.slice(0, 64) ?? null,
+        e.requestBody ?? null,
+        e.replyBody ?? null,
       );
     }
-    const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    const sql = `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip) values ${rows}`;
+    const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
+    const sql = `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip, request_body, reply_body) values ${rows}`;
     await this.writes.write(sql, bindings);
   }
 
@@ -66,6 +70,8 @@ export class KnexApiLogRepository implements ApiLogRepository {
       error: row.error,
       requestId: row.request_id,
       clientIp: row.client_ip,
+      requestBody: row.request_body,
+      replyBody: row.reply_body,
     }));
   }
 

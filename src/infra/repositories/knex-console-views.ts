@@ -182,6 +182,8 @@ export class KnexConsoleViews implements ConsoleViews {
       error: row.error,
       requestId: row.request_id,
       clientIp: row.client_ip,
+      requestBody: row.request_body,
+      replyBody: row.reply_body,
     }));
   }
 
