@@ -157,6 +157,7 @@ function platformModule(
         new OutboxDispatcher(uow, events, clock, logger, {
           recoverAfterMs: settings.eventsRecoverAfterMs,
           batchSize: 500,
+          gatherMs: 5,
           retentionMs: settings.eventsRetentionDays * 86_400_000,
         }),
     );
@@ -271,8 +272,13 @@ function catalogueModule({ plugins, settings }: Platform): ContainerModule {
     );
     provide(
       TOKENS.costPriceImport,
-      { uow: TOKENS.unitOfWork, catalogue: TOKENS.catalogueService, gateway: TOKENS.registrarGateway },
-      ({ uow, catalogue, gateway }) => new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
+      {
+        uow: TOKENS.unitOfWork,
+        catalogue: TOKENS.catalogueService,
+        gateway: TOKENS.registrarGateway,
+        clock: TOKENS.clock,
+      },
+      ({ uow, catalogue, gateway, clock }) => new CostPriceImport(uow, catalogue, tldCostsFrom(gateway), clock),
     );
   });
 }
