@@ -16,7 +16,6 @@ import { form, registerForm } from '../support/wire';
  */
 const NODES = (process.env.GALERA_URLS ?? '').split(',').filter(Boolean);
 const describeOnGalera = NODES.length >= 2 ? describe : describe.skip;
-const itWhenKnownBugsRun = process.env.GALERA_KNOWN_BUGS === '1' ? it : it.skip;
 
 interface Node {
   readonly module: ResellerModule;
@@ -154,32 +153,30 @@ describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
     await expectCleanLedger();
   }, 120_000);
 
-  // KNOWN BUG (found with this test, issue 26; about 3 runs in 8): orders for one reseller placed on
-  // several nodes at once can sell one to three orders more than the credit pays for (two debits both report the
-  // same balance after them: a lost update the cluster's certification did not catch). Until it is
-  // fixed, docs/operations.md supports Galera with every process writing to one node only; this
-  // test runs with GALERA_KNOWN_BUGS=1.
-  itWhenKnownBugsRun(
-    'sells exactly what the credit pays for when every node takes orders at once',
-    async () => {
-      const headers = await reseller('short@example.com', 10 * 1000);
-      const replies = await Promise.all(
-        Array.from({ length: 30 }, (_, i) =>
-          post(nodes[i % nodes.length]!, '/order/domains/register', headers(), registerForm(`short-${i}.com`)),
-        ),
-      );
-      const statuses = replies.map((r) => r.status);
-      expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(10);
-      for (const r of replies.filter((x) => x.status !== 200)) {
-        if (r.status === 503) continue; // busy: a conflict outlasted the retries; nothing was done
-        expect([r.status, r.body]).toEqual([400, { error: expect.stringMatching(/^Insufficient credit/) }]);
-      }
-      const sold = statuses.filter((s) => s === 200).length;
-      expect(await balance('short@example.com')).toBe(10 * 1000 - sold * 1000);
-      const completed = await check('orders').where({ status: 'completed' }).where('domain_name', 'like', 'short-%');
-      expect(completed).toHaveLength(sold);
-      await expectCleanLedger();
-    },
-    120_000,
-  );
+  // Issue 26: this found an oversell (11 to 13 sold in about 3 runs of 8). The ledger asked the
+  // server's version inside the order's transaction and took a failure of that question for "no";
+  // when the failure was Galera aborting the transaction for another node's commit, the debit's
+  // entry and order were committed in a new transaction without the balance update. Fixed at
+  // that cause (the error is thrown) and guarded where any error like it is swallowed (the unit of
+  // work never commits after a statement that ended its transaction): test/unit/infra/transaction-ending-errors.test.ts,
+  // test/integration/transaction-ended-by-database.test.ts.
+  it('sells exactly what the credit pays for when every node takes orders at once', async () => {
+    const headers = await reseller('short@example.com', 10 * 1000);
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        post(nodes[i % nodes.length]!, '/order/domains/register', headers(), registerForm(`short-${i}.com`)),
+      ),
+    );
+    const statuses = replies.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(10);
+    for (const r of replies.filter((x) => x.status !== 200)) {
+      if (r.status === 503) continue; // busy: a conflict outlasted the retries; nothing was done
+      expect([r.status, r.body]).toEqual([400, { error: expect.stringMatching(/^Insufficient credit/) }]);
+    }
+    const sold = statuses.filter((s) => s === 200).length;
+    expect(await balance('short@example.com')).toBe(10 * 1000 - sold * 1000);
+    const completed = await check('orders').where({ status: 'completed' }).where('domain_name', 'like', 'short-%');
+    expect(completed).toHaveLength(sold);
+    await expectCleanLedger();
+  }, 120_000);
 });

@@ -23,11 +23,17 @@ export interface Db {
  * query or raw statement: the pool is not asked, the connection not released). knex still builds
  * each statement, runs it and shapes its answer as it always does; what is left out is knex's
  * transaction object, made anew for every transaction (its cost on MariaDB is measured in
- * bench/RESULTS.md), and its pool queue.
+ * bench/RESULTS.md), and its pool queue. `failed` hears every statement that fails, even one
+ * whose error the caller catches.
  */
-export function onConnection(knex: Knex, connection: unknown): Db {
-  const table = (name: string) => knex(name).connection(connection);
-  const raw = (sql: string, bindings?: Knex.RawBinding[] | Knex.ValueDict) =>
-    (bindings === undefined ? knex.raw(sql) : knex.raw(sql, bindings)).connection(connection);
+export function onConnection(knex: Knex, connection: unknown, failed?: (error: unknown) => void): Db {
+  const table = (name: string) => {
+    const query = knex(name).connection(connection);
+    return failed ? query.on('query-error', failed) : query;
+  };
+  const raw = (sql: string, bindings?: Knex.RawBinding[] | Knex.ValueDict) => {
+    const query = (bindings === undefined ? knex.raw(sql) : knex.raw(sql, bindings)).connection(connection);
+    return failed ? query.on('query-error', failed) : query;
+  };
   return Object.assign(table, { raw: raw as Knex.RawBuilder, client: knex.client }) as Db;
 }

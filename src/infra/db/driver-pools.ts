@@ -4,6 +4,7 @@ import { createPool, type ExecuteValues, type Pool, type PoolConnection, type Po
 import { type DatabaseTarget, mysqlConnectionOptions } from './connect';
 import { rawRows } from './database-kind';
 import { databaseAnswers } from './readiness';
+import { endsTransaction } from './errors';
 
 /**
  * The module's ways to its database beside knex's builder, chosen once when the module is composed
@@ -104,9 +105,44 @@ export function knexPools(db: Knex): DatabasePools {
         await db.raw(sql, bindings as Knex.RawBinding[]);
       },
     },
-    transactions: { run: (work) => db.transaction((trx) => work(trx)) },
+    transactions: { run: (work) => knexTransaction(db, work) },
     own: { reads: false, transactions: false },
     close: async () => undefined,
+  });
+}
+
+/**
+ * A knex transaction around `work`. After a statement that rolled the transaction back
+ * (endsTransaction), knex's session is in autocommit and each later statement would commit on its
+ * own: none is sent, even when the work caught the error, and the first error is thrown (a
+ * deadlock runs the work again). The work (a host's ledger too) is given the knex transaction
+ * itself, behind a proxy that only refuses those statements.
+ */
+function knexTransaction<T>(db: Knex, work: (trx: Db) => Promise<T>): Promise<T> {
+  return db.transaction(async (trx) => {
+    let ended: unknown;
+    trx.on('query-error', (error: unknown) => {
+      if (ended === undefined && endsTransaction(error)) ended = error;
+    });
+    const refuseAfterEnd = () => {
+      if (ended !== undefined) throw ended;
+    };
+    const guarded = new Proxy(trx, {
+      apply(target, thisArg, args) {
+        refuseAfterEnd();
+        return Reflect.apply(target, thisArg, args);
+      },
+      get(target, property) {
+        if (property !== 'raw') return Reflect.get(target, property, target);
+        return (...args: Parameters<Knex.RawBuilder>) => {
+          refuseAfterEnd();
+          return target.raw(...args);
+        };
+      },
+    });
+    const result = await work(guarded);
+    refuseAfterEnd();
+    return result;
   });
 }
 
@@ -194,8 +230,15 @@ class ManualCommitTransactions implements Transactions {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
     );
+    // A statement the database answered by rolling the whole transaction back (endsTransaction)
+    // ends it even when the work caught the error and went on: what ran after it is a new
+    // transaction, rolled back here, and the first error is thrown (a deadlock is retried whole).
+    let ended: unknown;
+    const failed = (error: unknown) => {
+      if (ended === undefined && endsTransaction(error)) ended = error;
+    };
     // Sent through knex too, so that knex's query events and logs show the transaction's end.
-    const db = onConnection(this.knex, connection);
+    const db = onConnection(this.knex, connection, failed);
     let reusable = true;
     try {
       if (!this.manualCommit.has(connection)) {
@@ -204,6 +247,7 @@ class ManualCommitTransactions implements Transactions {
         this.manualCommit.add(connection);
       }
       const result = await work(db);
+      if (ended !== undefined) throw ended;
       await db.raw('COMMIT');
       return result;
     } catch (error) {

@@ -24,6 +24,18 @@ export function isRetryableTransactionError(error: unknown): boolean {
 }
 
 /**
+ * A statement error after which MariaDB/MySQL has rolled the whole transaction back, not only the
+ * statement: a deadlock (on Galera also a conflict with a write set another node committed, reported
+ * on whatever statement the transaction sends next, `SELECT version()` included), or the connection
+ * lost. Statements sent after it are no longer part of the transaction: with autocommit off they
+ * start a new one, which must never be committed as if it were the same.
+ */
+export function endsTransaction(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown };
+  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || isConnectionLost(error);
+}
+
+/**
  * Why the server (or the CLI) cannot use the configured MariaDB/MySQL database, said so that the
  * operator knows what to do, without a stack trace; undefined for any other error.
  */
@@ -92,4 +104,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     e?.errno === 1047 ||
     e?.name === 'KnexTimeoutError'
   );
+}
+
+/**
+ * The driver's code of an error the database (or its connection) raised, like `SQLITE_BUSY` or
+ * `ER_LOCK_DEADLOCK`: said to a person instead of the driver's message, which carries the SQL.
+ * Undefined for any other error.
+ */
+export function databaseErrorCode(error: unknown): string | undefined {
+  const e = error as { code?: unknown; errno?: unknown; sqlMessage?: unknown };
+  if (typeof e?.code === 'string' && /^(SQLITE_|ER_|PROTOCOL_)/.test(e.code)) return e.code;
+  if (isDatabaseUnavailable(error)) return typeof e?.code === 'string' ? e.code : 'database unavailable';
+  if (typeof e?.errno === 'number' && typeof e?.sqlMessage === 'string') return `error ${e.errno}`;
+  return undefined;
 }

@@ -141,7 +141,11 @@ const returning = new WeakMap<object, Promise<boolean>>();
 
 /**
  * SQLite (3.35+, bundled with better-sqlite3) and MariaDB 10.5+ answer INSERT … RETURNING; MySQL
- * does not. Asked once per database; a failure to ask is not remembered.
+ * does not. Asked once per database, inside the caller's transaction. A failure to ask is not
+ * remembered and is thrown: the question is a statement of that transaction, and its error (a
+ * deadlock; on Galera, another node's commit aborting this transaction) may mean the database
+ * rolled the whole transaction back. Answering "no" instead once let the debit's entry and order
+ * commit in a new transaction without the balance update (an oversell on multi-primary Galera).
  */
 function insertReturns(db: Db): Promise<boolean> {
   const key = db.client.config as object;
@@ -152,9 +156,9 @@ function insertReturns(db: Db): Promise<boolean> {
         ? Promise.resolve(true)
         : db.raw('select version() as `version`').then(
             ([rows]: [Array<{ version: string }>]) => mariaDbFrom(String(rows[0]?.version ?? ''), 10, 5),
-            () => {
+            (error: unknown) => {
               returning.delete(key);
-              return false;
+              throw error;
             },
           );
     returning.set(key, known);

@@ -1,6 +1,6 @@
+import { stepPath } from '../sign-in-flow';
 import type { Operator } from '../../core/operator/operator';
 import type { AreaRules, Page, PageContext } from '../page-table';
-import type { WebSession } from '../sessions';
 
 /** Who is signed in to the console. */
 export interface ConsolePrincipal {
@@ -55,12 +55,4 @@ export function consoleRules(
       };
     },
   };
-}
-
-/** Where a session goes next: sign-in, the step it owes, or the dashboard. */
-export function stepPath(session: WebSession | undefined): string {
-  if (!session) return '/sign-in';
-  if (session.stage === 'second_factor') return '/sign-in/code';
-  if (session.stage === 'enrol_second_factor') return '/sign-in/enrol';
-  return '/';
 }

@@ -1,6 +1,6 @@
+import { stepPath } from '../sign-in-flow';
 import type { Reseller } from '../../core/reseller/reseller';
 import type { AreaRules, Page, PageContext } from '../page-table';
-import type { WebSession } from '../sessions';
 
 /** Who is signed in to the portal: an active reseller (a suspended one's session ends at its next request). */
 export interface PortalPrincipal {
@@ -44,18 +44,11 @@ export function portalRules(
       if (access === 'sign_in_step') return true;
       return access === 'reseller' && session.stage === 'signed_in';
     },
-    redirectFor: (session) => portalStep(session),
+    redirectFor: (session) => stepPath(session),
     actorOf: ({ reseller }) => ({ kind: 'reseller', id: reseller.id, label: reseller.email }),
     layout(principal, session) {
       if (!principal || session?.stage !== 'signed_in') return { nav: [], who: undefined };
       return { nav: PORTAL_NAV, who: { label: principal.reseller.email } };
     },
   };
-}
-
-/** Where a session goes next: sign-in, the code it owes, or the dashboard. */
-export function portalStep(session: WebSession | undefined): string {
-  if (!session) return '/sign-in';
-  if (session.stage === 'second_factor') return '/sign-in/code';
-  return '/';
 }
