@@ -39,6 +39,8 @@ import * as addTotpLastStepToOperators from './20261127120000_add_totp_last_step
 import * as addTotpLastStepToPortalLogins from './20261127120100_add_totp_last_step_to_portal_logins';
 import * as createDomainSyncAnswers from './20261127120200_create_domain_sync_answers';
 import * as addBodiesToApiLog from './20261127130000_add_bodies_to_api_log';
+import * as createEventRouting from './20261127150000_create_event_routing';
+import * as addSendingStateToExpiryDigests from './20261127150100_add_sending_state_to_expiry_digests';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -90,4 +92,6 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127120100_add_totp_last_step_to_portal_logins', addTotpLastStepToPortalLogins],
   ['20261127120200_create_domain_sync_answers', createDomainSyncAnswers],
   ['20261127130000_add_bodies_to_api_log', addBodiesToApiLog],
+  ['20261127150000_create_event_routing', createEventRouting],
+  ['20261127150100_add_sending_state_to_expiry_digests', addSendingStateToExpiryDigests],
 ];

@@ -157,6 +157,7 @@ function platformModule(
         new OutboxDispatcher(uow, events, clock, logger, {
           recoverAfterMs: settings.eventsRecoverAfterMs,
           batchSize: 500,
+          gatherMs: 5,
           retentionMs: settings.eventsRetentionDays * 86_400_000,
         }),
     );

@@ -1,7 +1,8 @@
 import type { AnyPlatformEvent, EventName } from '../../src/core/common/events';
 import { toPlatformEvent } from '../../src/core/events/outbox';
 import { TOKENS } from '../../src/core/tokens';
-import { startHarness, type Harness } from '../support/harness';
+import { createResellerModule } from '../../src/module';
+import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
 import { registerForm } from '../support/wire';
 
 /** ADR 15 on the engine under test: events written in the causing transaction, fed to subscribers after commit, at least once. */
@@ -124,6 +125,71 @@ describe('the event outbox', () => {
     expect(await low(-1500)).toHaveLength(1);
     await resellers.setLowCreditThreshold(resellerId, null);
     expect(await low(-100)).toEqual([]);
+  });
+
+  it('publishes credit.low from the balance when dispatched, not from a fall dispatched late (after a rise), so the next fall still counts', async () => {
+    const { resellers, credit } = h.module.services;
+    const balance = await credit.balance(resellerId);
+    const threshold = balance - 1000;
+    await resellers.setLowCreditThreshold(resellerId, threshold);
+    // A fall below the threshold that another process committed and died before dispatching; a
+    // top-up back above it followed and was dispatched first (its own process lived).
+    const stale = toPlatformEvent({
+      name: 'credit.changed',
+      event: {
+        resellerId,
+        entryId: 'e-stale',
+        amount: -1500,
+        kind: 'adjustment',
+        orderId: null,
+        balance: balance - 1500,
+        at: h.clock.now(),
+      },
+    });
+    await h.module.knex('outbox_events').insert({
+      id: stale.id,
+      type: stale.type,
+      version: 1,
+      reseller_id: resellerId,
+      occurred_at: Date.parse(stale.timestamp),
+      payload: JSON.stringify(stale.data),
+    });
+    h.clock.advance(5_001);
+    expect(await heard(['credit.low'], () => dispatcher().recover())).toEqual([]);
+    const falls = await heard(['credit.low'], () => credit.adjust(resellerId, -1500, null));
+    expect(falls.map((e) => e.data)).toEqual([{ resellerId, balance: balance - 1500, threshold }]);
+    await credit.adjust(resellerId, 1500, null);
+    await resellers.setLowCreditThreshold(resellerId, null);
+  });
+
+  it('routes to endpoints and thresholds another process changed since this one last dispatched', async () => {
+    const other = await createResellerModule({
+      database: h.databaseUrl,
+      clock: h.clock,
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', webhookAllowInsecureTargets: true },
+    });
+    try {
+      const { credit } = h.module.services;
+      await heard(['credit.changed'], () => credit.adjust(resellerId, 1, null)); // this process's copy is current
+      const { endpoint: added } = await other.services.webhooks.add('operator', 'http://127.0.0.1:9/elsewhere', [
+        'credit.changed',
+      ]);
+      const balance = await credit.balance(resellerId);
+      await other.services.resellers.setLowCreditThreshold(resellerId, balance - 10);
+      h.clock.advance(1);
+      const events = await heard(['credit.changed', 'credit.low'], () => credit.adjust(resellerId, -20, null));
+      expect(events.map((e) => e.type)).toEqual(['credit.changed', 'credit.low']);
+      const deliveries = await h.module
+        .knex('webhook_deliveries')
+        .where({ endpoint_id: added.id, event_id: events[0]!.id });
+      expect(deliveries).toHaveLength(1);
+      await other.services.webhooks.remove(added.id);
+      await other.services.resellers.setLowCreditThreshold(resellerId, null);
+      const after = await heard(['credit.changed'], () => credit.adjust(resellerId, 20, null));
+      expect(await h.module.knex('webhook_deliveries').where({ event_id: after[0]!.id })).toEqual([]);
+    } finally {
+      await other.close();
+    }
   });
 
   it('publishes credit.low at once when the threshold is set above the balance', async () => {

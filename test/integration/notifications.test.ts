@@ -15,6 +15,8 @@ interface Mail {
 /** A real SMTP server in-process (no TLS, no authentication): keeps every mail it is given. */
 async function smtpServer() {
   const mails: Mail[] = [];
+  /** How many of the next mails the server refuses (with a temporary failure). */
+  const refuse = { next: 0 };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -26,6 +28,10 @@ async function smtpServer() {
         raw += chunk;
       });
       stream.on('end', () => {
+        if (refuse.next > 0) {
+          refuse.next--;
+          return callback(Object.assign(new Error('mailbox busy, try again later'), { responseCode: 451 }));
+        }
         mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
         callback();
       });
@@ -33,7 +39,12 @@ async function smtpServer() {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
-  return { mails, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    mails,
+    refuse,
+    url: `smtp://127.0.0.1:${port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }
 
 async function eventually<T>(probe: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
@@ -122,6 +133,33 @@ describe('mail and expiry notices', () => {
     const [digest] = mailsTo('reseller@example.com', /Subject: 1 domain expires within 30 days/);
     expect(digest!.raw).toContain(`soon-expiring.com: ${in10Days}`);
     expect(digest!.raw).not.toContain('far-expiring.com');
+  });
+
+  it('sends a digest the mail server refused at the next run that day, and only once', async () => {
+    await h.module.services.resellers.create('digest-retry@example.com', 'default', 0);
+    const in20Days = new Date(h.clock.now().getTime() + 20 * 86_400_000).toISOString().slice(0, 10);
+    await givenDomain(h.module, 'digest-retry.com', {
+      owner: 'digest-retry@example.com',
+      atRegistrar: false,
+      expiryDate: in20Days,
+    });
+    const notifications = h.module.container.get(TOKENS.notifications);
+    h.clock.advance(86_400_000); // a day no digest was sent yet
+    smtp.refuse.next = 1;
+    const first = await notifications.dailyDigest();
+    expect(first).toMatchObject({ failed: 1 });
+    expect(mailsTo('digest-retry@example.com', /Subject: 1 domain expires/)).toHaveLength(0);
+    h.clock.advance(3_600_000);
+    const second = await notifications.dailyDigest();
+    expect(second.failed).toBeUndefined();
+    expect(mailsTo('digest-retry@example.com', /Subject: 1 domain expires/)).toHaveLength(1);
+    h.clock.advance(3_600_000);
+    await notifications.dailyDigest();
+    expect(mailsTo('digest-retry@example.com', /Subject: 1 domain expires/)).toHaveLength(1);
+    const [row] = await h.module
+      .knex('expiry_digests')
+      .whereIn('reseller_id', h.module.knex('resellers').select('id').where({ email: 'digest-retry@example.com' }));
+    expect(row).toMatchObject({ status: 'sent', attempts: 2, last_error: null });
   });
 
   it("mails an endpoint's owner when the endpoint is disabled", async () => {

@@ -18,8 +18,15 @@ export interface ExpiryRepository {
   expiring(from: string, until: string, limit: number): Promise<ExpiringDomain[]>;
   /** Records a notice; false when it was recorded already (by another process). Inside a transaction. */
   recordNotice(domainId: string, expiryDate: string, daysLeft: number, at: Date): Promise<boolean>;
-  /** Takes the reseller's digest of `day`; false when it was taken already. */
-  takeDigest(resellerId: string, day: string, at: Date): Promise<boolean>;
+  /**
+   * Claims the reseller's digest of `day` for one attempt at sending it, until `leaseUntil`;
+   * false when it was sent already or another process holds the claim. A digest whose send failed
+   * (or whose claimer died) is claimed again.
+   */
+  claimDigest(resellerId: string, day: string, now: Date, leaseUntil: Date): Promise<boolean>;
+  digestSent(resellerId: string, day: string, at: Date): Promise<void>;
+  /** Released to be tried again by the next run. */
+  digestFailed(resellerId: string, day: string, error: string): Promise<void>;
 }
 
 /** `domain.expiring` is published this many days before the expiry date, once each. */

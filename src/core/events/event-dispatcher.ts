@@ -14,6 +14,11 @@ export interface DispatcherSettings {
   readonly recoverAfterMs: number;
   /** Events per dispatch transaction. */
   readonly batchSize: number;
+  /**
+   * How long the first commit after a quiet spell waits for others to share its dispatch
+   * transaction (0: the next turn). Subscribers in this process hear at once regardless.
+   */
+  readonly gatherMs?: number;
   /** Dispatched events, and delivered deliveries, are purged this long after (0: never). */
   readonly retentionMs: number;
 }
@@ -38,8 +43,17 @@ export function endpointWants(endpoint: StoredEndpoint, event: AnyPlatformEvent)
  * - an event a crash or a failed dispatch left undispatched is taken by the recovery pass of any
  *   process once `recoverAfterMs` has passed, and dispatched again, to the subscribers too.
  */
+/** What dispatch routes by, as of one `routingVersion`. */
+interface Routing {
+  readonly version: number;
+  readonly endpoints: readonly StoredEndpoint[];
+  /** Resellers with a low-credit threshold. */
+  readonly watched: ReadonlySet<string>;
+}
+
 export class OutboxDispatcher {
   private pending: AnyPlatformEvent[] = [];
+  private routing: Routing | undefined;
   private flushing: Promise<void> | undefined;
   private readonly deliveriesListeners: Array<() => void> = [];
 
@@ -96,8 +110,9 @@ export class OutboxDispatcher {
   }
 
   private async flush(): Promise<void> {
-    // Events committed in the same turn share one dispatch transaction.
-    await new Promise((resolve) => setImmediate(resolve));
+    // Events committed meanwhile share one dispatch transaction.
+    const gatherMs = this.settings.gatherMs ?? 0;
+    await new Promise((resolve) => (gatherMs > 0 ? setTimeout(resolve, gatherMs) : setImmediate(resolve)));
     try {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, this.settings.batchSize);
@@ -116,25 +131,43 @@ export class OutboxDispatcher {
     }
   }
 
-  /** One transaction: the batch's webhook deliveries, `credit.low` where a balance crossed its threshold, dispatched. */
+  /**
+   * One transaction: the batch's webhook deliveries, `credit.low` where a balance crossed its
+   * threshold, dispatched. Endpoints and thresholds come from this process's copy while the
+   * routing version (one read) says it is current.
+   */
   private async dispatch(batch: readonly AnyPlatformEvent[]): Promise<void> {
     const now = this.clock.now();
     let delivered = 0;
     await this.uow.run(async (repos) => {
-      const endpoints = await repos.webhooks.enabledEndpoints();
+      const routing = await this.currentRouting(repos);
       const deliveries: WebhookDelivery[] = [];
-      for (const event of batch)
-        for (const endpoint of endpoints)
-          if (endpointWants(endpoint, event)) deliveries.push(newDelivery(event, endpoint, now));
+      if (routing.endpoints.length > 0)
+        for (const event of batch)
+          for (const endpoint of routing.endpoints)
+            if (endpointWants(endpoint, event)) deliveries.push(newDelivery(event, endpoint, now));
       await repos.webhooks.insertDeliveries(deliveries);
       delivered = deliveries.length;
-      await lowCredit(repos, batch);
+      if (routing.watched.size > 0) await lowCredit(repos, batch, routing.watched, now);
       await repos.events.markDispatched(
         batch.map((e) => e.id),
         now,
       );
     });
     if (delivered > 0) for (const listener of this.deliveriesListeners) listener();
+  }
+
+  /** Read again in the dispatch's own transaction when the version moved, so the copy matches the version it is kept under. */
+  private async currentRouting(repos: TransactionScope): Promise<Routing> {
+    const version = await repos.events.routingVersion();
+    if (this.routing?.version === version) return this.routing;
+    const routing: Routing = {
+      version,
+      endpoints: await repos.webhooks.enabledEndpoints(),
+      watched: new Set(await repos.resellers.withLowCreditThreshold()),
+    };
+    this.routing = routing;
+    return routing;
   }
 }
 
@@ -158,24 +191,22 @@ function newDelivery(event: AnyPlatformEvent, endpoint: StoredEndpoint, now: Dat
 /**
  * `credit.low`: once each time a balance falls below its reseller's threshold, again only after it
  * has risen to the threshold or above. Worked out here rather than in the transaction that moved
- * the money, which then needs no read of the threshold (ADR 15); the side of the threshold is
- * kept with a conditional update, so two processes seeing the same fall publish it once.
+ * the money, which then needs no read of the threshold (ADR 15), and from the balance as it is
+ * now rather than the one the event carried: one reseller's events can be dispatched out of order
+ * (two processes, or the recovery pass), and a late fall must not flag a balance that has risen
+ * since. Resellers in id order, so that two processes never wait on each other's rows in a cycle.
  */
-async function lowCredit(repos: TransactionScope, batch: readonly AnyPlatformEvent[]): Promise<void> {
-  const changes = batch.filter((e) => e.type === 'credit.changed');
-  if (changes.length === 0) return;
-  const alerts = await repos.resellers.lowCreditAlerts([...new Set(changes.map((e) => e.data.resellerId))]);
-  for (const event of changes) {
-    const { resellerId, balance } = event.data;
-    const alert = alerts.get(resellerId);
-    if (alert?.threshold == null) continue;
-    const isLow = balance < alert.threshold;
-    if (isLow === alert.isLow) continue;
-    alerts.set(resellerId, { ...alert, isLow });
-    if ((await repos.resellers.markCreditLow(resellerId, isLow)) && isLow)
-      repos.outbox.push({
-        name: 'credit.low',
-        event: { resellerId, balance, threshold: alert.threshold, at: new Date(event.timestamp) },
-      });
+async function lowCredit(
+  repos: TransactionScope,
+  batch: readonly AnyPlatformEvent[],
+  watched: ReadonlySet<string>,
+  now: Date,
+): Promise<void> {
+  const changed = new Set<string>();
+  for (const event of batch)
+    if (event.type === 'credit.changed' && watched.has(event.data.resellerId)) changed.add(event.data.resellerId);
+  for (const resellerId of [...changed].sort()) {
+    const fell = await repos.resellers.settleCreditLow(resellerId);
+    if (fell) repos.outbox.push({ name: 'credit.low', event: { resellerId, ...fell, at: now } });
   }
 }

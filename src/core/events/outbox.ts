@@ -100,4 +100,9 @@ export interface EventRepository {
    */
   purge(before: Date, limit: number): Promise<number>;
   find(id: string): Promise<AnyPlatformEvent | undefined>;
+  /**
+   * The version of what dispatch routes by (enabled endpoints, low-credit thresholds), raised in
+   * the transaction of each change to them: a dispatcher's cached copy is current while it matches.
+   */
+  routingVersion(): Promise<number>;
 }

@@ -78,7 +78,11 @@ export class Notifications {
     })().catch((error: unknown) => this.logger.error({ err: error }, 'mailing about a disabled endpoint failed'));
   }
 
-  /** Once a day per reseller: the domains expiring in the next 30 days (no mail when there are none). */
+  /**
+   * Once a day per reseller: the domains expiring in the next 30 days (no mail when there are
+   * none). Each digest is claimed before it is sent and recorded as sent after; one the mail
+   * server refused is tried again by the job's next run that day.
+   */
   async dailyDigest(): Promise<JobCounts> {
     if (!this.mailer.isConfigured) return { sent: 0 };
     const now = this.clock.now();
@@ -87,22 +91,33 @@ export class Notifications {
     for (const d of await this.uow.read.expiry.expiring(today, addDays(today, 30), 10_000))
       byReseller.set(d.resellerId, [...(byReseller.get(d.resellerId) ?? []), d]);
     let sent = 0;
+    let failed = 0;
+    // Longer than a send can take: taken over only from a process that died while sending.
+    const leaseUntil = new Date(now.getTime() + 15 * 60_000);
     for (const [resellerId, domains] of byReseller) {
-      if (!(await this.uow.run(({ expiry }) => expiry.takeDigest(resellerId, today, now)))) continue;
       const reseller = await this.uow.read.resellers.findById(resellerId);
       if (!reseller) continue;
+      if (!(await this.uow.run(({ expiry }) => expiry.claimDigest(resellerId, today, now, leaseUntil)))) continue;
       const count = domains.length === 1 ? '1 domain expires' : `${domains.length} domains expire`;
-      await this.send(
-        message(
-          reseller.email,
-          `${count} within 30 days`,
-          [`${count} within the next 30 days. Renew them before then to keep them:`],
-          domains.map((d) => `${d.domain}: ${d.expiryDate}`),
-        ),
+      const mail = message(
+        reseller.email,
+        `${count} within 30 days`,
+        [`${count} within the next 30 days. Renew them before then to keep them:`],
+        domains.map((d) => `${d.domain}: ${d.expiryDate}`),
       );
+      try {
+        await this.mailer.send(mail);
+      } catch (error) {
+        this.logger.error({ err: error, resellerId }, 'the expiry digest could not be sent; the next run tries again');
+        const reason = error instanceof Error ? error.message : String(error);
+        await this.uow.run(({ expiry }) => expiry.digestFailed(resellerId, today, reason));
+        failed++;
+        continue;
+      }
+      await this.uow.run(({ expiry }) => expiry.digestSent(resellerId, today, this.clock.now()));
       sent++;
     }
-    return { sent };
+    return failed > 0 ? { sent, failed } : { sent };
   }
 
   private async send(mail: MailMessage): Promise<void> {

@@ -51,15 +51,18 @@ export interface ResellerRepository {
   allowedNetworks(id: string): Promise<string[]>;
   /** Undefined when no reseller has this id. */
   lowCredit(id: string): Promise<LowCreditAlert | undefined>;
-  /** The alerts of those of `ids` that have a threshold. */
-  lowCreditAlerts(ids: readonly string[]): Promise<Map<string, LowCreditAlert>>;
   /** Sets the threshold and the side of it the balance is on now. Inside a transaction. */
   setLowCredit(id: string, alert: LowCreditAlert): Promise<void>;
+  /** The ids of the resellers that have a low-credit threshold. */
+  withLowCreditThreshold(): Promise<string[]>;
   /**
-   * Records which side of its threshold the balance is on; true only for the call that changed it
-   * (a conditional update, so two processes seeing the same fall publish one `credit.low`).
+   * Brings the reseller's low flag to the side of its threshold the balance is on **now** (not the
+   * balance an event carried: events of one reseller may be dispatched out of order across
+   * processes). Answers the balance and threshold only for the call that found it fallen below
+   * (conditional updates: two processes settling the same fall publish one `credit.low`). Inside a
+   * transaction.
    */
-  markCreditLow(id: string, isLow: boolean): Promise<boolean>;
+  settleCreditLow(id: string): Promise<{ balance: Minor; threshold: Minor } | undefined>;
 }
 
 /**

@@ -33,6 +33,9 @@ interface Outcome {
   readonly verdict: EndpointVerdict;
 }
 
+/** How long a finished attempt waits for others to share its recording transaction. */
+const RECORD_GATHER_MS = 5;
+
 /** Told when an endpoint is disabled (its owner gets a mail when mail is configured). */
 export type EndpointDisabled = (endpoint: StoredEndpoint, reason: string) => void;
 
@@ -49,6 +52,15 @@ export class WebhookDeliveryWorker {
   private running: Promise<void> | undefined;
   private stopping = false;
   private wakeUp: (() => void) | undefined;
+  /** Set by `wake`, so that a wake-up while a round is claiming is not lost. */
+  private woken = false;
+  /** The next round claims once no more than this many attempts are in flight or waiting. */
+  private claimAgainAt = 0;
+  /** Claimed deliveries waiting for a slot of their endpoint's share. */
+  private readonly queued = new Map<string, ClaimedDelivery[]>();
+  private queuedCount = 0;
+  /** Opened secrets by their sealed form: one AES decryption per secret, not per attempt. */
+  private readonly opened = new Map<string, string>();
   private readonly attempts = new Set<Promise<void>>();
   private readonly endpointCap: number;
   private batch: { readonly outcomes: Outcome[]; readonly done: Promise<void> } | undefined;
@@ -74,6 +86,7 @@ export class WebhookDeliveryWorker {
 
   /** Looks for due deliveries now (new deliveries were made). */
   wake(): void {
+    this.woken = true;
     this.wakeUp?.();
   }
 
@@ -83,20 +96,32 @@ export class WebhookDeliveryWorker {
     this.wake();
     await this.running;
     await Promise.allSettled([...this.attempts]);
+    // Claimed but not attempted: given back, for the next process to send.
+    const waiting = [...this.queued.values()].flat();
+    this.queued.clear();
+    this.queuedCount = 0;
+    const byToken = new Map<string, string[]>();
+    for (const d of waiting) byToken.set(d.claimToken, [...(byToken.get(d.claimToken) ?? []), d.id]);
+    for (const [token, ids] of byToken)
+      await this.uow
+        .run(({ webhooks }) => webhooks.releaseClaims(ids, token))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'giving back webhook claims failed; they expire'));
   }
 
-  /** One round: claims what is due (within the free slots) and starts sending it; answers how many started. */
+  /** One round: claims what is due (within the free slots) and starts sending it; answers how many it claimed. */
   async round(): Promise<number> {
-    const free = this.settings.concurrency - this.inFlight;
+    const free = this.settings.concurrency - this.inFlight - this.queuedCount;
     if (free <= 0) return 0;
-    const saturated = [...this.perEndpoint.entries()].filter(([, n]) => n >= this.endpointCap).map(([id]) => id);
+    const saturated = [...this.perEndpoint.entries()]
+      .filter(([id, n]) => n + (this.queued.get(id)?.length ?? 0) >= 2 * this.endpointCap)
+      .map(([id]) => id);
     const token = ulid();
     const now = this.clock.now();
     const ids = await this.uow.run(({ webhooks }) =>
       webhooks.claimDue({
         now,
-        // Longer than an attempt can take: the claim is only ever taken over from a process that died.
-        leaseUntil: new Date(now.getTime() + this.settings.timeoutMs + 60_000),
+        // Longer than an attempt can take, twice: the claim is only ever taken over from a process that died.
+        leaseUntil: new Date(now.getTime() + 2 * this.settings.timeoutMs + 60_000),
         token,
         limit: free,
         excludeEndpoints: saturated,
@@ -106,31 +131,48 @@ export class WebhookDeliveryWorker {
     const claimed = await this.uow.read.webhooks.claimed(ids, token);
     const excess: string[] = [];
     for (const delivery of claimed) {
-      const busy = this.perEndpoint.get(delivery.endpoint.id) ?? 0;
-      if (busy >= this.endpointCap) {
-        excess.push(delivery.id);
-        continue;
-      }
-      this.perEndpoint.set(delivery.endpoint.id, busy + 1);
-      this.inFlight++;
-      const attempt = this.attempt(delivery).finally(() => {
-        this.inFlight--;
-        const left = (this.perEndpoint.get(delivery.endpoint.id) ?? 1) - 1;
-        if (left > 0) this.perEndpoint.set(delivery.endpoint.id, left);
-        else this.perEndpoint.delete(delivery.endpoint.id);
-        this.attempts.delete(attempt);
-        // Claims in batches: once half the slots are free (or the last attempt finished), not per attempt.
-        if (this.inFlight <= this.settings.concurrency / 2) this.wake();
-      });
-      this.attempts.add(attempt);
+      const id = delivery.endpoint.id;
+      const busy = this.perEndpoint.get(id) ?? 0;
+      const queue = this.queued.get(id) ?? [];
+      if (busy < this.endpointCap) this.begin(delivery);
+      // Its share busy: waits here for one of its attempts to finish (one share at most, so it
+      // starts within one timeout, well inside its lease), else goes back.
+      else if (queue.length < this.endpointCap) {
+        this.queued.set(id, [...queue, delivery]);
+        this.queuedCount++;
+      } else excess.push(delivery.id);
     }
-    // Over the endpoint's share: given back at once for the next round (or another process).
+    this.claimAgainAt = Math.min(this.settings.concurrency / 2, Math.floor((this.inFlight + this.queuedCount) / 2));
     if (excess.length > 0) await this.uow.run(({ webhooks }) => webhooks.releaseClaims(excess, token));
     return ids.length;
   }
 
+  private begin(delivery: ClaimedDelivery): void {
+    const id = delivery.endpoint.id;
+    this.perEndpoint.set(id, (this.perEndpoint.get(id) ?? 0) + 1);
+    this.inFlight++;
+    const attempt = this.attempt(delivery).finally(() => {
+      this.inFlight--;
+      const left = (this.perEndpoint.get(id) ?? 1) - 1;
+      if (left > 0) this.perEndpoint.set(id, left);
+      else this.perEndpoint.delete(id);
+      this.attempts.delete(attempt);
+      const next = this.stopping ? undefined : this.queued.get(id)?.shift();
+      if (next) {
+        this.queuedCount--;
+        if (this.queued.get(id)!.length === 0) this.queued.delete(id);
+        this.begin(next);
+      }
+      // Claims in batches, not per attempt: once half of what was held after the last claim has
+      // finished (half the slots at most; with few endpoints their shares fill first).
+      if (this.inFlight + this.queuedCount <= this.claimAgainAt) this.wake();
+    });
+    this.attempts.add(attempt);
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
+      this.woken = false;
       let claimedSome = 0;
       try {
         claimedSome = await this.round();
@@ -138,7 +180,8 @@ export class WebhookDeliveryWorker {
         this.logger.error({ err: error }, 'claiming webhook deliveries failed; trying again shortly');
       }
       if (this.stopping) break;
-      if (claimedSome > 0 && this.inFlight <= this.settings.concurrency / 2) continue;
+      if (claimedSome > 0 && this.inFlight + this.queuedCount <= this.claimAgainAt) continue;
+      if (this.woken) continue;
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, this.settings.pollMs);
         timer.unref?.();
@@ -165,13 +208,13 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * Attempts that finish in the same turn are recorded in one transaction (one commit instead of
-   * one per attempt); each still only under its own claim.
+   * Attempts that finish within a few milliseconds of each other are recorded in one transaction
+   * (one commit instead of one per attempt); each still only under its own claim.
    */
   private recordSoon(outcome: Outcome): Promise<void> {
     if (!this.batch) {
       const outcomes: Outcome[] = [];
-      const done = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const done = new Promise<void>((resolve) => setTimeout(resolve, RECORD_GATHER_MS)).then(() => {
         this.batch = undefined;
         return this.record(outcomes);
       });
@@ -227,12 +270,22 @@ export class WebhookDeliveryWorker {
     }
   }
 
+  private open(sealed: string): string {
+    let secret = this.opened.get(sealed);
+    if (secret === undefined) {
+      if (this.opened.size >= 1000) this.opened.clear();
+      secret = this.secrets.open(sealed);
+      this.opened.set(sealed, secret);
+    }
+    return secret;
+  }
+
   private async send(delivery: ClaimedDelivery, now: Date): Promise<AttemptAnswer> {
     try {
       const { endpoint } = delivery;
-      const secrets = [this.secrets.open(endpoint.sealedSecret)];
+      const secrets = [this.open(endpoint.sealedSecret)];
       if (endpoint.previousSealedSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > now)
-        secrets.push(this.secrets.open(endpoint.previousSealedSecret));
+        secrets.push(this.open(endpoint.previousSealedSecret));
       const headers = webhookHeaders(secrets, delivery.eventId, Math.floor(now.getTime() / 1000), delivery.body);
       return await this.sender.send({
         url: endpoint.url,

@@ -2,6 +2,7 @@ import type { AnyPlatformEvent } from '../../core/common/events';
 import type { EventRepository } from '../../core/events/outbox';
 import { databaseKind } from '../db/database-kind';
 import type { Db } from '../db/db';
+import { routingVersion } from './event-routing';
 
 interface EventRow {
   id: string;
@@ -91,6 +92,10 @@ export class KnexEventRepository implements EventRepository {
     if (ids.length === 0) return 0;
     await this.db('webhook_deliveries').whereIn('event_id', ids).delete();
     return this.db('outbox_events').whereIn('id', ids).whereNotNull('dispatched_at').delete();
+  }
+
+  routingVersion(): Promise<number> {
+    return routingVersion(this.db);
   }
 
   async find(id: string): Promise<AnyPlatformEvent | undefined> {

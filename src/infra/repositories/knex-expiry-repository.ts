@@ -47,8 +47,37 @@ export class KnexExpiryRepository implements ExpiryRepository {
     });
   }
 
-  async takeDigest(resellerId: string, day: string, at: Date): Promise<boolean> {
-    return this.insertOnce('expiry_digests', { reseller_id: resellerId, day, created_at: at.getTime() });
+  async claimDigest(resellerId: string, day: string, now: Date, leaseUntil: Date): Promise<boolean> {
+    const first = await this.insertOnce('expiry_digests', {
+      reseller_id: resellerId,
+      day,
+      created_at: now.getTime(),
+      status: 'sending',
+      attempts: 1,
+      claim_until: leaseUntil.getTime(),
+    });
+    if (first) return true;
+    const claimed = await this.db('expiry_digests')
+      .where({ reseller_id: resellerId, day })
+      .where((q) =>
+        q
+          .where({ status: 'failed' })
+          .orWhere((sending) => sending.where({ status: 'sending' }).where('claim_until', '<', now.getTime())),
+      )
+      .update({ status: 'sending', attempts: this.db.raw('attempts + 1'), claim_until: leaseUntil.getTime() });
+    return claimed > 0;
+  }
+
+  async digestSent(resellerId: string, day: string, at: Date): Promise<void> {
+    await this.db('expiry_digests')
+      .where({ reseller_id: resellerId, day })
+      .update({ status: 'sent', sent_at: at.getTime(), claim_until: null, last_error: null });
+  }
+
+  async digestFailed(resellerId: string, day: string, error: string): Promise<void> {
+    await this.db('expiry_digests')
+      .where({ reseller_id: resellerId, day, status: 'sending' })
+      .update({ status: 'failed', claim_until: null, last_error: error.slice(0, 500) });
   }
 
   /** One insert; a row already there (another process was first) answers false. */

@@ -1,6 +1,7 @@
 import type { Db } from '../db/db';
 import { databaseKind } from '../db/database-kind';
 import { type HotReads, knexHotReads } from '../db/driver-pools';
+import { raiseRoutingVersion } from './event-routing';
 import type {
   Reseller,
   ResellerCredentials,
@@ -150,27 +151,43 @@ export class KnexResellerRepository implements ResellerRepository {
     return { threshold: threshold === null ? null : Number(threshold), isLow: Boolean(row.is_credit_low) };
   }
 
-  async lowCreditAlerts(ids: readonly string[]): Promise<Map<string, LowCreditAlert>> {
-    const alerts = new Map<string, LowCreditAlert>();
-    if (ids.length === 0) return alerts;
-    const rows = await this.db('resellers')
-      .whereIn('id', [...ids])
-      .whereNotNull('low_credit_threshold_minor')
-      .select('id', 'low_credit_threshold_minor', 'is_credit_low');
-    for (const row of rows)
-      alerts.set(row.id, { threshold: Number(row.low_credit_threshold_minor), isLow: Boolean(row.is_credit_low) });
-    return alerts;
-  }
-
   async setLowCredit(id: string, alert: LowCreditAlert): Promise<void> {
     await this.db('resellers')
       .where({ id })
       .update({ low_credit_threshold_minor: alert.threshold, is_credit_low: alert.isLow });
+    await raiseRoutingVersion(this.db);
   }
 
-  async markCreditLow(id: string, isLow: boolean): Promise<boolean> {
-    const changed = await this.db('resellers').where({ id, is_credit_low: !isLow }).update({ is_credit_low: isLow });
-    return changed > 0;
+  async withLowCreditThreshold(): Promise<string[]> {
+    return (await this.db('resellers').whereNotNull('low_credit_threshold_minor').select('id')).map(
+      (r: { id: string }) => r.id,
+    );
+  }
+
+  async settleCreditLow(id: string): Promise<{ balance: number; threshold: number } | undefined> {
+    // The balance now, not as an event said it was: shared-locked until commit on MariaDB, so no
+    // debit moves it meanwhile (SQLite has one writer at a time already).
+    const query = this.db('credit_accounts').where({ reseller_id: id });
+    if (databaseKind(this.db) === 'mysql') query.forShare();
+    const account = await query.first<{ balance_minor: number | string } | undefined>('balance_minor');
+    if (!account) return undefined;
+    const balance = Number(account.balance_minor);
+    // Conditional updates: of two processes settling the same fall, one changes the row.
+    const fell = await this.db('resellers')
+      .where({ id, is_credit_low: false })
+      .where('low_credit_threshold_minor', '>', balance)
+      .update({ is_credit_low: true });
+    if (fell === 0) {
+      await this.db('resellers')
+        .where({ id, is_credit_low: true })
+        .where((q) => q.whereNull('low_credit_threshold_minor').orWhere('low_credit_threshold_minor', '<=', balance))
+        .update({ is_credit_low: false });
+      return undefined;
+    }
+    const row = await this.db('resellers')
+      .where({ id })
+      .first<{ low_credit_threshold_minor: number | string }>('low_credit_threshold_minor');
+    return { balance, threshold: Number(row!.low_credit_threshold_minor) };
   }
 
   /** The list, with the reseller row locked until the transaction ends (MariaDB), so concurrent edits cannot lose one. */

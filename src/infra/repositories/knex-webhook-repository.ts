@@ -11,6 +11,7 @@ import type {
 } from '../../core/webhooks/webhook';
 import { databaseKind } from '../db/database-kind';
 import type { Db } from '../db/db';
+import { raiseRoutingVersion } from './event-routing';
 
 interface EndpointRow {
   id: string;
@@ -103,6 +104,7 @@ export class KnexWebhookRepository implements WebhookRepository {
       failing_since: e.failingSince?.getTime() ?? null,
       created_at: e.createdAt.getTime(),
     });
+    await raiseRoutingVersion(this.db);
   }
 
   async findEndpoint(id: string): Promise<StoredEndpoint | undefined> {
@@ -134,6 +136,7 @@ export class KnexWebhookRepository implements WebhookRepository {
       .where({ id, status: 'enabled' })
       .update({ status: 'disabled', disabled_reason: reason.slice(0, 255) });
     if (changed === 0) return false;
+    await raiseRoutingVersion(this.db);
     await this.db('webhook_deliveries')
       .where({ endpoint_id: id, status: 'pending' })
       .update({ status: 'dead', last_error: `endpoint disabled: ${reason}`.slice(0, 500) });
@@ -144,6 +147,7 @@ export class KnexWebhookRepository implements WebhookRepository {
     await this.db('webhook_endpoints')
       .where({ id })
       .update({ status: 'enabled', disabled_reason: null, failing_since: null });
+    await raiseRoutingVersion(this.db);
   }
 
   async setFailingSince(id: string, since: Date | null): Promise<void> {
@@ -156,7 +160,9 @@ export class KnexWebhookRepository implements WebhookRepository {
 
   async deleteEndpoint(id: string): Promise<boolean> {
     await this.db('webhook_deliveries').where({ endpoint_id: id }).delete();
-    return (await this.db('webhook_endpoints').where({ id }).delete()) > 0;
+    const deleted = await this.db('webhook_endpoints').where({ id }).delete();
+    if (deleted > 0) await raiseRoutingVersion(this.db);
+    return deleted > 0;
   }
 
   async insertDeliveries(deliveries: readonly WebhookDelivery[]): Promise<void> {
@@ -261,14 +267,16 @@ export class KnexWebhookRepository implements WebhookRepository {
     attempts: ReadonlyArray<{ id: string; token: string; record: AttemptRecord }>,
   ): Promise<number> {
     let recorded = 0;
-    // One statement per (time, status): usually one for a whole batch.
-    const groups = new Map<string, Array<{ id: string; token: string }>>();
+    // One statement per answer status (usually one for a whole batch), at the time the last of
+    // its attempts finished: attempts recorded together finished within moments of each other.
+    const groups = new Map<number | null, { at: number; attempts: Array<{ id: string; token: string }> }>();
     for (const a of attempts) {
-      const key = `${a.record.at.getTime()} ${a.record.status}`;
-      groups.set(key, [...(groups.get(key) ?? []), a]);
+      const group = groups.get(a.record.status) ?? { at: 0, attempts: [] };
+      group.at = Math.max(group.at, a.record.at.getTime());
+      group.attempts.push(a);
+      groups.set(a.record.status, group);
     }
-    for (const [key, group] of groups) {
-      const [at, status] = key.split(' ').map(Number) as [number, number];
+    for (const [status, { at, attempts: group }] of groups) {
       recorded += await this.db('webhook_deliveries')
         .whereIn(
           'id',

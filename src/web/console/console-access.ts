@@ -26,6 +26,7 @@ export const CONSOLE_NAV: ReadonlyArray<{ readonly path: string; readonly label:
   { path: '/groups', label: 'Groups & prices' },
   { path: '/api-log', label: 'API log' },
   { path: '/audit', label: 'Audit log' },
+  { path: '/webhooks', label: 'Webhooks' },
   { path: '/settings', label: 'Settings' },
 ];
 

@@ -8,6 +8,7 @@ import { ORDER_PAGES } from './order-pages';
 import { RESELLER_PAGES } from './reseller-pages';
 import { SETTINGS_PAGES } from './settings-pages';
 import { SIGN_IN_PAGES } from './sign-in-pages';
+import { WEBHOOK_PAGES } from './webhook-pages';
 
 /** The console's page table: every page states its access rule (console-access.ts). A new page goes in its area's file. */
 export const CONSOLE_PAGES: readonly ConsolePage[] = [
@@ -19,5 +20,6 @@ export const CONSOLE_PAGES: readonly ConsolePage[] = [
   ...CATALOGUE_PAGES,
   ...LOG_PAGES,
   ...SETTINGS_PAGES,
+  ...WEBHOOK_PAGES,
   ...ACCOUNT_PAGES,
 ];

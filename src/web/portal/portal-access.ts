@@ -27,6 +27,7 @@ export const PORTAL_NAV: ReadonlyArray<{ readonly path: string; readonly label: 
   { path: '/api', label: 'API' },
   { path: '/api-log', label: 'API log' },
   { path: '/integration', label: 'Integration' },
+  { path: '/webhooks', label: 'Webhooks' },
   { path: '/account', label: 'Account' },
 ];
 

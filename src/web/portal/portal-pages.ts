@@ -5,6 +5,7 @@ import { DOMAIN_SETTINGS_PAGES } from './domain-settings-pages';
 import { LOGIN_PAGES } from './login-pages';
 import type { PortalPage } from './portal-access';
 import { SIGN_IN_PAGES } from './sign-in-pages';
+import { WEBHOOK_PAGES } from './webhook-pages';
 
 /** The portal's page table: every page states its access rule (portal-access.ts). A new page goes in its area's file. */
 export const PORTAL_PAGES: readonly PortalPage[] = [
@@ -14,4 +15,5 @@ export const PORTAL_PAGES: readonly PortalPage[] = [
   ...DOMAIN_SETTINGS_PAGES,
   ...API_PAGES,
   ...LOGIN_PAGES,
+  ...WEBHOOK_PAGES,
 ];
