@@ -272,8 +272,13 @@ function catalogueModule({ plugins, settings }: Platform): ContainerModule {
     );
     provide(
       TOKENS.costPriceImport,
-      { uow: TOKENS.unitOfWork, catalogue: TOKENS.catalogueService, gateway: TOKENS.registrarGateway },
-      ({ uow, catalogue, gateway }) => new CostPriceImport(uow, catalogue, tldCostsFrom(gateway)),
+      {
+        uow: TOKENS.unitOfWork,
+        catalogue: TOKENS.catalogueService,
+        gateway: TOKENS.registrarGateway,
+        clock: TOKENS.clock,
+      },
+      ({ uow, catalogue, gateway, clock }) => new CostPriceImport(uow, catalogue, tldCostsFrom(gateway), clock),
     );
   });
 }

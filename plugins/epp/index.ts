@@ -1,4 +1,5 @@
-import { defineRegistrarPlugin, notConfigured } from '../../src/core/registrar/plugin';
+import { defineRegistrarPlugin, notConfigured } from 'domain-reseller';
+import { changePasswordCommand } from './src/commands';
 import { createEppRegistrar } from './src/create-epp-registrar';
 import { parseOptions, type ParsedOptions } from './src/options';
 
@@ -16,4 +17,5 @@ export default defineRegistrarPlugin<ParsedOptions>({
       ? createEppRegistrar(parsed.options, host)
       : notConfigured('set plugins.epp (host, clientId, password, cert, key) in the configuration file');
   },
+  commands: [changePasswordCommand],
 });

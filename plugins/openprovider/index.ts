@@ -1,4 +1,4 @@
-import { defineRegistrarPlugin, notConfigured } from '../../src/core/registrar/plugin';
+import { defineRegistrarPlugin, notConfigured } from 'domain-reseller';
 import { createOpenproviderRegistrar } from './src/openprovider-registrar';
 import { parseOptions, type ParsedOptions } from './src/options';
 

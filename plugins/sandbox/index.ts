@@ -14,7 +14,7 @@ import {
   type RegistrarPlugin,
   type TldPriceOffer,
   type TransferSyncResult,
-} from '../../src/core/registrar/plugin';
+} from 'domain-reseller';
 
 /** Registries' UTS-46 rules (nontransitional, STD3, hyphens, bidi, joiners, DNS lengths). */
 const IDNA = {

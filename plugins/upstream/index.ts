@@ -1,4 +1,4 @@
-import { defineRegistrarPlugin, notConfigured } from '../../src/core/registrar/plugin';
+import { defineRegistrarPlugin, notConfigured } from 'domain-reseller';
 import { parseOptions, type ParsedOptions } from './src/options';
 import { createUpstreamRegistrar } from './src/upstream-registrar';
 

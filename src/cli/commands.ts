@@ -2,13 +2,13 @@ import { version } from '../../package.json';
 import { type CliIo, CliRuntime } from './cli-program';
 import { creditCommands } from './credit-commands';
 import { domainCommands } from './domain-commands';
-import { eppCommands } from './epp-commands';
 import { groupCommands } from './group-commands';
 import { logCommands } from './log-commands';
 import { masterKeyCommands } from './master-key-commands';
 import { migrateCommand } from './migrate-command';
 import { operatorCommands } from './operator-commands';
 import { orderCommands } from './order-commands';
+import { pluginCommands } from './plugin-commands';
 import { resellerCommands } from './reseller-commands';
 import { syncCommands } from './sync-commands';
 import { tldCommands } from './tld-commands';
@@ -31,9 +31,10 @@ export const COMMAND_AREAS: ReadonlyArray<(cli: CliRuntime) => void> = [
   syncCommands,
   webhookCommands,
   logCommands,
-  eppCommands,
   masterKeyCommands,
   operatorCommands,
+  // Last: a plugin cannot take a built-in command's name.
+  pluginCommands,
 ];
 
 /** Runs one admin command; returns the process exit code (0 ok, 1 failed, 2 usage). */

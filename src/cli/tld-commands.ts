@@ -5,6 +5,7 @@ import type { CostPriceImportPlan, PriceChange, Rounding } from '../core/catalog
 import { formatAmount, type Minor } from '../core/common/money';
 import { type CliIo, type CliRuntime, UsageError, wholeNumber } from './cli-program';
 import { describeTld, priceRows } from './catalogue-views';
+import { databaseErrorCode } from '../infra/db/errors';
 import { parsePercent, parsePeriodPrices, parseRounding, parseTldList, priceFlag } from './price-syntax';
 
 interface ImportCostsOptions {
@@ -14,6 +15,7 @@ interface ImportCostsOptions {
   readonly round: Rounding;
   readonly tlds?: string[];
   readonly dryRun?: boolean;
+  readonly allowZeroCost?: boolean;
 }
 
 interface TldSetOptions {
@@ -62,7 +64,7 @@ export function tldCommands(cli: CliRuntime): void {
     .command(
       tld,
       'import-costs <registrar>',
-      "set a group's prices from the registrar's cost prices plus a margin; prints the diff (on stderr) before writing",
+      "set a group's prices from the registrar's cost prices plus a margin, in one transaction; prints the diff on stderr",
     )
     .requiredOption('--group <name>', 'the group whose prices are set')
     .option('--percent <n>', 'margin as a percentage of the cost, like 20 or 12.5', parsePercent)
@@ -80,7 +82,8 @@ export function tldCommands(cli: CliRuntime): void {
       'only these TLDs, like ".com,.net" (default: every TLD the registrar prices)',
       parseTldList,
     )
-    .option('--dry-run', 'show the diff; change nothing')
+    .option('--allow-zero-cost', 'import a cost of 0.00 (refused otherwise: more often a gap in the list than a gift)')
+    .option('--dry-run', 'show the diff, or the refusal, the real run would give; change nothing')
     .addHelpText(
       'after',
       '\nA TLD not on sale yet is added, served by this registrar; one served by another registrar is skipped.\n' +
@@ -91,16 +94,21 @@ export function tldCommands(cli: CliRuntime): void {
       cli.action<ImportCostsOptions>(async ({ module, io }, [registrar], options) => {
         if (options.percent === undefined && options.fixed === undefined)
           throw new UsageError('give the margin: --percent, --fixed or both (--percent 0 sells at cost)');
-        const importer = module.services.costPrices;
-        const plan = await importer.plan({
-          registrar,
-          group: options.group,
-          margin: { percentBasisPoints: options.percent ?? 0, fixed: options.fixed ?? 0, rounding: options.round },
-          tlds: options.tlds,
-        });
-        printDiff(io, plan);
         const dryRun = options.dryRun === true;
-        if (!dryRun) await importer.apply(plan);
+        // Planned and written in one transaction; a dry run plans in one and writes nothing.
+        const plan = await withoutStatements(
+          module.services.costPrices.run(
+            {
+              registrar,
+              group: options.group,
+              margin: { percentBasisPoints: options.percent ?? 0, fixed: options.fixed ?? 0, rounding: options.round },
+              tlds: options.tlds,
+              allowZeroCost: options.allowZeroCost === true,
+            },
+            { dryRun },
+          ),
+        );
+        printDiff(io, plan);
         io.stderr.write(`${summaryOf(plan, dryRun)}\n`);
         return describePlan(plan, dryRun);
       }),
@@ -185,7 +193,7 @@ function describePlan(plan: CostPriceImportPlan, dryRun: boolean) {
     registrar: plan.registrar,
     group: plan.group,
     dryRun,
-    applied: !dryRun && plan.writes.length > 0,
+    applied: plan.applied,
     newTlds: plan.newTlds,
     changes: plan.changes.map(describeChange),
     unchanged: plan.unchanged,
@@ -216,4 +224,23 @@ function summaryOf(plan: CostPriceImportPlan, dryRun: boolean): string {
         ? `${prices} would change (dry run: nothing written)`
         : `${prices} changed`;
   return `${done}, ${plan.unchanged} unchanged, group ${plan.group}`;
+}
+
+/**
+ * A database error said without its statement (the driver's message carries the SQL): the
+ * import wrote nothing, since everything is written in one transaction.
+ */
+async function withoutStatements<T>(work: Promise<T>): Promise<T> {
+  try {
+    return await work;
+  } catch (error) {
+    const code = databaseErrorCode(error);
+    if (code === undefined) throw error;
+    const busy = /BUSY|LOCKED|DEADLOCK|LOCK_WAIT/.test(code);
+    throw new Error(
+      busy
+        ? `the database was busy with other writes (${code}); nothing was written; run the import again`
+        : `the database refused the import (${code}); nothing was written`,
+    );
+  }
 }

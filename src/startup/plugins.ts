@@ -25,7 +25,7 @@ export async function loadRegistrarPlugins(
   lifecycle: Lifecycle,
 ): Promise<PluginRegistry> {
   const registrars = await loadPlugins(
-    [BUNDLED_PLUGINS_DIR, ...pluginFolders(pluginsDir ?? settings.pluginsDir)],
+    pluginDirectories(pluginsDir ?? settings.pluginsDir),
     settings.plugins,
     (pluginId) => ({
       logger: logger.child({ plugin: pluginId }),
@@ -39,6 +39,11 @@ export async function loadRegistrarPlugins(
     logger.error({ plugin: id, problem }, `registrar plugin "${id}" failed to load and is disabled: ${problem}`);
   lifecycle.onStop(() => registrars.close());
   return registrars;
+}
+
+/** The folders plugins are read from, in order: the bundled one, then PLUGINS_DIR's (comma-separated, relative to the working folder). */
+export function pluginDirectories(dirs: string | readonly string[] | undefined): string[] {
+  return [BUNDLED_PLUGINS_DIR, ...pluginFolders(dirs)];
 }
 
 /** PLUGINS_DIR's folders: comma-separated, relative to the working folder. */

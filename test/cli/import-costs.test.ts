@@ -1,6 +1,7 @@
 import { cli } from '../support/cli';
 import { TEST_MASTER_KEY } from '../support/harness';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
+import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
 // The sandbox plugin prices .com at 8.00 to register, 9.00 to renew and 8.00 to transfer, for one year.
 describe('reseller-admin tld import-costs', () => {
@@ -90,5 +91,49 @@ describe('reseller-admin tld import-costs', () => {
     const run = await cli(env, 'tld', 'import-costs', 'nosuch', '--group', 'retail', '--percent', '10');
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/nosuch is not installed/);
+  });
+
+  it('says a database refusal without SQL, having written nothing (all TLDs or none)', async () => {
+    // A trigger refuses .net's prices, written after .com's.
+    const direct = connectDatabase(parseDatabaseUrl(db.url));
+    try {
+      await direct.raw(
+        TEST_ENGINE === 'sqlite'
+          ? "CREATE TRIGGER refuse_net BEFORE INSERT ON tld_prices WHEN NEW.tld = '.net' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+          : "CREATE TRIGGER refuse_net BEFORE INSERT ON tld_prices FOR EACH ROW BEGIN IF NEW.tld = '.net' THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'; END IF; END",
+      );
+      const before = await comPrices();
+      const run = await cli(
+        env,
+        'tld',
+        'import-costs',
+        'sandbox',
+        '--group',
+        'retail',
+        '--tlds',
+        '.com,.net',
+        '--percent',
+        '50',
+      );
+      expect(run.code).toBe(1);
+      expect(run.stdout).toBe('');
+      const code = TEST_ENGINE === 'sqlite' ? 'SQLITE_CONSTRAINT_TRIGGER' : 'ER_SIGNAL_EXCEPTION';
+      expect(run.stderr).toBe(`error: the database refused the import (${code}); nothing was written\n`);
+      expect(await comPrices()).toEqual(before);
+      const tlds = (await cli(env, 'tld', 'list')).json().map((t: { tld: string }) => t.tld);
+      expect(tlds).not.toContain('.net');
+    } finally {
+      await direct.raw('DROP TRIGGER refuse_net');
+      await direct.destroy();
+    }
+  });
+
+  it('refuses with --dry-run what the real run refuses, and takes --allow-zero-cost', async () => {
+    const help = await cli(env, 'tld', 'import-costs', '--help');
+    expect(help.stdout).toMatch(/--allow-zero-cost/);
+    const dry = await cli(env, 'tld', 'import-costs', 'sandbox', '--group', 'nosuch', '--percent', '10', '--dry-run');
+    const real = await cli(env, 'tld', 'import-costs', 'sandbox', '--group', 'nosuch', '--percent', '10');
+    expect([dry.code, dry.stderr]).toEqual([1, 'error: group "nosuch" does not exist\n']);
+    expect([real.code, real.stderr]).toEqual([dry.code, dry.stderr]);
   });
 });

@@ -192,6 +192,30 @@ describe('the event outbox', () => {
     }
   });
 
+  it('publishes one credit.low for one fall that two processes dispatch at once', async () => {
+    const other = await createResellerModule({
+      database: h.databaseUrl,
+      clock: h.clock,
+      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
+    });
+    try {
+      const { credit, resellers } = h.module.services;
+      const balance = await credit.balance(resellerId);
+      await resellers.setLowCreditThreshold(resellerId, balance - 100);
+      const seen: AnyPlatformEvent[] = [];
+      const offs = [h.module, other].map((m) => m.on('credit.low', (_d, e) => void seen.push(e as AnyPlatformEvent)));
+      // Two debits below the threshold, one in each process, dispatched concurrently.
+      await Promise.all([credit.adjust(resellerId, -150, null), other.services.credit.adjust(resellerId, -10, null)]);
+      await Promise.all([dispatcher().drain(), other.container.get(TOKENS.outboxDispatcher).drain()]);
+      for (const off of offs) off();
+      expect(seen).toHaveLength(1);
+      await credit.adjust(resellerId, 160, null);
+      await resellers.setLowCreditThreshold(resellerId, null);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('publishes credit.low at once when the threshold is set above the balance', async () => {
     const { resellers, credit } = h.module.services;
     const balance = await credit.balance(resellerId);

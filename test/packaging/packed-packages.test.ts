@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -112,6 +113,7 @@ function guideCommands(name: string): string {
     let clone: string;
     beforeAll(async () => {
       h = await startHarness({ clock: fixedClock(new Date()) });
+      if (!h.server.listening) await once(h.server, 'listening');
       // The parts of a clone the SDK is built from, with the clone's installed dependencies.
       clone = path.join(scratch, 'clone');
       for (const part of ['tsconfig.json', 'scripts/build-client.js', 'src/client', 'packages/client'])

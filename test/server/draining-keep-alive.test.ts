@@ -34,6 +34,7 @@ describe('graceful stop with busy keep-alive clients', () => {
       DATABASE_URL: db.url,
       MASTER_KEY: TEST_MASTER_KEY,
       PORT: '0',
+      METRICS_PORT: '0',
       HOST: '127.0.0.1',
       // The load balancer's grace: the listener stays open, so requests keep coming while draining.
       SHUTDOWN_DELAY_MS: '300',

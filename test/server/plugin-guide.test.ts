@@ -102,7 +102,7 @@ describe('a plugin written as docs/plugins.md says', () => {
 
     server = spawn(process.execPath, [path.join(built, 'dist/src/main.js')], {
       cwd: deployment,
-      env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BACKGROUND_JOBS: 'false' },
+      env: { ...env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', BACKGROUND_JOBS: 'false' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -144,7 +144,13 @@ describe('a plugin written as docs/plugins.md says', () => {
       files.get('acme/package.json')!.replace('index.js', 'index'),
     );
     writeFileSync(path.join(plugins, 'acme', 'index.ts'), files.get('acme-ts/src/index.ts')!);
-    const env: NodeJS.ProcessEnv = { ...process.env, PLUGINS_DIR: plugins, PORT: '0', HOST: '127.0.0.1' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PLUGINS_DIR: plugins,
+      PORT: '0',
+      METRICS_PORT: '0',
+      HOST: '127.0.0.1',
+    };
     for (const name of ['DATABASE_URL', 'MASTER_KEY', 'MASTER_KEY_FILE', 'CONFIG_FILE']) delete env[name];
     const started = spawn(process.execPath, [path.join(built, 'dist/src/main.js')], {
       cwd: plugins,

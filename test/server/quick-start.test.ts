@@ -47,7 +47,8 @@ describe('npm start on a fresh clone', () => {
 
   it('prints a demo reseller and a command that answers its balance, and keeps its data under ./data', async () => {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
+    // METRICS_PORT=0: test servers run side by side, and the default metrics port is one for all of them.
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1' };
     for (const name of CONFIGURATION) delete env[name];
     child = spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts')], {
       cwd,
@@ -117,7 +118,8 @@ describe('npm start on a fresh clone whose port is taken', () => {
     const port = await freePort();
     blocker = net.createServer();
     await new Promise<void>((resolve) => blocker!.listen(port, '127.0.0.1', resolve));
-    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1' };
+    // METRICS_PORT=0: test servers run side by side, and the default metrics port is one for all of them.
+    const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), METRICS_PORT: '0', HOST: '127.0.0.1' };
     for (const name of CONFIGURATION) delete env[name];
     const start = () =>
       spawn(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'src/main.ts')], {

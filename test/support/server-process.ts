@@ -48,7 +48,8 @@ export async function startServer(entry: string, env: Record<string, string>): P
   ];
   const child = spawn(command, args, {
     cwd: ROOT,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Servers run side by side (test files, a benchmark's variants): each takes a free metrics port unless told.
+    env: { ...process.env, METRICS_PORT: '0', ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr!.on('data', (chunk) => {

@@ -1,5 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
-import type { Contact } from '../../../src/core/registrar/plugin';
+import type { Contact } from 'domain-reseller';
 import type { ContactData } from './frames';
 import { child, childText, children, NS, type XmlElement } from './xml';
 

@@ -1,4 +1,4 @@
-import type { PluginHost } from '../../../src/core/registrar/plugin';
+import type { PluginHost } from 'domain-reseller';
 import { EppRegistrar } from './epp-registrar';
 import type { EppOptions } from './options';
 import type { TlsSettings } from './connection';

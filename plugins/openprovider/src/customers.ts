@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Contact } from '../../../src/core/registrar/plugin';
+import type { Contact } from 'domain-reseller';
 import type {
   CustomerCreateCustomerRequest,
   CustomerGetCustomerResponseData,

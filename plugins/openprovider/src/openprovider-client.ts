@@ -1,4 +1,4 @@
-import type { PluginHost } from '../../../src/core/registrar/plugin';
+import type { PluginHost } from 'domain-reseller';
 import type { OpenproviderOptions } from './options';
 import { BASE_PATH, type AuthLoginResponse, type ErrorError } from './vendor/openprovider-api.generated';
 

@@ -14,7 +14,7 @@ import type {
   Registered,
   TldPriceOffer,
   TransferSyncResult,
-} from '../../../src/core/registrar/plugin';
+} from 'domain-reseller';
 import { contactFrom, contactKey, customerFrom, sameContact } from './customers';
 import { OpenproviderClient, isOpenproviderError } from './openprovider-client';
 import type { OpenproviderOptions } from './options';

@@ -1,4 +1,4 @@
-import type { RegistrarOutcome } from '../../../src/core/registrar/plugin';
+import type { RegistrarOutcome } from 'domain-reseller';
 import { isOpenproviderError, type OpenproviderError } from './openprovider-client';
 
 export type Failure = Extract<RegistrarOutcome, { ok: false }>;

@@ -1,5 +1,5 @@
-import { isResellerApiError, type ResellerApiError } from '../../../src/client';
-import type { RegistrarOutcome } from '../../../src/core/registrar/plugin';
+import { isResellerApiError, type ResellerApiError } from 'domain-reseller/client';
+import type { RegistrarOutcome } from 'domain-reseller';
 
 /**
  * How an upstream error is read depends on what was asked, because money settles on it:

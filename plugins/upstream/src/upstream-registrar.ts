@@ -1,4 +1,4 @@
-import { ResellerClient, type Addons, type CallOptions, type PhpValue } from '../../../src/client';
+import { ResellerClient, type Addons, type CallOptions, type PhpValue } from 'domain-reseller/client';
 import type {
   AvailabilityResult,
   CallContext,
@@ -9,7 +9,7 @@ import type {
   RegistrarPlugin,
   Registered,
   TransferSyncResult,
-} from '../../../src/core/registrar/plugin';
+} from 'domain-reseller';
 import type { UpstreamOptions } from './options';
 import {
   attempt,

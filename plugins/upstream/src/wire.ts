@@ -10,7 +10,7 @@ import type {
   DomainInformationReply,
   DomainSuggestion,
   ClientTldPricingRow,
-} from '../../../src/client';
+} from 'domain-reseller/client';
 import type {
   AvailabilityResult,
   Contact,
@@ -19,7 +19,7 @@ import type {
   DnsRecord,
   DomainInformation,
   TldPriceOffer,
-} from '../../../src/core/registrar/plugin';
+} from 'domain-reseller';
 
 /** `2027-11-21`, `2027-11-21T00:00:00Z` or `2027-11-21 00:00:00` → `2027-11-21`; anything else → undefined. */
 export function dateOf(value: unknown): string | undefined {

@@ -152,6 +152,11 @@ export class CatalogueService {
     return { input, tldName, prices };
   }
 
+  /** Told after another service changed the catalogue in its own unit of work (the cost import): the reads reused are dropped. */
+  catalogueChanged(): void {
+    this.recent.clear();
+  }
+
   offeredTlds(groupId: string): Promise<string[]> {
     return this.recent.read(`offered ${groupId}`, () => this.uow.read.catalogue.offeredTlds(groupId));
   }

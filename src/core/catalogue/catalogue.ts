@@ -69,6 +69,15 @@ export interface TldPrice {
 export interface CatalogueRepository {
   findTld(tld: string): Promise<Tld | undefined>;
   upsertTld(tld: Tld): Promise<void>;
+  /**
+   * Those of `tlds` in the catalogue, read as last committed and kept from change by others until
+   * the transaction ends (MariaDB: `FOR UPDATE`, which also holds the place of one not there yet;
+   * SQLite has one writer at a time). For the transaction's first read, so its later reads see at
+   * least as much.
+   */
+  lockTlds(tlds: readonly string[]): Promise<Tld[]>;
+  /** Adds a TLD; false, writing nothing, when it is in the catalogue already. */
+  insertTld(tld: Tld): Promise<boolean>;
   /** Replaces every price of one action of one TLD for one group. */
   replacePrices(groupId: string, tld: string, action: OrderAction, prices: ReadonlyMap<number, Minor>): Promise<void>;
   /** TLDs with at least one register price for the group, sorted. */

@@ -383,6 +383,61 @@ export interface RegistrarPluginDefinition<
    * and every call to it fails with that reason, so that the platform still starts.
    */
   create(options: Options, host: PluginHost): Created | Promise<Created>;
+  /**
+   * Optional. Operator commands, run as `reseller-admin <plugin id> <command name>`
+   * (docs/plugins.md#operator-commands). Without them the plugin adds no command.
+   */
+  readonly commands?: readonly PluginCommand[];
+}
+
+/** One operator command a plugin adds to `reseller-admin`, under its own id. */
+export interface PluginCommand {
+  /** kebab-case, as typed after the plugin id. */
+  readonly name: string;
+  /** One line for `reseller-admin <plugin id> --help`. */
+  readonly description: string;
+  readonly flags?: readonly PluginCommandFlag[];
+  /** More help, shown after the command's flags. */
+  readonly help?: string;
+  /** The audit log's action for a run that succeeds, like `epp.password.change`. Default: `<plugin id>.<name>`. */
+  readonly auditAction?: string;
+  /**
+   * Runs the command; what it returns is printed as JSON (or a table with `--format table`). Throw
+   * `pluginUsageError(message)` for input the operator must correct (exit 2); any other error is
+   * a failure (exit 1) and its message is printed.
+   */
+  run(context: PluginCommandContext): Promise<unknown>;
+}
+
+/** A flag taking a value, `--<name> <value>`. */
+export interface PluginCommandFlag {
+  /** kebab-case; `run` finds the value under the camelCase key (`new-password-env` → `newPasswordEnv`). */
+  readonly name: string;
+  /** What the value is, for the help (`<name>`). */
+  readonly value: string;
+  readonly description: string;
+  readonly isRequired?: boolean;
+}
+
+export interface PluginCommandContext {
+  /** The plugin's options as configured (`plugins.<id>`), not yet parsed: the command parses what it needs. */
+  readonly rawOptions: Readonly<Record<string, unknown>>;
+  /** The flags given, by camelCase name. */
+  readonly flags: Readonly<Record<string, string | undefined>>;
+  /** The command's environment: read secrets from a variable the operator names, never from a flag. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+const USAGE_ERROR = Symbol.for('reseller/PluginUsageError');
+
+/** An error of the operator's input to a plugin command: `reseller-admin` prints it with the command's help and exits 2. */
+export function pluginUsageError(message: string): Error {
+  return Object.assign(new Error(message), { [USAGE_ERROR]: true });
+}
+
+/** Recognised by brand: a plugin may bundle its own copy of this module. */
+export function isPluginUsageError(value: unknown): value is Error {
+  return value instanceof Error && (value as unknown as Record<symbol, unknown>)[USAGE_ERROR] === true;
 }
 
 const NOT_CONFIGURED = Symbol.for('reseller/PluginNotConfigured');

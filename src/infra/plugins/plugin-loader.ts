@@ -13,6 +13,7 @@ import {
   type CapabilityName,
   type PluginHost,
   type RegistrarPlugin,
+  type RegistrarPluginDefinition,
 } from '../../core/registrar/plugin';
 import type { InstalledRegistrar, RegistrarDirectory } from '../../core/registrar/registrar-directory';
 import { providePlatformTo } from './platform-module';
@@ -154,19 +155,7 @@ export async function loadPlugins(
 ): Promise<PluginRegistry> {
   const failed: FailedPlugin[] = [];
   const loaded = new Map<string, LoadedPlugin>();
-  const folders = new Map<string, { root: string; folder: string }>();
-  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) {
-    if (!existsSync(dir)) throw new PluginLoadError([`plugins directory ${dir} does not exist`]);
-    const root = realpathSync(dir);
-    for (const entry of readdirSync(root).sort()) {
-      if (entry.startsWith('.') || entry === 'node_modules') continue;
-      const folder = path.join(root, entry);
-      if (!statSync(folder).isDirectory()) continue;
-      const earlier = folders.get(entry);
-      if (earlier && earlier.root !== root) onReplaced?.({ id: entry, folder: earlier.folder, by: folder });
-      folders.set(entry, { root, folder });
-    }
-  }
+  const folders = pluginFolders(dirs, onReplaced);
   const seenFolders = new Map<string, string>();
   const seenPackages = new Map<string, string>();
   for (const [entry, { root, folder }] of folders) {
@@ -207,38 +196,10 @@ export async function loadPluginFolder(
   folderName: string = path.basename(folder),
 ): Promise<LoadedPlugin> {
   const realFolder = realpathSync(folder);
-  const manifest = readManifest(realFolder);
-  const { id, apiVersion } = manifest.resellerPlugin;
-  if (id !== folderName) throw new Error(`manifest id "${id}" does not match its folder name`);
-  if (apiVersion !== PLUGIN_API_VERSION)
-    throw new Error(`plugin API version ${apiVersion} is not supported (this platform speaks ${PLUGIN_API_VERSION})`);
+  const { manifest, definition: exported } = readDefinition(realFolder, folderName);
+  const { id } = manifest.resellerPlugin;
   const declared = declaredCapabilities(manifest);
   const { pluginOptions, disabled } = checkOptions(manifest, declared, rawOptions);
-
-  const main = manifest.main ?? 'index';
-  let entryFile: string;
-  try {
-    entryFile = realpathSync(require.resolve(path.resolve(realFolder, main)));
-  } catch {
-    throw new Error(`entry "${main}" cannot be found${typeScriptHint(realFolder, main)}`);
-  }
-  if (!entryFile.startsWith(realFolder + path.sep))
-    throw new Error('entry resolves outside the plugin folder; refusing to load it');
-
-  providePlatformTo(realFolder);
-  let exported: unknown;
-  try {
-    exported = (require(entryFile) as { default?: unknown }).default;
-  } catch (error) {
-    throw new Error(`the entry cannot be loaded: ${whereItFailed(error, entryFile)}`);
-  }
-  if (!isRegistrarPluginDefinition(exported))
-    throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
-  if (exported.id !== id) throw new Error(`the entry defines plugin "${exported.id}" but the manifest says "${id}"`);
-  if (exported.apiVersion !== PLUGIN_API_VERSION)
-    throw new Error(
-      `the entry speaks plugin API version ${exported.apiVersion}; this platform speaks ${PLUGIN_API_VERSION}`,
-    );
   let parsedOptions: unknown;
   try {
     parsedOptions = exported.parseOptions(pluginOptions);
@@ -275,6 +236,87 @@ export async function loadPluginFolder(
     throw error;
   }
   return { ...loaded, plugin: created };
+}
+
+/** The gates before options: manifest, entry inside the folder, the branded export, its id and API version. */
+function readDefinition(
+  realFolder: string,
+  folderName: string,
+): { manifest: Manifest; definition: RegistrarPluginDefinition<unknown> } {
+  const manifest = readManifest(realFolder);
+  const { id, apiVersion } = manifest.resellerPlugin;
+  if (id !== folderName) throw new Error(`manifest id "${id}" does not match its folder name`);
+  if (apiVersion !== PLUGIN_API_VERSION)
+    throw new Error(`plugin API version ${apiVersion} is not supported (this platform speaks ${PLUGIN_API_VERSION})`);
+
+  const main = manifest.main ?? 'index';
+  let entryFile: string;
+  try {
+    entryFile = realpathSync(require.resolve(path.resolve(realFolder, main)));
+  } catch {
+    throw new Error(`entry "${main}" cannot be found${typeScriptHint(realFolder, main)}`);
+  }
+  if (!entryFile.startsWith(realFolder + path.sep))
+    throw new Error('entry resolves outside the plugin folder; refusing to load it');
+
+  providePlatformTo(realFolder);
+  let exported: unknown;
+  try {
+    exported = (require(entryFile) as { default?: unknown }).default;
+  } catch (error) {
+    throw new Error(`the entry cannot be loaded: ${whereItFailed(error, entryFile)}`);
+  }
+  if (!isRegistrarPluginDefinition(exported))
+    throw new Error('the entry module must default-export defineRegistrarPlugin({...})');
+  if (exported.id !== id) throw new Error(`the entry defines plugin "${exported.id}" but the manifest says "${id}"`);
+  if (exported.apiVersion !== PLUGIN_API_VERSION)
+    throw new Error(
+      `the entry speaks plugin API version ${exported.apiVersion}; this platform speaks ${PLUGIN_API_VERSION}`,
+    );
+  return { manifest, definition: exported };
+}
+
+/** The plugin folders under `dirs` by folder name, a later folder's replacing an earlier one's. */
+function pluginFolders(
+  dirs: string | readonly string[],
+  onReplaced?: PluginReplaced,
+): Map<string, { root: string; folder: string }> {
+  const folders = new Map<string, { root: string; folder: string }>();
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) {
+    if (!existsSync(dir)) throw new PluginLoadError([`plugins directory ${dir} does not exist`]);
+    const root = realpathSync(dir);
+    for (const entry of readdirSync(root).sort()) {
+      if (entry.startsWith('.') || entry === 'node_modules') continue;
+      const folder = path.join(root, entry);
+      if (!statSync(folder).isDirectory()) continue;
+      const earlier = folders.get(entry);
+      if (earlier && earlier.root !== root) onReplaced?.({ id: entry, folder: earlier.folder, by: folder });
+      folders.set(entry, { root, folder });
+    }
+  }
+  return folders;
+}
+
+/**
+ * The definitions of the plugins `loadPlugins` would load from `dirs`, through the gates that come
+ * before options and `create` (manifest, folder, entry, brand, id, API version), none created:
+ * `reseller-admin` reads their commands before it opens anything. A folder that fails a gate is
+ * left out here; loading the module reports it.
+ */
+export function pluginDefinitions(
+  dirs: string | readonly string[],
+): Array<{ readonly id: string; readonly definition: RegistrarPluginDefinition<unknown> }> {
+  const found: Array<{ readonly id: string; readonly definition: RegistrarPluginDefinition<unknown> }> = [];
+  for (const [entry, { root, folder }] of pluginFolders(dirs)) {
+    try {
+      const real = realpathSync(folder);
+      if (real.startsWith(root + path.sep))
+        found.push({ id: entry, definition: readDefinition(real, entry).definition });
+    } catch {
+      // Reported with the other load failures when the module loads the plugins.
+    }
+  }
+  return found;
 }
 
 function readManifest(folder: string): Manifest {

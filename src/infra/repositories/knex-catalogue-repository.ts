@@ -9,6 +9,8 @@ import type {
 } from '../../core/catalogue/catalogue';
 import type { Minor } from '../../core/common/money';
 import type { PremiumRule } from '../../core/catalogue/premium';
+import { databaseKind } from '../db/database-kind';
+import { isUniqueViolation } from '../db/errors';
 
 interface TldRow {
   tld: string;
@@ -35,6 +37,15 @@ const toTld = (row: TldRow): Tld => ({
   redemptionDays: Number(row.redemption_days),
 });
 
+const tldRow = (tld: Tld) => ({
+  tld: tld.tld,
+  registrar: tld.registrar,
+  min_length: tld.minLength,
+  max_length: tld.maxLength,
+  grace_days: tld.graceDays,
+  redemption_days: tld.redemptionDays,
+});
+
 export class KnexCatalogueRepository implements CatalogueRepository {
   constructor(private readonly db: Db) {}
 
@@ -44,17 +55,27 @@ export class KnexCatalogueRepository implements CatalogueRepository {
   }
 
   async upsertTld(tld: Tld): Promise<void> {
-    await this.db('tlds')
-      .insert({
-        tld: tld.tld,
-        registrar: tld.registrar,
-        min_length: tld.minLength,
-        max_length: tld.maxLength,
-        grace_days: tld.graceDays,
-        redemption_days: tld.redemptionDays,
-      })
-      .onConflict('tld')
-      .merge();
+    await this.db('tlds').insert(tldRow(tld)).onConflict('tld').merge();
+  }
+
+  async lockTlds(tlds: readonly string[]): Promise<Tld[]> {
+    if (tlds.length === 0) return [];
+    const query = this.db<TldRow>('tlds')
+      .whereIn('tld', [...tlds])
+      .orderBy('tld');
+    // SQLite has one writer at a time already (and knex warns at FOR UPDATE there).
+    if (databaseKind(this.db) === 'mysql') query.forUpdate();
+    return (await query).map(toTld);
+  }
+
+  async insertTld(tld: Tld): Promise<boolean> {
+    try {
+      await this.db('tlds').insert(tldRow(tld));
+      return true;
+    } catch (error) {
+      if (isUniqueViolation(error)) return false;
+      throw error;
+    }
   }
 
   async replacePrices(

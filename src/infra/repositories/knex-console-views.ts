@@ -52,7 +52,12 @@ export class KnexConsoleViews implements ConsoleViews {
     // The page of domains first, on the domains table alone (its name index gives the order and the
     // keyset), then the reseller's email and the open order of those rows only: joined first,
     // MariaDB drove the query from the resellers and sorted all their domains for every page.
-    const page = this.db('domains as d').select('d.*').orderBy('d.name').limit(q.limit);
+    // The columns the list shows, not `d.*`: MariaDB materialises this derived table, and a TEXT
+    // column (nameservers, premium costs) makes that an on-disk temporary table for every page.
+    const page = this.db('domains as d')
+      .select('d.id', 'd.name', 'd.unicode_name', 'd.tld', 'd.reseller_id', 'd.registrar', 'd.status', 'd.expiry_date')
+      .orderBy('d.name')
+      .limit(q.limit);
     if (q.statuses && q.statuses.length > 0) page.whereIn('d.status', [...q.statuses]);
     if (q.registrar) page.where('d.registrar', q.registrar);
     if (q.resellerId) page.where('d.reseller_id', q.resellerId);

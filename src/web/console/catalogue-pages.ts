@@ -252,17 +252,17 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
     handler: async (ctx) => {
       const group = await groupOf(ctx);
       const importer = ctx.resolve(TOKENS.costPriceImport);
-      let plan: Awaited<ReturnType<typeof importer.plan>>;
+      const apply = field(ctx.form, 'apply') === '1';
+      let plan: Awaited<ReturnType<typeof importer.run>>;
       try {
-        plan = await importer.plan(importInput(group, ctx.form));
+        // Planned and, when applying, written in one transaction with the same checks either way;
+        // each TLD it sets is audited with its prices before and after, in that transaction.
+        plan = await importer.run(importInput(group, ctx.form), { dryRun: !apply });
       } catch (error) {
-        if (isDomainError(error) && error.code === 'validation_failed')
-          return groupPage(ctx, group, { importError: error.message }, 400);
+        if (isDomainError(error) && (error.code === 'validation_failed' || error.code === 'conflict'))
+          return groupPage(ctx, group, { importError: error.message }, error.code === 'conflict' ? 409 : 400);
         throw error;
       }
-      const apply = field(ctx.form, 'apply') === '1';
-      // Each TLD it sets is audited with its prices before and after, in the import's one transaction.
-      if (apply) await importer.apply(plan);
       return ctx.render('import-costs', {
         pageTitle: `Cost import for ${group.name}`,
         group,

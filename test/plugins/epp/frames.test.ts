@@ -2,7 +2,7 @@ import * as frames from '../../../plugins/epp/src/frames';
 import { encodeFrame, FrameError, FrameReader } from '../../../plugins/epp/src/framing';
 import { DEFAULT_AUTH_CODE_POLICY, parseOptions } from '../../../plugins/epp/src/options';
 import { toContactData, toE164, ContactInputError, newAuthCode, newContactId } from '../../../plugins/epp/src/contacts';
-import { refusalOf } from '../../../plugins/epp/src/epp-registrar';
+import { refusalOf } from '../../../plugins/epp/src/outcomes';
 import { parseServerFrame, type EppResponse } from '../../../plugins/epp/src/responses';
 import { child, childText, NS, parseXml, XmlParseError, XmlValueError } from '../../../plugins/epp/src/xml';
 import { validateEpp } from '../../support/epp/xml-schema';
