@@ -1,3 +1,4 @@
+import { secretOption } from 'domain-reseller';
 export interface OpenproviderOptions {
   /** The API's address without the version path, no trailing slash: https://api.openprovider.eu. */
   readonly baseUrl: string;
@@ -21,7 +22,6 @@ export type ParsedOptions =
 
 export const PRODUCTION_URL = 'https://api.openprovider.eu';
 export const SANDBOX_URL = 'https://api.cte.openprovider.eu';
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /**
  * Checks the `plugins.openprovider` options and reports every problem at once. The password may be
@@ -70,17 +70,8 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   const username = text('username');
   if (username === undefined) problems.push('username is required (your Openprovider API user)');
 
-  const inline = text('password');
-  const passwordEnv = text('passwordEnv');
-  let password: string | undefined;
-  if (inline !== undefined && passwordEnv !== undefined) problems.push('give password or passwordEnv, not both');
-  else if (passwordEnv !== undefined) {
-    if (!ENV_NAME.test(passwordEnv))
-      problems.push('passwordEnv must be the name of an environment variable, like OPENPROVIDER_PASSWORD');
-    else if (!env[passwordEnv]) problems.push(`passwordEnv names ${passwordEnv}, which is not set`);
-    else password = env[passwordEnv];
-  } else if (inline !== undefined) password = inline;
-  else problems.push('password or passwordEnv is required');
+  const password = secretOption(raw, 'password', env, 'OPENPROVIDER_PASSWORD');
+  if (password.problem !== undefined) problems.push(password.problem);
 
   const currency = (text('currency') ?? 'EUR').toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) problems.push('currency must be a three-letter currency code, like EUR');
@@ -95,7 +86,7 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
     options: {
       baseUrl: baseUrl.replace(/\/+$/, ''),
       username: username!,
-      password: password!,
+      password: password.value!,
       currency,
       requestTimeoutMs,
       maxRetryAfterMs,

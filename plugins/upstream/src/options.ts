@@ -1,3 +1,5 @@
+import { secretOption } from 'domain-reseller';
+
 export interface UpstreamOptions {
   /** The upstream API, with any base path, without a trailing slash. */
   readonly baseUrl: string;
@@ -13,7 +15,6 @@ export type ParsedOptions =
   | { readonly isConfigured: false };
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
 
 /**
  * Checks the plugin's options (the `plugins.upstream` section of the configuration file) and
@@ -54,17 +55,8 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   if (email === undefined) problems.push('email is required (our reseller account at the upstream)');
   else if (!/^[^\s@]+@[^\s@]+$/.test(email)) problems.push('email must be an email address');
 
-  const inlineKey = text('apiKey');
-  const keyEnv = text('apiKeyEnv');
-  let apiKey: string | undefined;
-  if (inlineKey !== undefined && keyEnv !== undefined) problems.push('give apiKey or apiKeyEnv, not both');
-  else if (keyEnv !== undefined) {
-    if (!ENV_NAME.test(keyEnv))
-      problems.push('apiKeyEnv must be the name of an environment variable, like UPSTREAM_API_KEY');
-    else if (!env[keyEnv]) problems.push(`apiKeyEnv names ${keyEnv}, which is not set`);
-    else apiKey = env[keyEnv]!.trim();
-  } else if (inlineKey !== undefined) apiKey = inlineKey;
-  else problems.push('apiKey or apiKeyEnv is required');
+  const apiKey = secretOption(raw, 'apiKey', env, 'UPSTREAM_API_KEY');
+  if (apiKey.problem !== undefined) problems.push(apiKey.problem);
 
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   const rawTimeout = raw.timeoutMs;
@@ -78,6 +70,6 @@ export function parseOptions(raw: Record<string, unknown>, env: NodeJS.ProcessEn
   if (problems.length > 0) throw new Error(problems.join('; '));
   return {
     isConfigured: true,
-    options: { baseUrl: baseUrl!.replace(/\/+$/, ''), email: email!, apiKey: apiKey!, timeoutMs },
+    options: { baseUrl: baseUrl!.replace(/\/+$/, ''), email: email!, apiKey: apiKey.value!, timeoutMs },
   };
 }

@@ -428,6 +428,44 @@ export interface PluginCommandContext {
   readonly env: Readonly<Record<string, string | undefined>>;
 }
 
+/** A secret option's value, or what is wrong with it in words that never contain the secret. */
+export type SecretOption =
+  | { readonly value: string; readonly problem?: undefined }
+  | { readonly value?: undefined; readonly problem: string };
+
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/**
+ * A secret option (a password, an API key) given inline as `<name>` or, better, through the
+ * environment variable `<name>Env` names, so that it never sits in the configuration file:
+ * `secretOption(raw, 'password', env, 'ACME_PASSWORD')` reads `password` or `passwordEnv`. Either
+ * one is required, not both; surrounding white space is dropped. A plugin's `parseOptions` adds
+ * `problem` to the others it reports, so every problem is listed at once.
+ */
+export function secretOption(
+  raw: Readonly<Record<string, unknown>>,
+  name: string,
+  env: Readonly<Record<string, string | undefined>>,
+  exampleVariable = `${name.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`,
+): SecretOption {
+  const envName = `${name}Env`;
+  const isGiven = (value: unknown) => value !== undefined && value !== '';
+  const inline = raw[name];
+  const variable = raw[envName];
+  if (isGiven(inline) && typeof inline !== 'string') return { problem: `${name} must be text` };
+  if (isGiven(variable) && typeof variable !== 'string') return { problem: `${envName} must be text` };
+  if (isGiven(inline) && isGiven(variable)) return { problem: `give ${name} or ${envName}, not both` };
+  if (typeof variable === 'string' && isGiven(variable)) {
+    const named = variable.trim();
+    if (!ENV_NAME.test(named))
+      return { problem: `${envName} must be the name of an environment variable, like ${exampleVariable}` };
+    const value = env[named]?.trim();
+    return value ? { value } : { problem: `${envName} names ${named}, which is not set` };
+  }
+  if (typeof inline === 'string' && isGiven(inline)) return { value: inline.trim() };
+  return { problem: `${name} or ${envName} is required` };
+}
+
 const USAGE_ERROR = Symbol.for('reseller/PluginUsageError');
 
 /** An error of the operator's input to a plugin command: `reseller-admin` prints it with the command's help and exits 2. */
