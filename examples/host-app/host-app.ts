@@ -2,7 +2,8 @@
  * A host billing platform that embeds the reseller module: its own Koa app and routes, its own
  * knex connection and tables, its own customers (who are the resellers) and its own balances.
  * It mounts the reseller API under /reseller-api and keeps an activity feed from the module's
- * events. Run it with `npx tsx examples/host-app/main.ts`; test/examples/host-app.test.ts runs it too.
+ * events. Run it with `node --import tsx examples/host-app/main.ts` (one process, so signals reach it);
+ * test/examples/host-app.test.ts and host-app-signals.test.ts run it too.
  *
  * In a host of your own, import from the package instead: `from 'domain-reseller'`.
  */

@@ -48,6 +48,8 @@ export interface Fault {
   /** For `slow`: milliseconds before answering (after acting); for `429`: the Retry-After in seconds. */
   readonly ms?: number;
   readonly retryAfterSeconds?: number;
+  /** Told when the fake has acted on the call (recorded it, changed its state), before it answers. */
+  readonly onActed?: () => void;
 }
 
 export interface FakeDomain {
@@ -689,6 +691,7 @@ export async function startFakeOpenprovider(options: FakeOpenproviderOptions = {
       json = { code: error.code, desc: error.desc };
     }
     recordCall(status, body);
+    fault?.onActed?.();
     if (fault?.kind === 'lost') {
       req.socket.destroy();
       return;
