@@ -1,5 +1,6 @@
 import { cli } from '../support/cli';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { ulid } from 'ulid';
 import { givenDomain } from '../support/domains';
 
 /** Issue 31, item 9: closing a reseller, on its own or handing its domains to another in the same step. */
@@ -97,5 +98,34 @@ describe('reseller-admin reseller close', () => {
     expect(await statusOf(email)).toBe('active');
     expect(await ownerOf('stays.com')).toBe(email);
     expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(200);
+  });
+  it('is refused while a held domain has an open order (a renewal in progress), moving nothing', async () => {
+    const email = h.reseller.email;
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    const domain = await givenDomain(h.module, 'renewing.com');
+    const now = Date.now();
+    await h.module.knex('orders').insert({
+      id: ulid(),
+      reseller_id: domain.resellerId,
+      action: 'renew',
+      domain_id: domain.id,
+      domain_name: 'renewing.com',
+      registrar: 'sandbox',
+      period: 1,
+      price_minor: 1000,
+      status: 'pending',
+      open_domain: 'renewing.com',
+      request: JSON.stringify({ addons: [] }),
+      reconcile_attempts: 0,
+      created_at: now,
+      updated_at: now,
+    });
+
+    // Moved, the renewal's refund (were it to fail) would land on the closed account.
+    const run = await cli(env, 'reseller', 'close', email, '--move-domains-to', heir.email);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`${email} has orders in progress (renewing.com): close it once they have settled`);
+    expect(await statusOf(email)).toBe('active');
+    expect(await ownerOf('renewing.com')).toBe(email);
   });
 });

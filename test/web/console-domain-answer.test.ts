@@ -59,6 +59,10 @@ describe("console domain page: the registrar's last answer is kept", () => {
       .send({ _csrf: csrfOf(page.text) || csrf });
     expect(synced.status).toBe(200);
     expect(synced.text).toContain('id="sync-changes"');
+    // Audited with the answer it kept, in the sync's own transaction, as the operator.
+    const [entry] = await h.module.services.audit.find({ subject: { kind: 'domain', id: 'synced-now.com' }, limit: 1 });
+    expect(entry).toMatchObject({ action: 'domain.sync', actor: { kind: 'operator', label: 'admin@example.com' } });
+    expect(entry?.after).toMatchObject({ registrarAnswer: { active: true } });
     const later = await agent.get(`${CONSOLE}/domains/synced-now.com`);
     expect(later.text).toContain('id="registrar-answer"');
     // Never a secret: the EPP code is not part of a sync answer.

@@ -1,3 +1,4 @@
+import { recordChange } from '../audit/audit-log';
 import type { Tld } from '../catalogue/catalogue';
 import type { RegistrarGateway, SyncView, TransferSyncView } from '../registrar/registrar-gateway';
 import type { Clock } from '../common/clock';
@@ -146,8 +147,15 @@ export class DomainSyncService {
     private readonly transferOrders: TransferOrders,
   ) {}
 
-  /** docs/api.md#domain-sync for one domain: asks the registrar, then records expiry and status (for the statuses sync owns). */
-  async syncDomain(domain: DomainRecord): Promise<SyncedDomain> {
+  /**
+   * docs/api.md#domain-sync for one domain: asks the registrar, then records its answer, and expiry
+   * and status (for the statuses sync owns), in one transaction. `audited`: an operator asked (the
+   * console's "sync now"), so the audit entry is written in that transaction too.
+   */
+  async syncDomain(
+    domain: DomainRecord,
+    { audited = false }: { readonly audited?: boolean } = {},
+  ): Promise<SyncedDomain> {
     // Final here (deleted, released, or an order that never took effect): our record is the answer, the registrar is not asked.
     if (isGone(domain.status)) {
       const view: SyncView = {
@@ -160,21 +168,35 @@ export class DomainSyncService {
       };
       return { view, domain, changes: {} };
     }
-    const view = await this.answered(domain, 'sync', () => this.gateway.sync(domain));
-    if (view.fromPlatform || !isSyncable(domain.status)) return { view, domain, changes: {} };
-    // The TLD's grace and redemption days matter only for an expired domain: no read for the others.
-    const tld = view.expired ? await this.uow.read.catalogue.findTld(domain.tld) : undefined;
-    const status = statusFromSync(domain.status, view, tld, this.clock.now());
+    const view = await this.ask(domain, 'sync', () => this.gateway.sync(domain));
     const changes: { status?: DomainStatus; expiryDate?: string } = {};
-    if (status !== domain.status) changes.status = status;
-    if (view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate) changes.expiryDate = view.expiryDate;
-    if (Object.keys(changes).length === 0) return { view, domain, changes };
-    // Only while the status is still the one the registrar was asked about: a delete that landed meanwhile wins.
+    if (!view.fromPlatform && isSyncable(domain.status)) {
+      // The TLD's grace and redemption days matter only for an expired domain: no read for the others.
+      const tld = view.expired ? await this.uow.read.catalogue.findTld(domain.tld) : undefined;
+      const status = statusFromSync(domain.status, view, tld, this.clock.now());
+      if (status !== domain.status) changes.status = status;
+      if (view.expiryDate !== undefined && view.expiryDate !== domain.expiryDate) changes.expiryDate = view.expiryDate;
+    }
+    const nothingToWrite = view.fromPlatform && Object.keys(changes).length === 0 && !audited;
+    if (nothingToWrite) return { view, domain, changes: {} };
     const at = this.clock.now();
     const applied = await this.uow.run(async (repos) => {
-      if (!(await repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }))) return false;
-      if (changes.status !== undefined) statusChanged(repos.outbox, domain, changes.status, 'sync', at);
-      return true;
+      // A registrar without the capability answered nothing: our own record is not its answer.
+      if (!view.fromPlatform)
+        await repos.domains.recordSyncAnswer(domain.id, { kind: 'sync', at, answer: answerFields(view), error: null });
+      // Only while the status is still the one the registrar was asked about: a delete that landed meanwhile wins.
+      const changed =
+        Object.keys(changes).length > 0 &&
+        (await repos.domains.update(domain.id, changes, at, { ifStatus: domain.status }));
+      if (changed && changes.status !== undefined) statusChanged(repos.outbox, domain, changes.status, 'sync', at);
+      if (audited)
+        await recordChange(repos.audit, this.clock, {
+          action: 'domain.sync',
+          subject: { kind: 'domain', id: domain.name },
+          before: { status: domain.status, expiryDate: domain.expiryDate },
+          after: { ...(changed ? changes : {}), registrarAnswer: view.fromPlatform ? null : answerFields(view) },
+        });
+      return changed;
     });
     if (!applied) return { view, domain, changes: {} };
     return { view, domain: { ...domain, ...changes }, changes };
@@ -199,7 +221,16 @@ export class DomainSyncService {
       const reason = `${domain.unicodeName} is ${domain.status} on this platform; the transfer did not take effect here`;
       return { view: { completed: false, failed: true, reason, expiryDate: undefined, fromPlatform: true } };
     }
-    const view = await this.answered(domain, 'transfer_sync', () => this.gateway.transferSync(domain));
+    const view = await this.ask(domain, 'transfer_sync', () => this.gateway.transferSync(domain));
+    if (!view.fromPlatform)
+      await this.uow.run(({ domains }) =>
+        domains.recordSyncAnswer(domain.id, {
+          kind: 'transfer_sync',
+          at: this.clock.now(),
+          answer: answerFields(view),
+          error: null,
+        }),
+      );
     if (domain.status === 'Pending Transfer' && (view.completed || view.failed)) {
       const outcome: TransferOutcome = view.fromPlatform
         ? { kind: 'unconfirmed' }
@@ -236,27 +267,27 @@ export class DomainSyncService {
   }
 
   /**
-   * Asks the registrar and keeps its answer (or why the call failed) as the domain's last sync
-   * answer, with its time. The views hold flags, dates and a reason only: nothing secret is kept.
+   * Asks the registrar; a failed call is kept as the domain's last sync answer, with its time and
+   * reason (an answer is kept by the caller, with what it changes). The views hold flags, dates and
+   * a reason only: nothing secret is kept.
    */
-  private async answered<V extends SyncView | TransferSyncView>(
+  private async ask<V extends SyncView | TransferSyncView>(
     domain: DomainRecord,
     kind: SyncAnswer['kind'],
-    ask: () => Promise<V>,
+    call: () => Promise<V>,
   ): Promise<V> {
-    const keep = (answer: SyncAnswer) => this.uow.run(({ domains }) => domains.recordSyncAnswer(domain.id, answer));
-    let view: V;
     try {
-      view = await ask();
+      return await call();
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       // The registrar's failure is what the caller hears, even when it cannot be kept.
-      await keep({ kind, at: this.clock.now(), answer: null, error: message }).catch(() => undefined);
+      await this.uow
+        .run(({ domains }) =>
+          domains.recordSyncAnswer(domain.id, { kind, at: this.clock.now(), answer: null, error: message }),
+        )
+        .catch(() => undefined);
       throw error;
     }
-    // A registrar without the capability answered nothing: our own record is not its answer.
-    if (!view.fromPlatform) await keep({ kind, at: this.clock.now(), answer: answerFields(view), error: null });
-    return view;
   }
 
   /**

@@ -229,7 +229,7 @@ export class ResellerService {
         .slice(0, 3)
         .map((d) => d.name)
         .join(', ')}${domains.length > 3 ? ', …' : ''}`;
-    return this.uow.run(async ({ resellers, ledger, domains, audit }) => {
+    return this.uow.run(async ({ resellers, ledger, domains, orders, audit }) => {
       const audited = (movedDomains: number) =>
         recordChange(audit, this.clock, {
           action: 'reseller.close',
@@ -247,7 +247,14 @@ export class ResellerService {
         );
       const held = (statuses: readonly DomainStatus[]) =>
         domains.page({ resellerId: reseller.id, statuses, sort: 'name', limit: 4 });
-      const inFlight = await held(PENDING_STATUSES);
+      // A domain waiting for its order, or a held one with an open order (a renewal, a restore):
+      // the order's refund is the reseller's, so it settles before the account closes.
+      const inFlight = [
+        ...(await held(PENDING_STATUSES)),
+        ...(await orders.page({ resellerId: reseller.id, statuses: ['pending'], limit: 4 })).map((o) => ({
+          name: o.domain,
+        })),
+      ].filter((d, i, all) => all.findIndex((e) => e.name === d.name) === i);
       if (inFlight.length > 0)
         throw new DomainError(
           'conflict',

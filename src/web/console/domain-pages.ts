@@ -102,13 +102,8 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
     access: 'admin',
     handler: async (ctx) => {
       const domain = await domainOf(ctx);
-      const synced = await ctx.resolve(TOKENS.domainSyncService).syncDomain(domain);
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'domain.sync',
-        subject: { kind: 'domain', id: domain.name },
-        before: { status: domain.status, expiryDate: domain.expiryDate },
-        after: { status: synced.domain.status, expiryDate: synced.domain.expiryDate, registrarAnswer: synced.view },
-      });
+      // The answer, what it changes and the audit entry are written in one transaction.
+      const synced = await ctx.resolve(TOKENS.domainSyncService).syncDomain(domain, { audited: true });
       return ctx.render('domain', {
         pageTitle: domain.unicodeName,
         ...(await detailOf(ctx, synced.domain)),
