@@ -43,6 +43,19 @@ describe('the embedded SQLite database on disk', () => {
     }
   });
 
+  it("creates the embedded default's folder for another file in it too (docs/plugins.md's sqlite:./data/minimal.sqlite)", async () => {
+    const module = await createResellerModule({
+      database: 'sqlite:./data/minimal.sqlite',
+      settings: { logLevel: 'silent' },
+    });
+    try {
+      expect(mode(path.join(dir, 'data'))).toBe(0o700);
+      expect(existsSync(path.join(dir, 'data', 'minimal.sqlite'))).toBe(true);
+    } finally {
+      await module.close();
+    }
+  });
+
   it('refuses any other SQLite path whose folder is missing, naming it, and creates nothing', async () => {
     const missing = path.join(dir, 'typo', 'deeper');
     await expect(

@@ -76,7 +76,7 @@ export function mysqlConnectionOptions(location: string): PoolOptions {
  * 0700 and a database file it creates is 0600, whatever the umask (chmod after creating, since the
  * umask only ever takes bits away from a mode asked for). SQLite gives the -wal and -shm files the
  * database file's mode. Existing folders and files keep the mode their owner gave them. Only the
- * embedded default's folder is created: any other path's folder must exist (a typo in
+ * embedded default's folder (./data) is created: any other path's folder must exist (a typo in
  * DATABASE_URL must not leave a new folder and an empty database somewhere).
  */
 function createPrivately(file: string, mayCreateFolder: boolean): void {
@@ -98,15 +98,15 @@ function createPrivately(file: string, mayCreateFolder: boolean): void {
   }
 }
 
-/** Whether the target is the embedded default database (DEFAULT_DATABASE_URL, as resolved in `cwd`). */
-export function isEmbeddedDefault(target: DatabaseTarget, cwd = process.cwd()): boolean {
+/** Whether a SQLite file lies in the embedded default's folder (that of DEFAULT_DATABASE_URL, `./data` of `cwd`). */
+export function isInEmbeddedDefaultFolder(target: DatabaseTarget, cwd = process.cwd()): boolean {
   const embedded = parseDatabaseUrl(DEFAULT_DATABASE_URL, cwd);
-  return target.kind === embedded.kind && target.location === embedded.location;
+  return target.kind === 'sqlite' && path.dirname(target.location) === path.dirname(embedded.location);
 }
 
 export function connectDatabase(target: DatabaseTarget, options: ConnectOptions = {}): Knex {
   if (target.kind === 'sqlite') {
-    if (target.location !== ':memory:') createPrivately(target.location, isEmbeddedDefault(target));
+    if (target.location !== ':memory:') createPrivately(target.location, isInEmbeddedDefaultFolder(target));
     const busyTimeout = options.sqliteBusyTimeoutMs ?? 5000;
     return knex({
       client: 'better-sqlite3',
