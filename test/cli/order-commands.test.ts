@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import qs from 'qs';
 import { runCli } from '../../src/cli/commands';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { placeRegister } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 
@@ -34,30 +34,7 @@ describe('reseller-admin order commands', () => {
     return { code, json: code === 0 ? JSON.parse(stdout.text()) : undefined, stderr: stderr.text() };
   }
 
-  const register = (domain: string) =>
-    h.http
-      .post('/order/domains/register')
-      .set(h.headers())
-      .type('form')
-      .send(
-        qs.stringify({
-          domain,
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: {
-            registrant: {
-              firstname: 'A',
-              lastname: 'B',
-              email: 'a@b.co',
-              address1: 'x',
-              city: 'y',
-              country: 'NL',
-              postcode: '1',
-              phonenumber: '2',
-            },
-          },
-        }),
-      );
+  const register = (domain: string) => placeRegister(h, domain);
 
   it('sets yearly addon prices per group', async () => {
     const { code, json } = await admin(

@@ -1,6 +1,6 @@
 import qs from 'qs';
 import { startHarness, type Harness } from '../support/harness';
-import { REGISTRANT } from '../support/wire';
+import { REGISTRANT, placeRegister } from '../support/wire';
 
 const DEADLINE_MS = 250;
 
@@ -14,19 +14,7 @@ describe('orders against the sandbox registrar and its test names', () => {
     await h.close();
   });
 
-  const register = (domain: string) =>
-    h.http
-      .post('/order/domains/register')
-      .set(h.headers())
-      .type('form')
-      .send(
-        qs.stringify({
-          domain,
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: { registrant: REGISTRANT },
-        }),
-      );
+  const register = (domain: string) => placeRegister(h, domain);
   const credits = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
   const domainRow = (domain: string) => h.module.knex('domains').where({ name: domain }).first();
   const order = async (domain: string) => (await h.module.services.orders.list({ domain }))[0];

@@ -40,6 +40,14 @@ export const registerForm = (domain: string, extra: Record<string, unknown> = {}
     ...extra,
   });
 
+/** Places a one-year register order for `domain` over HTTP, as `who` (default: the harness's reseller); `extra` adds or replaces form fields. */
+export const placeRegister = (
+  h: Pick<Harness, 'http' | 'headers'>,
+  domain: string,
+  extra: Record<string, unknown> = {},
+  who?: { email: string; apiKey: string },
+) => h.http.post('/order/domains/register').set(h.headers(who)).type('form').send(registerForm(domain, extra));
+
 /** Calls a route the way a billing platform does: GET parameters in the query string, POST ones in a form body. */
 export function call(
   h: Harness,
