@@ -34,6 +34,8 @@ export interface WebSessionRepository {
   insert(session: WebSession): Promise<void>;
   find(idHash: string): Promise<WebSession | undefined>;
   touch(idHash: string, lastSeenAt: Date): Promise<void>;
+  /** Replaces the session's small state (`data`). */
+  setData(idHash: string, data: Readonly<Record<string, string>>): Promise<void>;
   delete(idHash: string): Promise<boolean>;
   deleteForPrincipal(kind: WebSession['principalKind'], principalId: string): Promise<number>;
   list(area: WebArea, now: Date, principal?: { kind: WebSession['principalKind']; id: string }): Promise<WebSession[]>;
@@ -133,6 +135,11 @@ export class WebSessions {
       },
       stage === 'signed_in' ? this.clock.now() : session.createdAt,
     );
+  }
+
+  /** Replaces a signed-in session's small state, under the same id (a value shown once, like a new API key, sealed). */
+  setData(session: WebSession, data: Readonly<Record<string, string>>): Promise<void> {
+    return this.repository.setData(session.idHash, data);
   }
 
   /** Ends one session (sign-out, or revoked from the console); true when it existed. */

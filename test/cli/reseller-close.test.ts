@@ -1,7 +1,9 @@
 import { cli } from '../support/cli';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
 import { ulid } from 'ulid';
+import { TOKENS } from '../../src/core/tokens';
 import { givenDomain } from '../support/domains';
+import { deferred } from '../support/fakes';
 
 /** Issue 31, item 9: closing a reseller, on its own or handing its domains to another in the same step. */
 describe('reseller-admin reseller close', () => {
@@ -127,5 +129,27 @@ describe('reseller-admin reseller close', () => {
     expect(run.stderr).toContain(`${email} has orders in progress (renewing.com): close it once they have settled`);
     expect(await statusOf(email)).toBe('active');
     expect(await ownerOf('renewing.com')).toBe(email);
+  });
+  it('never hands domains to an heir whose own closing commits meanwhile (the heir is read locked)', async () => {
+    const email = h.reseller.email;
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    await givenDomain(h.module, 'contested.com');
+    const heirRow = await h.module.services.resellers.byEmail(heir.email);
+    const uow = h.module.container.get(TOKENS.unitOfWork);
+    // The heir's own closing, held open after its status change (its checks found nothing to keep).
+    const statusChanged = deferred();
+    const release = deferred();
+    const closingHeir = uow.run(async ({ resellers }) => {
+      await resellers.setStatus(heirRow.id, 'closed');
+      statusChanged.resolve();
+      await release.promise;
+    });
+    await statusChanged.promise;
+    const closing = h.module.services.resellers.close(email, { moveDomainsTo: heir.email });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release.resolve();
+    await closingHeir;
+    await expect(closing).rejects.toThrow('heir@example.com is closed: domains can only move to an active reseller');
+    expect(await ownerOf('contested.com')).toBe(email);
   });
 });

@@ -11,6 +11,7 @@ import { noInput } from '../../src/http/wire/schemas';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
 import { expectLedgerInvariant } from '../support/ledger-invariant';
+import { WHMCS_REGISTRANT } from '../support/wire';
 
 /**
  * Property-based fuzzing of every route of the route table, from its zod schema: random and
@@ -45,16 +46,6 @@ function keysOf(schema: z.ZodType, depth = 0): string[] {
 
 const OWNED = 'fuzz-owned.com';
 const FOREIGN = 'fuzz-foreign.com';
-const REGISTRANT = {
-  'First Name': 'Ada',
-  'Last Name': 'Lovelace',
-  'Email Address': 'ada@example.com',
-  'Address 1': '1 Analytical Row',
-  City: 'London',
-  Postcode: 'N1 1AA',
-  Country: 'GB',
-  'Phone Number': '+44.2000000000',
-};
 
 /** A plausible value per known field, so that some requests get past validation to the services and the registrar. */
 const PLAUSIBLE: Record<string, fc.Arbitrary<unknown>> = {
@@ -75,8 +66,8 @@ const PLAUSIBLE: Record<string, fc.Arbitrary<unknown>> = {
     ['ns1.example.net', 'ns2.example.net'],
     { ns1: '' },
   ),
-  contacts: fc.constantFrom({ Registrant: REGISTRANT }, { registrant: { firstname: 'Ada' } }, {}),
-  contactdetails: fc.constantFrom({ Registrant: REGISTRANT }, { Admin: { 'First Name': 'A' } }),
+  contacts: fc.constantFrom({ Registrant: WHMCS_REGISTRANT }, { registrant: { firstname: 'Ada' } }, {}),
+  contactdetails: fc.constantFrom({ Registrant: WHMCS_REGISTRANT }, { Admin: { 'First Name': 'A' } }),
   addons: fc.constantFrom({ idprotection: '1' }, { dnsmanagement: 'on', emailforwarding: 'no' }, {}),
   domainfields: fc.constantFrom(
     Buffer.from('a:1:{s:1:"x";s:1:"y";}').toString('base64'),
@@ -650,7 +641,7 @@ const VALID: Record<string, unknown> = {
   domain: OWNED,
   regperiod: '1',
   nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-  contacts: { Registrant: REGISTRANT },
+  contacts: { Registrant: WHMCS_REGISTRANT },
   addons: { idprotection: '1' },
   eppcode: 'EPP-123',
   searchTerm: 'shop',
@@ -662,7 +653,7 @@ const VALID: Record<string, unknown> = {
   currentipaddress: '192.0.2.1',
   newipaddress: '192.0.2.2',
   transfertag: 'OTHER',
-  contactdetails: { Registrant: REGISTRANT },
+  contactdetails: { Registrant: WHMCS_REGISTRANT },
   ns1: 'ns1.example.net',
   ns2: 'ns2.example.net',
   prefix: ['info'],

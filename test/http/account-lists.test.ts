@@ -1,6 +1,7 @@
 import { computeToken } from '../../src/core/auth/api-token';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
+import { REGISTRANT } from '../support/wire';
 
 /**
  * docs/api.md#account-lists: a reseller's own domains, orders and statement as JSON pages.
@@ -10,16 +11,6 @@ import { startHarness, type Harness } from '../support/harness';
 describe('the account lists', () => {
   let h: Harness;
   let b: { email: string; apiKey: string };
-  const REGISTRANT = {
-    firstname: 'Ada',
-    lastname: 'Lovelace',
-    email: 'ada@example.com',
-    address1: '1 Analytical Row',
-    city: 'London',
-    postcode: 'N1 1AA',
-    country: 'GB',
-    phonenumber: '+44.2000000000',
-  };
   const order = (who: { email: string; apiKey: string }, path: string, fields: Record<string, unknown>) =>
     h.http
       .post(`/order/domains/${path}`)

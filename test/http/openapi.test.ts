@@ -248,6 +248,16 @@ describe('the OpenAPI document', () => {
     expect(headersOf('/healthz', 'get')).toEqual([]);
   });
 
+  it("documents the Order-Id and Order-Status reply headers of the paid orders' 200, and on no other operation", () => {
+    const replyHeadersOf = (path: string, method: string) =>
+      Object.keys(
+        ((doc.paths[path]![method]!.responses as Record<string, { headers?: object }>)['200']!.headers ?? {}) as object,
+      );
+    for (const action of ['register', 'renew', 'transfer'])
+      expect(replyHeadersOf(`/order/domains/${action}`, 'post')).toEqual(['Order-Id', 'Order-Status']);
+    expect(replyHeadersOf('/domains/{domain}/lock', 'post')).toEqual([]);
+  });
+
   it('lists 405 on every operation and 422 only where an Idempotency-Key is read', () => {
     const statusesOf = (path: string, method: string) => Object.keys(doc.paths[path]![method]!.responses);
     for (const [path, methods] of Object.entries(doc.paths))

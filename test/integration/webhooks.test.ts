@@ -4,6 +4,7 @@ import { Webhook } from 'standardwebhooks';
 import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
 import { RETRY_DELAYS_MS } from '../../src/core/webhooks/retry-schedule';
+import { KnexWebhookRepository } from '../../src/infra/repositories/knex-webhook-repository';
 import { HttpWebhookSender } from '../../src/infra/webhooks/http-webhook-sender';
 import { startHarness, type Harness } from '../support/harness';
 
@@ -232,6 +233,27 @@ describe('webhooks', () => {
     await eventually(() => at('/fast').length >= 12, 'every delivery to the fast endpoint', 5_000);
     await webhooks().remove(slow.endpoint.id);
     await webhooks().remove(fast.endpoint.id);
+  });
+
+  it('claims deliveries to two endpoints in batches, not one per transaction once their shares are full', async () => {
+    const worker = h.module.container.get(TOKENS.webhookDeliveryWorker);
+    await worker.stop();
+    const a = await webhooks().add({ resellerId }, hooks.url('/batch-a'));
+    const b = await webhooks().add({ resellerId }, hooks.url('/batch-b'));
+    for (let i = 0; i < 60; i++) await topUp(resellerId, 1);
+    await h.module.container.get(TOKENS.outboxDispatcher).drain();
+    const claims = jest.spyOn(KnexWebhookRepository.prototype, 'claimDue');
+    try {
+      worker.start();
+      await eventually(() => at('/batch-a').length >= 60 && at('/batch-b').length >= 60, 'all 120 deliveries', 10_000);
+      // 32 slots, a quarter (8) per endpoint: claiming again whenever half of the slots were
+      // free meant a claim after every attempt with two endpoints.
+      expect(claims.mock.calls.length).toBeLessThanOrEqual(16);
+    } finally {
+      claims.mockRestore();
+      await webhooks().remove(a.endpoint.id);
+      await webhooks().remove(b.endpoint.id);
+    }
   });
 
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {

@@ -170,7 +170,7 @@ describe('portal isolation between resellers', () => {
       .post(`${PORTAL}/api/rotate-key`)
       .type('form')
       .send({ _csrf: csrf, email: h.reseller.email, resellerId: a.id });
-    expect(rotated.status).toBe(200);
+    expect([rotated.status, rotated.headers.location]).toEqual([303, `${PORTAL}/api/new-key`]);
     // A's key still works; A's allow-list is untouched.
     expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(200);
     expect(await stateOfA()).toEqual(before);

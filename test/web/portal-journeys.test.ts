@@ -66,8 +66,13 @@ describe('the reseller portal in a real browser', () => {
     expect(await page.textContent('#server-hour')).toBe('26-11-21 10');
     await screenshot(page, 'portal-api');
     await submit(page, '#rotate-key');
+    expect(page.url()).toBe(`${h.baseUrl}${PORTAL}/api/new-key`);
     const newKey = (await page.textContent('#api-key'))!.trim();
     expect(newKey).toMatch(/^[\w-]{32}$/);
+    // A reload neither rotates the key again nor shows it again.
+    await page.reload();
+    expect(page.url()).toBe(`${h.baseUrl}${PORTAL}/api?notice=key_shown`);
+    expect(await page.content()).not.toContain(newKey);
     const refused = await api(oldKey);
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual({ error: 'Invalid API Token provided' });

@@ -155,7 +155,10 @@ export class BufferedApiLog {
     this.batchSize = Math.max(1, options.batchSize ?? 500);
   }
 
-  record(entry: RecordedApiCall): void {
+  record(call: RecordedApiCall): void {
+    // While the database refuses entries they pile up to bufferMax: each is then kept as stored
+    // (capped bodies), never with the request's whole parameters and reply.
+    const entry = this.failing ? storedEntry(call) : call;
     const error = entry.error && entry.error.length > MAX_ERROR ? entry.error.slice(0, MAX_ERROR) : entry.error;
     this.buffer.push(error === entry.error ? entry : { ...entry, error });
     if (this.buffer.length > this.options.bufferMax) {

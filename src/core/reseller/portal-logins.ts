@@ -102,6 +102,39 @@ export class PortalLogins {
     });
   }
 
+  /**
+   * "Forgot password" on the sign-in page (docs/portal.md#password-reset-by-email): the same
+   * one-time link as an invitation (24 h, used once, earlier links stop working) for an active
+   * reseller with that email, for the caller to mail; undefined for an address that is not one,
+   * which the caller must answer exactly alike.
+   */
+  async requestPasswordReset(emailInput: string): Promise<Invitation | undefined> {
+    let email: string;
+    try {
+      email = normaliseEmail(emailInput);
+    } catch {
+      return undefined;
+    }
+    return this.uow.run(async ({ resellers, oneTimeLinks, audit }) => {
+      const found = await resellers.findByEmail(email);
+      if (found?.status !== 'active') return undefined;
+      const reseller = publicReseller(found, emailInput);
+      const link = await new OneTimeLinks(oneTimeLinks, this.clock).issue(INVITATION, reseller.id);
+      await audit.append(
+        auditEntry(
+          {
+            action: 'reseller.portal.password_reset_requested',
+            subject: { kind: 'reseller', id: reseller.id },
+            after: { expiresAt: link.expiresAt.toISOString() },
+          },
+          this.clock.now(),
+          resellerActor(reseller),
+        ),
+      );
+      return { reseller, ...link };
+    });
+  }
+
   /** The reseller a usable invitation is for (the form shows its email), without using the link. */
   async invitationHolder(token: string): Promise<Reseller | undefined> {
     const id = await new OneTimeLinks(this.uow.read.oneTimeLinks, this.clock).peek(INVITATION, token);

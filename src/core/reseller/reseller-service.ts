@@ -270,7 +270,8 @@ export class ResellerService {
         await audited(0);
         return { reseller: { ...reseller, status: 'closed' }, movedDomains: 0 };
       }
-      const current = await resellers.findById(heir.id);
+      // Locked, and so read as last committed: the heir's own closing cannot commit meanwhile.
+      const current = await resellers.lockById(heir.id);
       if (current?.status !== 'active')
         throw new DomainError(
           'conflict',

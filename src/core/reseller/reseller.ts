@@ -37,6 +37,8 @@ export interface ResellerGroup {
 export interface ResellerRepository {
   findByEmail(email: string): Promise<ResellerSignIn | undefined>;
   findById(id: string): Promise<Reseller | undefined>;
+  /** `findById` that locks the row until the transaction ends (MariaDB: FOR UPDATE), reading its latest state. */
+  lockById(id: string): Promise<Reseller | undefined>;
   list(): Promise<Reseller[]>;
   insert(reseller: ResellerCredentials): Promise<void>;
   setStatus(id: string, status: ResellerStatus): Promise<void>;

@@ -84,6 +84,14 @@ export class KnexResellerRepository implements ResellerRepository {
     return row && withoutKey(toCredentials(row));
   }
 
+  async lockById(id: string): Promise<Reseller | undefined> {
+    const query = this.db<ResellerRow>('resellers').where({ id }).first();
+    // SQLite has one writer at a time already (and knex warns at FOR UPDATE there).
+    if (databaseKind(this.db) === 'mysql') query.forUpdate();
+    const row = await query;
+    return row && withoutKey(toCredentials(row));
+  }
+
   async list(): Promise<Reseller[]> {
     const rows = await this.db<ResellerRow>('resellers').orderBy('email');
     return rows.map((row) => withoutKey(toCredentials(row)));

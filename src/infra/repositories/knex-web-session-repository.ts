@@ -45,6 +45,12 @@ export class KnexWebSessionRepository implements WebSessionRepository {
     await this.db<SessionRow>('web_sessions').where({ id_hash: idHash }).update({ last_seen_at: lastSeenAt.getTime() });
   }
 
+  async setData(idHash: string, data: Readonly<Record<string, string>>): Promise<void> {
+    await this.db<SessionRow>('web_sessions')
+      .where({ id_hash: idHash })
+      .update({ data: Object.keys(data).length > 0 ? JSON.stringify(data) : null });
+  }
+
   async delete(idHash: string): Promise<boolean> {
     return (await this.db<SessionRow>('web_sessions').where({ id_hash: idHash }).delete()) > 0;
   }

@@ -8,6 +8,11 @@ import { WEB_TOKENS } from '../web-tokens';
 import { wholeNumberOf } from '../console/list-support';
 import type { PortalContext, PortalPage } from './portal-access';
 
+/** Where the session keeps a rotated key until the page that shows it once. */
+const NEW_KEY = 'newApiKey';
+/** A rotated key not shown within this long is not shown at all (rotate again). */
+const NEW_KEY_SHOWN_FOR_MS = 10 * 60_000;
+
 /** The reseller's API: address and username, key rotation, IP allow-list, the token checker, its API log, integration steps. */
 export const API_PAGES: readonly PortalPage[] = [
   {
@@ -24,6 +29,31 @@ export const API_PAGES: readonly PortalPage[] = [
       const { reseller } = ctx.principal;
       // The old key is refused from the next request on, on every process (no authentication cache: ADR 9).
       const apiKey = await ctx.resolve(TOKENS.resellerService).rotateKey(reseller.email);
+      // Post/redirect/get: a reload of the page that shows the key must not rotate it again. The key
+      // waits in the session, sealed with the master key, for the one page that shows it.
+      const sealed = ctx
+        .resolve(TOKENS.secretBox)
+        .seal(JSON.stringify({ apiKey, until: ctx.resolve(TOKENS.clock).now().getTime() + NEW_KEY_SHOWN_FOR_MS }));
+      await ctx.resolve(WEB_TOKENS.sessions).setData(ctx.session!, { ...ctx.session!.data, [NEW_KEY]: sealed });
+      return ctx.redirect('/api/new-key');
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/new-key',
+    access: 'reseller',
+    handler: async (ctx) => {
+      const session = ctx.session!;
+      const sealed = session.data[NEW_KEY];
+      if (sealed === undefined) return ctx.redirect('/api?notice=key_shown');
+      // Taken from the session before it is shown: a reload, or a second tab, finds it gone.
+      const { [NEW_KEY]: _taken, ...rest } = session.data;
+      await ctx.resolve(WEB_TOKENS.sessions).setData(session, rest);
+      const { apiKey, until } = JSON.parse(ctx.resolve(TOKENS.secretBox).open(sealed)) as {
+        apiKey: string;
+        until: number;
+      };
+      if (ctx.resolve(TOKENS.clock).now().getTime() > until) return ctx.redirect('/api?notice=key_shown');
       return ctx.render('api-key', { pageTitle: 'New API key', apiKey, endpoint: endpointOf(ctx) });
     },
   },
@@ -101,9 +131,11 @@ async function apiPage(ctx: PortalContext, extra: Record<string, unknown> = {}) 
   const { reseller } = ctx.principal;
   const now = ctx.resolve(TOKENS.clock).now();
   const { allowedNetworks } = await ctx.resolve(TOKENS.resellerService).allowedNetworks(reseller.email);
-  const notice = { allowed: 'The address is on the allow-list.', disallowed: 'The address is off the allow-list.' }[
-    field(ctx.query, 'notice')
-  ];
+  const notice = {
+    allowed: 'The address is on the allow-list.',
+    disallowed: 'The address is off the allow-list.',
+    key_shown: 'A new API key is shown only once, right after it is made; rotate the key again if you did not copy it.',
+  }[field(ctx.query, 'notice')];
   return ctx.render('api', {
     pageTitle: 'API',
     endpoint: endpointOf(ctx),

@@ -1,4 +1,5 @@
 import { TOKENS } from '../../core/tokens';
+import { WEB_TOKENS } from '../web-tokens';
 import { type SignInLogins, signInPages } from '../sign-in-flow';
 import type { PortalPage, PortalPrincipal } from './portal-access';
 
@@ -22,7 +23,9 @@ const PORTAL_LOGINS: SignInLogins<PortalPrincipal> = {
     template: 'invitation',
     holder: (ctx, token) => ctx.resolve(TOKENS.portalLogins).invitationHolder(token),
     use: async (ctx, token, password, confirmation) => {
-      await ctx.resolve(TOKENS.portalLogins).acceptInvitation(token, password, confirmation);
+      const reseller = await ctx.resolve(TOKENS.portalLogins).acceptInvitation(token, password, confirmation);
+      // A new password (after a reset by email, say) ends every session signed in with the old one.
+      await ctx.resolve(WEB_TOKENS.sessions).endAllOf('reseller', reseller.id);
     },
   },
 };

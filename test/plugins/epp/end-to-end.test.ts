@@ -1,10 +1,8 @@
-import { once } from 'node:events';
-import { isResellerApiError, ResellerClient } from '../../../src/client';
-import { parseAmount } from '../../../src/core/common/money';
+import { isResellerApiError, type ResellerClient } from '../../../src/client';
 import { makeTestCertificates, type TestCertificates } from '../../support/epp/certificates';
 import { clTRIDFor, REGISTRANT, startEppFixture, type EppFixture } from '../../support/epp/epp-fixture';
-import { startHarness, type Harness } from '../../support/harness';
-import { urlOf } from '../../support/upstream-pair';
+import { endToEnd } from '../../support/end-to-end';
+import type { Harness } from '../../support/harness';
 
 /**
  * The full order flow through the platform's HTTP API (with the client SDK) on top of the EPP
@@ -16,45 +14,22 @@ describe('the EPP plugin end to end, through the HTTP API', () => {
   let f: EppFixture;
   let h: Harness;
   let api: ResellerClient;
-  const order = (domain: string, period = 1) => ({
-    domain,
-    period,
-    nameservers: ['ns1.host.net', 'ns2.host.net'],
-    contacts: { registrant: REGISTRANT },
-  });
-  const balance = async () => parseAmount(await api.credits());
-  const domain = (name: string) => h.module.services.domains.show(name);
-  const orderOf = async (name: string) => (await h.module.services.orders.list({ domain: name }))[0]!;
-  const reconcile = () => {
-    h.clock.advance(h.module.settings.registrarTimeoutMs + 1_000);
-    return h.module.reconcile();
-  };
-  const resultsOf = (report: { orders: ReadonlyArray<{ domain: string; result: string }> }) =>
-    Object.fromEntries(report.orders.map((o) => [o.domain, o.result]));
+  const e2e = endToEnd(REGISTRANT);
+  const { order, balance, domain, orderOf, reconcile, resultsOf } = e2e;
   const clTRIDsOf = (command: string) => f.server.commands(command).map((c) => c.clTRID);
 
   beforeAll(async () => {
     certificates = makeTestCertificates();
     f = await startEppFixture({ certificates });
-    h = await startHarness({ settings: { plugins: { epp: f.pluginOptions }, reconcileAfterMs: 0 } });
-    if (!h.server.listening) await once(h.server, 'listening');
+    ({ h, api } = await e2e.start({
+      settings: { plugins: { epp: f.pluginOptions }, reconcileAfterMs: 0 },
+      topUp: 90_000,
+    }));
     await h.module.services.catalogue.setTld({
       tld: '.test',
       group: 'default',
       registrar: 'epp',
       prices: { register: { 1: 1000, 2: 1900 }, renew: { 1: 1200 }, transfer: { 1: 900 } },
-    });
-    await h.module.services.credit.adjust(
-      (await h.module.services.resellers.byEmail(h.reseller.email)).id,
-      90_000,
-      'test top-up',
-    );
-    api = new ResellerClient({
-      baseUrl: urlOf(h),
-      email: h.reseller.email,
-      apiKey: h.reseller.apiKey,
-      now: () => h.clock.now(),
-      retries: 0,
     });
   });
   afterAll(async () => {

@@ -1,15 +1,13 @@
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { isResellerApiError, ResellerClient } from '../../../src/client';
+import type { ResellerClient } from '../../../src/client';
 import { fixedClock } from '../../../src/core/common/clock';
-import { parseAmount } from '../../../src/core/common/money';
 import { cli } from '../../support/cli';
-import { startHarness, NOW, TEST_MASTER_KEY, type Harness } from '../../support/harness';
+import { NOW, TEST_MASTER_KEY, type Harness } from '../../support/harness';
 import { startFakeOpenprovider, type FakeOpenprovider } from '../../support/openprovider/fake-openprovider';
 import { REGISTRANT } from '../../support/openprovider/openprovider-fixture';
-import { urlOf } from '../../support/upstream-pair';
+import { endToEnd } from '../../support/end-to-end';
 
 /**
  * The whole HTTP API on top of the fake Openprovider: money moves at the platform, domains in the
@@ -21,30 +19,12 @@ describe('the Openprovider plugin end to end, through the HTTP API', () => {
   let h: Harness;
   let api: ResellerClient;
   const clock = fixedClock(NOW);
-  const order = (domain: string, period = 1) => ({
-    domain,
-    period,
-    nameservers: ['ns1.host.net', 'ns2.host.net'],
-    contacts: { registrant: REGISTRANT },
-  });
-  const balance = async () => parseAmount(await api.credits());
-  const domain = (name: string) => h.module.services.domains.show(name);
-  const orderOf = async (name: string) => (await h.module.services.orders.list({ domain: name }))[0]!;
-  const reconcile = () => {
-    h.clock.advance(h.module.settings.registrarTimeoutMs + 1_000);
-    return h.module.reconcile();
-  };
-  const resultsOf = (report: { orders: ReadonlyArray<{ domain: string; result: string }> }) =>
-    Object.fromEntries(report.orders.map((o) => [o.domain, o.result]));
-  const rejection = (promise: Promise<unknown>) =>
-    promise.then(
-      () => undefined,
-      (e: unknown) => (isResellerApiError(e) ? { status: e.status, message: e.serverMessage } : e),
-    );
+  const e2e = endToEnd(REGISTRANT);
+  const { order, balance, domain, orderOf, reconcile, resultsOf, rejection } = e2e;
 
   beforeAll(async () => {
     op = await startFakeOpenprovider({ now: () => clock.now() });
-    h = await startHarness({
+    ({ h, api } = await e2e.start({
       clock,
       registrar: 'openprovider',
       settings: {
@@ -52,21 +32,9 @@ describe('the Openprovider plugin end to end, through the HTTP API', () => {
         reconcileAfterMs: 0,
         registrarTimeoutMs: 3_000,
       },
-    });
-    if (!h.server.listening) await once(h.server, 'listening');
+      topUp: 200_000,
+    }));
     await h.module.services.catalogue.setPremiumRule('default', { kind: 'markup', basisPoints: 2000 });
-    await h.module.services.credit.adjust(
-      (await h.module.services.resellers.byEmail(h.reseller.email)).id,
-      200_000,
-      'test top-up',
-    );
-    api = new ResellerClient({
-      baseUrl: urlOf(h),
-      email: h.reseller.email,
-      apiKey: h.reseller.apiKey,
-      now: () => h.clock.now(),
-      retries: 0,
-    });
   });
   afterAll(async () => {
     await h.close();

@@ -12,6 +12,10 @@ function memoryRepository(): WebSessionRepository & { rows: Map<string, WebSessi
       const s = rows.get(id);
       if (s) rows.set(id, { ...s, lastSeenAt: at });
     },
+    setData: async (id, data) => {
+      const s = rows.get(id);
+      if (s) rows.set(id, { ...s, data: { ...data } });
+    },
     delete: async (id) => rows.delete(id),
     deleteForPrincipal: async (kind, id) => {
       let n = 0;

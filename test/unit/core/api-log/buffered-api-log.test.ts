@@ -146,6 +146,29 @@ describe('BufferedApiLog', () => {
     expect(dropped).toEqual([1, 1]);
   });
 
+  it('writes the bodies redacted and capped, and during an outage keeps only that, not the whole request', async () => {
+    let failing = true;
+    const { repo, batches } = repository({ failing: () => failing });
+    const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 1000, batchSize: 10, bufferMax: 100 });
+    const huge = { eppcode: 'SECRET', note: 'x'.repeat(50_000) };
+    log.record({ ...entry(1), requestParams: huge, replyText: '{"eppcode":"SECRET"}' });
+    await log.flush(); // refused: the log is now failing
+    log.record({ ...entry(2), requestParams: huge, replyText: '"ok"' });
+    const kept = (log as unknown as { buffer: Array<Record<string, unknown>> }).buffer;
+    expect(kept[1]!.requestParams).toBeUndefined();
+    expect(String(kept[1]!.requestBody).length).toBeLessThan(5_000);
+    failing = false;
+    await log.flush();
+    const [first, second] = batches.flat();
+    for (const e of [first!, second!]) {
+      expect(e.requestBody).toContain('"eppcode":"[redacted]"');
+      expect(e.requestBody!.length).toBeLessThan(5_000);
+      expect(JSON.stringify(e)).not.toContain('SECRET');
+      expect(e).not.toHaveProperty('requestParams');
+    }
+    expect([first!.replyBody, second!.replyBody]).toEqual(['{"eppcode":"[redacted]"}', '"ok"']);
+  });
+
   it('bounds the stored error message', () => {
     const { repo } = repository();
     const log = new BufferedApiLog(repo, recordingLogger(), { flushMs: 1000, bufferMax: 10 });
