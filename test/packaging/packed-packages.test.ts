@@ -106,22 +106,24 @@ function guideCommands(name: string): string {
       if (!report.passed)
         throw new Error(`the recipe's plugin fails the conformance kit in ${folder}:\n${report.text}`);
     }
-  }, 120_000);
+  }, 300_000);
 
   describe('the client SDK', () => {
     let h: Harness;
-    let clone: string;
-    beforeAll(async () => {
-      h = await startHarness({ clock: fixedClock(new Date()) });
-      if (!h.server.listening) await once(h.server, 'listening');
-      // The parts of a clone the SDK is built from, with the clone's installed dependencies.
-      clone = path.join(scratch, 'clone');
+    /** The parts of a clone the SDK is built from, with the clone's installed dependencies: a fresh copy per test. */
+    const cloneCopy = (name: string): string => {
+      const clone = path.join(scratch, name);
       for (const part of ['tsconfig.json', 'scripts/build-client.js', 'src/client', 'packages/client'])
         cpSync(path.join(ROOT, part), path.join(clone, part), {
           recursive: true,
           filter: (source) => !source.includes(`${path.sep}dist`),
         });
       symlinkSync(path.join(ROOT, 'node_modules'), path.join(clone, 'node_modules'), 'dir');
+      return clone;
+    };
+    beforeAll(async () => {
+      h = await startHarness({ clock: fixedClock(new Date()) });
+      if (!h.server.listening) await once(h.server, 'listening');
     });
     afterAll(async () => {
       await h.close();
@@ -130,10 +132,14 @@ function guideCommands(name: string): string {
     it('runs from its packed tarball in a project made by `npm init -y`, with nothing else installed', async () => {
       // `npm pack` builds it first (prepack), as a release does.
       const [packed] = JSON.parse(
-        await sh(`npm pack --json --pack-destination ${scratch}`, path.join(clone, 'packages/client'), {
-          ...NPM_ENV,
-          npm_config_ignore_scripts: 'false',
-        }),
+        await sh(
+          `npm pack --json --pack-destination ${scratch}`,
+          path.join(cloneCopy('clone-packed'), 'packages/client'),
+          {
+            ...NPM_ENV,
+            npm_config_ignore_scripts: 'false',
+          },
+        ),
       ) as Array<{ filename: string }>;
       const app = path.join(scratch, 'sdk-app');
       mkdirSync(app);
@@ -160,11 +166,10 @@ console.log(JSON.stringify(await client.credits()));
       const env = { ...process.env, EMAIL: h.reseller.email, RESELLER_API_KEY: h.reseller.apiKey };
       expect(JSON.parse(await sh('node index.js', app, env))).toEqual(['100.00', ['.com', '.net', '.org']]);
       expect(JSON.parse(await sh('node index.mjs', app, env))).toBe('100.00');
-    }, 90_000);
+    }, 180_000);
 
     it('says how to get a working copy when installed from its source folder, and works once built there', async () => {
-      const source = path.join(clone, 'packages/client');
-      rmSync(path.join(source, 'dist'), { recursive: true, force: true });
+      const source = path.join(cloneCopy('clone-linked'), 'packages/client');
       const app = path.join(scratch, 'path-app');
       mkdirSync(app);
       await sh(`npm init -y >/dev/null && npm install ${source}`, app);
@@ -174,6 +179,6 @@ console.log(JSON.stringify(await client.credits()));
       );
       await sh('npm run build', source, { ...NPM_ENV, npm_config_ignore_scripts: 'false' });
       await sh(probe, app);
-    }, 90_000);
+    }, 180_000);
   });
 });

@@ -130,9 +130,12 @@ export function parseOptions(raw: Raw, env: NodeJS.ProcessEnv = process.env): Pa
   const password = str('password') ?? (passwordEnv ? env[passwordEnv] : undefined);
   if (!password)
     problems.push(
-      passwordEnv
-        ? `the environment variable ${passwordEnv} (passwordEnv) is empty`
-        : 'password (or passwordEnv) is required',
+      !passwordEnv
+        ? 'password (or passwordEnv) is required'
+        : // A password pasted where the variable's name goes is not repeated: only a name written as variables are.
+          /^[A-Z_][A-Z0-9_]{0,63}$/.test(passwordEnv)
+          ? `the environment variable ${passwordEnv} (passwordEnv) is empty`
+          : 'passwordEnv names an environment variable that is empty or not set (the name is not repeated: it may be the password itself)',
     );
   else if (password.length < PLAIN_PASSWORD_LENGTH.min)
     problems.push(`password must have at least ${PLAIN_PASSWORD_LENGTH.min} characters (RFC 5730)`);

@@ -434,6 +434,7 @@ export type SecretOption =
   | { readonly value?: undefined; readonly problem: string };
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const CONVENTIONAL_ENV_NAME = /^[A-Z_][A-Z0-9_]{0,63}$/;
 
 /**
  * A secret option (a password, an API key) given inline as `<name>` or, better, through the
@@ -460,7 +461,14 @@ export function secretOption(
     if (!ENV_NAME.test(named))
       return { problem: `${envName} must be the name of an environment variable, like ${exampleVariable}` };
     const value = env[named]?.trim();
-    return value ? { value } : { problem: `${envName} names ${named}, which is not set` };
+    if (value) return { value };
+    // A secret pasted where its variable's name goes is often a valid name too: only a name
+    // written as variables are (upper case) is repeated.
+    return CONVENTIONAL_ENV_NAME.test(named)
+      ? { problem: `${envName} names ${named}, which is not set` }
+      : {
+          problem: `${envName} names a variable that is not set (the name is not repeated: it may be the secret itself)`,
+        };
   }
   if (typeof inline === 'string' && isGiven(inline)) return { value: inline.trim() };
   return { problem: `${name} or ${envName} is required` };

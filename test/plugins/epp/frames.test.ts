@@ -319,6 +319,17 @@ describe('plugin options', () => {
     );
   });
 
+  it('never repeats a password put by mistake where the variable name goes', () => {
+    const base = { host: 'h', clientId: 'abc', cert: 'c', key: 'k' };
+    expect(() => parseOptions({ ...base, passwordEnv: 'Regi5try-Passw0rd' }, {})).toThrow(
+      'passwordEnv names an environment variable that is empty or not set (the name is not repeated: it may be the password itself)',
+    );
+    expect(() => parseOptions({ ...base, passwordEnv: 'Regi5try-Passw0rd' }, {})).not.toThrow('Regi5try');
+    expect(() => parseOptions({ ...base, passwordEnv: 'EPP_PW' }, {})).toThrow(
+      'the environment variable EPP_PW (passwordEnv) is empty',
+    );
+  });
+
   it('reads the password from the environment variable named by passwordEnv', () => {
     const parsed = parseOptions(
       { host: 'h', clientId: 'abc', passwordEnv: 'EPP_PW', cert: 'c', key: 'k' },

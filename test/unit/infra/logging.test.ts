@@ -25,6 +25,13 @@ describe('log redaction', () => {
     ['under headers', { req: { headers: { token: 'S3CRET' } }, ok: 1 }],
     ['in a list', { list: [{ eppcode: 'S3CRET' }], ok: 1 }],
     ['deep down', { a: { b: { c: { password: 'S3CRET' } } }, ok: 1 }],
+    // The spellings the API log redacts (src/core/api-log/api-log.ts) and the plugins use.
+    ['as auth_code', { auth_code: 'S3CRET', ok: 1 }],
+    ['as authInfo', { info: { authInfo: 'S3CRET' }, ok: 1 }],
+    ['as epp_code', { epp_code: 'S3CRET', ok: 1 }],
+    ['as a secret', { secret: 'S3CRET', ok: 1 }],
+    ['as a new password', { newPassword: 'S3CRET', ok: 1 }],
+    ['as a sealed secret', { endpoint: { sealedSecret: 'S3CRET' }, ok: 1 }],
     ['as a whole object', { contacts: { registrant: { email: 'S3CRET' } }, ok: 1 }],
     [
       'in the statement a database error carries',

@@ -27,6 +27,16 @@ describe('a secret option of a plugin', () => {
     expect(JSON.stringify(answer)).not.toContain('s3cret');
   });
 
+  it('never repeats a secret put by mistake where the variable name goes', () => {
+    for (const pasted of ['Sup3rS3cretPassw0rd', 'sk_live_4eC39HqLyjWDarjtT1zdp7dc']) {
+      const answer = secretOption({ passwordEnv: pasted }, 'password', env, 'ACME_PASSWORD');
+      expect(answer.problem).toBe(
+        'passwordEnv names a variable that is not set (the name is not repeated: it may be the secret itself)',
+      );
+      expect(JSON.stringify(answer)).not.toContain(pasted);
+    }
+  });
+
   it('names an example variable after the option by default', () => {
     expect(secretOption({ apiKeyEnv: '1bad' }, 'apiKey', env)).toEqual({
       problem: 'apiKeyEnv must be the name of an environment variable, like API_KEY',
