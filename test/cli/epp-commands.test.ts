@@ -1,11 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createResellerModule } from '../../src/module';
-import { cli } from '../support/cli';
+import { cli, migratedTestDatabase } from '../support/cli';
 import { startEppFixture, type EppFixture } from '../support/epp/epp-fixture';
 import { TEST_MASTER_KEY } from '../support/harness';
-import { createTestDatabase, type TestDatabase } from '../support/test-database';
+import type { TestDatabase } from '../support/test-database';
 
 describe('reseller-admin epp change-password', () => {
   let db: TestDatabase;
@@ -14,13 +13,7 @@ describe('reseller-admin epp change-password', () => {
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const module = await createResellerModule({
-      database: db.url,
-      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
-    });
-    await module.migrate();
-    await module.close();
+    db = await migratedTestDatabase();
   });
   afterAll(() => db.drop());
   beforeEach(async () => {

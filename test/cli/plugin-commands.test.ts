@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createResellerModule } from '../../src/module';
-import { cli } from '../support/cli';
+import { cli, migratedTestDatabase } from '../support/cli';
 import { TEST_MASTER_KEY } from '../support/harness';
-import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
+import { TEST_ENGINE, type TestDatabase } from '../support/test-database';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'command-plugins');
 
@@ -15,13 +15,7 @@ describe(`reseller-admin commands a plugin contributes (${TEST_ENGINE})`, () => 
   let env: NodeJS.ProcessEnv;
 
   beforeAll(async () => {
-    db = await createTestDatabase();
-    const module = await createResellerModule({
-      database: db.url,
-      settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
-    });
-    await module.migrate();
-    await module.close();
+    db = await migratedTestDatabase();
     dir = mkdtempSync(path.join(tmpdir(), 'plugin-commands-'));
     const configFile = path.join(dir, 'config.json');
     writeFileSync(configFile, JSON.stringify({ plugins: { greeter: { greeting: 'Good evening' } } }));
