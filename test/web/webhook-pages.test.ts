@@ -20,8 +20,8 @@ const PASSWORD = 'portal password 0001';
 
 /**
  * The webhook pages of the console (every endpoint, operator-wide ones included) and of the portal
- * (the reseller's own), in a real browser on the engine of TEST_DB (docs/console.md#webhooks,
- * docs/portal.md#webhooks).
+ * (the reseller's own), in a real browser on the engine of TEST_DB (docs/console.md#pages,
+ * docs/portal.md#pages).
  */
 describe('webhook pages', () => {
   let h: WebHarness;

@@ -42,8 +42,8 @@ function statusOf(query: Fields): DeliveryStatus | undefined {
 }
 
 /**
- * The endpoints, deliveries and their changes, for one area (docs/console.md#webhooks,
- * docs/portal.md#webhooks). The service writes each change's audit entry in the change's own
+ * The endpoints, deliveries and their changes, for one area (docs/console.md#pages,
+ * docs/portal.md#pages). The service writes each change's audit entry in the change's own
  * transaction, with the signed-in operator or reseller as actor (ADR 17).
  */
 export function webhookPages<Principal, Access extends string>(
