@@ -145,11 +145,14 @@ describe('reseller-admin reseller close', () => {
       await release.promise;
     });
     await statusChanged.promise;
-    const closing = h.module.services.resellers.close(email, { moveDomainsTo: heir.email });
+    // Its refusal is awaited from the start: it may come while the heir's commit is still being awaited.
+    const closing = expect(h.module.services.resellers.close(email, { moveDomainsTo: heir.email })).rejects.toThrow(
+      'heir@example.com is closed: domains can only move to an active reseller',
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     release.resolve();
     await closingHeir;
-    await expect(closing).rejects.toThrow('heir@example.com is closed: domains can only move to an active reseller');
+    await closing;
     expect(await ownerOf('contested.com')).toBe(email);
   });
 });
