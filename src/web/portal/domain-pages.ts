@@ -3,6 +3,7 @@ import { TOKENS } from '../../core/tokens';
 import { STATUS } from '../../http/error-status';
 import { nameserversOfParams } from '../../http/wire/domain-wire';
 import { field } from '../web-app';
+import { management, ownedDomain, recordDomainChange, resellerOf } from './owned-domain';
 import type { PortalContext, PortalPage } from './portal-access';
 
 /**
@@ -21,17 +22,13 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
     path: '/domains/:domain/nameservers',
     access: 'reseller',
     handler: async (ctx) => {
-      const { reseller } = ctx.principal;
-      const management = ctx.resolve(TOKENS.domainManagementService);
-      const domain = await management.owned(reseller.id, ctx.params.domain ?? '');
+      const domain = await ownedDomain(ctx);
       // The API's one reader and rule for ns1…ns5 (blanks, order, a later one without an earlier).
       const nameservers = nameserversOfParams(
         Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`ns${i}`, field(ctx.form, `ns${i}`)])),
       );
-      const accepted = await management.saveNameservers(reseller.id, domain.name, nameservers);
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.domain.nameservers',
-        subject: { kind: 'domain', id: domain.id },
+      const accepted = await management(ctx).saveNameservers(resellerOf(ctx), domain.name, nameservers);
+      await recordDomainChange(ctx, domain, 'nameservers', {
         before: { nameservers: domain.nameservers },
         after: { nameservers, pending: accepted.pending ?? false },
       });
@@ -43,14 +40,10 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
     path: '/domains/:domain/lock',
     access: 'reseller',
     handler: async (ctx) => {
-      const { reseller } = ctx.principal;
-      const management = ctx.resolve(TOKENS.domainManagementService);
-      const domain = await management.owned(reseller.id, ctx.params.domain ?? '');
+      const domain = await ownedDomain(ctx);
       const locked = field(ctx.form, 'locked') === 'true';
-      await management.saveLock(reseller.id, domain.name, locked);
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.domain.lock',
-        subject: { kind: 'domain', id: domain.id },
+      await management(ctx).saveLock(resellerOf(ctx), domain.name, locked);
+      await recordDomainChange(ctx, domain, 'lock', {
         before: { transferLock: domain.transferLock },
         after: { transferLock: locked },
       });
@@ -62,22 +55,18 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
     path: '/domains/:domain/id-protection',
     access: 'reseller',
     handler: async (ctx) => {
-      const { reseller } = ctx.principal;
-      const management = ctx.resolve(TOKENS.domainManagementService);
-      const domain = await management.owned(reseller.id, ctx.params.domain ?? '');
+      const domain = await ownedDomain(ctx);
       const enabled = field(ctx.form, 'enabled');
       if (enabled !== 'true' && enabled !== 'false')
         return domainPage(ctx, { error: 'Choose whether ID protection is to be on or off.' }, 400);
       try {
         // The API's rule: turning on a priced add-on the domain was not ordered with is refused with its price.
-        await management.saveIdProtection(reseller.id, domain.name, enabled === 'true');
+        await management(ctx).saveIdProtection(resellerOf(ctx), domain.name, enabled === 'true');
       } catch (error) {
         if (!isDomainError(error) || error.code === 'not_owned') throw error;
         return domainPage(ctx, { error: error.message }, STATUS[error.code]);
       }
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.domain.id_protection',
-        subject: { kind: 'domain', id: domain.id },
+      await recordDomainChange(ctx, domain, 'id_protection', {
         before: { idProtection: domain.addons.idProtection },
         after: { idProtection: enabled === 'true' },
       });
@@ -89,29 +78,20 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
     path: '/domains/:domain/eppcode',
     access: 'reseller',
     handler: async (ctx) => {
-      const { reseller } = ctx.principal;
-      const management = ctx.resolve(TOKENS.domainManagementService);
-      const domain = await management.owned(reseller.id, ctx.params.domain ?? '');
+      const domain = await ownedDomain(ctx);
       // The EPP code hands the domain away: the password is asked again, even in a live session.
-      if (!(await ctx.resolve(TOKENS.portalLogins).confirmPassword(reseller.id, field(ctx.form, 'password'))))
+      if (!(await ctx.resolve(TOKENS.portalLogins).confirmPassword(resellerOf(ctx), field(ctx.form, 'password'))))
         return domainPage(ctx, { eppError: 'That password is not right.' }, 401);
-      const eppCode = await management.eppCode(reseller.id, domain.name);
-      await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-        action: 'reseller.domain.eppcode',
-        subject: { kind: 'domain', id: domain.id },
-      });
+      const eppCode = await management(ctx).eppCode(resellerOf(ctx), domain.name);
+      await recordDomainChange(ctx, domain, 'eppcode');
       return domainPage(ctx, { eppCode });
     },
   },
 ];
 
 async function domainPage(ctx: PortalContext, extra: Record<string, unknown> = {}, status = 200) {
-  const domain = await ctx
-    .resolve(TOKENS.domainManagementService)
-    .owned(ctx.principal.reseller.id, ctx.params.domain ?? '');
-  const orders = await ctx
-    .resolve(TOKENS.accountLists)
-    .orders(ctx.principal.reseller.id, { domain: domain.name, limit: 20 });
+  const domain = await ownedDomain(ctx);
+  const orders = await ctx.resolve(TOKENS.accountLists).orders(resellerOf(ctx), { domain: domain.name, limit: 20 });
   const notice = {
     nameservers: 'The nameservers are saved.',
     lock: 'The registrar lock is saved.',

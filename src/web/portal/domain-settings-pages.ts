@@ -4,10 +4,10 @@ import type { DnsRecordInput } from '../../core/domain/dns-records';
 import { DNS_RECORD_TYPES } from '../../core/domain/dns-records';
 import { STANDARD_CONTACT_FIELDS } from '../../core/domain/contact-fields';
 import { CONTACT_ROLES, type ContactRole } from '../../core/registrar/plugin';
-import { TOKENS } from '../../core/tokens';
 import { STATUS } from '../../http/error-status';
 import type { Fields, PageResult } from '../page-table';
 import { field } from '../web-app';
+import { management, ownedDomain, recordDomainChange, resellerOf } from './owned-domain';
 import type { PortalContext, PortalPage } from './portal-access';
 
 /** Blank rows a form offers beyond what the domain has, for new records or forwards. */
@@ -45,11 +45,7 @@ export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
         // Rows left blank are blank form rows, not records (the API leaves out records without an address too).
         const records = rows.filter((r) => (r.hostname ?? '') !== '' || (r.address ?? '') !== '');
         const accepted = await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records);
-        await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-          action: 'reseller.domain.dns',
-          subject: { kind: 'domain', id: domain.id },
-          after: { records, pending: accepted.pending ?? false },
-        });
+        await recordDomainChange(ctx, domain, 'dns', { after: { records, pending: accepted.pending ?? false } });
         return 'dns';
       });
     },
@@ -77,9 +73,7 @@ export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
       const rows = prefixes.map((prefix, i) => ({ prefix, forwardTo: targets[i] ?? '' }));
       return saveOrShowAgain(ctx, 'domain-email', domain, { rows: [...rows, ...blankForwards()] }, async () => {
         const accepted = await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, prefixes, targets);
-        await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-          action: 'reseller.domain.email_forwarding',
-          subject: { kind: 'domain', id: domain.id },
+        await recordDomainChange(ctx, domain, 'email_forwarding', {
           after: {
             forwards: rows.filter((r) => r.prefix !== '' || r.forwardTo !== ''),
             pending: accepted.pending ?? false,
@@ -110,9 +104,7 @@ export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
       return saveOrShowAgain(ctx, 'domain-contacts', domain, { contacts }, async () => {
         const accepted = await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts);
         // Which roles changed, not the personal data itself.
-        await ctx.resolve(TOKENS.auditLog).record(ctx.actor, {
-          action: 'reseller.domain.contacts',
-          subject: { kind: 'domain', id: domain.id },
+        await recordDomainChange(ctx, domain, 'contacts', {
           after: { roles: Object.keys(contacts), pending: accepted.pending ?? false },
         });
         return 'contacts';
@@ -134,11 +126,7 @@ const NOTICES: Record<string, string> = {
   contacts: 'The contacts are saved.',
 };
 
-const management = (ctx: PortalContext) => ctx.resolve(TOKENS.domainManagementService);
-const resellerOf = (ctx: PortalContext) => ctx.principal.reseller.id;
-
 /** The ownership rule before anything else is read from the request. */
-const ownedDomain = (ctx: PortalContext) => management(ctx).owned(resellerOf(ctx), ctx.params.domain ?? '');
 
 function render(
   ctx: PortalContext,
