@@ -1,61 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import type { AnyPlatformEvent } from '../../src/core/common/events';
 import { NO_MAIL } from '../../src/core/mail/mailer';
 import { TOKENS } from '../../src/core/tokens';
 import { givenDomain } from '../support/domains';
+import { eventually, smtpServer } from '../support/smtp-server';
 import { startHarness, type Harness } from '../support/harness';
-
-interface Mail {
-  readonly to: string[];
-  readonly raw: string;
-}
-
-/** A real SMTP server in-process (no TLS, no authentication): keeps every mail it is given. */
-async function smtpServer() {
-  const mails: Mail[] = [];
-  /** How many of the next mails the server refuses (with a temporary failure). */
-  const refuse = { next: 0 };
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        raw += chunk;
-      });
-      stream.on('end', () => {
-        if (refuse.next > 0) {
-          refuse.next--;
-          return callback(Object.assign(new Error('mailbox busy, try again later'), { responseCode: 451 }));
-        }
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return {
-    mails,
-    refuse,
-    url: `smtp://127.0.0.1:${port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-async function eventually<T>(probe: () => T | undefined | false, what: string, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('mail and expiry notices', () => {
   let h: Harness;

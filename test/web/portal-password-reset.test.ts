@@ -1,6 +1,5 @@
-import type { AddressInfo } from 'node:net';
-import { SMTPServer } from 'smtp-server';
 import request from 'supertest';
+import { eventually, smtpServer } from '../support/smtp-server';
 import { type Harness, startHarness } from '../support/harness';
 import { csrfOf, TEST_ACTOR } from '../support/web';
 
@@ -8,40 +7,6 @@ const PORTAL = '/portal';
 const OLD_PASSWORD = 'portal password 0001';
 const NEW_PASSWORD = 'portal password 0002';
 const PUBLIC_URL = 'https://resellers.example.com';
-
-/** A real SMTP server in-process (no TLS, no authentication): keeps every mail it is given. */
-async function smtpServer() {
-  const mails: Array<{ to: string[]; raw: string }> = [];
-  const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onData(stream, session, callback) {
-      let raw = '';
-      stream.setEncoding('utf8');
-      stream.on('data', (chunk: string) => {
-        raw += chunk;
-      });
-      stream.on('end', () => {
-        mails.push({ to: session.envelope.rcptTo.map((r) => r.address), raw });
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.server.address() as AddressInfo;
-  return { mails, url: `smtp://127.0.0.1:${port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-async function eventually<T>(probe: () => T | undefined, what: string, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** The link of a mail, quoted-printable soft breaks and `=3D` undone. */
 const linkIn = (raw: string) => {
