@@ -18,8 +18,9 @@ import { openPools } from '../../src/infra/db/driver-pools';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { createLogger } from '../../src/infra/logging';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
+import { MemoryUnitOfWork } from '../../src/infra/repositories/memory/memory-unit-of-work';
 import { directoryOf, ScriptedRegistrar } from './scripted-registrar';
-import { openLedgers } from './ledger-invariant';
+import { openLedgers, openMemoryLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { REGISTRANT } from './wire';
@@ -65,9 +66,9 @@ export function registration(domain: string, overrides: Partial<RegisterCommand>
   };
 }
 
-export interface OrderBench {
-  readonly knex: Knex;
-  readonly uow: KnexUnitOfWork;
+/** The order core and its fakes, on whatever unit of work it runs over. */
+export interface OrderCore<U extends UnitOfWork = UnitOfWork> {
+  readonly uow: U;
   readonly clock: ReturnType<typeof fixedClock>;
   readonly fake: ScriptedRegistrar;
   readonly registrar: OrderRegistrar;
@@ -75,7 +76,6 @@ export interface OrderBench {
   readonly credit: CreditService;
   readonly resellers: ResellerService;
   readonly orders: OrderService;
-  readonly databaseUrl: string;
   readonly events: InProcessEventBus;
   readonly logger: ReturnType<typeof createLogger>;
   /** An OrderService over another unit of work (a flaky one, say), sharing everything else. */
@@ -84,6 +84,11 @@ export interface OrderBench {
   newReseller(credit: number): Promise<OrderingReseller>;
   balance(reseller: OrderingReseller): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface OrderBench extends OrderCore<KnexUnitOfWork> {
+  readonly knex: Knex;
+  readonly databaseUrl: string;
 }
 
 /**
@@ -105,8 +110,42 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
   const uow = new KnexUnitOfWork(knex, undefined, pools, (committed) => {
     for (const event of committed) events.deliver(event);
   });
+  const core = await orderCore(uow, events, logger, options.fake, async () => {
+    openLedgers.delete(knex);
+    await pools.close();
+    await knex.destroy();
+    await db.drop();
+  });
+  return { ...core, knex, databaseUrl: db.url };
+}
+
+/**
+ * The same order core over the memory twin of the unit of work (src/infra/repositories/memory):
+ * for order planning and reconciliation rules, where the database adds nothing. The same
+ * catalogue, the same scripted registrar; the ledger invariant is checked after every test.
+ */
+export async function startMemoryOrderBench(
+  options: { fake?: ScriptedRegistrar } = {},
+): Promise<OrderCore<MemoryUnitOfWork>> {
+  const logger = createLogger('silent');
+  const events = new InProcessEventBus(logger);
+  const uow = new MemoryUnitOfWork((committed) => {
+    for (const event of committed) events.deliver(event);
+  });
+  openMemoryLedgers.add(uow);
+  return orderCore(uow, events, logger, options.fake, async () => {
+    openMemoryLedgers.delete(uow);
+  });
+}
+
+async function orderCore<U extends UnitOfWork>(
+  uow: U,
+  events: InProcessEventBus,
+  logger: ReturnType<typeof createLogger>,
+  fake: ScriptedRegistrar = new ScriptedRegistrar(),
+  close: () => Promise<void>,
+): Promise<OrderCore<U>> {
   const clock = fixedClock(NOW);
-  const fake = options.fake ?? new ScriptedRegistrar();
   const directory = directoryOf(fake);
   const registrars = guardRegistrars(directory, { timeoutMs: REGISTRAR_DEADLINE_MS, logger });
   const registrar = new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger);
@@ -124,7 +163,6 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
   });
   await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: { 1: 1000 } } });
   return {
-    knex,
     uow,
     clock,
     fake,
@@ -132,7 +170,6 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
     catalogue,
     credit,
     resellers,
-    databaseUrl: db.url,
     events,
     logger,
     orders: ordersWith(uow),
@@ -142,11 +179,6 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
       return { id: reseller.id, groupId: reseller.groupId };
     },
     balance: (r) => credit.balance(r.id),
-    async close() {
-      openLedgers.delete(knex);
-      await pools.close();
-      await knex.destroy();
-      await db.drop();
-    },
+    close,
   };
 }
