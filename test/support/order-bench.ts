@@ -6,7 +6,13 @@ import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-regist
 import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderRegistrar } from '../../src/core/order/order-registrar';
-import { createOrderService, type OrderService, type OrderSettings } from '../../src/core/order/order-service';
+import {
+  createOrderService,
+  type OrderService,
+  type OrderSettings,
+  type ReconcileReport,
+} from '../../src/core/order/order-service';
+import type { DomainError } from '../../src/core/common/errors';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { RegisterCommand } from '../../src/core/order/order-commands';
 import { ResellerService } from '../../src/core/reseller/reseller-service';
@@ -67,6 +73,21 @@ export function registration(domain: string, overrides: Partial<RegisterCommand>
 }
 
 /** The order core and its fakes, on whatever unit of work it runs over. */
+/** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */
+export function outcomeFor(report: ReconcileReport, domain: string): string[] {
+  return report.orders.filter((o) => o.domain === domain).map((o) => o.result);
+}
+
+/** Resolves to the DomainError an order was refused with. */
+export async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as DomainError;
+  }
+  throw new Error('expected the order to be refused');
+}
+
 export interface OrderCore<U extends UnitOfWork = UnitOfWork> {
   readonly uow: U;
   readonly clock: ReturnType<typeof fixedClock>;
