@@ -48,7 +48,11 @@ async function memorySubject(): Promise<Subject> {
 
 const AT = new Date('2026-11-21T10:30:00Z');
 
-/** What a promise was rejected with (fails the test when it resolved). */
+/**
+ * What a promise was rejected with (fails the test when it resolved). Asserted by its code, not
+ * with `rejects.toThrow()`: better-sqlite3's errors are made in the realm of the first test file
+ * that loaded the driver, so in a later file of the same jest process they are not `Error`s.
+ */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
@@ -290,15 +294,18 @@ describe.each([
   });
 
   describe('foreign keys', () => {
+    /** A foreign key violation, as SQLite, MariaDB and the twin report it. */
+    const isForeignKeyViolation = (error: unknown) =>
+      /^(SQLITE_CONSTRAINT_FOREIGNKEY|ER_NO_REFERENCED_ROW(_2)?)$/.test(String((error as { code?: unknown }).code));
+
     it('refuses a domain, an order or an account of a reseller that does not exist', async () => {
       const nobody = ulid();
-      await expect(
-        s.uow.run(async ({ domains }) => domains.insert(domain('ghost.com', { resellerId: nobody }))),
-      ).rejects.toThrow();
-      await expect(
-        s.uow.run(async ({ orders }) => orders.insert(order('ghost.com', { resellerId: nobody }))),
-      ).rejects.toThrow();
-      await expect(s.uow.run(async ({ ledger }) => ledger.openAccount(nobody))).rejects.toThrow();
+      const writes = [
+        () => s.uow.run(async ({ domains }) => domains.insert(domain('ghost.com', { resellerId: nobody }))),
+        () => s.uow.run(async ({ orders }) => orders.insert(order('ghost.com', { resellerId: nobody }))),
+        () => s.uow.run(async ({ ledger }) => ledger.openAccount(nobody)),
+      ];
+      for (const write of writes) expect(isForeignKeyViolation(await rejection(write()))).toBe(true);
       expect(await s.uow.read.domains.findByName('ghost.com')).toBeUndefined();
     });
 
@@ -314,7 +321,7 @@ describe.each([
           createdAt: AT,
         }),
       );
-      await expect(insert).rejects.toThrow();
+      expect(isForeignKeyViolation(await rejection(insert))).toBe(true);
     });
   });
 
