@@ -7,7 +7,7 @@ import { CONTACT_ROLES, type ContactRole } from '../../core/registrar/plugin';
 import { STATUS } from '../../http/error-status';
 import type { Fields, PageResult } from '../page-table';
 import { field } from '../web-app';
-import { management, ownedDomain, recordDomainChange, resellerOf } from './owned-domain';
+import { AUDITED, management, ownedDomain, resellerOf } from './owned-domain';
 import type { PortalContext, PortalPage } from './portal-access';
 
 /** Blank rows a form offers beyond what the domain has, for new records or forwards. */
@@ -44,8 +44,7 @@ export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
       return saveOrShowAgain(ctx, 'domain-dns', domain, { rows: [...rows, ...blankRecords()] }, async () => {
         // Rows left blank are blank form rows, not records (the API leaves out records without an address too).
         const records = rows.filter((r) => (r.hostname ?? '') !== '' || (r.address ?? '') !== '');
-        const accepted = await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records);
-        await recordDomainChange(ctx, domain, 'dns', { after: { records, pending: accepted.pending ?? false } });
+        await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records, AUDITED);
         return 'dns';
       });
     },
@@ -72,13 +71,7 @@ export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
       const targets = list(ctx.form, 'forwardto');
       const rows = prefixes.map((prefix, i) => ({ prefix, forwardTo: targets[i] ?? '' }));
       return saveOrShowAgain(ctx, 'domain-email', domain, { rows: [...rows, ...blankForwards()] }, async () => {
-        const accepted = await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, prefixes, targets);
-        await recordDomainChange(ctx, domain, 'email_forwarding', {
-          after: {
-            forwards: rows.filter((r) => r.prefix !== '' || r.forwardTo !== ''),
-            pending: accepted.pending ?? false,
-          },
-        });
+        await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, prefixes, targets, AUDITED);
         return 'email';
       });
     },
@@ -102,11 +95,7 @@ export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
       const domain = await ownedDomain(ctx);
       const contacts = contactsOf(ctx.form);
       return saveOrShowAgain(ctx, 'domain-contacts', domain, { contacts }, async () => {
-        const accepted = await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts);
-        // Which roles changed, not the personal data itself.
-        await recordDomainChange(ctx, domain, 'contacts', {
-          after: { roles: Object.keys(contacts), pending: accepted.pending ?? false },
-        });
+        await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts, AUDITED);
         return 'contacts';
       });
     },
