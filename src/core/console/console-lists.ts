@@ -4,15 +4,8 @@ import type { OrderStatus } from '../order/order';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
-import {
-  decodeCreatedCursor,
-  decodeCursor,
-  encodeCreatedCursor,
-  encodeCursor,
-  type Page,
-  pageSize,
-  toPage,
-} from '../common/paging';
+import { decodeCreatedCursor, encodeCreatedCursor } from '../common/paging';
+import { decodeCursor, encodeCursor, type Page, pageSize, toPage } from '../common/paging';
 import { DOMAIN_STATUSES, type DomainStatus } from '../domain/domain';
 import { parseTld } from '../domain/domain-name';
 import { isoDay, wholeDays } from '../order/dates';

@@ -2,15 +2,8 @@ import type { OrderAction } from '../catalogue/catalogue';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
-import {
-  decodeCreatedCursor,
-  decodeCursor,
-  encodeCreatedCursor,
-  encodeCursor,
-  type Page,
-  pageSize,
-  toPage,
-} from '../common/paging';
+import { decodeCreatedCursor, encodeCreatedCursor } from '../common/paging';
+import { decodeCursor, encodeCursor, type Page, pageSize, toPage } from '../common/paging';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { LedgerEntry, LedgerRepository, StatementQuery, StatementRows } from '../credit/ledger';
 import type { DomainKey, DomainRecord, DomainSort, DomainStatus } from '../domain/domain';
