@@ -358,6 +358,7 @@ function orderModule(settings: Settings): ContainerModule {
         clock: TOKENS.clock,
         logger: TOKENS.logger,
         settings: TOKENS.orderSettings,
+        secrets: TOKENS.secretBox,
       },
       createOrderService,
     );

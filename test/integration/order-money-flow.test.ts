@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ReconcileReport } from '../../src/core/order/order-service';
 import type { DomainError } from '../../src/core/common/errors';
 import type { Repositories, TransactionScope, UnitOfWork } from '../../src/core/common/unit-of-work';
@@ -402,6 +403,36 @@ describe('the order money flow', () => {
       await expect(
         b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' }),
       ).resolves.toMatchObject({ status: 'completed' });
+    });
+
+    it('replays a key stored before fingerprints were keyed (an upgrade within its TTL), and refuses another body with it', async () => {
+      const r = await b.newReseller(10_000);
+      const order = registration('idemupgrade.com');
+      const first = await b.orders.register(r, order, { idempotencyKey: 'k-upgrade' });
+      const row = () => b.knex('idempotency_keys').where({ reseller_id: r.id, idem_key: 'k-upgrade' });
+      // Stored before: the unsalted SHA-256 of the canonical request (keys sorted, undefined left out).
+      const canonical = (v: unknown): unknown =>
+        Array.isArray(v)
+          ? v.map(canonical)
+          : v !== null && typeof v === 'object'
+            ? Object.fromEntries(
+                Object.entries(v)
+                  .filter(([, x]) => x !== undefined)
+                  .sort(([a], [c]) => (a < c ? -1 : 1))
+                  .map(([k, x]) => [k, canonical(x)]),
+              )
+            : v;
+      const unkeyed = createHash('sha256')
+        .update(JSON.stringify(canonical({ action: 'register', command: order })))
+        .digest('hex');
+      expect((await row().first()).fingerprint).not.toBe(unkeyed);
+      await row().update({ fingerprint: unkeyed });
+      await expect(b.orders.register(r, order, { idempotencyKey: 'k-upgrade' })).resolves.toEqual(first);
+      expect(
+        (await refusal(b.orders.register(r, registration('idemupgrade2.com'), { idempotencyKey: 'k-upgrade' }))).code,
+      ).toBe('idempotency_mismatch');
+      expect(b.fake.callsFor('idemupgrade.com')).toBe(1);
+      expect(await b.balance(r)).toBe(9_000);
     });
 
     it('answers 409 while the first request with the key is in flight', async () => {

@@ -45,7 +45,8 @@ export function newOrderService(
   logger: Logger,
   settings: OrderSettings = SETTINGS,
 ): OrderService {
-  return createOrderService({ uow, registrar, catalogue, clock, logger, settings });
+  const secrets = new AesSecretBox(Buffer.from(TEST_MASTER_KEY, 'base64'));
+  return createOrderService({ uow, registrar, catalogue, clock, logger, settings, secrets });
 }
 /** Past every lease: reconciliation may act on anything pending. */
 export const AFTER_LEASE_MS = SETTINGS.registrarTimeoutMs + SETTINGS.reconcileAfterMs + 1;

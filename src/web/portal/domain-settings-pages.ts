@@ -7,7 +7,7 @@ import { CONTACT_ROLES, type ContactRole } from '../../core/registrar/plugin';
 import { STATUS } from '../../http/error-status';
 import type { Fields, PageResult } from '../page-table';
 import { field } from '../web-app';
-import { management, ownedDomain, recordDomainChange, resellerOf } from './owned-domain';
+import { AUDITED, management, ownedDomain, resellerOf } from './owned-domain';
 import type { PortalContext, PortalPage } from './portal-access';
 
 /** Blank rows a form offers beyond what the domain has, for new records or forwards. */
@@ -35,7 +35,7 @@ interface RegistrarSetting<Sent> extends SettingPage {
   sent(form: Fields): Sent;
   /** The form shown again after a refusal, with what was sent. */
   shownAgain(sent: Sent): Record<string, unknown>;
-  /** Saves through the domain-management service, then records the change in the audit log. */
+  /** Saves through the domain-management service, which audits the change (AUDITED). */
   save(ctx: PortalContext, domain: DomainRecord, sent: Sent): Promise<void>;
 }
 
@@ -53,8 +53,7 @@ const DNS: RegistrarSetting<DnsRecordInput[]> = {
   save: async (ctx, domain, rows) => {
     // Rows left blank are blank form rows, not records (the API leaves out records without an address too).
     const records = rows.filter((r) => (r.hostname ?? '') !== '' || (r.address ?? '') !== '');
-    const accepted = await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records);
-    await recordDomainChange(ctx, domain, 'dns', { after: { records, pending: accepted.pending ?? false } });
+    await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records, AUDITED);
   },
 };
 
@@ -70,13 +69,7 @@ const EMAIL_FORWARDING: RegistrarSetting<{ prefixes: string[]; targets: string[]
   sent: (form) => ({ prefixes: list(form, 'prefix'), targets: list(form, 'forwardto') }),
   shownAgain: (sent) => ({ rows: [...forwardRows(sent), ...blankForwards()] }),
   save: async (ctx, domain, sent) => {
-    const accepted = await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, sent.prefixes, sent.targets);
-    await recordDomainChange(ctx, domain, 'email_forwarding', {
-      after: {
-        forwards: forwardRows(sent).filter((r) => r.prefix !== '' || r.forwardTo !== ''),
-        pending: accepted.pending ?? false,
-      },
-    });
+    await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, sent.prefixes, sent.targets, AUDITED);
   },
 };
 
@@ -90,11 +83,7 @@ const CONTACTS: RegistrarSetting<Partial<Record<ContactRole, Record<string, stri
   sent: contactsOf,
   shownAgain: (contacts) => ({ contacts }),
   save: async (ctx, domain, contacts) => {
-    const accepted = await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts);
-    // Which roles changed, not the personal data itself.
-    await recordDomainChange(ctx, domain, 'contacts', {
-      after: { roles: Object.keys(contacts), pending: accepted.pending ?? false },
-    });
+    await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts, AUDITED);
   },
 };
 
