@@ -41,6 +41,12 @@ import * as createDomainSyncAnswers from './20261127120200_create_domain_sync_an
 import * as addBodiesToApiLog from './20261127130000_add_bodies_to_api_log';
 import * as createEventRouting from './20261127150000_create_event_routing';
 import * as addSendingStateToExpiryDigests from './20261127150100_add_sending_state_to_expiry_digests';
+import * as addTldNameIndexToDomains from './20261129030000_add_tld_name_index_to_domains';
+import * as addRegistrarNameIndexToDomains from './20261129030100_add_registrar_name_index_to_domains';
+import * as addStatusNameIndexToDomains from './20261129030200_add_status_name_index_to_domains';
+import * as addExpiryDateIndexToDomains from './20261129030300_add_expiry_date_index_to_domains';
+import * as dropStatusIndexFromDomains from './20261129030400_drop_status_index_from_domains';
+import * as dropStatusSyncedAtIndexFromDomains from './20261129030500_drop_status_synced_at_index_from_domains';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -94,4 +100,10 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261127130000_add_bodies_to_api_log', addBodiesToApiLog],
   ['20261127150000_create_event_routing', createEventRouting],
   ['20261127150100_add_sending_state_to_expiry_digests', addSendingStateToExpiryDigests],
+  ['20261129030000_add_tld_name_index_to_domains', addTldNameIndexToDomains],
+  ['20261129030100_add_registrar_name_index_to_domains', addRegistrarNameIndexToDomains],
+  ['20261129030200_add_status_name_index_to_domains', addStatusNameIndexToDomains],
+  ['20261129030300_add_expiry_date_index_to_domains', addExpiryDateIndexToDomains],
+  ['20261129030400_drop_status_index_from_domains', dropStatusIndexFromDomains],
+  ['20261129030500_drop_status_synced_at_index_from_domains', dropStatusSyncedAtIndexFromDomains],
 ];

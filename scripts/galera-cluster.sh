@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # A three-node MariaDB Galera cluster on loopback ports, for tests only (docs/operations.md,
 # "Galera"): `scripts/galera-cluster.sh start DIR` starts it in DIR and prints the three URLs;
-# `scripts/galera-cluster.sh stop DIR` stops it and removes DIR. Nodes listen on 127.0.0.1 ports
+# `scripts/galera-cluster.sh stop DIR` stops it and removes DIR; `scripts/galera-cluster.sh install`
+# only installs what is missing (CI does it early, beside other work). Nodes listen on 127.0.0.1 ports
 # GALERA_BASE_PORT (default 14306), +1, +2; Galera's group and state-transfer ports sit above them.
 set -euo pipefail
 
-cmd="${1:?usage: galera-cluster.sh start|stop DIR}"
-dir="${2:?usage: galera-cluster.sh start|stop DIR}"
+cmd="${1:?usage: galera-cluster.sh start|stop DIR | install}"
+if [ "$cmd" = install ]; then dir=""; else dir="${2:?usage: galera-cluster.sh start|stop DIR | install}"; fi
 base="${GALERA_BASE_PORT:-14306}"
 
 provider() {
@@ -84,6 +85,9 @@ wait_ready() {
 }
 
 case "$cmd" in
+  install)
+    install_missing
+    ;;
   start)
     install_missing
     mariadbd="$(command -v mariadbd)"
@@ -122,7 +126,7 @@ case "$cmd" in
     rm -rf "$dir"
     ;;
   *)
-    echo "usage: galera-cluster.sh start|stop DIR" >&2
+    echo "usage: galera-cluster.sh start|stop DIR | install" >&2
     exit 2
     ;;
 esac

@@ -9,7 +9,8 @@ import { type CliRuntime, UsageError } from './cli-program';
  * The operator commands registrar plugins contribute (`commands` of their definition;
  * docs/plugins.md#operator-commands), each under `reseller-admin <plugin id>`, read from the
  * plugin folders the module would load before anything is opened. A plugin cannot take the name
- * of a built-in command. A run that succeeds is audited like any other command.
+ * of a built-in command. Every run the plugin is given is audited: what was asked, then its outcome
+ * (done, refused as a usage error, or failed).
  */
 export function pluginCommands(cli: CliRuntime): void {
   let dirs: string[];
@@ -42,19 +43,28 @@ function addCommand(cli: CliRuntime, group: ReturnType<CliRuntime['group']>, plu
     else leaf.option(spec, flag.description);
   }
   if (command.help) leaf.addHelpText('after', `\n${command.help}`);
+  const action = command.auditAction ?? `${pluginId}.${command.name}`;
+  const subject = { kind: 'registrar', id: pluginId };
   leaf.action(
     cli.action<Record<string, string | undefined>>(async ({ module, io }, _args, flags) => {
+      const audit = (suffix: string, after?: unknown) =>
+        module.services.audit.record(currentActor(), { action: `${action}${suffix}`, subject, after });
+      // What the plugin acts on is outside our database (a registry): no transaction holds the change
+      // and its entry together, so the request is on record before the plugin acts (a run cut off
+      // midway leaves it), and the outcome after, whichever it is.
+      await audit('.requested', { flags: { ...flags } });
       let result: unknown;
       try {
         result = await command.run({ rawOptions: module.settings.plugins[pluginId] ?? {}, flags, env: io.env });
       } catch (error) {
-        if (isPluginUsageError(error)) throw new UsageError(error.message);
+        const reason = error instanceof Error ? error.message : String(error);
+        const refused = isPluginUsageError(error);
+        // The plugin's own error is what the operator must see, even when its entry cannot be written.
+        await audit(refused ? '.refused' : '.failed', { reason }).catch(() => undefined);
+        if (refused) throw new UsageError(reason);
         throw error;
       }
-      await module.services.audit.record(currentActor(), {
-        action: command.auditAction ?? `${pluginId}.${command.name}`,
-        subject: { kind: 'registrar', id: pluginId },
-      });
+      await audit('');
       return result;
     }),
   );

@@ -33,26 +33,43 @@ describe(`reseller-admin commands a plugin contributes (${TEST_ENGINE})`, () => 
     await db.drop();
   });
 
-  it("runs a plugin's command with its configured options and flags, prints its result and audits the run", async () => {
-    const run = await cli(env, 'greeter', 'greet', '--who', 'Ann', '--times', '2');
-    expect([run.code, run.stderr]).toEqual([0, '']);
-    expect(run.json()).toEqual({ said: ['Good evening, Ann!', 'Good evening, Ann!'] });
+  /** The audit entries `run` wrote, oldest first. */
+  async function auditedDuring(run: () => Promise<unknown>) {
     const module = await createResellerModule({
       database: db.url,
       settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent' },
       pluginsDir: PLUGINS_DIR,
     });
     try {
-      expect(await module.services.audit.find({ limit: 10 })).toEqual([
-        expect.objectContaining({
-          action: 'greeter.greet',
-          actor: expect.objectContaining({ kind: 'cli', label: 'cli:ops' }),
-          subject: { kind: 'registrar', id: 'greeter' },
-        }),
-      ]);
+      const seen = new Set((await module.services.audit.find({ limit: 1000 })).map((e) => e.id));
+      await run();
+      return (await module.services.audit.find({ limit: 1000 })).filter((e) => !seen.has(e.id)).reverse();
     } finally {
       await module.close();
     }
+  }
+
+  it("runs a plugin's command with its configured options and flags, prints its result and audits the run", async () => {
+    let run!: Awaited<ReturnType<typeof cli>>;
+    const written = await auditedDuring(async () => {
+      run = await cli(env, 'greeter', 'greet', '--who', 'Ann', '--times', '2');
+    });
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    expect(run.json()).toEqual({ said: ['Good evening, Ann!', 'Good evening, Ann!'] });
+    // What was asked is on record before the plugin acts (a run cut off midway leaves it), then the outcome.
+    expect(written).toEqual([
+      expect.objectContaining({
+        action: 'greeter.greet.requested',
+        actor: expect.objectContaining({ kind: 'cli', label: 'cli:ops' }),
+        subject: { kind: 'registrar', id: 'greeter' },
+        after: { flags: { who: 'Ann', times: '2' } },
+      }),
+      expect.objectContaining({
+        action: 'greeter.greet',
+        actor: expect.objectContaining({ kind: 'cli', label: 'cli:ops' }),
+        subject: { kind: 'registrar', id: 'greeter' },
+      }),
+    ]);
   });
 
   it("lists the plugin's commands in the help beside the built-in ones", async () => {
@@ -65,19 +82,35 @@ describe(`reseller-admin commands a plugin contributes (${TEST_ENGINE})`, () => 
     expect(greet.stdout).toContain('The greeting comes from plugins.greeter.greeting.');
   });
 
-  it('answers a usage error of the plugin with exit 2 and its message, and audits nothing', async () => {
-    const run = await cli(env, 'greeter', 'greet', '--who', 'Ann', '--times', '9');
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('error: --times must be 1, 2 or 3');
-    const missing = await cli(env, 'greeter', 'greet');
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("required option '--who <name>' not specified");
+  it('answers a usage error of the plugin with exit 2 and its message, and audits the refusal', async () => {
+    const refused = await auditedDuring(async () => {
+      const run = await cli(env, 'greeter', 'greet', '--who', 'Ann', '--times', '9');
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('error: --times must be 1, 2 or 3');
+    });
+    expect(refused.map((e) => [e.action, e.actor.label, e.after])).toEqual([
+      ['greeter.greet.requested', 'cli:ops', { flags: { who: 'Ann', times: '9' } }],
+      ['greeter.greet.refused', 'cli:ops', { reason: '--times must be 1, 2 or 3' }],
+    ]);
+    // Refused by the command line itself, before the plugin is given anything: nothing was asked of it.
+    const notStarted = await auditedDuring(async () => {
+      const missing = await cli(env, 'greeter', 'greet');
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain("required option '--who <name>' not specified");
+    });
+    expect(notStarted).toEqual([]);
   });
 
-  it("fails with exit 1 and the plugin's message when its command fails", async () => {
-    const run = await cli(env, 'greeter', 'fail');
-    expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: the registry refused\n');
+  it("fails with exit 1 and the plugin's message when its command fails, and audits the failure", async () => {
+    const written = await auditedDuring(async () => {
+      const run = await cli(env, 'greeter', 'fail');
+      expect(run.code).toBe(1);
+      expect(run.stderr).toBe('error: the registry refused\n');
+    });
+    expect(written.map((e) => [e.action, e.actor.label, e.subject, e.after])).toEqual([
+      ['greeter.fail.requested', 'cli:ops', { kind: 'registrar', id: 'greeter' }, { flags: {} }],
+      ['greeter.fail.failed', 'cli:ops', { kind: 'registrar', id: 'greeter' }, { reason: 'the registry refused' }],
+    ]);
   });
 
   it('has no command of a plugin that is not installed', async () => {

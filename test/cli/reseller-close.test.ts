@@ -4,6 +4,31 @@ import { ulid } from 'ulid';
 import { TOKENS } from '../../src/core/tokens';
 import { givenDomain } from '../support/domains';
 import { deferred } from '../support/fakes';
+import type { UnitOfWork } from '../../src/core/common/unit-of-work';
+import { CreditService } from '../../src/core/credit/credit-service';
+import { ResellerService } from '../../src/core/reseller/reseller-service';
+
+/** `uow`, whose transactions stop just before their audit entry (the last thing they write) until `release`. */
+function heldBeforeAudit(uow: UnitOfWork, reached: () => void, release: Promise<void>): UnitOfWork {
+  return {
+    read: uow.read,
+    run: (work) =>
+      uow.run((repos) =>
+        work({
+          ...repos,
+          audit: {
+            append: async (entry) => {
+              reached();
+              await release;
+              return repos.audit.append(entry);
+            },
+            find: (query) => repos.audit.find(query),
+            purge: (before, limit) => repos.audit.purge(before, limit),
+          },
+        }),
+      ),
+  };
+}
 
 /** Issue 31, item 9: closing a reseller, on its own or handing its domains to another in the same step. */
 describe('reseller-admin reseller close', () => {
@@ -154,5 +179,65 @@ describe('reseller-admin reseller close', () => {
     await closingHeir;
     await closing;
     expect(await ownerOf('contested.com')).toBe(email);
+  });
+
+  describe('racing a credit top-up (review finding: the close read the balance without a lock)', () => {
+    const services = () => {
+      const uow = h.module.container.get(TOKENS.unitOfWork);
+      const clock = h.module.container.get(TOKENS.clock);
+      return { uow, clock, secrets: h.module.container.get(TOKENS.secretBox) };
+    };
+    const balanceOf = async (email: string) =>
+      h.module.services.credit.balance((await h.module.services.resellers.byEmail(email)).id);
+
+    it('refuses the close when a top-up is committing meanwhile, leaving the credit on an open account', async () => {
+      const email = h.reseller.email;
+      const { id } = await h.module.services.resellers.byEmail(email);
+      await h.module.services.credit.adjust(id, -10000, 'refund');
+      const { uow, clock } = services();
+      const reached = deferred();
+      const release = deferred();
+      // The top-up has moved the balance and is about to commit.
+      const toppingUp = new CreditService(heldBeforeAudit(uow, reached.resolve, release.promise), clock).adjust(
+        id,
+        1000,
+        'top-up',
+      );
+      await reached.promise;
+      const closing = h.module.services.resellers.close(email).then(
+        () => 'closed',
+        (error: Error) => error.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release.resolve();
+      await toppingUp;
+      expect(await closing).toContain(`${email} still holds 10.00 of credit: refund it first`);
+      expect(await statusOf(email)).toBe('active');
+      expect(await balanceOf(email)).toBe(1000);
+    });
+
+    it('refuses a top-up that comes while the close is committing: no credit is left on a closed account', async () => {
+      const email = h.reseller.email;
+      const { id } = await h.module.services.resellers.byEmail(email);
+      await h.module.services.credit.adjust(id, -10000, 'refund');
+      const { uow, clock, secrets } = services();
+      const reached = deferred();
+      const release = deferred();
+      // The close has checked the balance (0.00) and is about to commit.
+      const closing = new ResellerService(heldBeforeAudit(uow, reached.resolve, release.promise), secrets, clock).close(
+        email,
+      );
+      await reached.promise;
+      const toppingUp = h.module.services.credit.adjust(id, 1000, 'top-up').then(
+        () => 'added',
+        (error: Error) => error.message,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      release.resolve();
+      await closing;
+      expect(await toppingUp).toBe(`${email} is closed: credit cannot be added to a closed account`);
+      expect(await statusOf(email)).toBe('closed');
+      expect(await balanceOf(email)).toBe(0);
+    });
   });
 });

@@ -80,8 +80,8 @@ describe('portal domain settings', () => {
     const shown = await agent.get(`${PORTAL}/domains/bought.com/dns?notice=dns`);
     expect(shown.text).toContain('The DNS records are saved.');
     expect(shown.text).toContain('value="192.0.2.10"');
-    const audit = await h.module.services.audit.find({ actorKind: 'reseller', limit: 5 });
-    expect(audit[0]).toMatchObject({ action: 'reseller.domain.dns' });
+    const audit = await h.module.services.audit.find({ actionPrefix: 'reseller.domain.dns', limit: 5 });
+    expect(audit.map((e) => e.action).sort()).toEqual(['reseller.domain.dns', 'reseller.domain.dns.requested']);
   });
 
   it('shows an invalid record again with the reason, escaped, and saves nothing', async () => {
@@ -144,8 +144,11 @@ describe('portal domain settings', () => {
     });
     expect((await h.module.services.domains.show('bought.com')).addons.idProtection).toBe(true);
     expect((await post('/domains/bought.com/id-protection', { enabled: 'maybe' })).status).toBe(400);
-    const audit = await h.module.services.audit.find({ actorKind: 'reseller', limit: 1 });
-    expect(audit[0]).toMatchObject({ action: 'reseller.domain.id_protection', after: { idProtection: true } });
+    const audit = await h.module.services.audit.find({ actionPrefix: 'reseller.domain.id_protection', limit: 10 });
+    expect(audit.filter((e) => e.action === 'reseller.domain.id_protection').map((e) => e.after)).toEqual([
+      { idProtection: true, pending: false },
+      { idProtection: false, pending: false },
+    ]);
   });
 
   it('refuses a priced add-on the domain was not ordered with, as the API does, naming the price and changing nothing', async () => {
@@ -205,6 +208,55 @@ describe('portal domain settings', () => {
     expect(page.text).toContain('{&quot;eppcode&quot;:&quot;[redacted]&quot;}');
     expect(page.text).toContain('{&quot;lockstatus&quot;:&quot;&lt;b&gt;locked&lt;/b&gt;&quot;}');
     expect(page.text).not.toContain(eppcode);
+  });
+
+  describe('audit of changes made at the registrar (ADR 17; review finding: the entry came after the registrar call)', () => {
+    const registrarLock = async (name: string) =>
+      (await h.http.get(`/domains/${name}/lock`).set(h.headers())).body as string;
+    const entriesOf = async (name: string) =>
+      (await h.module.services.audit.find({ subject: { kind: 'domain', id: name }, limit: 10 }))
+        .map((e) => ({ action: e.action, actor: e.actor.kind, after: e.after }))
+        .sort((a, b) => a.action.localeCompare(b.action));
+
+    it('makes no change at the registrar that the audit log cannot record', async () => {
+      await givenDomain(h.module, 'unaudited.com', { addons: ALL, expiryDate: '2027-11-21' });
+      expect(await registrarLock('unaudited.com')).toBe('locked');
+      // The audit log refuses every write, as a database failing at that moment would.
+      await h.module.knex.schema.renameTable('audit_log', 'audit_log_away');
+      try {
+        const res = await post('/domains/unaudited.com/lock', { locked: 'false' });
+        expect(res.status).toBe(500);
+      } finally {
+        await h.module.knex.schema.renameTable('audit_log_away', 'audit_log');
+      }
+      expect(await registrarLock('unaudited.com')).toBe('locked');
+    });
+
+    it('records the request before the registrar is asked, and its outcome with what the answer changed', async () => {
+      await givenDomain(h.module, 'audited.com', { addons: ALL, expiryDate: '2027-11-21' });
+      expect((await post('/domains/audited.com/lock', { locked: 'false' })).status).toBe(303);
+      expect(await registrarLock('audited.com')).toBe('unlocked');
+      expect((await h.module.services.domains.show('audited.com')).transferLock).toBe(false);
+      expect(await entriesOf('audited.com')).toEqual([
+        { action: 'reseller.domain.lock', actor: 'reseller', after: { transferLock: false, pending: false } },
+        { action: 'reseller.domain.lock.requested', actor: 'reseller', after: { transferLock: false } },
+      ]);
+    });
+
+    it('records a refusal by the registrar as the outcome of the request', async () => {
+      // Known to us but not at the registry: the registry refuses every change.
+      await givenDomain(h.module, 'refused.com', { addons: ALL, expiryDate: '2027-11-21', atRegistrar: false });
+      const res = await post('/domains/refused.com/lock', { locked: 'false' });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(await entriesOf('refused.com')).toEqual([
+        {
+          action: 'reseller.domain.lock.failed',
+          actor: 'reseller',
+          after: { transferLock: false, reason: expect.stringContaining('refused.com is not registered') },
+        },
+        { action: 'reseller.domain.lock.requested', actor: 'reseller', after: { transferLock: false } },
+      ]);
+    });
   });
 
   it('refuses every change without the CSRF token', async () => {

@@ -28,7 +28,7 @@ export class CreditService {
 
   /**
    * A top-up (positive) or an adjustment (negative) by the operator. An adjustment that would take
-   * the balance below zero is refused whole.
+   * the balance below zero is refused whole, and so is a top-up of a closed account.
    */
   async adjust(
     resellerId: string,
@@ -46,7 +46,13 @@ export class CreditService {
       note: note?.slice(0, 255) ?? null,
       createdAt: this.clock.now(),
     };
-    return this.uow.run(async ({ ledger, outbox, audit }) => {
+    return this.uow.run(async ({ resellers, ledger, outbox, audit }) => {
+      // Locked first, as `ResellerService.close` locks it first (its status change): a top-up and a
+      // close of one account take turns, so the close sees the credit and is refused, or the top-up
+      // sees the account closed. Taking credit off a closed account (a refund) stays possible.
+      const reseller = await resellers.lockById(resellerId);
+      if (reseller?.status === 'closed' && amount > 0)
+        throw new DomainError('conflict', `${reseller.email} is closed: credit cannot be added to a closed account`);
       const after = await postWithBalance(ledger, entry);
       if (after === null) {
         const balance = await ledger.balance(resellerId);

@@ -7,6 +7,7 @@ import type {
   RegistrarGateway,
   TransferSyncView,
 } from '../registrar/registrar-gateway';
+import { type AuditRecord, recordChange } from '../audit/audit-log';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import { RecentReads } from '../common/recent-reads';
@@ -34,6 +35,25 @@ import { inProgress, notOwned } from './domain-errors';
  */
 /** How long a reseller's sync or transfer sync answer serves the same call again. */
 export const SYNC_ANSWER_REUSED_MS = 10_000;
+
+/** How a change made at the registrar is asked for. */
+export interface ChangeOptions {
+  /**
+   * A person asked for it (the portal), so it is audited as `reseller.domain.<what>` by the acting
+   * actor (ADR 17). What was asked is written before the registrar is called, so a change made at
+   * the registrar never lacks an entry, even when the process dies before its answer is recorded;
+   * the outcome is written in the transaction that records what the answer taught us (as a
+   * console sync's is), or as `….failed` when the registrar refused or failed.
+   */
+  readonly audited?: boolean;
+}
+
+/** The audit entries of one audited change at the registrar: what it is and what it asks for. */
+interface AuditedChange {
+  readonly what: string;
+  readonly before?: unknown;
+  readonly after?: unknown;
+}
 
 /**
  * Read after the ownership check (each caller is checked; only the registrar's answer is shared),
@@ -137,12 +157,21 @@ export class DomainManagementService {
     return nameservers;
   }
 
-  async saveNameservers(resellerId: string, input: string, nameservers: readonly string[]): Promise<Accepted> {
+  async saveNameservers(
+    resellerId: string,
+    input: string,
+    nameservers: readonly string[],
+    options: ChangeOptions = {},
+  ): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
     const list = normaliseNameservers(nameservers);
-    const accepted = await this.gateway.saveNameservers(domain, list);
-    if (!accepted.pending) await this.remember(domain, { nameservers: list });
-    return accepted;
+    return this.atRegistrar(
+      domain,
+      options,
+      { what: 'nameservers', before: { nameservers: domain.nameservers }, after: { nameservers: list } },
+      () => this.gateway.saveNameservers(domain, list),
+      { nameservers: list },
+    );
   }
 
   async registerChildHost(resellerId: string, input: string, host: string, ipAddress: string): Promise<Accepted> {
@@ -179,11 +208,18 @@ export class DomainManagementService {
     return this.gateway.dnsRecords(await this.held(resellerId, input));
   }
 
-  async saveDnsRecords(resellerId: string, input: string, records: readonly DnsRecordInput[]): Promise<Accepted> {
+  async saveDnsRecords(
+    resellerId: string,
+    input: string,
+    records: readonly DnsRecordInput[],
+    options: ChangeOptions = {},
+  ): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
     const valid = validateDnsRecords(records);
     await this.assertAddonBought(domain, 'dnsmanagement');
-    return this.gateway.saveDnsRecords(domain, valid);
+    return this.atRegistrar(domain, options, { what: 'dns', after: { records: valid } }, () =>
+      this.gateway.saveDnsRecords(domain, valid),
+    );
   }
 
   async lock(resellerId: string, input: string): Promise<boolean> {
@@ -193,23 +229,48 @@ export class DomainManagementService {
     return locked;
   }
 
-  async saveLock(resellerId: string, input: string, locked: boolean): Promise<Accepted> {
+  async saveLock(resellerId: string, input: string, locked: boolean, options: ChangeOptions = {}): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
-    const accepted = await this.gateway.saveLock(domain, locked);
-    if (!accepted.pending) await this.remember(domain, { transferLock: locked });
-    return accepted;
+    return this.atRegistrar(
+      domain,
+      options,
+      { what: 'lock', before: { transferLock: domain.transferLock }, after: { transferLock: locked } },
+      () => this.gateway.saveLock(domain, locked),
+      { transferLock: locked },
+    );
   }
 
-  async saveIdProtection(resellerId: string, input: string, enabled: boolean): Promise<Accepted> {
+  async saveIdProtection(
+    resellerId: string,
+    input: string,
+    enabled: boolean,
+    options: ChangeOptions = {},
+  ): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
     if (enabled) await this.assertAddonBought(domain, 'idprotection');
-    const accepted = await this.gateway.saveIdProtection(domain, enabled);
-    if (!accepted.pending) await this.remember(domain, { addons: { idProtection: enabled } });
-    return accepted;
+    return this.atRegistrar(
+      domain,
+      options,
+      {
+        what: 'id_protection',
+        before: { idProtection: domain.addons.idProtection },
+        after: { idProtection: enabled },
+      },
+      () => this.gateway.saveIdProtection(domain, enabled),
+      { addons: { idProtection: enabled } },
+    );
   }
 
-  async eppCode(resellerId: string, input: string): Promise<string> {
-    return this.gateway.eppCode(await this.changeable(resellerId, input));
+  /** Audited, the code's disclosure is (the code hands the domain away), never the code itself. */
+  async eppCode(resellerId: string, input: string, options: ChangeOptions = {}): Promise<string> {
+    const domain = await this.changeable(resellerId, input);
+    if (!options.audited) return this.gateway.eppCode(domain);
+    let eppCode = '';
+    await this.atRegistrar(domain, options, { what: 'eppcode' }, async () => {
+      eppCode = await this.gateway.eppCode(domain);
+      return { pending: false };
+    });
+    return eppCode;
   }
 
   async contacts(resellerId: string, input: string): Promise<Contacts> {
@@ -220,9 +281,14 @@ export class DomainManagementService {
     resellerId: string,
     input: string,
     contacts: Partial<Record<ContactRole, Record<string, string>>>,
+    options: ChangeOptions = {},
   ): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
-    return this.gateway.saveContacts(domain, normaliseContacts(contacts));
+    const normalised = normaliseContacts(contacts);
+    // Which roles change, not the personal data itself.
+    return this.atRegistrar(domain, options, { what: 'contacts', after: { roles: Object.keys(normalised) } }, () =>
+      this.gateway.saveContacts(domain, normalised),
+    );
   }
 
   async emailForwards(resellerId: string, input: string): Promise<readonly EmailForward[]> {
@@ -234,11 +300,14 @@ export class DomainManagementService {
     input: string,
     prefixes: readonly string[],
     targets: readonly string[],
+    options: ChangeOptions = {},
   ): Promise<Accepted> {
     const domain = await this.changeable(resellerId, input);
     const forwards = normaliseEmailForwards(prefixes, targets);
     await this.assertAddonBought(domain, 'emailforwarding');
-    return this.gateway.saveEmailForwards(domain, forwards);
+    return this.atRegistrar(domain, options, { what: 'email_forwarding', after: { forwards } }, () =>
+      this.gateway.saveEmailForwards(domain, forwards),
+    );
   }
 
   /** docs/api.md#delete-a-domain: once the registrar accepts the deletion, the domain is Cancelled. No refund. */
@@ -274,8 +343,60 @@ export class DomainManagementService {
     );
   }
 
-  /** Records what a registrar call taught us; a change that changes nothing is not written. */
-  private async remember(domain: DomainRecord, changes: DomainChanges, cause?: 'delete' | 'release'): Promise<void> {
+  /**
+   * Makes a change at the registrar (outside any transaction) and records what it taught us
+   * (`learnt`, unless the registrar only accepted it as pending); audited as `ChangeOptions` says.
+   */
+  private async atRegistrar(
+    domain: DomainRecord,
+    { audited = false }: ChangeOptions,
+    change: AuditedChange,
+    call: () => Promise<Accepted>,
+    learnt: DomainChanges = {},
+  ): Promise<Accepted> {
+    if (!audited) {
+      const accepted = await call();
+      if (!accepted.pending) await this.remember(domain, learnt);
+      return accepted;
+    }
+    const entry = (suffix: string, after: unknown): AuditRecord => ({
+      action: `reseller.domain.${change.what}${suffix}`,
+      subject: { kind: 'domain', id: domain.name },
+      before: change.before,
+      after,
+    });
+    // Committed before the registrar is asked: should nothing after it be recorded, the request still is.
+    await this.uow.run(({ audit }) => recordChange(audit, this.clock, entry('.requested', change.after)));
+    let accepted: Accepted;
+    try {
+      accepted = await call();
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      // The registrar's refusal (or fault) is the answer; failing to record it must not hide it.
+      await this.uow
+        .run(({ audit }) => recordChange(audit, this.clock, entry('.failed', { ...asObject(change.after), reason })))
+        .catch(() => undefined);
+      throw error;
+    }
+    await this.remember(
+      domain,
+      accepted.pending ? {} : learnt,
+      undefined,
+      entry('', { ...asObject(change.after), pending: accepted.pending }),
+    );
+    return accepted;
+  }
+
+  /**
+   * Records what a registrar call taught us; a change that changes nothing is not written. With
+   * `audited`, that audit entry is written in the same transaction (and even when nothing changed).
+   */
+  private async remember(
+    domain: DomainRecord,
+    changes: DomainChanges,
+    cause?: 'delete' | 'release',
+    audited?: AuditRecord,
+  ): Promise<void> {
     const differs =
       (changes.status !== undefined && changes.status !== domain.status) ||
       (changes.expiryDate !== undefined && changes.expiryDate !== domain.expiryDate) ||
@@ -285,10 +406,12 @@ export class DomainManagementService {
         Object.entries(changes.addons).some(
           ([k, v]) => v !== undefined && domain.addons[k as keyof typeof domain.addons] !== v,
         ));
-    if (!differs) return;
+    if (!differs && !audited) return;
     const at = this.clock.now();
     const subject = { domainId: domain.id, domain: domain.name, resellerId: domain.resellerId, at };
-    await this.uow.run(async ({ domains, outbox }) => {
+    await this.uow.run(async ({ domains, outbox, audit }) => {
+      if (audited) await recordChange(audit, this.clock, audited);
+      if (!differs) return;
       await domains.update(domain.id, changes, at);
       if (cause && changes.status !== undefined && changes.status !== domain.status)
         outbox.push({
@@ -305,3 +428,6 @@ export class DomainManagementService {
     });
   }
 }
+
+const asObject = (value: unknown): Record<string, unknown> =>
+  value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : {};

@@ -9,7 +9,8 @@ import type { Logger } from '../common/logger';
 import { formatAmount } from '../common/money';
 import type { Repositories, UnitOfWork } from '../common/unit-of-work';
 import { isIsoDate } from './dates';
-import { fingerprintOf, parseIdempotencyKey } from './idempotency';
+import { fingerprintOf, isFingerprintOf, parseIdempotencyKey } from './idempotency';
+import type { SecretBox } from '../reseller/reseller';
 import type { IdempotencyRecord, IdempotentAnswer, Order, PriorDomain } from './order';
 import type { OrderSettlement } from './order-settlement';
 import { NOUN, REQUEST_LEASE } from './order-settlement';
@@ -54,6 +55,8 @@ export class OrderPlacement {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly settings: OrderSettings,
+    /** Keys the Idempotency-Key fingerprints (idempotency.ts). */
+    private readonly secrets: Pick<SecretBox, 'mac'>,
   ) {}
 
   /** docs/api.md#register-a-domain. Resolves with the order once registration is done or started; throws DomainError otherwise. */
@@ -85,9 +88,10 @@ export class OrderPlacement {
     makePlan: () => Promise<Plan>,
   ): Promise<PlacedOrder> {
     const key = options.idempotencyKey === undefined ? undefined : parseIdempotencyKey(options.idempotencyKey);
-    const fingerprint = key === undefined ? undefined : fingerprintOf(action, command);
+    const fingerprint = key === undefined ? undefined : fingerprintOf(action, command, this.secrets);
+    const isThisRequest = (stored: string) => isFingerprintOf(stored, action, command, this.secrets);
     if (key !== undefined) {
-      const replayed = await this.replay(await this.uow.read.idempotency.find(reseller.id, key), fingerprint!);
+      const replayed = await this.replay(await this.uow.read.idempotency.find(reseller.id, key), isThisRequest);
       if (replayed) return replayed;
     }
     const plan = await makePlan();
@@ -96,7 +100,7 @@ export class OrderPlacement {
       order = await this.reserve(reseller, plan, key, fingerprint);
     } catch (error) {
       if (!(error instanceof KeyTaken)) throw error;
-      const replayed = await this.replay(await this.uow.read.idempotency.find(reseller.id, key!), fingerprint!);
+      const replayed = await this.replay(await this.uow.read.idempotency.find(reseller.id, key!), isThisRequest);
       if (replayed) return replayed;
       throw keyInFlight();
     }
@@ -112,9 +116,12 @@ export class OrderPlacement {
    * answer again: the first order (with its status now), or the first error thrown once more. A
    * key still in flight is a 409, a key used for another request a 422.
    */
-  private async replay(record: IdempotencyRecord | undefined, fingerprint: string): Promise<PlacedOrder | undefined> {
+  private async replay(
+    record: IdempotencyRecord | undefined,
+    isThisRequest: (storedFingerprint: string) => boolean,
+  ): Promise<PlacedOrder | undefined> {
     if (!record || record.expiresAt.getTime() <= this.clock.now().getTime()) return undefined;
-    if (record.fingerprint !== fingerprint) {
+    if (!isThisRequest(record.fingerprint)) {
       throw new DomainError(
         'idempotency_mismatch',
         `Idempotency-Key "${record.key}" was already used for a different request; send a new key for a new request`,

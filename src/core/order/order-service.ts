@@ -4,6 +4,7 @@ import type { TransferHandOver, TransferOrders, TransferOutcome } from '../domai
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
 import type { UnitOfWork } from '../common/unit-of-work';
+import type { SecretBox } from '../reseller/reseller';
 import type { Order, OrderListFilter } from './order';
 import type {
   OrderingReseller,
@@ -31,6 +32,8 @@ export interface OrderDependencies {
   readonly clock: Clock;
   readonly logger: Logger;
   readonly settings: OrderSettings;
+  /** Keys the Idempotency-Key fingerprints (the master key's box). */
+  readonly secrets: Pick<SecretBox, 'mac'>;
 }
 
 /**
@@ -100,11 +103,12 @@ export function createOrderService({
   clock,
   logger,
   settings,
+  secrets,
 }: OrderDependencies): OrderService {
   const settlement = new OrderSettlement(uow, clock, logger, settings);
   const planner = new OrderPlanner(uow, registrar, catalogue, logger, clock);
   return new OrderService(
-    new OrderPlacement(uow, planner, settlement, clock, logger, settings),
+    new OrderPlacement(uow, planner, settlement, clock, logger, settings, secrets),
     new OrderReconciliation(uow, registrar, settlement, clock, logger, settings),
     uow,
   );

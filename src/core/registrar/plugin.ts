@@ -399,7 +399,11 @@ export interface PluginCommand {
   readonly flags?: readonly PluginCommandFlag[];
   /** More help, shown after the command's flags. */
   readonly help?: string;
-  /** The audit log's action for a run that succeeds, like `epp.password.change`. Default: `<plugin id>.<name>`. */
+  /**
+   * The audit log's action for a run that succeeds, like `epp.password.change` (default:
+   * `<plugin id>.<name>`). Every run is audited: `<action>.requested` with the flags before `run`
+   * is called, then `<action>`, `<action>.refused` (a usage error) or `<action>.failed` with the reason.
+   */
   readonly auditAction?: string;
   /**
    * Runs the command; what it returns is printed as JSON (or a table with `--format table`). Throw

@@ -96,4 +96,10 @@ export interface GroupRepository {
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /**
+   * A MAC of `message` under a key derived from the master key for `purpose` alone: the same
+   * message always gives the same MAC, and without the master key none can be made or checked, so
+   * a stored one gives away nothing of a guessable input (an EPP code). Base64url.
+   */
+  mac(purpose: string, message: string): string;
 }

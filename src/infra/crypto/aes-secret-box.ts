@@ -1,12 +1,25 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import type { SecretBox } from '../../core/reseller/reseller';
 
 const VERSION = 'v1';
 
 /** AES-256-GCM under the operator's master key; sealed text is `v1.<iv>.<tag>.<ciphertext>` in base64url. */
 export class AesSecretBox implements SecretBox {
+  /** Per purpose, the MAC key HKDF derives from the master key: never the master key itself. */
+  private readonly macKeys = new Map<string, Buffer>();
+
   constructor(private readonly masterKey: Buffer) {
     if (masterKey.length !== 32) throw new Error('the master key must be 32 bytes');
+  }
+
+  /** HMAC-SHA256 under HKDF-SHA256(master key, info "domain-reseller mac <purpose>"). */
+  mac(purpose: string, message: string): string {
+    let key = this.macKeys.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.masterKey, Buffer.alloc(0), `domain-reseller mac ${purpose}`, 32));
+      this.macKeys.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(message).digest('base64url');
   }
 
   seal(plain: string): string {

@@ -3,7 +3,7 @@ import { TOKENS } from '../../core/tokens';
 import { STATUS } from '../../http/error-status';
 import { nameserversOfParams } from '../../http/wire/domain-wire';
 import { field } from '../web-app';
-import { management, ownedDomain, recordDomainChange, resellerOf } from './owned-domain';
+import { AUDITED, management, ownedDomain, resellerOf } from './owned-domain';
 import type { PortalContext, PortalPage } from './portal-access';
 
 /**
@@ -27,11 +27,7 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
       const nameservers = nameserversOfParams(
         Object.fromEntries([1, 2, 3, 4, 5].map((i) => [`ns${i}`, field(ctx.form, `ns${i}`)])),
       );
-      const accepted = await management(ctx).saveNameservers(resellerOf(ctx), domain.name, nameservers);
-      await recordDomainChange(ctx, domain, 'nameservers', {
-        before: { nameservers: domain.nameservers },
-        after: { nameservers, pending: accepted.pending ?? false },
-      });
+      await management(ctx).saveNameservers(resellerOf(ctx), domain.name, nameservers, AUDITED);
       return ctx.redirect(`/domains/${encodeURIComponent(domain.name)}?notice=nameservers`);
     },
   },
@@ -42,11 +38,7 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
     handler: async (ctx) => {
       const domain = await ownedDomain(ctx);
       const locked = field(ctx.form, 'locked') === 'true';
-      await management(ctx).saveLock(resellerOf(ctx), domain.name, locked);
-      await recordDomainChange(ctx, domain, 'lock', {
-        before: { transferLock: domain.transferLock },
-        after: { transferLock: locked },
-      });
+      await management(ctx).saveLock(resellerOf(ctx), domain.name, locked, AUDITED);
       return ctx.redirect(`/domains/${encodeURIComponent(domain.name)}?notice=lock`);
     },
   },
@@ -61,15 +53,11 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
         return domainPage(ctx, { error: 'Choose whether ID protection is to be on or off.' }, 400);
       try {
         // The API's rule: turning on a priced add-on the domain was not ordered with is refused with its price.
-        await management(ctx).saveIdProtection(resellerOf(ctx), domain.name, enabled === 'true');
+        await management(ctx).saveIdProtection(resellerOf(ctx), domain.name, enabled === 'true', AUDITED);
       } catch (error) {
         if (!isDomainError(error) || error.code === 'not_owned') throw error;
         return domainPage(ctx, { error: error.message }, STATUS[error.code]);
       }
-      await recordDomainChange(ctx, domain, 'id_protection', {
-        before: { idProtection: domain.addons.idProtection },
-        after: { idProtection: enabled === 'true' },
-      });
       return ctx.redirect(`/domains/${encodeURIComponent(domain.name)}?notice=id_protection`);
     },
   },
@@ -82,8 +70,7 @@ export const DOMAIN_PAGES: readonly PortalPage[] = [
       // The EPP code hands the domain away: the password is asked again, even in a live session.
       if (!(await ctx.resolve(TOKENS.portalLogins).confirmPassword(resellerOf(ctx), field(ctx.form, 'password'))))
         return domainPage(ctx, { eppError: 'That password is not right.' }, 401);
-      const eppCode = await management(ctx).eppCode(resellerOf(ctx), domain.name);
-      await recordDomainChange(ctx, domain, 'eppcode');
+      const eppCode = await management(ctx).eppCode(resellerOf(ctx), domain.name, AUDITED);
       return domainPage(ctx, { eppCode });
     },
   },

@@ -1,4 +1,4 @@
-import type { DomainRecord } from '../../core/domain/domain';
+import type { ChangeOptions } from '../../core/domain/domain-management-service';
 import { TOKENS } from '../../core/tokens';
 import type { PortalContext } from './portal-access';
 
@@ -11,16 +11,7 @@ export const resellerOf = (ctx: PortalContext) => ctx.principal.reseller.id;
 export const ownedDomain = (ctx: PortalContext) => management(ctx).owned(resellerOf(ctx), ctx.params.domain ?? '');
 
 /**
- * The audit entry of a change made at the domain's registrar, by the signed-in reseller. Written
- * after the registrar's answer, since that call cannot share our transaction (ADR 17).
+ * Every change a reseller makes from the portal is audited (ADR 17): the domain-management service
+ * writes what was asked before it calls the registrar, and the outcome with what the answer taught us.
  */
-export async function recordDomainChange(
-  ctx: PortalContext,
-  domain: DomainRecord,
-  action: string,
-  change: { readonly before?: unknown; readonly after?: unknown } = {},
-): Promise<void> {
-  await ctx
-    .resolve(TOKENS.auditLog)
-    .record(ctx.actor, { action: `reseller.domain.${action}`, subject: { kind: 'domain', id: domain.id }, ...change });
-}
+export const AUDITED: ChangeOptions = { audited: true };

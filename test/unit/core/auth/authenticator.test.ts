@@ -5,7 +5,11 @@ import type { ResellerCredentials, ResellerRepository, SecretBox } from '../../.
 import { StoredResellerDirectory } from '../../../../src/core/reseller/reseller-directory';
 import { fixedClock } from '../../../../src/core/common/clock';
 
-const plainBox: SecretBox = { seal: (p) => `sealed:${p}`, open: (s) => s.replace(/^sealed:/, '') };
+const plainBox: SecretBox = {
+  seal: (p) => `sealed:${p}`,
+  open: (s) => s.replace(/^sealed:/, ''),
+  mac: (purpose, message) => `mac:${purpose}:${message}`,
+};
 const EMAIL = 'reseller@example.com';
 const KEY = 'the-api-key';
 

@@ -5,7 +5,6 @@ import {
   normaliseContact,
 } from '../../../../src/core/order/contacts';
 import { addYears, isIsoDate } from '../../../../src/core/order/dates';
-import { fingerprintOf } from '../../../../src/core/order/idempotency';
 
 describe('contact fields', () => {
   it.each([
@@ -73,15 +72,5 @@ describe('dates', () => {
     expect(isIsoDate('2027-02-30')).toBe(false);
     expect(isIsoDate('2027-2-3')).toBe(false);
     expect(isIsoDate(undefined)).toBe(false);
-  });
-});
-
-describe('idempotency fingerprints', () => {
-  it('ignore key order and undefined fields, and see every other difference', () => {
-    expect(fingerprintOf('register', { a: 1, b: { c: 2, d: undefined } })).toBe(
-      fingerprintOf('register', { b: { c: 2 }, a: 1 }),
-    );
-    expect(fingerprintOf('register', { a: 1 })).not.toBe(fingerprintOf('renew', { a: 1 }));
-    expect(fingerprintOf('register', { a: [1, 2] })).not.toBe(fingerprintOf('register', { a: [2, 1] }));
   });
 });
