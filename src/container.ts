@@ -2,7 +2,7 @@ import { Container, ContainerModule, type ServiceIdentifier } from 'inversify';
 import type { Knex } from 'knex';
 import { ApiLogService, BufferedApiLog } from './core/api-log/api-log';
 import { Authenticator } from './core/auth/authenticator';
-import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from './core/auth/failure-throttle';
+import { FailureThrottle, throttlePolicy } from './core/auth/failure-throttle';
 import { CatalogueService } from './core/catalogue/catalogue-service';
 import { type CostPriceSource, CostPriceImport } from './core/catalogue/cost-price-import';
 import { CreditService } from './core/credit/credit-service';
@@ -34,7 +34,7 @@ import { DomainExpiryNotices } from './core/domain/domain-expiry';
 import { SmtpMailer } from './infra/mail/smtp-mailer';
 import type { Logger } from './core/common/logger';
 import { token, TOKENS, type Token } from './core/tokens';
-import type { Settings } from './config/settings';
+import { authFailureLimits, type Settings } from './config/settings';
 import { provider } from './provide';
 
 import type { DatabasePools } from './infra/db/driver-pools';
@@ -223,18 +223,7 @@ function accountModule({ settings, ownsLedger }: Platform): ContainerModule {
     provide(
       TOKENS.authThrottle,
       { clock: TOKENS.clock },
-      ({ clock }) =>
-        new FailureThrottle(
-          {
-            maxFailures: settings.authMaxFailures,
-            // One address may serve several resellers' billing platforms (a host, an office NAT):
-            // one misconfigured account must not block the others, so the address gets more room.
-            maxFailuresPerAddress: settings.authMaxFailures * ADDRESS_FAILURES_FACTOR,
-            windowSeconds: settings.authFailureWindowSeconds,
-            blockSeconds: settings.authBlockSeconds,
-          },
-          clock,
-        ),
+      ({ clock }) => new FailureThrottle(throttlePolicy(authFailureLimits(settings)), clock),
     );
     provide(
       TOKENS.authenticator,

@@ -210,6 +210,18 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   OPERATOR_EMAIL: 'operatorEmail',
 };
 
+/**
+ * AUTH_MAX_FAILURES, AUTH_FAILURE_WINDOW_SECONDS and AUTH_BLOCK_SECONDS: the API's key checks and
+ * the pages' sign-ins each count failures with these limits, in throttles of their own.
+ */
+export function authFailureLimits(settings: Settings) {
+  return {
+    maxFailures: settings.authMaxFailures,
+    windowSeconds: settings.authFailureWindowSeconds,
+    blockSeconds: settings.authBlockSeconds,
+  };
+}
+
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
     super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);

@@ -1,38 +1,17 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import type { Logger } from '../core/common/logger';
+import { isSecretField } from '../core/common/secret-fields';
 import { type LogFormat, prettySink } from './log-format';
 
 /**
- * Keys never written to a log, at any depth (up to 4 levels): credentials (the token header, API
- * keys, the master key), EPP codes, and contact details (a domain's contacts and their fields).
- * Defence in depth: the code logs none of these on purpose; this catches one that slips in.
+ * Never written to a log, at any depth: every secret by the one rule (src/core/common/secret-fields.ts:
+ * EPP and auth codes, passwords, tokens, API keys, the master key, secrets, in any spelling), and
+ * besides, by exact name (any case), personal data and what carries it: a domain's contacts and
+ * their fields, and a database error's statement. Defence in depth: the code logs none of these on
+ * purpose; this catches one that slips in.
  */
-export const SECRET_KEYS: ReadonlySet<string> = new Set([
-  'token',
-  'apikey',
-  'api_key',
-  'sealedapikey',
-  'masterkey',
-  'password',
-  'authorization',
-  'cookie',
-  'eppcode',
-  'epp_code',
-  'authcode',
-  'auth_code',
-  'authinfo',
-  'auth_info',
-  'transfercode',
-  'transfer_code',
-  'newpassword',
-  'new_password',
-  'passwd',
-  'secret',
-  'client_secret',
-  'sealedsecret',
-  'sealed_secret',
-  'previoussealedsecret',
+const PERSONAL_KEYS: ReadonlySet<string> = new Set([
   'transfertag',
   'contacts',
   'contactdetails',
@@ -59,6 +38,22 @@ export const SECRET_KEYS: ReadonlySet<string> = new Set([
   'sql',
   'bindings',
 ]);
+
+/** Keys already judged, so that a line's keys (nearly always the same few) cost one lookup each. Bounded. */
+const judged = new Map<string, boolean>();
+const JUDGED_MAX = 10_000;
+
+/** Whether a key's value stays out of the process log. */
+export function isLoggedOut(key: string): boolean {
+  let verdict = judged.get(key);
+  if (verdict === undefined) {
+    verdict = isSecretField(key) || PERSONAL_KEYS.has(key.toLowerCase());
+    if (judged.size >= JUDGED_MAX) judged.clear();
+    judged.set(key, verdict);
+  }
+  return verdict;
+}
+
 export const CENSOR = '[redacted]';
 const MAX_DEPTH = 6;
 
@@ -81,7 +76,7 @@ function redactLevel(value: object, depth: number): object {
   for (const key of Object.keys(source)) {
     const field = source[key];
     let replaced = field;
-    if (SECRET_KEYS.has(key.toLowerCase())) replaced = CENSOR;
+    if (isLoggedOut(key)) replaced = CENSOR;
     else if (field !== null && typeof field === 'object' && depth < MAX_DEPTH) replaced = redactLevel(field, depth + 1);
     if (replaced !== field) {
       copy ??= copyOf(value);

@@ -1,8 +1,8 @@
 import { ContainerModule } from 'inversify';
 import type { Knex } from 'knex';
-import type { Settings } from '../config/settings';
+import { authFailureLimits, type Settings } from '../config/settings';
 import { AuditLog } from '../core/audit/audit-log';
-import { ADDRESS_FAILURES_FACTOR, FailureThrottle } from '../core/auth/failure-throttle';
+import { FailureThrottle, throttlePolicy } from '../core/auth/failure-throttle';
 import { ConsoleLists } from '../core/console/console-lists';
 import { RecentOperations } from '../core/console/recent-operations';
 import { OperatorService } from '../core/operator/operator-service';
@@ -69,16 +69,7 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
     provide(
       WEB_TOKENS.signInThrottle,
       { clock: TOKENS.clock },
-      ({ clock }) =>
-        new FailureThrottle(
-          {
-            maxFailures: settings.authMaxFailures,
-            maxFailuresPerAddress: settings.authMaxFailures * ADDRESS_FAILURES_FACTOR,
-            windowSeconds: settings.authFailureWindowSeconds,
-            blockSeconds: settings.authBlockSeconds,
-          },
-          clock,
-        ),
+      ({ clock }) => new FailureThrottle(throttlePolicy(authFailureLimits(settings)), clock),
     );
   });
 }

@@ -1,5 +1,6 @@
 import type { Clock } from '../common/clock';
 import type { Logger } from '../common/logger';
+import { isSecretField, mayNameSecretField } from '../common/secret-fields';
 
 /** One API call a reseller made. Never the token, an API key, a password or an EPP code. */
 export interface ApiLogEntry {
@@ -37,14 +38,7 @@ export interface RecordedApiCall extends ApiLogEntry {
 export const BODY_CAP = 4096;
 export const REDACTED = '[redacted]';
 
-/**
- * Names of fields whose values are never stored, whatever their case or separators: EPP and
- * auth codes, passwords, tokens, API keys, secrets (docs/api.md#api-log).
- */
-const SECRET_FIELD = /eppcode|authcode|authinfo|password|passwd|token|apikey|secret|transfercode/;
-const isSecretField = (name: string) => SECRET_FIELD.test(name.toLowerCase().replace(/[^a-z]/g, ''));
-/** A reply that might hold a secret names one of these; any other is stored as it is, not parsed. */
-const MAY_HOLD_SECRET = /epp|auth|pass|token|key|secret|transfercode/i;
+// Fields whose values are never stored: the one rule of src/core/common/secret-fields.ts (docs/api.md#api-log).
 
 function redact(value: unknown, depth = 0): unknown {
   if (depth > 8 || value === null || typeof value !== 'object') return value;
@@ -69,7 +63,8 @@ export function storedRequestBody(params: Readonly<Record<string, unknown>> | un
 /** The reply as stored: a JSON reply naming a secret field has it redacted; capped. */
 export function storedReplyBody(text: string | undefined): string | null {
   if (text === undefined || text === '') return null;
-  if (!MAY_HOLD_SECRET.test(text)) return capped(text);
+  // A reply that names no secret field is stored as it is, not parsed.
+  if (!mayNameSecretField(text)) return capped(text);
   try {
     return capped(JSON.stringify(redact(JSON.parse(text))));
   } catch {

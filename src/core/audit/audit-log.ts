@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../common/clock';
 import { ulid } from '../common/ids';
+import { isSecretField } from '../common/secret-fields';
 
 /** Who made a change: a signed-in operator or reseller, a CLI command on the server, or the platform itself. */
 export interface Actor {
@@ -56,9 +57,6 @@ export interface AuditRecord {
   readonly before?: unknown;
   readonly after?: unknown;
 }
-
-/** Keys whose values never go into the audit log, whatever a caller passes. */
-const SECRET_KEY = /pass(word)?|secret|api_?key|token|recovery|sealed|hash/i;
 
 /** Who a change is made for when nobody said: a background pass of the platform itself. */
 export const SYSTEM_ACTOR: Actor = { kind: 'system', id: null, label: 'system' };
@@ -141,7 +139,7 @@ export function withoutSecrets(value: unknown): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (value === null || typeof value !== 'object') return value;
   const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value))
-    out[key] = SECRET_KEY.test(key) ? '(secret)' : withoutSecrets(inner);
+  // Keys whose values never go into the audit log, whatever a caller passes: the one secret rule.
+  for (const [key, inner] of Object.entries(value)) out[key] = isSecretField(key) ? '(secret)' : withoutSecrets(inner);
   return out;
 }

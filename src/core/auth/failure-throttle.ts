@@ -10,7 +10,16 @@ export interface ThrottlePolicy {
 }
 
 /** The per-address limit is this many times the per-pair limit (AUTH_MAX_FAILURES). */
-export const ADDRESS_FAILURES_FACTOR = 5;
+const ADDRESS_FAILURES_FACTOR = 5;
+
+/**
+ * The policy for a limit per (address, username) pair. One address may serve several resellers'
+ * billing platforms (a host, an office NAT): one misconfigured account must not block the others,
+ * so the address alone gets `ADDRESS_FAILURES_FACTOR` times the room.
+ */
+export function throttlePolicy(perPair: Omit<ThrottlePolicy, 'maxFailuresPerAddress'>): ThrottlePolicy {
+  return { ...perPair, maxFailuresPerAddress: perPair.maxFailures * ADDRESS_FAILURES_FACTOR };
+}
 
 /** Who tried to authenticate: the client address and the username it sent (empty when none). */
 export interface Attempt {

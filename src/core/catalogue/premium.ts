@@ -7,6 +7,13 @@ import { formatAmount, type Minor } from '../common/money';
  * - `table`: fixed prices by cost band, `upTo` ascending: the first band whose `upTo` is at least
  *   the cost gives the price; a cost above the last band is not sold.
  */
+/** A premium name's yearly registry costs in minor units, per action its registrar priced. */
+export interface PremiumCosts {
+  readonly register?: Minor;
+  readonly renew?: Minor;
+  readonly transfer?: Minor;
+}
+
 export type PremiumRule =
   | { readonly kind: 'markup'; readonly basisPoints: number }
   | { readonly kind: 'table'; readonly bands: ReadonlyArray<{ readonly upTo: Minor; readonly price: Minor }> };

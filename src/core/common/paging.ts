@@ -57,6 +57,21 @@ export function decodeCursor<K extends readonly KeyPart[]>(
   return key as unknown as K;
 }
 
+/** A row of a list kept newest first by creation time, then id (orders, statement lines). */
+interface Created {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
+/** The cursor of a list kept newest first by creation time, then id: the key of the page's last row. */
+export const encodeCreatedCursor = (list: string, last: Created): string =>
+  encodeCursor(list, [last.createdAt.getTime(), last.id]);
+
+export function decodeCreatedCursor(list: string, cursor: string): { createdAt: number; id: string } {
+  const [createdAt, id] = decodeCursor<[number, string]>(list, cursor, ['number', 'string']);
+  return { createdAt, id };
+}
+
 /**
  * Cuts what a repository answered for `limit + 1` rows into a page: the extra row only says that
  * another page exists, and the last row kept makes its cursor.

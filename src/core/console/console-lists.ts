@@ -4,10 +4,11 @@ import type { OrderStatus } from '../order/order';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
+import { decodeCreatedCursor, encodeCreatedCursor } from '../common/paging';
 import { decodeCursor, encodeCursor, type Page, pageSize, toPage } from '../common/paging';
 import { DOMAIN_STATUSES, type DomainStatus } from '../domain/domain';
 import { parseTld } from '../domain/domain-name';
-import { isIsoDate, isoDay } from '../order/dates';
+import { isoDay, wholeDays } from '../order/dates';
 import type { ResellerStatus } from '../reseller/reseller';
 
 /** A reseller as the console's list shows it: with its group's name and its balance. */
@@ -238,12 +239,12 @@ export class ConsoleLists {
       actions: filter.action ? [filter.action as OrderAction] : undefined,
       resellerId: filter.resellerId || undefined,
       placedFrom: range.from,
-      placedBefore: range.until,
+      placedBefore: range.before,
       needsOperator: filter.needsOperator || undefined,
-      before: filter.cursor ? orderKey(filter.cursor) : undefined,
+      before: filter.cursor ? decodeCreatedCursor('console:orders', filter.cursor) : undefined,
       limit: limit + 1,
     });
-    return toPage(rows, limit, (last) => encodeCursor('console:orders', [last.createdAt.getTime(), last.id]));
+    return toPage(rows, limit, (last) => encodeCreatedCursor('console:orders', last));
   }
 
   async apiLog(filter: ApiLogListFilter = {}): Promise<Page<ApiLogView>> {
@@ -254,7 +255,7 @@ export class ConsoleLists {
       route: filter.route?.trim() || undefined,
       status: filter.status,
       since: range.from,
-      until: range.until,
+      until: range.before,
       beforeId: filter.cursor ? decodeCursor<[number]>('console:api-log', filter.cursor, ['number'])[0] : undefined,
       limit: limit + 1,
     });
@@ -274,20 +275,5 @@ export class ConsoleLists {
 
 const ORDER_STATUSES: readonly OrderStatus[] = ['pending', 'completed', 'failed'];
 
-function orderKey(cursor: string) {
-  const [createdAt, id] = decodeCursor<[number, string]>('console:orders', cursor, ['number', 'string']);
-  return { createdAt, id };
-}
-
-/** Whole UTC days, both included. */
-function dayRange(from: string | undefined, to: string | undefined): { from?: Date; until?: Date } {
-  for (const [name, day] of [
-    ['from', from],
-    ['to', to],
-  ] as const)
-    if (day && !isIsoDate(day)) throw invalid(`${name} must be a date written YYYY-MM-DD`);
-  return {
-    from: from ? new Date(`${from}T00:00:00Z`) : undefined,
-    until: to ? new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS) : undefined,
-  };
-}
+/** The console's filter forms send an empty `from` or `to` for a day left open. */
+const dayRange = (from: string | undefined, to: string | undefined) => wholeDays(from || undefined, to || undefined);

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, auditEntry } from '../audit/audit-log';
 import { OneTimeLinks } from '../auth/one-time-links';
-import { newRecoveryCodes, recoveryCodeHash, totpCodeOf } from '../auth/recovery-codes';
+import { newRecoveryCodes } from '../auth/recovery-codes';
+import { SecondFactorCodes, type SecondFactorSecret } from '../auth/second-factor';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
@@ -39,13 +40,17 @@ export class OperatorService {
   /** Verified against when the email is unknown, so a failure takes as long either way. */
   private dummyHash: Promise<string> | undefined;
 
+  private readonly codes: SecondFactorCodes;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly hasher: PasswordHasher,
-    private readonly totp: TotpCodes,
-    private readonly secrets: SecretBox,
+    totp: TotpCodes,
+    secrets: SecretBox,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.codes = new SecondFactorCodes(totp, secrets);
+  }
 
   async create(actor: Actor, emailInput: string, roleInput: string): Promise<SetPasswordLink> {
     const email = normaliseEmail(emailInput);
@@ -152,20 +157,18 @@ export class OperatorService {
   }
 
   /** A new TOTP secret and the URI for an authenticator app; stored only once `enrol` confirms a code. */
-  newSecondFactor(operator: Operator): { secret: string; uri: string; sealed: string } {
-    const secret = this.totp.newSecret();
-    return { secret, uri: this.totp.uri(secret, operator.email), sealed: this.secrets.seal(secret) };
+  newSecondFactor(operator: Operator): SecondFactorSecret & { sealed: string } {
+    return this.codes.newSecret(operator.email);
   }
 
   /** The secret being enrolled, as the enrolment page shows it (typed into an authenticator app, or its URI). */
-  describeSecondFactor(sealedSecret: string, operator: Operator): { secret: string; uri: string } {
-    const secret = this.secrets.open(sealedSecret);
-    return { secret, uri: this.totp.uri(secret, operator.email) };
+  describeSecondFactor(sealedSecret: string, operator: Operator): SecondFactorSecret {
+    return this.codes.describe(sealedSecret, operator.email);
   }
 
   /** Stores the secret once a code from it is right; returns the recovery codes (shown once). */
   async enrol(operatorId: string, sealedSecret: string, code: string): Promise<string[]> {
-    const step = this.totp.stepOf(this.secrets.open(sealedSecret), totpCodeOf(String(code ?? '')) ?? '');
+    const step = this.codes.confirmedStep(sealedSecret, code);
     if (step === null)
       throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
     const { codes, hashes } = newRecoveryCodes();
@@ -193,13 +196,12 @@ export class OperatorService {
   async checkSecondFactor(operatorId: string, code: string): Promise<boolean> {
     const record = await activeRecord(this.uow.read.operators, operatorId);
     if (!record.sealedTotpSecret) return false;
-    const given = String(code ?? '').trim();
-    const digits = totpCodeOf(given);
-    if (digits) {
-      const step = this.totp.stepOf(this.secrets.open(record.sealedTotpSecret), digits);
+    const given = this.codes.read(record.sealedTotpSecret, code);
+    if ('totpStep' in given) {
+      const step = given.totpStep;
       return step !== null && this.uow.run(({ operators }) => operators.useTotpStep(record.id, step));
     }
-    const hash = recoveryCodeHash(given);
+    const hash = given.recoveryHash;
     if (!record.recoveryCodeHashes.includes(hash)) return false;
     return this.uow.run(async ({ operators, audit }) => {
       const used = await operators.useRecoveryCode(record.id, hash);

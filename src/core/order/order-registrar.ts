@@ -1,3 +1,4 @@
+import type { PremiumCosts } from '../catalogue/premium';
 import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '../registrar/plugin';
 
 /**
@@ -42,10 +43,7 @@ export interface PremiumQuestion {
  */
 export type PremiumAnswer =
   | { readonly kind: 'standard' }
-  | {
-      readonly kind: 'premium';
-      readonly cost: { readonly register?: number; readonly renew?: number; readonly transfer?: number };
-    }
+  | { readonly kind: 'premium'; readonly cost: PremiumCosts }
   | { readonly kind: 'cannot_tell' }
   | { readonly kind: 'unknown'; readonly message: string };
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PremiumCosts } from '../catalogue/premium';
 import type { DomainRecord } from '../domain/domain';
 import { DomainError } from '../common/errors';
 import type { Logger } from '../common/logger';
@@ -72,10 +73,7 @@ export interface Accepted {
  */
 export type NamePrice =
   | { readonly kind: 'standard' }
-  | {
-      readonly kind: 'premium';
-      readonly cost: { readonly register?: number; readonly renew?: number; readonly transfer?: number };
-    }
+  | { readonly kind: 'premium'; readonly cost: PremiumCosts }
   | { readonly kind: 'cannot_tell' }
   | { readonly kind: 'no_answer'; readonly message: string };
 

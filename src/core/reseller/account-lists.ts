@@ -2,12 +2,13 @@ import type { OrderAction } from '../catalogue/catalogue';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
+import { decodeCreatedCursor, encodeCreatedCursor } from '../common/paging';
 import { decodeCursor, encodeCursor, type Page, pageSize, toPage } from '../common/paging';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { LedgerEntry, LedgerRepository, StatementQuery, StatementRows } from '../credit/ledger';
 import type { DomainKey, DomainRecord, DomainSort, DomainStatus } from '../domain/domain';
 import { parseDomainName, parseTld } from '../domain/domain-name';
-import { isIsoDate, isoDay } from '../order/dates';
+import { isoDay, wholeDays } from '../order/dates';
 import type { Order, OrderStatus } from '../order/order';
 
 /** Filters of a reseller's domain list (the API's `GET /account/domains`, the portal's domains page). */
@@ -112,10 +113,10 @@ export class AccountLists {
       domain: filter.domain === undefined ? undefined : parseDomainName(filter.domain).ascii,
       placedFrom: range.from,
       placedBefore: range.before,
-      before: filter.cursor === undefined ? undefined : orderKey(filter.cursor),
+      before: filter.cursor === undefined ? undefined : decodeCreatedCursor('orders', filter.cursor),
       limit: limit + 1,
     });
-    return toPage(rows, limit, (last) => encodeCursor('orders', [last.createdAt.getTime(), last.id]));
+    return toPage(rows, limit, (last) => encodeCreatedCursor('orders', last));
   }
 
   /** One of the reseller's orders; `not_found` for an order of another reseller, as for one that does not exist. */
@@ -134,7 +135,7 @@ export class AccountLists {
       resellerId,
       from: range.from,
       before: range.before,
-      after: filter.cursor === undefined ? undefined : entryKey(filter.cursor),
+      after: filter.cursor === undefined ? undefined : decodeCreatedCursor('statement', filter.cursor),
       limit: limit + 1,
     };
     const ledger = this.uow.read.ledger;
@@ -146,7 +147,7 @@ export class AccountLists {
       balance += entry.amount;
       return { ...entry, balance };
     });
-    const page = toPage(lines, limit, (last) => encodeCursor('statement', [last.createdAt.getTime(), last.id]));
+    const page = toPage(lines, limit, (last) => encodeCreatedCursor('statement', last));
     const closingBalance = page.items.length > 0 ? page.items[page.items.length - 1]!.balance : openingBalance;
     return { ...page, openingBalance, closingBalance };
   }
@@ -170,29 +171,11 @@ function domainKey(sort: DomainSort, cursor: string): DomainKey {
   return { sort, expiryDate: expiry === '' ? null : expiry, name };
 }
 
-function orderKey(cursor: string) {
-  const [createdAt, id] = decodeCursor<[number, string]>('orders', cursor, ['number', 'string']);
-  return { createdAt, id };
-}
-
-function entryKey(cursor: string) {
-  const [createdAt, id] = decodeCursor<[number, string]>('statement', cursor, ['number', 'string']);
-  return { createdAt, id };
-}
-
-/** `from` and `to` as whole UTC days, both included: from midnight of `from` to before midnight after `to`. */
+/** `from` and `to` as whole UTC days (`wholeDays`), the API refusing a `to` before `from`. */
 function dayRange(from: string | undefined, to: string | undefined): { from?: Date; before?: Date } {
-  for (const [name, day] of [
-    ['from', from],
-    ['to', to],
-  ] as const) {
-    if (day !== undefined && !isIsoDate(day)) throw invalid(`${name} must be a date written YYYY-MM-DD`);
-  }
+  const range = wholeDays(from, to);
   if (from !== undefined && to !== undefined && to < from) throw invalid('to must not be before from');
-  return {
-    from: from === undefined ? undefined : new Date(`${from}T00:00:00Z`),
-    before: to === undefined ? undefined : new Date(Date.parse(`${to}T00:00:00Z`) + DAY_MS),
-  };
+  return range;
 }
 
 /** A statement from a ledger without `statement`: its newest entries, walked back from today's balance. */

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Actor, auditEntry } from '../audit/audit-log';
 import { OneTimeLinks } from '../auth/one-time-links';
-import { newRecoveryCodes, recoveryCodeHash, totpCodeOf } from '../auth/recovery-codes';
+import { newRecoveryCodes } from '../auth/recovery-codes';
+import { SecondFactorCodes, type SecondFactorSecret } from '../auth/second-factor';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { UnitOfWork } from '../common/unit-of-work';
@@ -70,13 +71,17 @@ export class PortalLogins {
   /** Verified against when the email is unknown or has no password, so a failure takes as long either way. */
   private dummyHash: Promise<string> | undefined;
 
+  private readonly codes: SecondFactorCodes;
+
   constructor(
     private readonly uow: UnitOfWork,
     private readonly hasher: PasswordHasher,
-    private readonly totp: TotpCodes,
-    private readonly secrets: SecretBox,
+    totp: TotpCodes,
+    secrets: SecretBox,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.codes = new SecondFactorCodes(totp, secrets);
+  }
 
   /**
    * A one-time link (24 h) for the reseller to set its portal password: its first one, or a new
@@ -222,20 +227,17 @@ export class PortalLogins {
   }
 
   /** A new TOTP secret, sealed for the session until `enrol` confirms a code from it. */
-  newSecondFactor(reseller: Reseller): { secret: string; uri: string; sealed: string } {
-    const secret = this.totp.newSecret();
-    return { secret, uri: this.totp.uri(secret, reseller.email), sealed: this.secrets.seal(secret) };
+  newSecondFactor(reseller: Reseller): SecondFactorSecret & { sealed: string } {
+    return this.codes.newSecret(reseller.email);
   }
 
-  describeSecondFactor(sealedSecret: string, reseller: Reseller): { secret: string; uri: string } {
-    const secret = this.secrets.open(sealedSecret);
-    return { secret, uri: this.totp.uri(secret, reseller.email) };
+  describeSecondFactor(sealedSecret: string, reseller: Reseller): SecondFactorSecret {
+    return this.codes.describe(sealedSecret, reseller.email);
   }
 
   /** Turns the second factor on once a code from the secret is right; returns the recovery codes (shown once). */
   async enrol(actor: Actor, resellerId: string, sealedSecret: string, code: string): Promise<string[]> {
-    const digits = totpCodeOf(String(code ?? ''));
-    const step = digits ? this.totp.stepOf(this.secrets.open(sealedSecret), digits) : null;
+    const step = this.codes.confirmedStep(sealedSecret, code);
     if (step === null)
       throw new DomainError('validation_failed', 'That code is not right; check the time on your device and try again');
     const { codes, hashes } = newRecoveryCodes();
@@ -261,13 +263,12 @@ export class PortalLogins {
   async checkSecondFactor(actor: Actor, resellerId: string, code: string): Promise<boolean> {
     const login = await this.uow.read.portalLogins.find(resellerId);
     if (!login?.sealedTotpSecret) return false;
-    const given = String(code ?? '').trim();
-    const digits = totpCodeOf(given);
-    if (digits) {
-      const step = this.totp.stepOf(this.secrets.open(login.sealedTotpSecret), digits);
+    const given = this.codes.read(login.sealedTotpSecret, code);
+    if ('totpStep' in given) {
+      const step = given.totpStep;
       return step !== null && this.uow.run(({ portalLogins }) => portalLogins.useTotpStep(resellerId, step));
     }
-    const hash = recoveryCodeHash(given);
+    const hash = given.recoveryHash;
     if (!login.recoveryCodeHashes.includes(hash)) return false;
     return this.uow.run(async ({ portalLogins, audit }) => {
       const used = await portalLogins.useRecoveryCode(resellerId, hash);

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { ApiLogEntry, ApiLogQuery, ApiLogRepository } from '../../core/api-log/api-log';
 import { type DirectWrites, knexPools } from '../db/driver-pools';
 
-interface ApiLogRow {
+export interface ApiLogRow {
   reseller_id: string;
   at: number | string;
   method: string;
@@ -15,6 +15,24 @@ interface ApiLogRow {
   client_ip: string | null;
   request_body: string | null;
   reply_body: string | null;
+}
+
+/** A row of `api_log` as an entry (the console's API log reads the same rows with the reseller's email). */
+export function apiLogEntryOf(row: ApiLogRow): ApiLogEntry {
+  return {
+    resellerId: row.reseller_id,
+    at: new Date(Number(row.at)),
+    method: row.method,
+    route: row.route,
+    domain: row.domain,
+    status: Number(row.status),
+    durationMs: Number(row.duration_ms),
+    error: row.error,
+    requestId: row.request_id,
+    clientIp: row.client_ip,
+    requestBody: row.request_body,
+    replyBody: row.reply_body,
+  };
 }
 
 export class KnexApiLogRepository implements ApiLogRepository {
@@ -59,20 +77,7 @@ export class KnexApiLogRepository implements ApiLogRepository {
       .limit(query.limit);
     if (query.since) q.andWhere('at', '>=', query.since.getTime());
     if (query.domain) q.andWhere({ domain: query.domain });
-    return (await q).map((row) => ({
-      resellerId: row.reseller_id,
-      at: new Date(Number(row.at)),
-      method: row.method,
-      route: row.route,
-      domain: row.domain,
-      status: Number(row.status),
-      durationMs: Number(row.duration_ms),
-      error: row.error,
-      requestId: row.request_id,
-      clientIp: row.client_ip,
-      requestBody: row.request_body,
-      replyBody: row.reply_body,
-    }));
+    return (await q).map(apiLogEntryOf);
   }
 
   async purge(before: Date, limit: number): Promise<number> {

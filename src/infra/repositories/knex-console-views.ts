@@ -15,6 +15,7 @@ import type { OrderAction } from '../../core/catalogue/catalogue';
 import type { DomainStatus } from '../../core/domain/domain';
 import type { OrderStatus } from '../../core/order/order';
 import { OPERATOR_NOTE } from '../../core/order/order-reconciliation';
+import { apiLogEntryOf } from './knex-api-log-repository';
 import type { ResellerStatus } from '../../core/reseller/reseller';
 
 /** A LIKE pattern's text with its wildcards taken literally (escape character `!` on both engines). */
@@ -176,19 +177,8 @@ export class KnexConsoleViews implements ConsoleViews {
     if (q.beforeId !== undefined) query.where('l.id', '<', q.beforeId);
     return (await query).map((row) => ({
       id: Number(row.id),
-      resellerId: row.reseller_id,
+      ...apiLogEntryOf(row),
       resellerEmail: row.reseller_email ?? row.reseller_id,
-      at: new Date(Number(row.at)),
-      method: row.method,
-      route: row.route,
-      domain: row.domain,
-      status: Number(row.status),
-      durationMs: Number(row.duration_ms),
-      error: row.error,
-      requestId: row.request_id,
-      clientIp: row.client_ip,
-      requestBody: row.request_body,
-      replyBody: row.reply_body,
     }));
   }
 

@@ -5,25 +5,11 @@ import { describePremiumRule } from '../../core/catalogue/premium';
 import { DomainError, isDomainError } from '../../core/common/errors';
 import { formatAmount, type Minor, parseAmount } from '../../core/common/money';
 import type { ResellerGroup } from '../../core/reseller/reseller';
+import { STANDARD_CONTACT_FIELDS } from '../../core/domain/contact-fields';
 import { TOKENS } from '../../core/tokens';
 import type { Fields } from '../page-table';
 import { field } from '../web-app';
 import type { ConsoleContext, ConsolePage } from './console-access';
-
-/** The contact fields the default-contact form offers (an order's registrant fields). */
-export const CONTACT_FIELDS = [
-  'firstname',
-  'lastname',
-  'companyname',
-  'email',
-  'address1',
-  'address2',
-  'city',
-  'state',
-  'postcode',
-  'country',
-  'phonenumber',
-] as const;
 
 async function groupOf(ctx: ConsoleContext): Promise<ResellerGroup> {
   return ctx.resolve(TOKENS.resellerService).group(decodeURIComponent(ctx.params.name ?? ''));
@@ -132,7 +118,7 @@ async function groupPage(ctx: ConsoleContext, group: ResellerGroup, extra: Recor
       addons: ADDONS.map((a) => ({ name: a, price: formatAmount(addons.get(a) ?? 0) })),
       premium: describePremiumRule(premium),
       premiumRule: premium,
-      contactFields: CONTACT_FIELDS,
+      contactFields: STANDARD_CONTACT_FIELDS,
       contact: group.defaultContact ?? {},
       registrars: ctx.resolve(TOKENS.registrars).ids(),
       notice: NOTICES[field(ctx.query, 'notice')],
@@ -237,7 +223,8 @@ export const CATALOGUE_PAGES: readonly ConsolePage[] = [
     handler: (ctx) =>
       changeGroup(ctx, 'contact', async (group) => {
         const contact: Record<string, string> = {};
-        for (const name of CONTACT_FIELDS) {
+        // The default-contact form offers the fields every contact role is shown with.
+        for (const name of STANDARD_CONTACT_FIELDS) {
           const value = field(ctx.form, name).trim();
           if (value) contact[name] = value;
         }

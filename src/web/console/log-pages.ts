@@ -1,9 +1,26 @@
 import { DomainError } from '../../core/common/errors';
 import { TOKENS } from '../../core/tokens';
-import { field } from '../web-app';
 import type { ConsolePage } from './console-access';
-import { allPages, filtersOf, isCsv, wholeNumberOf } from './list-support';
+import type { ApiLogView } from '../../core/console/console-lists';
+import { type CsvExport, filtersOf, isCsv, listOrCsv, wholeNumberOf } from './list-support';
 import { resellerIdOf } from './order-pages';
+
+const API_LOG_CSV: CsvExport<ApiLogView> = {
+  filename: 'api-log.csv',
+  header: ['at', 'reseller', 'method', 'route', 'domain', 'status', 'duration_ms', 'error', 'request_id', 'client_ip'],
+  row: (l) => [
+    l.at,
+    l.resellerEmail,
+    l.method,
+    l.route,
+    l.domain,
+    l.status,
+    l.durationMs,
+    l.error,
+    l.requestId,
+    l.clientIp,
+  ],
+};
 
 /** The API log across resellers, and the audit log of every change. */
 export const LOG_PAGES: readonly ConsolePage[] = [
@@ -25,26 +42,9 @@ export const LOG_PAGES: readonly ConsolePage[] = [
           cursor,
           limit,
         });
-      if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv('api-log.csv', [
-          ['at', 'reseller', 'method', 'route', 'domain', 'status', 'duration_ms', 'error', 'request_id', 'client_ip'],
-          ...rows.map((l) => [
-            l.at,
-            l.resellerEmail,
-            l.method,
-            l.route,
-            l.domain,
-            l.status,
-            l.durationMs,
-            l.error,
-            l.requestId,
-            l.clientIp,
-          ]),
-        ]);
-      }
-      const page = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render('api-log', { pageTitle: 'API log', page, filters }, { fragment: 'api-log-results' });
+      return listOrCsv(ctx, read, API_LOG_CSV, (page) =>
+        ctx.render('api-log', { pageTitle: 'API log', page, filters }, { fragment: 'api-log-results' }),
+      );
     },
   },
   {

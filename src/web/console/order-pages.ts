@@ -4,7 +4,8 @@ import type { Order } from '../../core/order/order';
 import { TOKENS } from '../../core/tokens';
 import { field } from '../web-app';
 import type { ConsoleContext, ConsolePage } from './console-access';
-import { allPages, filtersOf, isCsv } from './list-support';
+import type { OrderView } from '../../core/console/console-lists';
+import { type CsvExport, filtersOf, listOrCsv } from './list-support';
 
 const FILTERS = ['status', 'action', 'reseller', 'from', 'to', 'operator'] as const;
 
@@ -25,6 +26,36 @@ async function orderOf(ctx: ConsoleContext): Promise<Order> {
   return order;
 }
 
+const ORDERS_CSV: CsvExport<OrderView> = {
+  filename: 'orders.csv',
+  header: [
+    'id',
+    'placed_at',
+    'reseller',
+    'action',
+    'domain',
+    'period',
+    'price',
+    'status',
+    'registrar',
+    'note',
+    'settled_at',
+  ],
+  row: (o) => [
+    o.id,
+    o.createdAt,
+    o.resellerEmail,
+    o.action,
+    o.domain,
+    o.period,
+    formatAmount(o.price),
+    o.status,
+    o.registrar,
+    o.note,
+    o.settledAt,
+  ],
+};
+
 export const ORDER_PAGES: readonly ConsolePage[] = [
   {
     method: 'get',
@@ -36,39 +67,9 @@ export const ORDER_PAGES: readonly ConsolePage[] = [
       const resellerId = await resellerIdOf(ctx, filters.reseller);
       const read = (cursor?: string, limit?: number) =>
         lists.orders({ ...filters, resellerId, needsOperator: filters.operator === '1', cursor, limit });
-      if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv('orders.csv', [
-          [
-            'id',
-            'placed_at',
-            'reseller',
-            'action',
-            'domain',
-            'period',
-            'price',
-            'status',
-            'registrar',
-            'note',
-            'settled_at',
-          ],
-          ...rows.map((o) => [
-            o.id,
-            o.createdAt,
-            o.resellerEmail,
-            o.action,
-            o.domain,
-            o.period,
-            formatAmount(o.price),
-            o.status,
-            o.registrar,
-            o.note,
-            o.settledAt,
-          ]),
-        ]);
-      }
-      const page = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render('orders', { pageTitle: 'Orders', page, filters }, { fragment: 'orders-results' });
+      return listOrCsv(ctx, read, ORDERS_CSV, (page) =>
+        ctx.render('orders', { pageTitle: 'Orders', page, filters }, { fragment: 'orders-results' }),
+      );
     },
   },
   {

@@ -1,11 +1,13 @@
 import { DomainError, isDomainError } from '../../core/common/errors';
 import { formatAmount, parseAmount } from '../../core/common/money';
+import type { ResellerView } from '../../core/console/console-lists';
 import type { Reseller } from '../../core/reseller/reseller';
+import type { StatementLine } from '../../core/reseller/account-lists';
 import { TOKENS } from '../../core/tokens';
 import { field } from '../web-app';
 import { WEB_TOKENS } from '../web-tokens';
 import type { ConsoleContext, ConsolePage } from './console-access';
-import { allPages, filtersOf, isCsv } from './list-support';
+import { type CsvExport, filtersOf, listOrCsv } from './list-support';
 
 const FILTERS = ['search', 'group', 'status', 'min', 'max'] as const;
 
@@ -40,18 +42,13 @@ export const RESELLER_PAGES: readonly ConsolePage[] = [
           cursor,
           limit,
         });
-      if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv('resellers.csv', [
-          ['email', 'group', 'status', 'balance', 'created_at'],
-          ...rows.map((r) => [r.email, r.groupName, r.status, formatAmount(r.balance), r.createdAt]),
-        ]);
-      }
-      const page = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render(
-        'resellers',
-        { pageTitle: 'Resellers', page, filters, groups },
-        { fragment: 'resellers-results' },
+      const csv: CsvExport<ResellerView> = {
+        filename: 'resellers.csv',
+        header: ['email', 'group', 'status', 'balance', 'created_at'],
+        row: (r) => [r.email, r.groupName, r.status, formatAmount(r.balance), r.createdAt],
+      };
+      return listOrCsv(ctx, read, csv, (page) =>
+        ctx.render('resellers', { pageTitle: 'Resellers', page, filters, groups }, { fragment: 'resellers-results' }),
       );
     },
   },
@@ -131,15 +128,14 @@ export const RESELLER_PAGES: readonly ConsolePage[] = [
       const filters = filtersOf(ctx.query, ['from', 'to']);
       const lists = ctx.resolve(TOKENS.accountLists);
       const read = (cursor?: string, limit?: number) => lists.statement(reseller.id, { ...filters, cursor, limit });
-      if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv(`statement-${reseller.email}.csv`, [
-          ['date', 'kind', 'amount', 'balance', 'order_id', 'note'],
-          ...rows.map((e) => [e.createdAt, e.kind, formatAmount(e.amount), formatAmount(e.balance), e.orderId, e.note]),
-        ]);
-      }
-      const statement = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render('statement', { pageTitle: `Statement of ${reseller.email}`, reseller, statement, filters });
+      const csv: CsvExport<StatementLine> = {
+        filename: `statement-${reseller.email}.csv`,
+        header: ['date', 'kind', 'amount', 'balance', 'order_id', 'note'],
+        row: (e) => [e.createdAt, e.kind, formatAmount(e.amount), formatAmount(e.balance), e.orderId, e.note],
+      };
+      return listOrCsv(ctx, read, csv, (statement) =>
+        ctx.render('statement', { pageTitle: `Statement of ${reseller.email}`, reseller, statement, filters }),
+      );
     },
   },
   {

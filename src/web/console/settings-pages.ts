@@ -1,13 +1,11 @@
 import { version } from '../../../package.json';
+import { isSecretField } from '../../core/common/secret-fields';
 import { TOKENS } from '../../core/tokens';
 import { missingRegistrars } from '../../startup/readiness';
 import { WEB_TOKENS } from '../web-tokens';
 import type { ConsolePage } from './console-access';
 
-/** Settings whose values are secrets (shown as set or not set, never their value). */
-const SECRET_SETTINGS = new Set(['masterKey']);
-
-/** A database URL with its password masked. */
+/** A URL (the database's, the mail server's) with its password masked. */
 function maskedUrl(url: string): string {
   return url.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:•••@');
 }
@@ -23,14 +21,15 @@ export const SETTINGS_PAGES: readonly ConsolePage[] = [
         .filter(([key]) => key !== 'plugins')
         .map(([key, value]) => ({
           key,
-          value: SECRET_SETTINGS.has(key)
+          // Secrets by the one rule (the master key, the metrics token, …): shown as set or not set, never their value.
+          value: isSecretField(key)
             ? value
               ? '(set)'
               : '(not set)'
-            : key === 'databaseUrl'
-              ? maskedUrl(String(value))
-              : value === undefined
-                ? '(not set)'
+            : value === undefined
+              ? '(not set)'
+              : /url$/i.test(key)
+                ? maskedUrl(String(value))
                 : String(value),
         }));
       const registrars = ctx.resolve(TOKENS.registrars);

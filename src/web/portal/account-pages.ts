@@ -3,12 +3,57 @@ import { formatAmount, parseAmount } from '../../core/common/money';
 import { DOMAIN_STATUSES } from '../../core/domain/domain';
 import type { PremiumRule } from '../../core/catalogue/premium';
 import { TOKENS } from '../../core/tokens';
-import { allPages, filtersOf, isCsv, wholeNumberOf } from '../console/list-support';
+import type { DomainRecord } from '../../core/domain/domain';
+import type { Order } from '../../core/order/order';
+import type { StatementLine } from '../../core/reseller/account-lists';
+import { type CsvExport, filtersOf, isCsv, listOrCsv, wholeNumberOf } from '../console/list-support';
 import { field } from '../web-app';
 import type { PortalPage } from './portal-access';
 
 const ORDER_STATUSES = ['pending', 'completed', 'failed'] as const;
 const ORDER_ACTIONS = ['register', 'renew', 'transfer'] as const;
+
+const DOMAINS_CSV: CsvExport<DomainRecord> = {
+  filename: 'domains.csv',
+  header: ['domain', 'punycode', 'status', 'expiry_date', 'nameservers', 'transfer_lock'],
+  row: (d) => [
+    d.unicodeName,
+    d.name,
+    d.status,
+    d.expiryDate ?? '',
+    d.nameservers.join(' '),
+    d.transferLock === null ? '' : String(d.transferLock),
+  ],
+};
+
+const ORDERS_CSV: CsvExport<Order> = {
+  filename: 'orders.csv',
+  header: ['id', 'placed_at', 'action', 'domain', 'period', 'amount', 'status', 'refunded', 'settled_at'],
+  row: (o) => [
+    o.id,
+    o.createdAt.toISOString(),
+    o.action,
+    o.domain,
+    o.period,
+    formatAmount(o.price),
+    o.status,
+    o.status === 'failed' ? formatAmount(o.price) : '',
+    o.settledAt?.toISOString() ?? '',
+  ],
+};
+
+const STATEMENT_CSV: CsvExport<StatementLine> = {
+  filename: 'statement.csv',
+  header: ['date', 'kind', 'amount', 'balance', 'order', 'description'],
+  row: (e) => [
+    e.createdAt.toISOString(),
+    e.kind,
+    formatAmount(e.amount),
+    formatAmount(e.balance),
+    e.orderId ?? '',
+    e.note ?? '',
+  ],
+};
 
 /** The reseller's own money and lists: dashboard, domains, orders, statement, pricing. Every read is of its own rows. */
 export const ACCOUNT_PAGES: readonly PortalPage[] = [
@@ -64,25 +109,12 @@ export const ACCOUNT_PAGES: readonly PortalPage[] = [
           cursor,
           limit,
         });
-      if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv('domains.csv', [
-          ['domain', 'punycode', 'status', 'expiry_date', 'nameservers', 'transfer_lock'],
-          ...rows.map((d) => [
-            d.unicodeName,
-            d.name,
-            d.status,
-            d.expiryDate ?? '',
-            d.nameservers.join(' '),
-            d.transferLock === null ? '' : String(d.transferLock),
-          ]),
-        ]);
-      }
-      const page = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render(
-        'domains',
-        { pageTitle: 'Domains', page, filters, statuses: DOMAIN_STATUSES, hx: true },
-        { fragment: 'domains-results' },
+      return listOrCsv(ctx, read, DOMAINS_CSV, (page) =>
+        ctx.render(
+          'domains',
+          { pageTitle: 'Domains', page, filters, statuses: DOMAIN_STATUSES, hx: true },
+          { fragment: 'domains-results' },
+        ),
       );
     },
   },
@@ -102,25 +134,9 @@ export const ACCOUNT_PAGES: readonly PortalPage[] = [
           cursor,
           limit,
         });
-      if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv('orders.csv', [
-          ['id', 'placed_at', 'action', 'domain', 'period', 'amount', 'status', 'refunded', 'settled_at'],
-          ...rows.map((o) => [
-            o.id,
-            o.createdAt.toISOString(),
-            o.action,
-            o.domain,
-            o.period,
-            formatAmount(o.price),
-            o.status,
-            o.status === 'failed' ? formatAmount(o.price) : '',
-            o.settledAt?.toISOString() ?? '',
-          ]),
-        ]);
-      }
-      const page = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render('orders', { pageTitle: 'Orders', page, filters, hx: true }, { fragment: 'orders-results' });
+      return listOrCsv(ctx, read, ORDERS_CSV, (page) =>
+        ctx.render('orders', { pageTitle: 'Orders', page, filters, hx: true }, { fragment: 'orders-results' }),
+      );
     },
   },
   {
@@ -131,22 +147,9 @@ export const ACCOUNT_PAGES: readonly PortalPage[] = [
       const filters = filtersOf(ctx.query, ['from', 'to']);
       const read = (cursor?: string, limit?: number) =>
         ctx.resolve(TOKENS.accountLists).statement(ctx.principal.reseller.id, { ...filters, cursor, limit });
-      if (isCsv(ctx.query)) {
-        const lines = await allPages((cursor) => read(cursor, 200));
-        return ctx.csv('statement.csv', [
-          ['date', 'kind', 'amount', 'balance', 'order', 'description'],
-          ...lines.map((e) => [
-            e.createdAt.toISOString(),
-            e.kind,
-            formatAmount(e.amount),
-            formatAmount(e.balance),
-            e.orderId ?? '',
-            e.note ?? '',
-          ]),
-        ]);
-      }
-      const statement = await read(field(ctx.query, 'cursor') || undefined);
-      return ctx.render('statement', { pageTitle: 'Statement', statement, filters });
+      return listOrCsv(ctx, read, STATEMENT_CSV, (statement) =>
+        ctx.render('statement', { pageTitle: 'Statement', statement, filters }),
+      );
     },
   },
   {

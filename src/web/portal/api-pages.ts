@@ -57,26 +57,8 @@ export const API_PAGES: readonly PortalPage[] = [
       return ctx.render('api-key', { pageTitle: 'New API key', apiKey, endpoint: endpointOf(ctx) });
     },
   },
-  {
-    method: 'post',
-    path: '/api/allow-ip',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const { reseller } = ctx.principal;
-      await ctx.resolve(TOKENS.resellerService).allowNetwork(reseller.email, field(ctx.form, 'cidr'));
-      return ctx.redirect('/api?notice=allowed');
-    },
-  },
-  {
-    method: 'post',
-    path: '/api/disallow-ip',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const { reseller } = ctx.principal;
-      await ctx.resolve(TOKENS.resellerService).disallowNetwork(reseller.email, field(ctx.form, 'cidr'));
-      return ctx.redirect('/api?notice=disallowed');
-    },
-  },
+  allowListChange('/api/allow-ip', 'allowNetwork', 'allowed'),
+  allowListChange('/api/disallow-ip', 'disallowNetwork', 'disallowed'),
   {
     method: 'post',
     path: '/api/check-token',
@@ -126,6 +108,23 @@ export const API_PAGES: readonly PortalPage[] = [
       }),
   },
 ];
+
+/** The form that puts an address (`cidr`) on the IP allow-list or takes it off, then back to the API page saying so. */
+function allowListChange(
+  path: string,
+  change: 'allowNetwork' | 'disallowNetwork',
+  notice: 'allowed' | 'disallowed',
+): PortalPage {
+  return {
+    method: 'post',
+    path,
+    access: 'reseller',
+    handler: async (ctx) => {
+      await ctx.resolve(TOKENS.resellerService)[change](ctx.principal.reseller.email, field(ctx.form, 'cidr'));
+      return ctx.redirect(`/api?notice=${notice}`);
+    },
+  };
+}
 
 async function apiPage(ctx: PortalContext, extra: Record<string, unknown> = {}) {
   const { reseller } = ctx.principal;

@@ -13,6 +13,80 @@ import type { PortalContext, PortalPage } from './portal-access';
 /** Blank rows a form offers beyond what the domain has, for new records or forwards. */
 const BLANK_ROWS = 3;
 
+/** Where a setting's page is, and its words. */
+interface SettingPage {
+  /** The page's path under the domain: `/domains/<domain>/<path>`. */
+  readonly path: string;
+  readonly template: string;
+  readonly pageTitle: string;
+  /** The capability's name in "the registrar of this domain does not offer …". */
+  readonly capability: string;
+  /** The `?notice=` key after a save, and what it says. */
+  readonly saved: readonly [key: string, text: string];
+}
+
+/**
+ * A setting of one domain that lives at its registrar, on a page of its own (GET shows it, POST
+ * saves it): where it is, its template and words, how it is read from the registrar, what the form
+ * sent, and how that is saved and audited.
+ */
+interface RegistrarSetting<Sent> extends SettingPage {
+  read(ctx: PortalContext, domain: DomainRecord): Promise<Record<string, unknown>>;
+  sent(form: Fields): Sent;
+  /** The form shown again after a refusal, with what was sent. */
+  shownAgain(sent: Sent): Record<string, unknown>;
+  /** Saves through the domain-management service, which audits the change (AUDITED). */
+  save(ctx: PortalContext, domain: DomainRecord, sent: Sent): Promise<void>;
+}
+
+const DNS: RegistrarSetting<DnsRecordInput[]> = {
+  path: 'dns',
+  template: 'domain-dns',
+  pageTitle: 'DNS records',
+  capability: 'DNS management',
+  saved: ['dns', 'The DNS records are saved.'],
+  read: async (ctx, domain) => ({
+    rows: [...(await management(ctx).dnsRecords(resellerOf(ctx), domain.name)), ...blankRecords()],
+  }),
+  sent: dnsRowsOf,
+  shownAgain: (rows) => ({ rows: [...rows, ...blankRecords()] }),
+  save: async (ctx, domain, rows) => {
+    // Rows left blank are blank form rows, not records (the API leaves out records without an address too).
+    const records = rows.filter((r) => (r.hostname ?? '') !== '' || (r.address ?? '') !== '');
+    await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records, AUDITED);
+  },
+};
+
+const EMAIL_FORWARDING: RegistrarSetting<{ prefixes: string[]; targets: string[] }> = {
+  path: 'email-forwarding',
+  template: 'domain-email',
+  pageTitle: 'Email forwarding',
+  capability: 'email forwarding',
+  saved: ['email', 'The email forwards are saved.'],
+  read: async (ctx, domain) => ({
+    rows: [...(await management(ctx).emailForwards(resellerOf(ctx), domain.name)), ...blankForwards()],
+  }),
+  sent: (form) => ({ prefixes: list(form, 'prefix'), targets: list(form, 'forwardto') }),
+  shownAgain: (sent) => ({ rows: [...forwardRows(sent), ...blankForwards()] }),
+  save: async (ctx, domain, sent) => {
+    await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, sent.prefixes, sent.targets, AUDITED);
+  },
+};
+
+const CONTACTS: RegistrarSetting<Partial<Record<ContactRole, Record<string, string>>>> = {
+  path: 'contacts',
+  template: 'domain-contacts',
+  pageTitle: 'Contacts',
+  capability: 'contact management',
+  saved: ['contacts', 'The contacts are saved.'],
+  read: async (ctx, domain) => ({ contacts: await management(ctx).contacts(resellerOf(ctx), domain.name) }),
+  sent: contactsOf,
+  shownAgain: (contacts) => ({ contacts }),
+  save: async (ctx, domain, contacts) => {
+    await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts, AUDITED);
+  },
+};
+
 /**
  * The settings of one domain that live at its registrar (DNS records, email forwarding, contacts),
  * each on a page of its own so the domain page itself asks the registrar nothing. They go through
@@ -22,117 +96,60 @@ const BLANK_ROWS = 3;
  * capability says so. A refusal shows the form again with what was typed and the reason.
  */
 export const DOMAIN_SETTINGS_PAGES: readonly PortalPage[] = [
-  {
-    method: 'get',
-    path: '/domains/:domain/dns',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const domain = await ownedDomain(ctx);
-      return showFromRegistrar(ctx, 'domain-dns', domain, async () => {
-        const records = await management(ctx).dnsRecords(resellerOf(ctx), domain.name);
-        return { rows: [...records, ...blankRecords()] };
-      });
-    },
-  },
-  {
-    method: 'post',
-    path: '/domains/:domain/dns',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const domain = await ownedDomain(ctx);
-      const rows = dnsRowsOf(ctx.form);
-      return saveOrShowAgain(ctx, 'domain-dns', domain, { rows: [...rows, ...blankRecords()] }, async () => {
-        // Rows left blank are blank form rows, not records (the API leaves out records without an address too).
-        const records = rows.filter((r) => (r.hostname ?? '') !== '' || (r.address ?? '') !== '');
-        await management(ctx).saveDnsRecords(resellerOf(ctx), domain.name, records, AUDITED);
-        return 'dns';
-      });
-    },
-  },
-  {
-    method: 'get',
-    path: '/domains/:domain/email-forwarding',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const domain = await ownedDomain(ctx);
-      return showFromRegistrar(ctx, 'domain-email', domain, async () => {
-        const forwards = await management(ctx).emailForwards(resellerOf(ctx), domain.name);
-        return { rows: [...forwards, ...blankForwards()] };
-      });
-    },
-  },
-  {
-    method: 'post',
-    path: '/domains/:domain/email-forwarding',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const domain = await ownedDomain(ctx);
-      const prefixes = list(ctx.form, 'prefix');
-      const targets = list(ctx.form, 'forwardto');
-      const rows = prefixes.map((prefix, i) => ({ prefix, forwardTo: targets[i] ?? '' }));
-      return saveOrShowAgain(ctx, 'domain-email', domain, { rows: [...rows, ...blankForwards()] }, async () => {
-        await management(ctx).saveEmailForwards(resellerOf(ctx), domain.name, prefixes, targets, AUDITED);
-        return 'email';
-      });
-    },
-  },
-  {
-    method: 'get',
-    path: '/domains/:domain/contacts',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const domain = await ownedDomain(ctx);
-      return showFromRegistrar(ctx, 'domain-contacts', domain, async () => ({
-        contacts: await management(ctx).contacts(resellerOf(ctx), domain.name),
-      }));
-    },
-  },
-  {
-    method: 'post',
-    path: '/domains/:domain/contacts',
-    access: 'reseller',
-    handler: async (ctx) => {
-      const domain = await ownedDomain(ctx);
-      const contacts = contactsOf(ctx.form);
-      return saveOrShowAgain(ctx, 'domain-contacts', domain, { contacts }, async () => {
-        await management(ctx).saveContacts(resellerOf(ctx), domain.name, contacts, AUDITED);
-        return 'contacts';
-      });
-    },
-  },
+  ...settingPages(DNS),
+  ...settingPages(EMAIL_FORWARDING),
+  ...settingPages(CONTACTS),
 ];
 
-const SETTINGS = {
-  'domain-dns': { pageTitle: 'DNS records', capability: 'DNS management' },
-  'domain-email': { pageTitle: 'Email forwarding', capability: 'email forwarding' },
-  'domain-contacts': { pageTitle: 'Contacts', capability: 'contact management' },
-} as const;
-type SettingsTemplate = keyof typeof SETTINGS;
+function settingPages<Sent>(setting: RegistrarSetting<Sent>): PortalPage[] {
+  const path = `/domains/:domain/${setting.path}`;
+  return [
+    {
+      method: 'get',
+      path,
+      access: 'reseller',
+      handler: async (ctx) => {
+        const domain = await ownedDomain(ctx);
+        const show = async () => render(ctx, setting, domain, await setting.read(ctx, domain));
+        return orRefusal(ctx, setting, domain, show, (reason) => ({ unavailable: reason }));
+      },
+    },
+    {
+      method: 'post',
+      path,
+      access: 'reseller',
+      handler: async (ctx) => {
+        const domain = await ownedDomain(ctx);
+        const sent = setting.sent(ctx.form);
+        const save = async () => {
+          await setting.save(ctx, domain, sent);
+          return ctx.redirect(`${pageOf(setting, domain)}?notice=${setting.saved[0]}`);
+        };
+        return orRefusal(ctx, setting, domain, save, (reason) => ({ ...setting.shownAgain(sent), error: reason }));
+      },
+    },
+  ];
+}
 
-const NOTICES: Record<string, string> = {
-  dns: 'The DNS records are saved.',
-  email: 'The email forwards are saved.',
-  contacts: 'The contacts are saved.',
-};
-
-/** The ownership rule before anything else is read from the request. */
+const pageOf = (setting: SettingPage, domain: DomainRecord) =>
+  `/domains/${encodeURIComponent(domain.name)}/${setting.path}`;
 
 function render(
   ctx: PortalContext,
-  template: SettingsTemplate,
+  setting: SettingPage,
   domain: DomainRecord,
   values: Record<string, unknown>,
   status = 200,
 ): PageResult {
   return ctx.render(
-    template,
+    setting.template,
     {
-      ...SETTINGS[template],
-      pageTitle: `${SETTINGS[template].pageTitle}: ${domain.unicodeName}`,
-      heading: SETTINGS[template].pageTitle,
+      capability: setting.capability,
+      pageTitle: `${setting.pageTitle}: ${domain.unicodeName}`,
+      heading: setting.pageTitle,
       domain,
-      action: `/domains/${encodeURIComponent(domain.name)}/${pathOf(template)}`,
-      notice: NOTICES[field(ctx.query, 'notice')],
+      action: pageOf(setting, domain),
+      notice: field(ctx.query, 'notice') === setting.saved[0] ? setting.saved[1] : undefined,
       recordTypes: DNS_RECORD_TYPES,
       roles: CONTACT_ROLES,
       contactFields: STANDARD_CONTACT_FIELDS,
@@ -143,58 +160,28 @@ function render(
 }
 
 /**
- * A settings page read from the registrar. A domain in the middle of an order, gone from the
- * platform, or whose registrar lacks the capability shows why instead of a form.
+ * Runs a read or a save. A refusal of the domain-management service (a domain in the middle of an
+ * order, gone from the platform, or whose registrar lacks the capability) shows the page instead,
+ * with `shown(reason)` and the refusal's status; another reseller's domain still answers as the API does.
  */
-async function showFromRegistrar(
+async function orRefusal(
   ctx: PortalContext,
-  template: SettingsTemplate,
+  setting: SettingPage,
   domain: DomainRecord,
-  read: () => Promise<Record<string, unknown>>,
+  run: () => Promise<PageResult>,
+  shown: (reason: string) => Record<string, unknown>,
 ): Promise<PageResult> {
   try {
-    return render(ctx, template, domain, await read());
+    return await run();
   } catch (error) {
     if (!isDomainError(error) || error.code === 'not_owned') throw error;
-    return render(
-      ctx,
-      template,
-      domain,
-      { unavailable: explain(error.code, template, error.message) },
-      STATUS[error.code],
-    );
+    return render(ctx, setting, domain, shown(explain(error.code, setting, error.message)), STATUS[error.code]);
   }
 }
 
-/** Saves, then back to the page with a notice (303); a refusal shows the form again with the reason and its status. */
-async function saveOrShowAgain(
-  ctx: PortalContext,
-  template: SettingsTemplate,
-  domain: DomainRecord,
-  typed: Record<string, unknown>,
-  save: () => Promise<string>,
-): Promise<PageResult> {
-  try {
-    const notice = await save();
-    return ctx.redirect(`/domains/${encodeURIComponent(domain.name)}/${pathOf(template)}?notice=${notice}`);
-  } catch (error) {
-    if (!isDomainError(error) || error.code === 'not_owned') throw error;
-    return render(
-      ctx,
-      template,
-      domain,
-      { ...typed, error: explain(error.code, template, error.message) },
-      STATUS[error.code],
-    );
-  }
-}
-
-const pathOf = (template: SettingsTemplate) =>
-  template === 'domain-dns' ? 'dns' : template === 'domain-email' ? 'email-forwarding' : 'contacts';
-
-function explain(code: string, template: SettingsTemplate, message: string): string {
+function explain(code: string, setting: SettingPage, message: string): string {
   if (code === 'capability_missing')
-    return `The registrar of this domain does not offer ${SETTINGS[template].capability}, so it cannot be changed here. (${message})`;
+    return `The registrar of this domain does not offer ${setting.capability}, so it cannot be changed here. (${message})`;
   return message;
 }
 
@@ -228,6 +215,9 @@ function contactsOf(form: Fields): Partial<Record<ContactRole, Record<string, st
   }
   return contacts;
 }
+
+const forwardRows = ({ prefixes, targets }: { prefixes: string[]; targets: string[] }) =>
+  prefixes.map((prefix, i) => ({ prefix, forwardTo: targets[i] ?? '' }));
 
 const blankRecords = () =>
   Array.from({ length: BLANK_ROWS }, () => ({ hostname: '', type: 'A', address: '', priority: '' }));
