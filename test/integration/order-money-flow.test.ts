@@ -1,23 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { ReconcileReport } from '../../src/core/order/order-service';
 import type { DomainError } from '../../src/core/common/errors';
 import type { Repositories, TransactionScope, UnitOfWork } from '../../src/core/common/unit-of-work';
-import { AFTER_LEASE_MS, registration, startOrderBench, type OrderBench } from '../support/order-bench';
-
-/** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */
-function outcomeFor(report: ReconcileReport, domain: string): string[] {
-  return report.orders.filter((o) => o.domain === domain).map((o) => o.result);
-}
-
-/** Resolves to the DomainError an order was refused with. */
-async function refusal(promise: Promise<unknown>): Promise<DomainError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as DomainError;
-  }
-  throw new Error('expected the order to be refused');
-}
+import {
+  AFTER_LEASE_MS,
+  outcomeFor,
+  refusal,
+  registration,
+  startOrderBench,
+  type OrderBench,
+} from '../support/order-bench';
 
 describe('the order money flow', () => {
   let b: OrderBench;
@@ -116,108 +107,9 @@ describe('the order money flow', () => {
       await b.orders.register(second, registration('reborn.com'));
       expect(await domainOf('reborn.com')).toMatchObject({ status: 'Active', resellerId: second.id });
     });
-
-    it('charges enabled addons per year at the group price, and addons without a price are free', async () => {
-      const r = await b.newReseller(10_000);
-      await b.catalogue.setAddonPrices('default', { idprotection: 150 });
-      await b.orders.register(
-        r,
-        registration('addons.com', {
-          period: 2,
-          addons: { idprotection: true, dnsmanagement: true, emailforwarding: false },
-        }),
-      );
-      expect((await ordersFor('addons.com'))[0]).toMatchObject({
-        price: 1_950 + 2 * 150,
-        request: expect.objectContaining({ addons: ['dnsmanagement', 'idprotection'] }),
-      });
-      expect(await b.balance(r)).toBe(10_000 - 2_250);
-      await b.catalogue.setAddonPrices('default', { idprotection: 0 });
-    });
-
-    it('refuses an unpriced period with the allowed ones, and an action the TLD does not offer', async () => {
-      const r = await b.newReseller(10_000);
-      const error = await refusal(b.orders.register(r, registration('period.com', { period: 3 })));
-      expect(error).toMatchObject({
-        code: 'validation_failed',
-        message: 'regperiod must be one of 1, 2 for register of .com',
-      });
-      const transfer = await refusal(b.orders.transfer(r, { ...registration('moving.net'), eppCode: 'x' }));
-      expect(transfer).toMatchObject({ code: 'not_offered', message: 'transfer is not offered for .net' });
-    });
-
-    it('refuses, without charging, a TLD whose registrar plugin is no longer installed', async () => {
-      const r = await b.newReseller(10_000);
-      const group = await b.resellers.group('default');
-      await b.knex('tlds').insert({
-        tld: '.gone',
-        registrar: 'removed-plugin',
-        min_length: 1,
-        max_length: 63,
-        grace_days: 0,
-        redemption_days: 0,
-      });
-      await b
-        .knex('tld_prices')
-        .insert({ group_id: group.id, tld: '.gone', action: 'register', period: 1, price_minor: 500 });
-      const error = await refusal(b.orders.register(r, registration('orphan.gone')));
-      expect(error).toMatchObject({
-        code: 'registrar_failed',
-        message: 'The registrar for orphan.gone is not available at the moment; nothing was charged',
-      });
-      expect(await b.balance(r)).toBe(10_000);
-      expect(await ordersFor('orphan.gone')).toEqual([]);
-    });
-
-    it('uses the group default registrant when the order carries none, and refuses without one', async () => {
-      const r = await b.newReseller(10_000);
-      expect((await refusal(b.orders.register(r, registration('nocontact.com', { contacts: {} })))).message).toMatch(
-        /registrant is required/,
-      );
-      await b.resellers.setDefaultContact('default', {
-        'First Name': 'Grace',
-        'Last Name': 'Hopper',
-        'Email Address': 'g@example.com',
-        'Address 1': '1 Navy Way',
-        City: 'Arlington',
-        Country: 'us',
-        Postcode: '22201',
-        'Phone Number': '+1.5550100',
-      });
-      await b.orders.register(r, registration('defaultcontact.com', { contacts: {} }));
-      const [order] = await ordersFor('defaultcontact.com');
-      expect(order.request.contacts?.registrant).toMatchObject({
-        firstname: 'Grace',
-        country: 'US',
-        email: 'g@example.com',
-      });
-      await b.resellers.setDefaultContact('default', null);
-    });
   });
 
   describe('when the registrar gives no definite answer', () => {
-    it('keeps the money reserved and answers success on a timeout; reconciliation refunds exactly once', async () => {
-      const r = await b.newReseller(5_000);
-      b.fake.script('timeout.com', 'timeout');
-      await expect(b.orders.register(r, registration('timeout.com'))).resolves.toMatchObject({ status: 'pending' });
-      expect(await b.balance(r)).toBe(4_000);
-      expect((await ordersFor('timeout.com'))[0]).toMatchObject({
-        status: 'pending',
-        note: expect.stringMatching(/did not answer within/),
-      });
-      expect(await domainOf('timeout.com')).toMatchObject({ status: 'Pending Registration' });
-
-      // Within the request's lease reconciliation keeps its hands off.
-      expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual([]);
-      b.clock.advance(AFTER_LEASE_MS);
-      expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual(['refunded']);
-      expect(await b.balance(r)).toBe(5_000);
-      expect(await domainOf('timeout.com')).toMatchObject({ status: 'Cancelled', resellerId: r.id });
-      b.clock.advance(AFTER_LEASE_MS);
-      expect(outcomeFor(await b.orders.reconcile(), 'timeout.com')).toEqual([]);
-      expect(await b.balance(r)).toBe(5_000);
-    });
-
     it('refunds a lost request once even when two reconcilers run at the same moment', async () => {
       const r = await b.newReseller(5_000);
       b.fake.script('lost.com', 'lost');
@@ -230,52 +122,6 @@ describe('the order money flow', () => {
       ]);
       expect(reports.flatMap((rep) => outcomeFor(rep, 'lost.com'))).toEqual(['refunded']);
       expect(await b.balance(r)).toBe(5_000);
-    });
-
-    it('completes an order whose registration succeeded after the deadline, charging once', async () => {
-      const r = await b.newReseller(5_000);
-      b.fake.script('late.com', 'late');
-      await expect(b.orders.register(r, registration('late.com'))).resolves.toMatchObject({ status: 'pending' });
-      expect((await ordersFor('late.com'))[0].status).toBe('pending');
-      b.clock.advance(AFTER_LEASE_MS);
-      expect(outcomeFor(await b.orders.reconcile(), 'late.com')).toEqual(['completed']);
-      expect(await domainOf('late.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
-      expect(await b.balance(r)).toBe(4_000);
-      expect(b.fake.callsFor('late.com')).toBe(1);
-    });
-
-    it('treats a registrar fault as unknown, never as a refusal', async () => {
-      const r = await b.newReseller(5_000);
-      b.fake.script('fault.com', 'fault');
-      await expect(b.orders.register(r, registration('fault.com'))).resolves.toMatchObject({ status: 'pending' });
-      expect((await ordersFor('fault.com'))[0]).toMatchObject({
-        status: 'pending',
-        note: expect.stringMatching(/ECONNRESET/),
-      });
-      b.clock.advance(AFTER_LEASE_MS);
-      await b.orders.reconcile();
-      expect((await ordersFor('fault.com'))[0].status).toBe('failed');
-      expect(await b.balance(r)).toBe(5_000);
-    });
-
-    it('keeps an order pending while the registrar cannot tell, and settles it once it can', async () => {
-      const r = await b.newReseller(5_000);
-      b.fake.script('unsure.com', 'pending');
-      await b.orders.register(r, registration('unsure.com'));
-      b.fake.lookupsFail = true;
-      b.clock.advance(AFTER_LEASE_MS);
-      try {
-        expect(outcomeFor(await b.orders.reconcile(), 'unsure.com')).toEqual(['unresolved']);
-        expect((await ordersFor('unsure.com'))[0]).toMatchObject({ status: 'pending', reconcileAttempts: 1 });
-        expect(await b.balance(r)).toBe(4_000);
-      } finally {
-        b.fake.lookupsFail = false;
-      }
-      // Asked again only once its reconciliation lease runs out.
-      expect(outcomeFor(await b.orders.reconcile(), 'unsure.com')).toEqual([]);
-      b.clock.advance(AFTER_LEASE_MS);
-      expect(outcomeFor(await b.orders.reconcile(), 'unsure.com')).toEqual(['completed']);
-      expect(await domainOf('unsure.com')).toMatchObject({ status: 'Active' });
     });
   });
 
@@ -294,25 +140,6 @@ describe('the order money flow', () => {
       expect(await b.balance(r)).toBe(10_000 - 1_000 - 2_300 - 1_200 - 1_200);
     });
 
-    it('answers 409 for a domain not in the account, whoever holds it, and 400 for one not renewable', async () => {
-      const owner = await b.newReseller(10_000);
-      const other = await b.newReseller(10_000);
-      await b.orders.register(owner, registration('mine.com'));
-      expect((await refusal(b.orders.renew(other, { domain: 'mine.com', period: 1, addons: {} }))).code).toBe(
-        'not_owned',
-      );
-      expect((await refusal(b.orders.renew(other, { domain: 'nobodys.com', period: 1, addons: {} }))).code).toBe(
-        'not_owned',
-      );
-      await b.knex('domains').where({ name: 'mine.com' }).update({ status: 'Redemption' });
-      const error = await refusal(b.orders.renew(owner, { domain: 'mine.com', period: 1, addons: {} }));
-      expect(error).toMatchObject({
-        code: 'validation_failed',
-        message: 'mine.com is Redemption; only Active, Expired or Grace domains can be renewed',
-      });
-      expect(await b.balance(other)).toBe(10_000);
-    });
-
     it('refunds a refused renewal and leaves the expiry alone', async () => {
       const r = await b.newReseller(10_000);
       await b.orders.register(r, registration('norenew.com'));
@@ -322,26 +149,6 @@ describe('the order money flow', () => {
       );
       expect(await domainOf('norenew.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
       expect(await b.balance(r)).toBe(9_000);
-    });
-
-    it('reconciles an unanswered renewal by comparing the registrar expiry', async () => {
-      const r = await b.newReseller(10_000);
-      await b.orders.register(r, registration('slowrenew.com'));
-      await b.orders.register(r, registration('lostrenew.com'));
-      b.fake.script('slowrenew.com', 'late');
-      b.fake.script('lostrenew.com', 'lost');
-      await b.orders.renew(r, { domain: 'slowrenew.com', period: 1, addons: {} });
-      await b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} });
-      expect((await refusal(b.orders.renew(r, { domain: 'lostrenew.com', period: 1, addons: {} }))).code).toBe(
-        'conflict',
-      );
-      b.clock.advance(AFTER_LEASE_MS);
-      const report = await b.orders.reconcile();
-      expect(outcomeFor(report, 'slowrenew.com')).toEqual(['completed']);
-      expect(outcomeFor(report, 'lostrenew.com')).toEqual(['refunded']);
-      expect(await domainOf('slowrenew.com')).toMatchObject({ expiryDate: '2028-11-21' });
-      expect(await domainOf('lostrenew.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
-      expect(await b.balance(r)).toBe(10_000 - 2_000 - 1_200);
     });
   });
 
@@ -366,45 +173,6 @@ describe('the order money flow', () => {
   });
 
   describe('Idempotency-Key', () => {
-    it('replays the first answer to a retry with the same key and body: one charge, one registrar call', async () => {
-      const r = await b.newReseller(10_000);
-      const order = registration('idem.com');
-      const first = await b.orders.register(r, order, { idempotencyKey: 'k-1' });
-      expect(first).toEqual({ orderId: expect.any(String), status: 'completed' });
-      await expect(b.orders.register(r, order, { idempotencyKey: 'k-1' })).resolves.toEqual(first);
-      expect(b.fake.callsFor('idem.com')).toBe(1);
-      expect(await b.balance(r)).toBe(9_000);
-      expect(await ordersFor('idem.com')).toHaveLength(1);
-    });
-
-    it('replays a refusal with the same error and no second registrar call', async () => {
-      const r = await b.newReseller(10_000);
-      b.fake.script('idemrefused.com', 'refuse');
-      const first = await refusal(b.orders.register(r, registration('idemrefused.com'), { idempotencyKey: 'k-2' }));
-      const again = await refusal(b.orders.register(r, registration('idemrefused.com'), { idempotencyKey: 'k-2' }));
-      expect(again).toMatchObject({ code: first.code, message: first.message });
-      expect(b.fake.callsFor('idemrefused.com')).toBe(1);
-    });
-
-    it('answers 422 for the same key with another body, and scopes keys per reseller', async () => {
-      const r = await b.newReseller(10_000);
-      const other = await b.newReseller(10_000);
-      await b.orders.register(r, registration('idemone.com'), { idempotencyKey: 'shared' });
-      expect(
-        (await refusal(b.orders.register(r, registration('idemtwo.com'), { idempotencyKey: 'shared' }))).code,
-      ).toBe('idempotency_mismatch');
-      expect(
-        (
-          await refusal(
-            b.orders.renew(r, { domain: 'idemone.com', period: 1, addons: {} }, { idempotencyKey: 'shared' }),
-          )
-        ).code,
-      ).toBe('idempotency_mismatch');
-      await expect(
-        b.orders.register(other, registration('idemtwo.com'), { idempotencyKey: 'shared' }),
-      ).resolves.toMatchObject({ status: 'completed' });
-    });
-
     it('replays a key stored before fingerprints were keyed (an upgrade within its TTL), and refuses another body with it', async () => {
       const r = await b.newReseller(10_000);
       const order = registration('idemupgrade.com');
@@ -435,23 +203,6 @@ describe('the order money flow', () => {
       expect(await b.balance(r)).toBe(9_000);
     });
 
-    it('answers 409 while the first request with the key is in flight', async () => {
-      const r = await b.newReseller(10_000);
-      b.fake.script('inflight.com', 'timeout');
-      const first = b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' });
-      while (b.fake.callsFor('inflight.com') === 0) await new Promise((resolve) => setImmediate(resolve));
-      const second = await refusal(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' }));
-      expect(second).toMatchObject({
-        code: 'conflict',
-        message: expect.stringMatching(/Idempotency-Key is still in progress/),
-      });
-      const placed = await first;
-      await expect(b.orders.register(r, registration('inflight.com'), { idempotencyKey: 'k-3' })).resolves.toEqual(
-        placed,
-      );
-      expect(b.fake.callsFor('inflight.com')).toBe(1);
-    });
-
     it('lets concurrent requests with one key place one order', async () => {
       const r = await b.newReseller(10_000);
       const results = await Promise.allSettled(
@@ -466,25 +217,6 @@ describe('the order money flow', () => {
       expect(await ordersFor('idemrace.com')).toHaveLength(1);
       expect(b.fake.callsFor('idemrace.com')).toBe(1);
       expect(await b.balance(r)).toBe(9_000);
-    });
-
-    it('keeps a key for its lifetime (24 h), then treats it as new', async () => {
-      const r = await b.newReseller(10_000);
-      await b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' });
-      b.clock.advance(24 * 3_600_000 - 1);
-      await b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' });
-      expect(b.fake.callsFor('keyttl.com')).toBe(1);
-      b.clock.advance(2);
-      expect(
-        (await refusal(b.orders.register(r, registration('keyttl.com'), { idempotencyKey: 'k-ttl' }))).message,
-      ).toMatch(/already in your account/);
-    });
-
-    it('refuses a malformed key with 400', async () => {
-      const r = await b.newReseller(10_000);
-      expect(
-        (await refusal(b.orders.register(r, registration('badkey.com'), { idempotencyKey: 'has space' }))).code,
-      ).toBe('validation_failed');
     });
   });
 

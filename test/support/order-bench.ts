@@ -6,7 +6,13 @@ import { GatewayOrderRegistrar } from '../../src/core/order/gateway-order-regist
 import { guardRegistrars } from '../../src/core/registrar/guarded-registrar';
 import { RegistrarGateway } from '../../src/core/registrar/registrar-gateway';
 import type { OrderRegistrar } from '../../src/core/order/order-registrar';
-import { createOrderService, type OrderService, type OrderSettings } from '../../src/core/order/order-service';
+import {
+  createOrderService,
+  type OrderService,
+  type OrderSettings,
+  type ReconcileReport,
+} from '../../src/core/order/order-service';
+import type { DomainError } from '../../src/core/common/errors';
 import type { OrderingReseller } from '../../src/core/order/order-commands';
 import type { RegisterCommand } from '../../src/core/order/order-commands';
 import { ResellerService } from '../../src/core/reseller/reseller-service';
@@ -18,8 +24,9 @@ import { openPools } from '../../src/infra/db/driver-pools';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { createLogger } from '../../src/infra/logging';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
+import { MemoryUnitOfWork } from '../../src/infra/repositories/memory/memory-unit-of-work';
 import { directoryOf, ScriptedRegistrar } from './scripted-registrar';
-import { openLedgers } from './ledger-invariant';
+import { openLedgers, openMemoryLedgers } from './ledger-invariant';
 import { NOW, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { REGISTRANT } from './wire';
@@ -66,9 +73,24 @@ export function registration(domain: string, overrides: Partial<RegisterCommand>
   };
 }
 
-export interface OrderBench {
-  readonly knex: Knex;
-  readonly uow: KnexUnitOfWork;
+/** The order core and its fakes, on whatever unit of work it runs over. */
+/** What one reconciliation pass did to the orders for `domain` (other tests' orders may be settled in the same pass). */
+export function outcomeFor(report: ReconcileReport, domain: string): string[] {
+  return report.orders.filter((o) => o.domain === domain).map((o) => o.result);
+}
+
+/** Resolves to the DomainError an order was refused with. */
+export async function refusal(promise: Promise<unknown>): Promise<DomainError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as DomainError;
+  }
+  throw new Error('expected the order to be refused');
+}
+
+export interface OrderCore<U extends UnitOfWork = UnitOfWork> {
+  readonly uow: U;
   readonly clock: ReturnType<typeof fixedClock>;
   readonly fake: ScriptedRegistrar;
   readonly registrar: OrderRegistrar;
@@ -76,7 +98,6 @@ export interface OrderBench {
   readonly credit: CreditService;
   readonly resellers: ResellerService;
   readonly orders: OrderService;
-  readonly databaseUrl: string;
   readonly events: InProcessEventBus;
   readonly logger: ReturnType<typeof createLogger>;
   /** An OrderService over another unit of work (a flaky one, say), sharing everything else. */
@@ -85,6 +106,11 @@ export interface OrderBench {
   newReseller(credit: number): Promise<OrderingReseller>;
   balance(reseller: OrderingReseller): Promise<number>;
   close(): Promise<void>;
+}
+
+export interface OrderBench extends OrderCore<KnexUnitOfWork> {
+  readonly knex: Knex;
+  readonly databaseUrl: string;
 }
 
 /**
@@ -106,8 +132,42 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
   const uow = new KnexUnitOfWork(knex, undefined, pools, (committed) => {
     for (const event of committed) events.deliver(event);
   });
+  const core = await orderCore(uow, events, logger, options.fake, async () => {
+    openLedgers.delete(knex);
+    await pools.close();
+    await knex.destroy();
+    await db.drop();
+  });
+  return { ...core, knex, databaseUrl: db.url };
+}
+
+/**
+ * The same order core over the memory twin of the unit of work (src/infra/repositories/memory):
+ * for order planning and reconciliation rules, where the database adds nothing. The same
+ * catalogue, the same scripted registrar; the ledger invariant is checked after every test.
+ */
+export async function startMemoryOrderBench(
+  options: { fake?: ScriptedRegistrar } = {},
+): Promise<OrderCore<MemoryUnitOfWork>> {
+  const logger = createLogger('silent');
+  const events = new InProcessEventBus(logger);
+  const uow = new MemoryUnitOfWork((committed) => {
+    for (const event of committed) events.deliver(event);
+  });
+  openMemoryLedgers.add(uow);
+  return orderCore(uow, events, logger, options.fake, async () => {
+    openMemoryLedgers.delete(uow);
+  });
+}
+
+async function orderCore<U extends UnitOfWork>(
+  uow: U,
+  events: InProcessEventBus,
+  logger: ReturnType<typeof createLogger>,
+  fake: ScriptedRegistrar = new ScriptedRegistrar(),
+  close: () => Promise<void>,
+): Promise<OrderCore<U>> {
   const clock = fixedClock(NOW);
-  const fake = options.fake ?? new ScriptedRegistrar();
   const directory = directoryOf(fake);
   const registrars = guardRegistrars(directory, { timeoutMs: REGISTRAR_DEADLINE_MS, logger });
   const registrar = new GatewayOrderRegistrar(registrars, new RegistrarGateway(registrars, logger), logger);
@@ -125,7 +185,6 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
   });
   await catalogue.setTld({ tld: '.net', group: 'default', registrar: 'fake', prices: { register: { 1: 1000 } } });
   return {
-    knex,
     uow,
     clock,
     fake,
@@ -133,7 +192,6 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
     catalogue,
     credit,
     resellers,
-    databaseUrl: db.url,
     events,
     logger,
     orders: ordersWith(uow),
@@ -143,11 +201,6 @@ export async function startOrderBench(options: { fake?: ScriptedRegistrar } = {}
       return { id: reseller.id, groupId: reseller.groupId };
     },
     balance: (r) => credit.balance(r.id),
-    async close() {
-      openLedgers.delete(knex);
-      await pools.close();
-      await knex.destroy();
-      await db.drop();
-    },
+    close,
   };
 }

@@ -23,6 +23,8 @@ export class ScriptedRegistrar implements RegistrarPlugin {
   /** When set, lookups (domainSync) fail, so reconciliation cannot tell. */
   lookupsFail = false;
   today = '2026-11-21';
+  /** Premium names and the registry's costs, answered by availability; other names carry no premium flag. */
+  readonly premiumNames = new Map<string, { register: number; renew?: number; transfer?: number }>();
 
   /** The next calls for `domain` behave as given, in order; then `defaultBehaviour`. */
   script(domain: string, ...behaviours: FakeBehaviour[]): this {
@@ -40,10 +42,14 @@ export class ScriptedRegistrar implements RegistrarPlugin {
   }
 
   async checkAvailability(domains: readonly string[]) {
-    return domains.map((domain) => ({
-      domain,
-      status: this.registered.has(domain) ? ('registered' as const) : ('available' as const),
-    }));
+    return domains.map((domain) => {
+      const premiumPrice = this.premiumNames.get(domain);
+      return {
+        domain,
+        status: this.registered.has(domain) ? ('registered' as const) : ('available' as const),
+        ...(premiumPrice && { isPremium: true, premiumPrice }),
+      };
+    });
   }
 
   register(
