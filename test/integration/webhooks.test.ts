@@ -7,6 +7,7 @@ import { RETRY_DELAYS_MS } from '../../src/core/webhooks/retry-schedule';
 import { KnexWebhookRepository } from '../../src/infra/repositories/knex-webhook-repository';
 import { HttpWebhookSender } from '../../src/infra/webhooks/http-webhook-sender';
 import { startHarness, type Harness } from '../support/harness';
+import { TEST_ENGINE } from '../support/test-database';
 
 interface Received {
   readonly path: string;
@@ -268,6 +269,45 @@ describe('webhooks', () => {
     expect(at('/target')).toEqual([]);
     await webhooks().remove(endpoint.id);
   });
+
+  // MariaDB picks the primary key for these by itself; SQLite, without statistics, walked the status index.
+  (TEST_ENGINE === 'sqlite' ? it : it.skip)(
+    'claims and records deliveries through their ids, not by walking every pending or delivered one',
+    async () => {
+      const byIds: Array<{ sql: string; bindings: unknown[] }> = [];
+      const listen = (query: { sql: string; bindings: unknown[] }) => {
+        if (/^(update|delete) .*`webhook_deliveries`.* `id` in \(/i.test(query.sql)) byIds.push(query);
+      };
+      h.module.knex.on('query', listen);
+      const { endpoint } = await webhooks().add({ resellerId }, hooks.url('/by-ids'), ['credit.changed']);
+      try {
+        for (let i = 0; i < 3; i++) await topUp(resellerId, 1);
+        await eventually(
+          async () => (await deliveriesTo(endpoint.id)).filter((d) => d.status === 'delivered').length === 3,
+          'three deliveries',
+        );
+        // The purge's delete, without moving the clock on the tests after this one.
+        await new KnexWebhookRepository(h.module.knex).purgeDelivered(new Date(h.clock.now().getTime() + 1), 1000);
+      } finally {
+        h.module.knex.off('query', listen);
+        await webhooks().remove(endpoint.id);
+      }
+      expect(byIds.map((q) => q.sql.split(' where ')[0])).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/set `claim_token`/),
+          expect.stringMatching(/set `status` = \?/),
+          expect.stringMatching(/^delete/),
+        ]),
+      );
+      for (const { sql, bindings } of byIds) {
+        const plan: Array<{ detail: string }> = await h.module.knex.raw(`explain query plan ${sql}`, bindings as never);
+        expect({ sql, plan: plan.map((step) => step.detail) }).toEqual({
+          sql,
+          plan: [expect.stringMatching(/USING INDEX sqlite_autoindex_webhook_deliveries_1 \(id=\?\)/)],
+        });
+      }
+    },
+  );
 
   it('purges delivered deliveries and their events after the retention, never an undelivered one', async () => {
     answers.set(

@@ -152,9 +152,8 @@ export class WebhookDeliveryWorker {
   }
 
   /**
-   * Worth a round: claims in batches, not per attempt. Once half a set of slots has finished of
-   * what was held after the last round (or half of it, when fewer were held: with few endpoints,
-   * their shares fill first).
+   * Worth a round: claims in batches, not per attempt. Once half of what was held after the last
+   * round has finished, a set of slots at most (with few endpoints, their shares fill first).
    */
   private worthClaiming(): boolean {
     return this.inFlight + this.ready.length <= this.claimAgainAt && this.claimable() > 0;
@@ -246,7 +245,7 @@ export class WebhookDeliveryWorker {
 
   private heldAfterRound(): void {
     const held = this.inFlight + this.ready.length;
-    this.claimAgainAt = held - Math.max(1, Math.min(Math.floor(this.settings.concurrency / 2), Math.floor(held / 2)));
+    this.claimAgainAt = held - Math.max(1, Math.min(this.settings.concurrency, Math.floor(held / 2)));
   }
 
   /** Starts the waiting deliveries that have a free slot within their endpoint's share, oldest first. */

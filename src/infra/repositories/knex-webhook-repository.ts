@@ -9,6 +9,7 @@ import type {
   WebhookDelivery,
   WebhookRepository,
 } from '../../core/webhooks/webhook';
+import type { Knex } from 'knex';
 import { databaseKind } from '../db/database-kind';
 import type { Db } from '../db/db';
 import { raiseRoutingVersion } from './event-routing';
@@ -85,6 +86,16 @@ function eventBody(row: {
   const timestamp = new Date(Number(row.occurred_at)).toISOString();
   // The payload is stored as JSON already: spliced in, not parsed and serialised again.
   return `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"version":${Number(row.version)},"timestamp":"${timestamp}","resellerId":${JSON.stringify(row.reseller_id)},"data":${row.payload}}`;
+}
+
+/**
+ * `status = ?` in a statement that picks its rows by id. On SQLite it is written `+status`, which
+ * keeps the planner on the primary key: without statistics it walks the status index instead,
+ * every pending (or delivered) row for a handful of ids (SQLite's documented way to disqualify a
+ * term from an index). MariaDB chooses the primary key by itself.
+ */
+function whereStatus(db: Db, query: Knex.QueryBuilder, status: DeliveryStatus): Knex.QueryBuilder {
+  return databaseKind(db) === 'sqlite' ? query.whereRaw('+?? = ?', ['status', status]) : query.where({ status });
 }
 
 export class KnexWebhookRepository implements WebhookRepository {
@@ -206,9 +217,7 @@ export class KnexWebhookRepository implements WebhookRepository {
     const ids = (await query).map((r: { id: string }) => r.id);
     if (ids.length === 0) return [];
     // Conditional as well: where rows are not locked (SQLite), a row claimed since the read stays its claimer's.
-    const claimed = await this.db('webhook_deliveries')
-      .whereIn('id', ids)
-      .where({ status: 'pending' })
+    const claimed = await whereStatus(this.db, this.db('webhook_deliveries').whereIn('id', ids), 'pending')
       .where((q) => q.whereNull('claim_until').orWhere('claim_until', '<', now))
       .update({ claim_token: options.token, claim_until: options.leaseUntil.getTime() });
     if (claimed === ids.length) return ids;
@@ -277,14 +286,13 @@ export class KnexWebhookRepository implements WebhookRepository {
       groups.set(a.record.status, group);
     }
     for (const [status, { at, attempts: group }] of groups) {
-      recorded += await this.db('webhook_deliveries')
-        .whereIn(
-          'id',
-          group.map((a) => a.id),
-        )
+      const rows = this.db('webhook_deliveries').whereIn(
+        'id',
+        group.map((a) => a.id),
+      );
+      recorded += await whereStatus(this.db, rows, 'pending')
         // Tokens are random per claim: a row claimed by another since carries a token not in this list.
         .whereIn('claim_token', [...new Set(group.map((a) => a.token))])
-        .where({ status: 'pending' })
         .update({
           status: 'delivered',
           attempts: this.db.raw('attempts + 1'),
@@ -353,6 +361,6 @@ export class KnexWebhookRepository implements WebhookRepository {
         .select('id')
     ).map((r: { id: string }) => r.id);
     if (ids.length === 0) return 0;
-    return this.db('webhook_deliveries').whereIn('id', ids).where({ status: 'delivered' }).delete();
+    return whereStatus(this.db, this.db('webhook_deliveries').whereIn('id', ids), 'delivered').delete();
   }
 }
