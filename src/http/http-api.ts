@@ -9,7 +9,7 @@ import { DomainError, isDomainError } from '../core/common/errors';
 import type { Logger } from '../core/common/logger';
 import { TOKENS } from '../core/tokens';
 import { bodyEncoding, HttpInputError } from './content-encoding';
-import { isDatabaseUnavailable, isRetryableTransactionError } from '../infra/db/errors';
+import { isDatabaseUnavailable, isLockWaitTimeout, isRetryableTransactionError } from '../infra/db/errors';
 import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
 import { RequestBodyReader } from './request-body';
@@ -220,6 +220,14 @@ function sendReply(ctx: Ctx, reply: HttpReply): void {
 
 const DATABASE_UNAVAILABLE = 'The database is not answering; try again in a few seconds';
 const DATABASE_BUSY = 'The database is busy with conflicting changes; nothing was done, try again in a few seconds';
+/**
+ * A lock wait timeout (MariaDB 1205) said without claiming what was done: the unit of work that
+ * waited was rolled back, but on some routes something may have happened before it (a registrar
+ * call). The order routes answer it only before the registrar is asked (a settlement that cannot
+ * be recorded answers "success", pending, for reconciliation): there nothing was charged.
+ */
+const DATABASE_LOCK_WAIT =
+  'The database waited too long for another change to finish; try again in a few seconds (an order sent again with its Idempotency-Key is never charged twice)';
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 /** The status and message of an error reply (docs/api.md#errors-and-status-codes); anything unexpected is a 500 naming the request id. */
@@ -236,6 +244,8 @@ export function errorReply(
   if (status === 400) return { status, message: 'The request body cannot be parsed; check its encoding and syntax' };
   if (isDatabaseUnavailable(error))
     return { status: 503, message: DATABASE_UNAVAILABLE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  if (isLockWaitTimeout(error))
+    return { status: 503, message: DATABASE_LOCK_WAIT, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
   // A transaction still losing to concurrent ones after every retry (one account ordered from several Galera nodes at once).
   if (isRetryableTransactionError(error))
     return { status: 503, message: DATABASE_BUSY, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
-import { type DatabasePools, openPools } from '../../src/infra/db/driver-pools';
+import { type DatabasePools, knexPools, openPools, type Transactions } from '../../src/infra/db/driver-pools';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
 import type { TransactionScope } from '../../src/core/common/unit-of-work';
@@ -74,7 +74,50 @@ describe(`a unit of work whose transaction the database ended (${TEST_ENGINE})`,
     },
   );
 
+  /**
+   * Another transaction holds group b; the work renames group a, waits for b until its lock wait
+   * times out (1 s here, 50 s by default), swallows that error and renames a again. The statement
+   * that timed out did not happen (with innodb_rollback_on_timeout=ON nor did the rest): committing
+   * what is left would be a change the work never meant. Issue 26: a renewal race on Galera once
+   * waited this long.
+   */
+  const lockWaitSwallowed = async (transactions: Transactions) => {
+    const holder = await db.transaction();
+    try {
+      await holder('reseller_groups').where({ id: 'gb' }).update({ name: 'held' });
+      let runs = 0;
+      const outcome = transactions
+        .run(async (trx) => {
+          runs += 1;
+          await trx.raw('SET SESSION innodb_lock_wait_timeout = 1');
+          await trx('reseller_groups').where({ id: 'ga' }).update({ name: 'written-before-the-wait' });
+          try {
+            await trx('reseller_groups').where({ id: 'gb' }).update({ name: 'waited' });
+          } catch {
+            await trx('reseller_groups').where({ id: 'ga' }).update({ name: 'written-after-the-wait' });
+          }
+        })
+        .then(
+          () => 'committed',
+          (error: { errno?: number }) => `failed with ${error.errno}`,
+        );
+      return { outcome: await outcome, runs };
+    } finally {
+      await holder.rollback();
+    }
+  };
+
+  onMariaDb('on the driver pool: a lock wait timeout the work swallowed commits nothing', async () => {
+    expect(await lockWaitSwallowed(pools.transactions)).toEqual({ outcome: 'failed with 1205', runs: 1 });
+    expect(await names()).toEqual(['a', 'b']);
+  });
+
   onMariaDb('in a knex transaction (a host-owned knex): the same', async () => {
+    expect(await lockWaitSwallowed(knexPools(db).transactions)).toEqual({ outcome: 'failed with 1205', runs: 1 });
+    expect(await names()).toEqual(['a', 'b']);
+  });
+
+  onMariaDb('in a knex transaction (a host-owned knex): a deadlock the work swallowed: the same', async () => {
     const uow = new KnexUnitOfWork(db, knexLedger); // knex's own pool and transactions
     const runs = await deadlockOneSwallowingIt(uow);
     expect(runs.sort()).toEqual([1, 2]);

@@ -24,15 +24,31 @@ export function isRetryableTransactionError(error: unknown): boolean {
 }
 
 /**
- * A statement error after which MariaDB/MySQL has rolled the whole transaction back, not only the
- * statement: a deadlock (on Galera also a conflict with a write set another node committed, reported
- * on whatever statement the transaction sends next, `SELECT version()` included), or the connection
- * lost. Statements sent after it are no longer part of the transaction: with autocommit off they
- * start a new one, which must never be committed as if it were the same.
+ * A statement error after which the transaction is no longer the one the work built, so it must
+ * never be committed:
+ * - MariaDB/MySQL rolled the whole transaction back, not only the statement: a deadlock (on Galera
+ *   also a conflict with a write set another node committed, reported on whatever statement the
+ *   transaction sends next, `SELECT version()` included), or the connection lost. Statements sent
+ *   after it are no longer part of the transaction: with autocommit off they start a new one;
+ * - a lock wait timeout (isLockWaitTimeout): the statement did not happen. With the server's
+ *   default (`innodb_rollback_on_timeout=OFF`) the rest of the transaction is still open, with ON
+ *   it was rolled back like a deadlock; either way what follows is not what the work meant to commit.
  */
 export function endsTransaction(error: unknown): boolean {
   const e = error as { code?: unknown; errno?: unknown };
-  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || isConnectionLost(error);
+  return e?.errno === 1213 || e?.code === 'ER_LOCK_DEADLOCK' || isLockWaitTimeout(error) || isConnectionLost(error);
+}
+
+/**
+ * MariaDB/MySQL error 1205: a statement waited longer than `innodb_lock_wait_timeout` (50 s by
+ * default) for a row lock another transaction held; on Galera also a read that waited longer than
+ * `repl.causal_read_timeout` (`wsrep_sync_wait`) for its node to catch up with the cluster. The
+ * statement did not happen and the unit of work rolls its transaction back. Not run again: the wait
+ * has already cost the request its time (docs/operations.md, "When the database goes away").
+ */
+export function isLockWaitTimeout(error: unknown): boolean {
+  const e = error as { code?: unknown; errno?: unknown };
+  return e?.errno === 1205 || e?.code === 'ER_LOCK_WAIT_TIMEOUT';
 }
 
 /**

@@ -23,6 +23,19 @@ describe('errorReply for database faults', () => {
     });
   });
 
+  // Issue 26: a renewal race on Galera got a 500 after 50 s (innodb_lock_wait_timeout). The reply
+  // makes no claim about what was done: on some routes a registrar call came before the wait.
+  it('answers a lock wait timeout with 503 and Retry-After, never 500, without saying nothing was done', () => {
+    const reply = errorReply(driverError('ER_LOCK_WAIT_TIMEOUT', 1205), 'r1');
+    expect(reply).toEqual({
+      status: 503,
+      message:
+        'The database waited too long for another change to finish; try again in a few seconds (an order sent again with its Idempotency-Key is never charged twice)',
+      retryAfterSeconds: 2,
+    });
+    expect(reply.message).not.toMatch(/nothing was done/);
+  });
+
   it('keeps anything else a 500 naming the request id', () => {
     expect(errorReply(new Error('a bug'), 'r1')).toEqual({
       status: 500,

@@ -17,9 +17,16 @@ describe('errors after which MariaDB has rolled the whole transaction back', () 
     expect(endsTransaction(driverError('server has gone away', 'CR_SERVER_GONE_ERROR', 2006))).toBe(true);
   });
 
-  it('are not a duplicate key or a lock wait timeout, which undo only their statement', () => {
+  // A lock wait timeout undoes its statement (with innodb_rollback_on_timeout=ON the whole
+  // transaction): either way what would be committed after it is not what the work built.
+  it('include a lock wait timeout, which is not run again', () => {
+    const timeout = driverError('Lock wait timeout exceeded; try restarting transaction', 'ER_LOCK_WAIT_TIMEOUT', 1205);
+    expect(endsTransaction(timeout)).toBe(true);
+    expect(isRetryableTransactionError(timeout)).toBe(false);
+  });
+
+  it('are not a duplicate key, which undoes only its statement and is an answer', () => {
     expect(endsTransaction(driverError('Duplicate entry', 'ER_DUP_ENTRY', 1062))).toBe(false);
-    expect(endsTransaction(driverError('Lock wait timeout exceeded', 'ER_LOCK_WAIT_TIMEOUT', 1205))).toBe(false);
     expect(endsTransaction(new Error('a bug'))).toBe(false);
     expect(endsTransaction(undefined)).toBe(false);
   });
