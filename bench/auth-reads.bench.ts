@@ -16,8 +16,7 @@
  * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
  */
 import { computeToken } from '../src/core/auth/api-token';
-import { createResellerModule } from '../src/module';
-import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { enginesFromEnv, freshDatabase, seedReadsReseller, type Engine } from './support/databases';
 import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
@@ -65,14 +64,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
   const db = await freshDatabase(engine, 'auth_reads');
   const servers: ServerProcess[] = [];
   try {
-    const seed = await createResellerModule({
-      database: db.url,
-      settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
-    });
-    await seed.migrate();
-    await seed.services.resellers.createGroup('bench');
-    const { reseller, apiKey } = await seed.services.resellers.create(EMAIL, 'bench', 123_45);
-    await seed.close();
+    const { resellerId, apiKey } = await seedReadsReseller(db.url, MASTER_KEY, EMAIL);
 
     const env = {
       DATABASE_URL: db.url,
@@ -80,7 +72,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       SEED_DEMO: 'false',
       BACKGROUND_JOBS: 'false',
-      BENCH_RESELLER_ID: reseller.id,
+      BENCH_RESELLER_ID: resellerId,
     };
     for (const variant of VARIANTS) servers.push(await startServer(variant.entry, { ...env, ...variant.env }));
     // A token is good for its UTC hour and 60 s past it: made afresh for every round.

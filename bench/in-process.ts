@@ -26,7 +26,7 @@ import { formatAmount } from '../src/core/common/money';
 import { createLogger } from '../src/infra/logging';
 import { createResellerModule } from '../src/module';
 import { ROOT } from '../test/support/server-process';
-import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { enginesFromEnv, freshDatabase, seedReadsReseller, type Engine } from './support/databases';
 import { writeSection } from './support/results';
 import { machine, median, positiveInt, ratio, table, verdict } from './support/stats';
 
@@ -175,15 +175,8 @@ async function benchEngine(engine: Engine): Promise<Measured[]> {
   const db = await freshDatabase(engine, 'in_process');
   const children: Array<Awaited<ReturnType<typeof startChild>>> = [];
   try {
-    const seed = await createResellerModule({
-      database: db.url,
-      settings: { masterKey: MASTER_KEY, logLevel: 'silent' },
-    });
-    await seed.migrate();
-    await seed.services.resellers.createGroup('bench');
-    const { reseller, apiKey } = await seed.services.resellers.create(EMAIL, 'bench', 123_45);
-    await seed.close();
-    for (const [kind] of SERVERS) children.push(await startChild(kind, db.url, reseller.id));
+    const { resellerId, apiKey } = await seedReadsReseller(db.url, MASTER_KEY, EMAIL);
+    for (const [kind] of SERVERS) children.push(await startChild(kind, db.url, resellerId));
     const bare = SERVERS.length - 1;
     // A token is good for its UTC hour and 60 s past it: made afresh for every turn.
     const headers = () => ({ username: EMAIL, token: computeToken(EMAIL, apiKey, new Date()) });

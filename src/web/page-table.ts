@@ -1,6 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Actor } from '../core/audit/audit-log';
-import type { WebSession } from './sessions';
+import type { PrincipalRef, WebSession } from './sessions';
 
 /** A page's answer: HTML (a whole page or an htmx fragment), a redirect after a change, or a CSV file. */
 export type PageResult =
@@ -80,8 +80,8 @@ export interface Page<Principal, Access extends string> {
 export interface AreaRules<Principal, Access extends string> {
   /** Access rules that need no session (sign-in, set-password). */
   readonly publicAccess: readonly Access[];
-  /** The principal of a session, or undefined when it may no longer be used (disabled, suspended). */
-  principalOf(session: WebSession): Promise<Principal | undefined>;
+  /** The principal a session names, read fresh, or undefined when it may no longer be used (disabled, suspended). */
+  principalOf(session: PrincipalRef): Promise<Principal | undefined>;
   /** Whether the principal, at the session's stage, may use a page with this rule. */
   allows(access: Access, principal: Principal, session: WebSession): boolean;
   /** Where someone who may not use a page is sent: the sign-in page, or the step of sign-in it owes. */

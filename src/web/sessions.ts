@@ -29,6 +29,9 @@ export interface WebSession {
   readonly data: Readonly<Record<string, string>>;
 }
 
+/** Whom a session signs in: what an area reads its principal by. */
+export type PrincipalRef = Pick<WebSession, 'principalKind' | 'principalId'>;
+
 /** Port: the sessions table (src/infra/repositories/knex-web-session-repository.ts). */
 export interface WebSessionRepository {
   insert(session: WebSession): Promise<void>;

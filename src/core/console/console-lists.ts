@@ -1,6 +1,6 @@
 import type { ApiLogEntry } from '../api-log/api-log';
 import { ORDER_ACTIONS, type OrderAction } from '../catalogue/catalogue';
-import type { OrderStatus } from '../order/order';
+import type { OrderQuery, OrderStatus } from '../order/order';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
@@ -53,15 +53,9 @@ export interface OrderView {
   readonly settledAt: Date | null;
 }
 
-export interface OrderViewQuery {
-  readonly statuses?: readonly OrderStatus[];
-  readonly actions?: readonly OrderAction[];
-  readonly resellerId?: string;
-  readonly placedFrom?: Date;
-  readonly placedBefore?: Date;
+/** The account's order query (`OrderQuery`), across resellers, and only those waiting for an operator when asked. */
+export interface OrderViewQuery extends Omit<OrderQuery, 'domain'> {
   readonly needsOperator?: boolean;
-  readonly before?: { readonly createdAt: number; readonly id: string };
-  readonly limit: number;
 }
 
 export interface ApiLogView extends ApiLogEntry {

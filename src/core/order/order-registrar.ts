@@ -1,4 +1,4 @@
-import type { PremiumCosts } from '../catalogue/premium';
+import type { NamePrice } from '../registrar/registrar-gateway';
 import type { CapabilityName, RegisterInput, RenewInput, TransferInput } from '../registrar/plugin';
 
 /**
@@ -42,9 +42,7 @@ export interface PremiumQuestion {
  * - `unknown`: the registrar did not answer; the order is refused, nothing charged.
  */
 export type PremiumAnswer =
-  | { readonly kind: 'standard' }
-  | { readonly kind: 'premium'; readonly cost: PremiumCosts }
-  | { readonly kind: 'cannot_tell' }
+  | Exclude<NamePrice, { readonly kind: 'no_answer' }>
   | { readonly kind: 'unknown'; readonly message: string };
 
 /** The order flow sends registrars exactly what the plugin contract takes. */

@@ -10,7 +10,7 @@ import type {
 import type { Minor } from '../../core/common/money';
 import type { PremiumRule } from '../../core/catalogue/premium';
 import { databaseKind } from '../db/database-kind';
-import { isUniqueViolation } from '../db/errors';
+import { insertUnlessPresent } from './insert-unless-present';
 
 interface TldRow {
   tld: string;
@@ -69,13 +69,7 @@ export class KnexCatalogueRepository implements CatalogueRepository {
   }
 
   async insertTld(tld: Tld): Promise<boolean> {
-    try {
-      await this.db('tlds').insert(tldRow(tld));
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    return insertUnlessPresent(this.db('tlds').insert(tldRow(tld)));
   }
 
   async replacePrices(

@@ -14,7 +14,7 @@ import type {
   SyncAnswer,
 } from '../../core/domain/domain';
 import { databaseKind } from '../db/database-kind';
-import { isUniqueViolation } from '../db/errors';
+import { insertUnlessPresent } from './insert-unless-present';
 
 export interface DomainRow {
   id: string;
@@ -190,13 +190,7 @@ export class KnexDomainRepository implements DomainRepository {
   }
 
   async insertForOrder(d: NewDomain): Promise<boolean> {
-    try {
-      await this.db('domains').insert(newDomainRow(d));
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    return insertUnlessPresent(this.db('domains').insert(newDomainRow(d)));
   }
 
   async transitionForOrder(

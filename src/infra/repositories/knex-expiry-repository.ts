@@ -1,6 +1,6 @@
 import type { ExpiringDomain, ExpiryRepository } from '../../core/domain/domain-expiry';
 import type { Db } from '../db/db';
-import { isUniqueViolation } from '../db/errors';
+import { insertUnlessPresent } from './insert-unless-present';
 
 export class KnexExpiryRepository implements ExpiryRepository {
   constructor(private readonly db: Db) {}
@@ -82,12 +82,6 @@ export class KnexExpiryRepository implements ExpiryRepository {
 
   /** One insert; a row already there (another process was first) answers false. */
   private async insertOnce(table: string, row: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.db(table).insert(row);
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+    return insertUnlessPresent(this.db(table).insert(row));
   }
 }

@@ -5,7 +5,7 @@ import type {
   IdempotencyState,
   IdempotentAnswer,
 } from '../../core/order/order';
-import { isUniqueViolation } from '../db/errors';
+import { insertUnlessPresent } from './insert-unless-present';
 
 interface IdempotencyRow {
   reseller_id: string;
@@ -40,8 +40,8 @@ export class KnexIdempotencyRepository implements IdempotencyRepository {
   }
 
   async insert(r: IdempotencyRecord): Promise<boolean> {
-    try {
-      await this.db('idempotency_keys').insert({
+    return insertUnlessPresent(
+      this.db('idempotency_keys').insert({
         reseller_id: r.resellerId,
         idem_key: r.key,
         fingerprint: r.fingerprint,
@@ -50,12 +50,8 @@ export class KnexIdempotencyRepository implements IdempotencyRepository {
         answer: r.answer ? JSON.stringify(r.answer) : null,
         created_at: r.createdAt.getTime(),
         expires_at: r.expiresAt.getTime(),
-      });
-      return true;
-    } catch (error) {
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+      }),
+    );
   }
 
   async deleteExpired(resellerId: string, key: string, now: Date): Promise<void> {

@@ -8,7 +8,7 @@ import type {
   OrderStatus,
   PriorDomain,
 } from '../../core/order/order';
-import { isUniqueViolation } from '../db/errors';
+import { insertUnlessPresent } from './insert-unless-present';
 
 interface OrderRow {
   id: string;
@@ -67,8 +67,9 @@ export class KnexOrderRepository implements OrderRepository {
   constructor(private readonly db: Db) {}
 
   async insert(o: Order): Promise<boolean> {
-    try {
-      await this.db('orders').insert({
+    // The unique open_domain index: false when this domain already has an open order.
+    return insertUnlessPresent(
+      this.db('orders').insert({
         id: o.id,
         reseller_id: o.resellerId,
         action: o.action,
@@ -91,13 +92,8 @@ export class KnexOrderRepository implements OrderRepository {
         created_at: o.createdAt.getTime(),
         updated_at: o.updatedAt.getTime(),
         settled_at: o.settledAt?.getTime() ?? null,
-      });
-      return true;
-    } catch (error) {
-      // The unique open_domain index: this domain already has an open order.
-      if (isUniqueViolation(error)) return false;
-      throw error;
-    }
+      }),
+    );
   }
 
   async findById(id: string): Promise<Order | undefined> {
