@@ -10,7 +10,7 @@
  * from start to the last delivery recorded. The heap is sampled every 100 ms while it runs: it
  * should stay flat (the worker holds only what is in flight). Target: ≥ 0.5 of the bare rate.
  *
- * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_EVENTS (10000), BENCH_ROUNDS (2),
+ * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_EVENTS (10000), BENCH_ROUNDS (4),
  * BENCH_MARIADB_URL; BENCH_NO_WRITE=1 only prints.
  */
 import { spawn } from 'node:child_process';
@@ -21,10 +21,10 @@ import { webhookHeaders } from '../src/core/webhooks/signature';
 import { createResellerModule } from '../src/module';
 import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { writeSection } from './support/results';
-import { machine, mib, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
+import { machine, median, mib, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
 
 const EVENTS = positiveInt('BENCH_EVENTS', 10_000);
-const ROUNDS = positiveInt('BENCH_ROUNDS', 2);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 4);
 const ENDPOINTS = 10;
 const CONCURRENCY = 32;
 const MASTER_KEY = Buffer.alloc(32, 13).toString('base64');
@@ -57,13 +57,17 @@ async function startReceivers(): Promise<Receivers> {
 
 interface Run {
   readonly perSecond: number;
+  /** CPU of this process (user + system) per delivery, µs: the sender's own, the receivers are elsewhere. */
+  readonly cpuMicros: number;
+  /** SQL statements per delivery (COMMIT included); 0 for the bare loop. */
+  readonly statements: number;
   readonly heapStart: number;
   readonly heapPeak: number;
   readonly heapEnd: number;
 }
 
-/** Samples the heap every 100 ms while `work` runs. */
-async function measured(count: number, work: () => Promise<void>): Promise<Run> {
+/** Samples the heap every 100 ms while `work` runs; the CPU of this process over the run. */
+async function measured(count: number, work: () => Promise<void>, statements = () => 0): Promise<Run> {
   global.gc?.();
   const heapStart = process.memoryUsage().heapUsed;
   let heapPeak = heapStart;
@@ -71,11 +75,20 @@ async function measured(count: number, work: () => Promise<void>): Promise<Run> 
     heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed);
   }, 100);
   const started = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   await work();
+  const used = process.cpuUsage(cpu);
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   clearInterval(sampler);
   global.gc?.();
-  return { perSecond: count / seconds, heapStart, heapPeak, heapEnd: process.memoryUsage().heapUsed };
+  return {
+    perSecond: count / seconds,
+    cpuMicros: (used.user + used.system) / count,
+    statements: statements() / count,
+    heapStart,
+    heapPeak,
+    heapEnd: process.memoryUsage().heapUsed,
+  };
 }
 
 /** The module: events committed and dispatched first, then the worker delivers them all. */
@@ -111,11 +124,20 @@ async function moduleRun(engine: Engine, receivers: Receivers): Promise<Run> {
         (await module.knex('webhook_deliveries').where({ status: 'delivered' }).count({ n: '*' }).first())?.n ?? 0,
       );
     const worker = module.container.get(TOKENS.webhookDeliveryWorker);
-    return await measured(EVENTS, async () => {
-      worker.start();
-      while ((await count()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 50));
-      await worker.stop();
+    // The worker's statements; the bench's own polling (count) is not counted.
+    let statements = 0;
+    module.knex.on('query', (query: { sql: string }) => {
+      if (!/^select count/i.test(query.sql)) statements++;
     });
+    return await measured(
+      EVENTS,
+      async () => {
+        worker.start();
+        while ((await count()) < EVENTS) await new Promise((resolve) => setTimeout(resolve, 50));
+        await worker.stop();
+      },
+      () => statements,
+    );
   } finally {
     await module.close();
     await db.drop();
@@ -175,18 +197,36 @@ async function main(): Promise<void> {
         }
         process.stderr.write(`webhooks ${engine}: round ${round + 1}/${ROUNDS} done\n`);
       }
-      const mean = (runs: Run[]) => runs.reduce((n, r) => n + r.perSecond, 0) / runs.length;
+      const mean = (runs: Run[], pick: (r: Run) => number = (r) => r.perSecond) =>
+        runs.reduce((n, r) => n + pick(r), 0) / runs.length;
       const heap = (runs: Run[]) =>
         runs.map((r) => `${mib(r.heapStart)} → peak ${mib(r.heapPeak)} → ${mib(r.heapEnd)}`).join('; ');
+      // Each round's module run against the bare run beside it.
+      const perRound = modules.map((m, i) => m.perSecond / bares[i]!.perSecond).sort((a, b) => a - b);
+      const cpu = (runs: Run[]) => `${mean(runs, (r) => r.cpuMicros).toFixed(0)} µs`;
       rows.push(
         [
           engine,
           'module (outbox → claims → signed POSTs → recorded)',
           perSecond(mean(modules)),
+          cpu(modules),
+          mean(modules, (r) => r.statements).toFixed(3),
           heap(modules),
           verdict(mean(modules) / mean(bares), TARGET),
+          `${ratio(median(perRound))} (${ratio(perRound[0]!)}–${ratio(perRound[perRound.length - 1]!)})`,
+          ratio(mean(bares, (r) => r.cpuMicros) / mean(modules, (r) => r.cpuMicros)),
         ],
-        [engine, 'bare loop (the same signed POSTs, no database)', perSecond(mean(bares)), heap(bares), ratio(1)],
+        [
+          engine,
+          'bare loop (the same signed POSTs, no database)',
+          perSecond(mean(bares)),
+          cpu(bares),
+          '0',
+          heap(bares),
+          ratio(1),
+          '',
+          ratio(1),
+        ],
       );
     }
   } finally {
@@ -199,7 +239,20 @@ async function main(): Promise<void> {
       '',
       `${EVENTS.toLocaleString('en')} events to ${ENDPOINTS} endpoints on loopback (receivers in a process of their own answering 204), ${CONCURRENCY} attempts in flight, ${ROUNDS} alternating rounds. ${machine()}.`,
       '',
-      table(['database', 'sender', 'deliveries/s', 'heap used (start → peak → end)', 'ratio to bare'], rows),
+      table(
+        [
+          'database',
+          'sender',
+          'deliveries/s',
+          'sender CPU per delivery',
+          'statements per delivery',
+          'heap used (start → peak → end)',
+          'ratio to bare (deliveries/s)',
+          'ratio per round: median (lowest–highest)',
+          'ratio to bare (CPU per delivery)',
+        ],
+        rows,
+      ),
     ].join('\n'),
   );
 }

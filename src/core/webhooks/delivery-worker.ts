@@ -43,22 +43,38 @@ export type EndpointDisabled = (endpoint: StoredEndpoint, reason: string) => voi
  * Sends webhook deliveries. Each round claims due deliveries in a short transaction (row locks
  * skipped on MariaDB, so processes share the work and never take the same row) and commits the
  * claim before any request goes out; each attempt's outcome is recorded under its claim, whose
- * lease outlives the request's timeout, so no two processes send the same attempt at once. An
- * endpoint gets at most a quarter of the slots: a slow or failing one never holds up the others.
+ * lease outlives the request's timeout and the wait for a slot, so no two processes send the same
+ * attempt at once. An endpoint gets at most a quarter of the slots: a slow or failing one never
+ * holds up the others.
+ *
+ * Claims run ahead of the slots (up to one more set of deliveries waits, claimed, for a slot), so
+ * that the slots keep sending while the next claim's transaction commits; a slot is given back
+ * when its answer is in, and the outcomes are recorded a batch at a time behind it.
  */
 export class WebhookDeliveryWorker {
   private inFlight = 0;
   private readonly perEndpoint = new Map<string, number>();
-  private running: Promise<void> | undefined;
+  /** Wakes the worker every `pollMs` while it runs (deliveries come due with time). */
+  private poller: ReturnType<typeof setInterval> | undefined;
   private stopping = false;
-  private wakeUp: (() => void) | undefined;
   /** Set by `wake`, so that a wake-up while a round is claiming is not lost. */
   private woken = false;
-  /** The next round claims once no more than this many attempts are in flight or waiting. */
+  /** Rounds claiming now (two at most: the next claim's transaction runs while the slots send). */
+  private readonly rounds = new Set<Promise<void>>();
+  /** What the rounds claiming now may still add. */
+  private reserved = 0;
+  /** After a round failed, no other starts before this time (the next poll). */
+  private quietUntil = 0;
+  /**
+   * Claimed deliveries waiting for a slot, oldest claim first: at most `concurrency` of them, and
+   * for each endpoint at most its share beyond the share it has in flight.
+   */
+  private ready: ClaimedDelivery[] = [];
+  private readonly readyPerEndpoint = new Map<string, number>();
+  /** The next round claims once no more than this many deliveries are in flight or waiting. */
   private claimAgainAt = 0;
-  /** Claimed deliveries waiting for a slot of their endpoint's share. */
-  private readonly queued = new Map<string, ClaimedDelivery[]>();
-  private queuedCount = 0;
+  /** Attempts answered whose outcome is not recorded yet (their claims still held). */
+  private unrecorded = 0;
   /** Opened secrets by their sealed form: one AES decryption per secret, not per attempt. */
   private readonly opened = new Map<string, string>();
   private readonly attempts = new Set<Promise<void>>();
@@ -79,27 +95,30 @@ export class WebhookDeliveryWorker {
 
   start(): void {
     this.stopping = false;
-    this.running ??= this.loop().finally(() => {
-      this.running = undefined;
-    });
+    if (this.poller) return;
+    this.poller = setInterval(() => this.wake(), this.settings.pollMs);
+    this.poller.unref?.();
+    this.wake();
   }
 
   /** Looks for due deliveries now (new deliveries were made). */
   wake(): void {
+    if (!this.poller || this.stopping) return;
     this.woken = true;
-    this.wakeUp?.();
+    this.claimMore();
   }
 
   /** Claims nothing more and waits for the attempts in flight (their claims are recorded). */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.wake();
-    await this.running;
+    clearInterval(this.poller);
+    this.poller = undefined;
+    await Promise.allSettled([...this.rounds]);
     await Promise.allSettled([...this.attempts]);
     // Claimed but not attempted: given back, for the next process to send.
-    const waiting = [...this.queued.values()].flat();
-    this.queued.clear();
-    this.queuedCount = 0;
+    const waiting = this.ready;
+    this.ready = [];
+    this.readyPerEndpoint.clear();
     const byToken = new Map<string, string[]>();
     for (const d of waiting) byToken.set(d.claimToken, [...(byToken.get(d.claimToken) ?? []), d.id]);
     for (const [token, ids] of byToken)
@@ -108,93 +127,173 @@ export class WebhookDeliveryWorker {
         .catch((error: unknown) => this.logger.warn({ err: error }, 'giving back webhook claims failed; they expire'));
   }
 
-  /** One round: claims what is due (within the free slots) and starts sending it; answers how many it claimed. */
-  async round(): Promise<number> {
-    const free = this.settings.concurrency - this.inFlight - this.queuedCount;
-    if (free <= 0) return 0;
-    const saturated = [...this.perEndpoint.entries()]
-      .filter(([id, n]) => n + (this.queued.get(id)?.length ?? 0) >= 2 * this.endpointCap)
-      .map(([id]) => id);
+  /**
+   * How many deliveries a round may claim now: up to one set of slots at a time, while no more
+   * than three sets are held sending, waiting or being claimed, and while the recording keeps up;
+   * and no more than the endpoints held now have room for (a share in flight and a share waiting
+   * each), or one more endpoint's when that is under half a set (or a set when none is held):
+   * what a claim brings beyond its endpoint's room goes back at once.
+   */
+  private claimable(): number {
+    const slots = this.settings.concurrency;
+    if (this.unrecorded >= 2 * slots) return 0;
+    const budget = Math.min(slots, 3 * slots - this.inFlight - this.ready.length - this.reserved);
+    let room = 0;
+    const endpoints = new Set([...this.perEndpoint.keys(), ...this.readyPerEndpoint.keys()]);
+    for (const id of endpoints) room += Math.max(0, 2 * this.endpointCap - this.held(id));
+    if (endpoints.size === 0) room = slots;
+    else if (room < slots / 2) room += 2 * this.endpointCap;
+    return Math.min(budget, room - this.reserved);
+  }
+
+  /** Deliveries to endpoint `id` in flight or waiting for a slot. */
+  private held(id: string): number {
+    return (this.perEndpoint.get(id) ?? 0) + (this.readyPerEndpoint.get(id) ?? 0);
+  }
+
+  /**
+   * Worth a round: claims in batches, not per attempt. Once half a set of slots has finished of
+   * what was held after the last round (or half of it, when fewer were held: with few endpoints,
+   * their shares fill first).
+   */
+  private worthClaiming(): boolean {
+    return this.inFlight + this.ready.length <= this.claimAgainAt && this.claimable() > 0;
+  }
+
+  /**
+   * Starts rounds: one when woken and none is claiming, and one beside it (or after it) whenever
+   * claiming is worth it.
+   */
+  private claimMore(): void {
+    while (!this.stopping && this.poller && this.rounds.size < 2) {
+      const limit = this.claimable();
+      if (limit <= 0) return;
+      const woken = this.woken && this.rounds.size === 0 && Date.now() >= this.quietUntil;
+      if (!woken && !(this.worthClaiming() && Date.now() >= this.quietUntil)) return;
+      this.woken = false;
+      this.reserved += limit;
+      const round: Promise<void> = this.round(limit)
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            this.quietUntil = Date.now() + this.settings.pollMs / 2;
+            this.logger.error({ err: error }, 'claiming webhook deliveries failed; trying again shortly');
+          },
+        )
+        .finally(() => {
+          this.rounds.delete(round);
+          this.claimMore();
+        });
+      this.rounds.add(round);
+    }
+  }
+
+  /** One round: claims what is due (up to `limit`, reserved for it) and starts sending it; answers how many it claimed. */
+  private async round(limit: number): Promise<number> {
+    let reserved = limit;
+    const unreserve = () => {
+      this.reserved -= reserved;
+      reserved = 0;
+    };
+    try {
+      return await this.claimRound(limit, unreserve);
+    } finally {
+      unreserve();
+    }
+  }
+
+  private async claimRound(limit: number, unreserve: () => void): Promise<number> {
+    const saturated = [...new Set([...this.perEndpoint.keys(), ...this.readyPerEndpoint.keys()])].filter(
+      (id) => this.held(id) >= 2 * this.endpointCap,
+    );
     const token = ulid();
     const now = this.clock.now();
     const ids = await this.uow.run(({ webhooks }) =>
       webhooks.claimDue({
         now,
-        // Longer than an attempt can take, twice: the claim is only ever taken over from a process that died.
-        leaseUntil: new Date(now.getTime() + 2 * this.settings.timeoutMs + 60_000),
+        // Longer than it is held: a wait for a slot (three timeouts at most: the slots turn over
+        // within one timeout each, and at most two sets wait ahead of it; its endpoint's share
+        // likewise), the attempt (one timeout), and a minute for its recording. A claim is only
+        // ever taken over from a process that died.
+        leaseUntil: new Date(now.getTime() + 4 * this.settings.timeoutMs + 60_000),
         token,
-        limit: free,
+        limit,
         excludeEndpoints: saturated,
       }),
     );
-    if (ids.length === 0) return 0;
+    if (ids.length === 0) {
+      unreserve();
+      this.heldAfterRound();
+      return 0;
+    }
     const claimed = await this.uow.read.webhooks.claimed(ids, token);
+    unreserve();
     const excess: string[] = [];
     for (const delivery of claimed) {
       const id = delivery.endpoint.id;
-      const busy = this.perEndpoint.get(id) ?? 0;
-      const queue = this.queued.get(id) ?? [];
-      if (busy < this.endpointCap) this.begin(delivery);
-      // Its share busy: waits here for one of its attempts to finish (one share at most, so it
-      // starts within one timeout, well inside its lease), else goes back.
-      else if (queue.length < this.endpointCap) {
-        this.queued.set(id, [...queue, delivery]);
-        this.queuedCount++;
-      } else excess.push(delivery.id);
+      // Its endpoint's share in flight and a share waiting already: goes back.
+      if (this.stopping || this.held(id) >= 2 * this.endpointCap) excess.push(delivery.id);
+      else {
+        this.ready.push(delivery);
+        this.readyPerEndpoint.set(id, (this.readyPerEndpoint.get(id) ?? 0) + 1);
+      }
     }
-    this.claimAgainAt = Math.min(this.settings.concurrency / 2, Math.floor((this.inFlight + this.queuedCount) / 2));
+    this.startReady();
+    this.heldAfterRound();
     if (excess.length > 0) await this.uow.run(({ webhooks }) => webhooks.releaseClaims(excess, token));
     return ids.length;
   }
 
+  private heldAfterRound(): void {
+    const held = this.inFlight + this.ready.length;
+    this.claimAgainAt = held - Math.max(1, Math.min(Math.floor(this.settings.concurrency / 2), Math.floor(held / 2)));
+  }
+
+  /** Starts the waiting deliveries that have a free slot within their endpoint's share, oldest first. */
+  private startReady(): void {
+    if (this.stopping || this.ready.length === 0 || this.inFlight >= this.settings.concurrency) return;
+    const waiting: ClaimedDelivery[] = [];
+    for (const delivery of this.ready) {
+      const id = delivery.endpoint.id;
+      if (this.inFlight < this.settings.concurrency && (this.perEndpoint.get(id) ?? 0) < this.endpointCap) {
+        const left = (this.readyPerEndpoint.get(id) ?? 1) - 1;
+        if (left > 0) this.readyPerEndpoint.set(id, left);
+        else this.readyPerEndpoint.delete(id);
+        this.begin(delivery);
+      } else waiting.push(delivery);
+    }
+    this.ready = waiting;
+  }
+
+  /**
+   * One attempt: its slot is taken while the request is out and given back when the answer is in;
+   * the outcome is then recorded under its claim with others (recordSoon), while the slot already
+   * sends the next one. Until recorded, the claim's lease keeps every other process off the row.
+   */
   private begin(delivery: ClaimedDelivery): void {
     const id = delivery.endpoint.id;
     this.perEndpoint.set(id, (this.perEndpoint.get(id) ?? 0) + 1);
     this.inFlight++;
-    const attempt = this.attempt(delivery).finally(() => {
-      this.inFlight--;
-      const left = (this.perEndpoint.get(id) ?? 1) - 1;
-      if (left > 0) this.perEndpoint.set(id, left);
-      else this.perEndpoint.delete(id);
-      this.attempts.delete(attempt);
-      const next = this.stopping ? undefined : this.queued.get(id)?.shift();
-      if (next) {
-        this.queuedCount--;
-        if (this.queued.get(id)!.length === 0) this.queued.delete(id);
-        this.begin(next);
-      }
-      // Claims in batches, not per attempt: once half of what was held after the last claim has
-      // finished (half the slots at most; with few endpoints their shares fill first).
-      if (this.inFlight + this.queuedCount <= this.claimAgainAt) this.wake();
-    });
+    const attempt = this.attempt(delivery)
+      .finally(() => this.answered(id))
+      .then((outcome) => this.recordSoon(outcome))
+      // Never expected (sending and recording catch their own errors); the claim then runs out.
+      .catch((error: unknown) => this.logger.error({ err: error }, 'a webhook attempt failed unexpectedly'))
+      .finally(() => this.attempts.delete(attempt));
     this.attempts.add(attempt);
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
-      this.woken = false;
-      let claimedSome = 0;
-      try {
-        claimedSome = await this.round();
-      } catch (error) {
-        this.logger.error({ err: error }, 'claiming webhook deliveries failed; trying again shortly');
-      }
-      if (this.stopping) break;
-      if (claimedSome > 0 && this.inFlight + this.queuedCount <= this.claimAgainAt) continue;
-      if (this.woken) continue;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.settings.pollMs);
-        timer.unref?.();
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          this.wakeUp = undefined;
-          resolve();
-        };
-      });
-    }
+  /** An attempt to endpoint `id` has its answer: its slot goes to a waiting delivery, and a round claims more when worth it. */
+  private answered(id: string): void {
+    this.inFlight--;
+    const left = (this.perEndpoint.get(id) ?? 1) - 1;
+    if (left > 0) this.perEndpoint.set(id, left);
+    else this.perEndpoint.delete(id);
+    this.startReady();
+    this.claimMore();
   }
 
-  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+  private async attempt(delivery: ClaimedDelivery): Promise<Outcome> {
     const now = this.clock.now();
     const answer = await this.send(delivery, now);
     const done = this.clock.now();
@@ -204,7 +303,7 @@ export class WebhookDeliveryWorker {
       done,
       delivery.endpoint.failingSince,
     );
-    await this.recordSoon({ delivery, record, verdict });
+    return { delivery, record, verdict };
   }
 
   /**
@@ -214,12 +313,19 @@ export class WebhookDeliveryWorker {
   private recordSoon(outcome: Outcome): Promise<void> {
     if (!this.batch) {
       const outcomes: Outcome[] = [];
-      const done = new Promise<void>((resolve) => setTimeout(resolve, RECORD_GATHER_MS)).then(() => {
-        this.batch = undefined;
-        return this.record(outcomes);
-      });
+      const done = new Promise<void>((resolve) => setTimeout(resolve, RECORD_GATHER_MS))
+        .then(() => {
+          this.batch = undefined;
+          return this.record(outcomes);
+        })
+        .finally(() => {
+          this.unrecorded -= outcomes.length;
+          // A round held back by unrecorded claims may claim now.
+          this.claimMore();
+        });
       this.batch = { outcomes, done };
     }
+    this.unrecorded++;
     this.batch.outcomes.push(outcome);
     return this.batch.done;
   }
