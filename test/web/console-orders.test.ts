@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { TOKENS } from '../../src/core/tokens';
-import { screenshot, scriptRan, watchForInjectedScript, XSS_PAYLOADS } from '../support/browser';
+import { screenshot, scriptRan, XSS_PAYLOADS } from '../support/browser';
 import {
   CONSOLE,
-  createOperator,
+  openConsole,
   signInToConsole,
   startWebHarness,
   submit,
@@ -30,11 +30,7 @@ describe('console orders, domains and hostile text', () => {
       registrar: 'scripted',
       settings: { registrarTimeoutMs: 100 },
     });
-    admin = await createOperator(h, 'admin@example.com', 'admin');
-    context = await h.newContext();
-    await watchForInjectedScript(context);
-    page = await context.newPage();
-    await signInToConsole(page, h, admin);
+    ({ admin, context, page } = await openConsole(h, { watchScripts: true }));
   });
   afterAll(async () => {
     await context.close();

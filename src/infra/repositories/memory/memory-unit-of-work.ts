@@ -54,7 +54,7 @@ export function memoryRepositories(ref: TablesRef): Repositories {
 const insideRun = new AsyncLocalStorage<{ active: boolean }>();
 
 /**
- * The in-memory twin of KnexUnitOfWork (STYLE.md §10: fakes beside the real adapters), for rules
+ * The in-memory twin of KnexUnitOfWork, beside the real adapters (docs/architecture.md), for rules
  * tested without a database. Transactions run one at a time, as SQLite's single writer runs
  * them, so row locks are no-ops; each works on a copy of the tables that replaces them when it
  * ends and is dropped when it throws (a rollback), and its recorded events are stored with it
