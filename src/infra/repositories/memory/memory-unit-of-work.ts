@@ -61,7 +61,8 @@ const insideRun = new AsyncLocalStorage<{ active: boolean }>();
  * and handed to `committed` after. The tables keep the constraints the migrations declare
  * (unique keys, folded as MariaDB folds them; foreign keys; integer money), so the twin refuses
  * whatever the database refuses: test/integration/unit-of-work-contract.test.ts runs the same
- * cases on both.
+ * cases on both. Not modelled: concurrency between transactions (they never interleave here, so
+ * races stay on MariaDB), and isolation of writes made through `read`, which the port forbids.
  */
 export class MemoryUnitOfWork implements UnitOfWork, TablesRef {
   tables: MemoryTables = emptyTables();
