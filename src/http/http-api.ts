@@ -219,7 +219,13 @@ function sendReply(ctx: Ctx, reply: HttpReply): void {
 }
 
 const DATABASE_UNAVAILABLE = 'The database is not answering; try again in a few seconds';
-const DATABASE_BUSY = 'The database is busy with conflicting changes; nothing was done, try again in a few seconds';
+/**
+ * A deadlock that outlasted every retry. Not "nothing was done": a domain operation may have
+ * asked the registrar before its record could be written (the domain sync brings our record in
+ * line); an order is the same as with a lock wait below.
+ */
+const DATABASE_BUSY =
+  'The database is busy with conflicting changes; try again in a few seconds (an order sent again with its Idempotency-Key is never charged twice)';
 /**
  * A lock wait timeout (MariaDB 1205) said without claiming what was done: the unit of work that
  * waited was rolled back, but on some routes something may have happened before it (a registrar

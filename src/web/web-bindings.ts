@@ -3,7 +3,11 @@ import type { Knex } from 'knex';
 import { authFailureLimits, type Settings } from '../config/settings';
 import { AuditLog } from '../core/audit/audit-log';
 import { FailureThrottle, throttlePolicy } from '../core/auth/failure-throttle';
+import { Passwords } from '../core/auth/passwords';
+import { SecondFactorCodes } from '../core/auth/second-factor';
+import type { Clock } from '../core/common/clock';
 import { ConsoleLists } from '../core/console/console-lists';
+import type { SecretBox } from '../core/reseller/reseller';
 import { RecentOperations } from '../core/console/recent-operations';
 import { OperatorService } from '../core/operator/operator-service';
 import { PortalLogins } from '../core/reseller/portal-logins';
@@ -16,6 +20,13 @@ import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session
 import { provider } from '../provide';
 import { WebSessions } from './sessions';
 import { WEB_TOKENS } from './web-tokens';
+
+/** TOTP codes whose authenticator-app entry names `issuer` ("Reseller console", "Reseller portal"). */
+const secondFactorCodes = (issuer: string, secrets: SecretBox, clock: Clock) =>
+  new SecondFactorCodes(
+    totpCodes(issuer, () => clock.now()),
+    secrets,
+  );
 
 /** The audit log, operator accounts, one-time links, web sessions and the sign-in throttle (src/container.ts loads it). */
 export function webModule(settings: Settings, knex: Knex): ContainerModule {
@@ -33,9 +44,8 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
       ({ uow, secrets, clock }) =>
         new OperatorService(
           uow,
-          argon2idHasher,
-          totpCodes('Reseller console', () => clock.now()),
-          secrets,
+          new Passwords(argon2idHasher),
+          secondFactorCodes('Reseller console', secrets, clock),
           clock,
         ),
     );
@@ -46,9 +56,8 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
       ({ uow, secrets, clock }) =>
         new PortalLogins(
           uow,
-          argon2idHasher,
-          totpCodes('Reseller portal', () => clock.now()),
-          secrets,
+          new Passwords(argon2idHasher),
+          secondFactorCodes('Reseller portal', secrets, clock),
           clock,
         ),
     );

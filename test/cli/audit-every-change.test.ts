@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Command } from 'commander';
-import qs from 'qs';
 import { version } from '../../package.json';
 import { CliRuntime } from '../../src/cli/cli-program';
 import { COMMAND_AREAS } from '../../src/cli/commands';
@@ -12,6 +11,7 @@ import { TOKENS } from '../../src/core/tokens';
 import { cli } from '../support/cli';
 import { startEppFixture } from '../support/epp/epp-fixture';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { placeRegister, REGISTRANT } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
 const OTHER_MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
@@ -85,28 +85,7 @@ describe('reseller-admin: every change is audited in its own transaction', () =>
   };
 
   async function pendingOrderId(domain: string): Promise<string> {
-    const contact = {
-      firstname: 'A',
-      lastname: 'B',
-      email: 'a@b.co',
-      address1: 'x',
-      city: 'y',
-      country: 'NL',
-      postcode: '1',
-      phonenumber: '2',
-    };
-    const placed = await h.http
-      .post('/order/domains/register')
-      .set(h.headers())
-      .type('form')
-      .send(
-        qs.stringify({
-          domain,
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: { registrant: contact },
-        }),
-      );
+    const placed = await placeRegister(h, domain);
     expect(placed.body).toBe('success');
     const [order] = await h.module.services.orders.list({ domain, limit: 1 });
     expect(order?.status).toBe('pending');
@@ -130,19 +109,7 @@ describe('reseller-admin: every change is audited in its own transaction', () =>
     'group rename': async () => ({ argv: ['group', 'rename', 'wholesale', 'trade'], action: 'group.rename' }),
     'group set-default-contact': async () => {
       const file = path.join(dir, 'contact.json');
-      writeFileSync(
-        file,
-        JSON.stringify({
-          firstname: 'Ada',
-          lastname: 'Lovelace',
-          email: 'ada@example.com',
-          address1: 'Main 1',
-          city: 'London',
-          country: 'GB',
-          postcode: 'N1',
-          phonenumber: '+44.2000000',
-        }),
-      );
+      writeFileSync(file, JSON.stringify(REGISTRANT));
       return { argv: ['group', 'set-default-contact', 'trade', file], action: 'group.default_contact.set' };
     },
     'group set-addon-prices': async () => ({

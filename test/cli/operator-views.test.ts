@@ -1,33 +1,18 @@
-import qs from 'qs';
-import { cli } from '../support/cli';
-import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
-import { REGISTRANT } from '../support/wire';
+import { cli, harnessForCli } from '../support/cli';
+import type { Harness } from '../support/harness';
+import { placeRegister } from '../support/wire';
 
 /** Issue 31, item 9: an operator sees what is set, as JSON for scripts and as tables for people. */
 describe('reseller-admin views', () => {
+  const setup = harnessForCli();
   let h: Harness;
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
-    h = await startHarness();
-    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+    ({ h, env } = setup);
     expect((await cli(env, 'group', 'set-addon-prices', 'default', '--addons', 'idprotection=2.00')).code).toBe(0);
     expect((await cli(env, 'group', 'set-premium-rule', 'default', '--markup', '20')).code).toBe(0);
-    const ordered = await h.http
-      .post('/order/domains/register')
-      .set(h.headers())
-      .type('form')
-      .send(
-        qs.stringify({
-          domain: 'viewed.com',
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: { registrant: REGISTRANT },
-        }),
-      );
+    const ordered = await placeRegister(h, 'viewed.com');
     expect(ordered.status).toBe(200);
-  });
-  afterAll(async () => {
-    await h.close();
   });
 
   it('shows a group: its prices per TLD, addon prices, premium rule and resellers', async () => {
@@ -112,14 +97,11 @@ describe('reseller-admin views', () => {
 
 /** Issue 31, item 9: the operator actions that were missing. */
 describe('reseller-admin operator actions', () => {
+  const setup = harnessForCli();
   let h: Harness;
   let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    h = await startHarness();
-    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
-  });
-  afterAll(async () => {
-    await h.close();
+  beforeAll(() => {
+    ({ h, env } = setup);
   });
 
   it('changes a TLD’s prices without repeating --registrar, and still wants one for a new TLD', async () => {
@@ -132,32 +114,12 @@ describe('reseller-admin operator actions', () => {
   });
 
   it("removes one period's price, keeping the others, and refuses a period that is not priced", async () => {
-    const run = await cli(
-      env,
-      'tld',
-      'remove-price',
-      '.net',
-      '--group',
-      'default',
-      '--action',
-      'register',
-      '--period',
-      '2',
-    );
+    const removeTwoYears = () =>
+      cli(env, 'tld', 'remove-price', '.net', '--group', 'default', '--action', 'register', '--period', '2');
+    const run = await removeTwoYears();
     expect(run.code).toBe(0);
     expect(run.json().prices.register).toEqual({ 1: '10.00', 5: '45.00' });
-    const again = await cli(
-      env,
-      'tld',
-      'remove-price',
-      '.net',
-      '--group',
-      'default',
-      '--action',
-      'register',
-      '--period',
-      '2',
-    );
+    const again = await removeTwoYears();
     expect(again.code).toBe(1);
     expect(again.stderr).toMatch(/has no register price for \.net for 2 year/);
   });
@@ -181,14 +143,11 @@ describe('reseller-admin operator actions', () => {
 });
 
 describe('reseller-admin group rename and delete', () => {
+  const setup = harnessForCli();
   let h: Harness;
   let env: NodeJS.ProcessEnv;
-  beforeAll(async () => {
-    h = await startHarness();
-    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
-  });
-  afterAll(async () => {
-    await h.close();
+  beforeAll(() => {
+    ({ h, env } = setup);
   });
 
   it('renames a group, keeping its resellers and prices, and refuses a name in use', async () => {

@@ -1,5 +1,5 @@
-import { cli } from '../support/cli';
-import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { cli, cliEnv } from '../support/cli';
+import { startHarness, type Harness } from '../support/harness';
 import { ulid } from 'ulid';
 import { TOKENS } from '../../src/core/tokens';
 import { givenDomain } from '../support/domains';
@@ -47,7 +47,7 @@ describe('reseller-admin reseller close', () => {
 
   beforeEach(async () => {
     h = await startHarness();
-    env = { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent' };
+    env = cliEnv(h);
     const created = await h.module.services.resellers.create('heir@example.com', 'default', 0);
     heir = { email: created.reseller.email, apiKey: created.apiKey };
   });

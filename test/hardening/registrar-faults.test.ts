@@ -1,8 +1,8 @@
 import path from 'node:path';
-import qs from 'qs';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
 import { startStubHttpServer, type StubAnswer, type StubHttpServer } from '../support/stub-http-server';
+import { registerForm } from '../support/wire';
 
 /**
  * A registrar whose API misbehaves, behind a plugin that is a thin HTTP client of it
@@ -57,25 +57,7 @@ describe('a registrar that hangs, answers garbage or redirects', () => {
       .post('/order/domains/register')
       .set({ ...h.headers(), 'Idempotency-Key': key })
       .type('form')
-      .send(
-        qs.stringify({
-          domain,
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: {
-            registrant: {
-              firstname: 'Ada',
-              lastname: 'Lovelace',
-              email: 'ada@example.com',
-              address1: '1 Row',
-              city: 'London',
-              country: 'GB',
-              postcode: 'N1',
-              phonenumber: '+44.20',
-            },
-          },
-        }),
-      );
+      .send(registerForm(domain));
   const reconcileLater = async () => {
     h.clock.advance(DEADLINE_MS + RECONCILE_AFTER_MS + 1);
     return h.module.reconcile();

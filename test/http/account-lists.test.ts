@@ -1,7 +1,7 @@
 import { computeToken } from '../../src/core/auth/api-token';
 import { givenDomain } from '../support/domains';
 import { startHarness, type Harness } from '../support/harness';
-import { REGISTRANT } from '../support/wire';
+import { placeRegister } from '../support/wire';
 
 /**
  * docs/api.md#account-lists: a reseller's own domains, orders and statement as JSON pages.
@@ -11,19 +11,7 @@ import { REGISTRANT } from '../support/wire';
 describe('the account lists', () => {
   let h: Harness;
   let b: { email: string; apiKey: string };
-  const order = (who: { email: string; apiKey: string }, path: string, fields: Record<string, unknown>) =>
-    h.http
-      .post(`/order/domains/${path}`)
-      .set({ username: who.email, token: computeToken(who.email, who.apiKey, h.clock.now()) })
-      .type('form')
-      .send({ regperiod: '1', ...fields });
-  const register = (who: { email: string; apiKey: string }, domain: string) =>
-    order(who, 'register', {
-      domain,
-      'nameservers[ns1]': 'ns1.example.net',
-      'nameservers[ns2]': 'ns2.example.net',
-      ...Object.fromEntries(Object.entries(REGISTRANT).map(([k, v]) => [`contacts[registrant][${k}]`, v])),
-    });
+  const register = (who: { email: string; apiKey: string }, domain: string) => placeRegister(h, domain, {}, who);
   const get = (who: { email: string; apiKey: string }, path: string, query: Record<string, unknown> = {}) =>
     h.http
       .get(path)

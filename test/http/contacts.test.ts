@@ -1,5 +1,5 @@
 import { startHarness, type Harness } from '../support/harness';
-import { form } from '../support/wire';
+import { form, REGISTRANT, registerForm, WHMCS_REGISTRANT as SHOWN_REGISTRANT } from '../support/wire';
 
 /** Every standard field, by the billing platform's display names, empty: what an unset contact looks like. */
 const EMPTY = {
@@ -17,19 +17,7 @@ const EMPTY = {
 };
 
 /** A WHMCS module's registrant: every field of its contact form, the unused ones sent empty. */
-const WHMCS_REGISTRANT = {
-  firstname: 'Ada',
-  lastname: 'Lovelace',
-  companyname: '',
-  email: 'ada@example.com',
-  address1: '1 Analytical Row',
-  address2: '',
-  city: 'London',
-  state: '',
-  postcode: 'N1 1AA',
-  country: 'GB',
-  phonenumber: '+44.2070000000',
-};
+const WHMCS_REGISTRANT = { ...REGISTRANT, companyname: '', address2: '', state: '' };
 
 /** The same contact as a Blesta module names the fields. */
 const BLESTA_REGISTRANT = {
@@ -44,17 +32,8 @@ const BLESTA_REGISTRANT = {
   phone: '+44.2070000000',
 };
 
-const SHOWN_ADA = {
-  ...EMPTY,
-  'First Name': 'Ada',
-  'Last Name': 'Lovelace',
-  'Email Address': 'ada@example.com',
-  'Address 1': '1 Analytical Row',
-  City: 'London',
-  Postcode: 'N1 1AA',
-  Country: 'GB',
-  'Phone Number': '+44.2070000000',
-};
+/** The shared registrant as the contacts routes show it, every other standard field empty. */
+const SHOWN_ADA = { ...EMPTY, ...SHOWN_REGISTRANT };
 
 describe('contacts as billing modules send and read them', () => {
   let h: Harness;
@@ -66,11 +45,7 @@ describe('contacts as billing modules send and read them', () => {
       .send(typeof body === 'string' ? body : form(body));
   const get = (path: string) => h.http.get(path).set(h.headers());
   const register = (domain: string, contacts: unknown, extra = '') =>
-    post(
-      '/order/domains/register',
-      form({ domain, regperiod: '1', nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' }, contacts }) +
-        extra,
-    );
+    post('/order/domains/register', registerForm(domain, { contacts }) + extra);
   beforeAll(async () => {
     h = await startHarness();
   });

@@ -1,6 +1,5 @@
-import qs from 'qs';
 import { startHarness, type Harness } from '../support/harness';
-import { REGISTRANT } from '../support/wire';
+import { form, registerForm } from '../support/wire';
 
 const DEADLINE_MS = 250;
 
@@ -19,16 +18,10 @@ describe('domains whose order is still pending, and orders that never took effec
     await h.close();
   });
 
-  const form = (path: string, body: Record<string, unknown>) =>
-    h.http.post(path).set(h.headers()).type('form').send(qs.stringify(body));
+  const post = (path: string, body: Record<string, unknown>) =>
+    h.http.post(path).set(h.headers()).type('form').send(form(body));
   const order = (path: string, domain: string, extra: Record<string, unknown> = {}) =>
-    form(path, {
-      domain,
-      regperiod: '1',
-      nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-      contacts: { registrant: REGISTRANT },
-      ...extra,
-    });
+    h.http.post(path).set(h.headers()).type('form').send(registerForm(domain, extra));
   const register = (domain: string) => order('/order/domains/register', domain);
   const transfer = (domain: string) => order('/order/domains/transfer', domain, { eppcode: 'secret-code' });
   const credits = async () => (await h.http.get('/billing/credits').set(h.headers())).body as string;
@@ -41,13 +34,13 @@ describe('domains whose order is still pending, and orders that never took effec
   /** Every route that changes the domain or hands it away, as a module calls it. */
   const actions = (domain: string) => ({
     eppcode: () => h.http.get(`/domains/${domain}/eppcode`).set(h.headers()),
-    release: () => form(`/domains/${domain}/release`, { transfertag: 'NEW-TAG' }),
-    delete: () => form(`/domains/${domain}/delete`, {}),
-    lock: () => form(`/domains/${domain}/lock`, { lockstatus: 'unlocked' }),
-    nameservers: () => form(`/domains/${domain}/nameservers`, { ns1: 'ns3.example.net', ns2: 'ns4.example.net' }),
-    contact: () => form(`/domains/${domain}/contact`, { contactdetails: { Registrant: { 'First Name': 'Eve' } } }),
-    protectid: () => form(`/domains/${domain}/protectid`, { status: '1' }),
-    renew: () => form('/order/domains/renew', { domain, regperiod: '1' }),
+    release: () => post(`/domains/${domain}/release`, { transfertag: 'NEW-TAG' }),
+    delete: () => post(`/domains/${domain}/delete`, {}),
+    lock: () => post(`/domains/${domain}/lock`, { lockstatus: 'unlocked' }),
+    nameservers: () => post(`/domains/${domain}/nameservers`, { ns1: 'ns3.example.net', ns2: 'ns4.example.net' }),
+    contact: () => post(`/domains/${domain}/contact`, { contactdetails: { Registrant: { 'First Name': 'Eve' } } }),
+    protectid: () => post(`/domains/${domain}/protectid`, { status: '1' }),
+    renew: () => post('/order/domains/renew', { domain, regperiod: '1' }),
   });
 
   describe('while a registration is pending', () => {
@@ -108,7 +101,7 @@ describe('domains whose order is still pending, and orders that never took effec
       expect(await credits()).toBe(before);
       expect(await domainRow('lost-never.com')).toMatchObject({ status: 'Cancelled' });
 
-      const sync = await form('/domains/lost-never.com/sync', { domain: 'lost-never.com' });
+      const sync = await post('/domains/lost-never.com/sync', { domain: 'lost-never.com' });
       expect(sync.status).toBe(200);
       expect(sync.body).toEqual({ active: false, expired: false, transferredAway: false, cancelled: true });
 
@@ -155,7 +148,7 @@ describe('domains whose order is still pending, and orders that never took effec
       expect(await credits()).toBe(before);
       expect(await domainRow('lost-transfer.com')).toMatchObject({ status: 'Cancelled' });
       // The billing module's TransferSync learns the transfer failed, from our record.
-      const sync = await form('/domains/lost-transfer.com/transfersync', { domain: 'lost-transfer.com' });
+      const sync = await post('/domains/lost-transfer.com/transfersync', { domain: 'lost-transfer.com' });
       expect(sync.status).toBe(200);
       expect(sync.body).toEqual({
         completed: false,

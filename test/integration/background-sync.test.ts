@@ -6,6 +6,7 @@ import { syncCalls, transferSyncCalls } from '../fixtures/sync-registrars/counti
 import { givenDomain, platformRecord, givenGroupSellingCom } from '../support/domains';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, TEST_ENGINE, type TestDatabase } from '../support/test-database';
+import { pendingOrder } from '../support/orders';
 
 const PLUGINS = path.join(__dirname, '../fixtures/sync-registrars');
 const DOMAINS = 60;
@@ -103,29 +104,20 @@ describe(`background sync on several processes (${TEST_ENGINE})`, () => {
     const reseller = await a.services.resellers.byEmail('reseller@example.com');
     const now = clock.now();
     await a.container.get(TOKENS.unitOfWork).run((repos) =>
-      repos.orders.insert({
-        id: '01JORDERINPROGRESS00000000',
-        resellerId: reseller.id,
-        action: 'transfer',
-        domainId: domain.id,
-        domain: domain.name,
-        registrar: 'counting',
-        period: 1,
-        price: 0,
-        status: 'pending',
-        priorDomain: null,
-        request: { addons: [] },
-        originalVars: null,
-        idempotencyKey: null,
-        expiryDate: null,
-        note: null,
-        leaseOwner: null,
-        leaseUntil: null,
-        reconcileAttempts: 0,
-        createdAt: now,
-        updatedAt: now,
-        settledAt: null,
-      }),
+      repos.orders.insert(
+        pendingOrder(
+          {
+            id: '01JORDERINPROGRESS00000000',
+            resellerId: reseller.id,
+            action: 'transfer',
+            domainId: domain.id,
+            domain: domain.name,
+            registrar: 'counting',
+            price: 0,
+          },
+          now,
+        ),
+      ),
     );
     await a.runSync('transfer', { syncedBefore: now });
     expect(transferSyncCalls.has('bg-ordered.com')).toBe(false);

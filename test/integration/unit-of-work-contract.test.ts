@@ -10,6 +10,7 @@ import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork } from '../../src/infra/repositories/knex-unit-of-work';
 import { MemoryUnitOfWork } from '../../src/infra/repositories/memory/memory-unit-of-work';
 import { openLedgers, openMemoryLedgers } from '../support/ledger-invariant';
+import { pendingOrder } from '../support/orders';
 import { createTestDatabase, TEST_ENGINE } from '../support/test-database';
 
 /**
@@ -124,30 +125,8 @@ describe.each([
     ...overrides,
   });
 
-  const order = (name: string, overrides: Partial<Order> = {}): Order => ({
-    id: ulid(),
-    resellerId,
-    action: 'register',
-    domainId: ulid(),
-    domain: name,
-    registrar: 'fake',
-    period: 1,
-    price: 1000,
-    status: 'pending',
-    priorDomain: null,
-    request: { addons: [] },
-    originalVars: null,
-    idempotencyKey: null,
-    expiryDate: null,
-    note: null,
-    leaseOwner: null,
-    leaseUntil: null,
-    reconcileAttempts: 0,
-    createdAt: AT,
-    updatedAt: AT,
-    settledAt: null,
-    ...overrides,
-  });
+  const order = (name: string, overrides: Partial<Order> = {}): Order =>
+    pendingOrder({ resellerId, domain: name, ...overrides }, AT);
 
   /** An order with its debit, as placement writes them (the ledger invariant holds after each test). */
   const placeOrder = (o: Order) =>

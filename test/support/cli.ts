@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { runCli } from '../../src/cli/commands';
 import { createResellerModule } from '../../src/module';
-import { TEST_MASTER_KEY } from './harness';
+import { type Harness, type HarnessOptions, startHarness, TEST_MASTER_KEY } from './harness';
 import { createTestDatabase, type TestDatabase } from './test-database';
 
 export interface CliResult {
@@ -44,4 +44,36 @@ export async function migratedTestDatabase(): Promise<TestDatabase> {
     await module.close();
   }
   return db;
+}
+
+/** The environment `reseller-admin` needs to open the harness's database, quietly; `extra` adds or replaces variables. */
+export function cliEnv(h: Pick<Harness, 'databaseUrl'>, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  return { DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, LOG_LEVEL: 'silent', ...extra };
+}
+
+/**
+ * A harness started before the enclosing describe's tests and closed after them, with the CLI's
+ * environment for its database: for CLI tests that run commands against a served module.
+ * Read `h` and `env` inside hooks and tests (they exist once `beforeAll` has run).
+ */
+export function harnessForCli(options: HarnessOptions = {}): { readonly h: Harness; readonly env: NodeJS.ProcessEnv } {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await startHarness(options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  const started = () => {
+    if (!harness) throw new Error('harnessForCli: the harness starts in beforeAll');
+    return harness;
+  };
+  return {
+    get h() {
+      return started();
+    },
+    get env() {
+      return cliEnv(started());
+    },
+  };
 }

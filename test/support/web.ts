@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import type { OperatorRole } from '../../src/core/operator/operator';
 import type { Actor } from '../../src/core/audit/audit-log';
 import { type Harness, type HarnessOptions, startHarness } from './harness';
-import { launchBrowser, newContext } from './browser';
+import { launchBrowser, newContext, watchForInjectedScript } from './browser';
 
 /** Where the test server mounts the console. */
 export const CONSOLE = '/admin';
@@ -105,6 +105,27 @@ export async function signInToConsole(page: Page, h: Harness, operator: TestOper
     await page.fill('#code', nextTotpCode(h, operator.totpSecret));
     await submit(page, 'form[action$="/sign-in/code"] button[type=submit]');
   }
+}
+
+/** An admin signed in to the console in a browser context of its own (`close` it before the harness). */
+export interface ConsoleSession {
+  readonly admin: TestOperator;
+  readonly context: BrowserContext;
+  readonly page: Page;
+}
+
+/**
+ * The console as most page tests begin: an admin (admin@example.com, with a second factor),
+ * a new browser context and page, signed in. `watchScripts`: the context reports any injected
+ * script that runs (test/support/browser.ts), for the hostile-text tests.
+ */
+export async function openConsole(h: WebHarness, { watchScripts = false } = {}): Promise<ConsoleSession> {
+  const admin = await createOperator(h, 'admin@example.com', 'admin');
+  const context = await h.newContext();
+  if (watchScripts) await watchForInjectedScript(context);
+  const page = await context.newPage();
+  await signInToConsole(page, h, admin);
+  return { admin, context, page };
 }
 
 /** Clicks a submit button and waits for the page the form leads to (after any redirect). */

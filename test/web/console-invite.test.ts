@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { screenshot } from '../support/browser';
-import { CONSOLE, createOperator, signInToConsole, startWebHarness, submit, type WebHarness } from '../support/web';
+import { CONSOLE, openConsole, startWebHarness, submit, type WebHarness } from '../support/web';
 
 const PORTAL = '/portal';
 
@@ -11,10 +11,7 @@ describe("console: inviting a reseller to the portal from the reseller's page", 
 
   beforeAll(async () => {
     h = await startWebHarness({ before: (m) => [m.portal({ mountPath: PORTAL })] });
-    const admin = await createOperator(h, 'admin@example.com', 'admin');
-    context = await h.newContext();
-    page = await context.newPage();
-    await signInToConsole(page, h, admin);
+    ({ context, page } = await openConsole(h));
   });
   afterAll(async () => {
     await context.close();

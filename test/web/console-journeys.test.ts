@@ -4,6 +4,7 @@ import { TEST_MASTER_KEY } from '../support/harness';
 import { screenshot } from '../support/browser';
 import {
   CONSOLE,
+  openConsole,
   createOperator,
   signInToConsole,
   startWebHarness,
@@ -20,10 +21,7 @@ describe('console journeys in a real browser', () => {
 
   beforeAll(async () => {
     h = await startWebHarness();
-    admin = await createOperator(h, 'admin@example.com', 'admin');
-    context = await h.newContext();
-    page = await context.newPage();
-    await signInToConsole(page, h, admin);
+    ({ admin, context, page } = await openConsole(h));
   });
   afterAll(async () => {
     await context.close();

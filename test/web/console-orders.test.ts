@@ -1,29 +1,19 @@
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
-import qs from 'qs';
 import { TOKENS } from '../../src/core/tokens';
-import { screenshot, scriptRan, watchForInjectedScript, XSS_PAYLOADS } from '../support/browser';
+import { screenshot, scriptRan, XSS_PAYLOADS } from '../support/browser';
 import {
   CONSOLE,
-  createOperator,
+  openConsole,
   signInToConsole,
   startWebHarness,
   submit,
   type TestOperator,
   type WebHarness,
 } from '../support/web';
+import { placeRegister, REGISTRANT } from '../support/wire';
 
 const PLUGINS_DIR = path.join(__dirname, '..', 'fixtures', 'plugins');
-const REGISTRANT = {
-  firstname: 'A',
-  lastname: 'B',
-  email: 'a@b.co',
-  address1: 'x',
-  city: 'y',
-  country: 'NL',
-  postcode: '1',
-  phonenumber: '2',
-};
 
 /** Orders, domains and what people typed, in a real browser, on the scripted registrar (pending orders on demand). */
 describe('console orders, domains and hostile text', () => {
@@ -32,19 +22,7 @@ describe('console orders, domains and hostile text', () => {
   let context: BrowserContext;
   let page: Page;
 
-  const register = (domain: string) =>
-    h.http
-      .post('/order/domains/register')
-      .set(h.headers())
-      .type('form')
-      .send(
-        qs.stringify({
-          domain,
-          regperiod: '1',
-          nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-          contacts: { registrant: REGISTRANT },
-        }),
-      );
+  const register = (domain: string) => placeRegister(h, domain);
 
   beforeAll(async () => {
     h = await startWebHarness({
@@ -52,11 +30,7 @@ describe('console orders, domains and hostile text', () => {
       registrar: 'scripted',
       settings: { registrarTimeoutMs: 100 },
     });
-    admin = await createOperator(h, 'admin@example.com', 'admin');
-    context = await h.newContext();
-    await watchForInjectedScript(context);
-    page = await context.newPage();
-    await signInToConsole(page, h, admin);
+    ({ admin, context, page } = await openConsole(h, { watchScripts: true }));
   });
   afterAll(async () => {
     await context.close();

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
-import { screenshot, scriptRan, watchForInjectedScript, XSS_PAYLOADS } from '../support/browser';
+import { screenshot, scriptRan, XSS_PAYLOADS } from '../support/browser';
 import { givenDomain } from '../support/domains';
-import { CONSOLE, createOperator, signInToConsole, startWebHarness, type WebHarness } from '../support/web';
+import { CONSOLE, openConsole, startWebHarness, type WebHarness } from '../support/web';
 
 /** Hostile text in a reseller's email and in a DNS record, rendered by the console in a real browser. */
 describe('console: hostile text in a reseller email and a DNS record runs nothing', () => {
@@ -12,11 +12,7 @@ describe('console: hostile text in a reseller email and a DNS record runs nothin
 
   beforeAll(async () => {
     h = await startWebHarness();
-    const admin = await createOperator(h, 'admin@example.com', 'admin');
-    context = await h.newContext();
-    await watchForInjectedScript(context);
-    page = await context.newPage();
-    await signInToConsole(page, h, admin);
+    ({ context, page } = await openConsole(h, { watchScripts: true }));
   });
   afterAll(async () => {
     await context.close();

@@ -1,14 +1,13 @@
-import { randomBytes } from 'node:crypto';
 import { type Actor, auditEntry } from '../audit/audit-log';
 import { OneTimeLinks } from '../auth/one-time-links';
 import { newRecoveryCodes } from '../auth/recovery-codes';
-import { SecondFactorCodes, type SecondFactorSecret } from '../auth/second-factor';
+import type { Passwords } from '../auth/passwords';
+import type { SecondFactorCodes, SecondFactorSecret } from '../auth/second-factor';
 import type { UnitOfWork } from '../common/unit-of-work';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import { ulid } from '../common/ids';
 import { normaliseEmail } from '../common/validation';
-import type { SecretBox } from '../reseller/reseller';
 import {
   OPERATOR_ROLES,
   type Operator,
@@ -16,8 +15,6 @@ import {
   type OperatorRecord,
   type OperatorRepository,
   type OperatorRole,
-  type PasswordHasher,
-  type TotpCodes,
   publicOperator,
 } from './operator';
 
@@ -37,20 +34,12 @@ export interface SetPasswordLink {
  * is audited with its actor.
  */
 export class OperatorService {
-  /** Verified against when the email is unknown, so a failure takes as long either way. */
-  private dummyHash: Promise<string> | undefined;
-
-  private readonly codes: SecondFactorCodes;
-
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly hasher: PasswordHasher,
-    totp: TotpCodes,
-    secrets: SecretBox,
+    private readonly passwords: Passwords,
+    private readonly codes: SecondFactorCodes,
     private readonly clock: Clock,
-  ) {
-    this.codes = new SecondFactorCodes(totp, secrets);
-  }
+  ) {}
 
   async create(actor: Actor, emailInput: string, roleInput: string): Promise<SetPasswordLink> {
     const email = normaliseEmail(emailInput);
@@ -114,7 +103,7 @@ export class OperatorService {
   async setPassword(token: string, password: string, confirmation: string): Promise<Operator> {
     checkPassword(password, confirmation);
     // Hashed before the transaction: argon2 takes its time, and a transaction is kept short.
-    const passwordHash = await this.hasher.hash(password);
+    const passwordHash = await this.passwords.hash(password);
     return this.uow.run(async ({ operators, oneTimeLinks, audit }) => {
       const id = await new OneTimeLinks(oneTimeLinks, this.clock).use(SET_PASSWORD, token);
       const record = id ? await operators.findById(id) : undefined;
@@ -147,13 +136,8 @@ export class OperatorService {
     }
     const record = email ? await this.uow.read.operators.findByEmail(email) : undefined;
     const given = String(password ?? '').slice(0, MAX_PASSWORD_LENGTH);
-    if (!record?.passwordHash) {
-      if (!this.dummyHash) this.dummyHash = this.hasher.hash(randomBytes(16).toString('hex'));
-      await this.hasher.verify(await this.dummyHash, given);
-      return undefined;
-    }
-    const matches = await this.hasher.verify(record.passwordHash, given);
-    return matches && !record.disabledAt ? publicOperator(record) : undefined;
+    const matches = await this.passwords.matches(record?.passwordHash, given);
+    return matches && record && !record.disabledAt ? publicOperator(record) : undefined;
   }
 
   /** A new TOTP secret and the URI for an authenticator app; stored only once `enrol` confirms a code. */

@@ -1,15 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import { type Actor, auditEntry } from '../audit/audit-log';
 import { OneTimeLinks } from '../auth/one-time-links';
 import { newRecoveryCodes } from '../auth/recovery-codes';
-import { SecondFactorCodes, type SecondFactorSecret } from '../auth/second-factor';
+import type { Passwords } from '../auth/passwords';
+import type { SecondFactorCodes, SecondFactorSecret } from '../auth/second-factor';
 import type { Clock } from '../common/clock';
 import { DomainError } from '../common/errors';
 import type { UnitOfWork } from '../common/unit-of-work';
 import { normaliseEmail } from '../common/validation';
-import type { PasswordHasher, TotpCodes } from '../operator/operator';
 import { checkPassword } from '../operator/operator-service';
-import type { Reseller, ResellerSignIn as StoredReseller, SecretBox } from './reseller';
+import type { Reseller, ResellerSignIn as StoredReseller } from './reseller';
 
 /** How a reseller signs in to the portal; no row until it has followed an invitation. */
 export interface PortalLogin {
@@ -68,20 +67,12 @@ const MAX_PASSWORD_LENGTH = 1024;
  * TOTP with recovery codes; a suspended reseller never signs in. Every change is audited.
  */
 export class PortalLogins {
-  /** Verified against when the email is unknown or has no password, so a failure takes as long either way. */
-  private dummyHash: Promise<string> | undefined;
-
-  private readonly codes: SecondFactorCodes;
-
   constructor(
     private readonly uow: UnitOfWork,
-    private readonly hasher: PasswordHasher,
-    totp: TotpCodes,
-    secrets: SecretBox,
+    private readonly passwords: Passwords,
+    private readonly codes: SecondFactorCodes,
     private readonly clock: Clock,
-  ) {
-    this.codes = new SecondFactorCodes(totp, secrets);
-  }
+  ) {}
 
   /**
    * A one-time link (24 h) for the reseller to set its portal password: its first one, or a new
@@ -152,7 +143,7 @@ export class PortalLogins {
     checkPassword(password, confirmation);
     if (!(await this.invitationHolder(token))) throw invalidLink();
     // Hashed before the transaction: argon2 takes its time, and a transaction is kept short.
-    const passwordHash = await this.hasher.hash(password);
+    const passwordHash = await this.passwords.hash(password);
     return this.uow.run(async ({ resellers, oneTimeLinks, portalLogins, audit }) => {
       const id = await new OneTimeLinks(oneTimeLinks, this.clock).use(INVITATION, token);
       const reseller = id ? await resellers.findById(id) : undefined;
@@ -181,12 +172,9 @@ export class PortalLogins {
     const found = email ? await this.uow.read.resellers.findByEmail(email) : undefined;
     const login = found ? await this.uow.read.portalLogins.find(found.id) : undefined;
     const given = String(password ?? '').slice(0, MAX_PASSWORD_LENGTH);
-    if (!found || !login) {
-      this.dummyHash ??= this.hasher.hash(randomBytes(16).toString('hex'));
-      await this.hasher.verify(await this.dummyHash, given);
-      return { ok: false, reason: 'invalid' };
-    }
-    if (!(await this.hasher.verify(login.passwordHash, given))) return { ok: false, reason: 'invalid' };
+    // An unknown email or one without a portal password: the same answer, after as long.
+    const matches = await this.passwords.matches(found && login ? login.passwordHash : undefined, given);
+    if (!matches || !found || !login) return { ok: false, reason: 'invalid' };
     const reseller = publicReseller(found, email);
     if (reseller.status !== 'active') return { ok: false, reason: 'suspended' };
     return { ok: true, reseller, hasSecondFactor: login.sealedTotpSecret !== null };
@@ -195,14 +183,16 @@ export class PortalLogins {
   /** The signed-in reseller's password again, before something sensitive (the EPP code). */
   async confirmPassword(resellerId: string, password: string): Promise<boolean> {
     const login = await this.uow.read.portalLogins.find(resellerId);
-    return login ? this.hasher.verify(login.passwordHash, String(password ?? '').slice(0, MAX_PASSWORD_LENGTH)) : false;
+    return login
+      ? this.passwords.matches(login.passwordHash, String(password ?? '').slice(0, MAX_PASSWORD_LENGTH))
+      : false;
   }
 
   async changePassword(actor: Actor, resellerId: string, current: string, next: string, confirmation: string) {
     if (!(await this.confirmPassword(resellerId, current)))
       throw new DomainError('validation_failed', 'The current password is not right');
     checkPassword(next, confirmation);
-    const passwordHash = await this.hasher.hash(next);
+    const passwordHash = await this.passwords.hash(next);
     await this.uow.run(async ({ portalLogins, audit }) => {
       const now = this.clock.now();
       await portalLogins.setPassword(resellerId, passwordHash, now);

@@ -114,9 +114,10 @@ export function knexPools(db: Knex): DatabasePools {
 /**
  * A knex transaction around `work`. After a statement that rolled the transaction back
  * (endsTransaction), knex's session is in autocommit and each later statement would commit on its
- * own: none is sent, even when the work caught the error, and the first error is thrown (a
- * deadlock runs the work again). The work (a host's ledger too) is given the knex transaction
- * itself, behind a proxy that only refuses those statements.
+ * own; after a lock wait timeout the transaction lacks that statement: none is sent, even when
+ * the work caught the error, and the first error is thrown (a deadlock runs the work again). The
+ * work (a host's ledger too) is given the knex transaction itself, behind a proxy that only
+ * refuses those statements.
  */
 function knexTransaction<T>(db: Knex, work: (trx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (trx) => {
@@ -230,9 +231,10 @@ class ManualCommitTransactions implements Transactions {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
     );
-    // A statement the database answered by rolling the whole transaction back (endsTransaction)
-    // ends it even when the work caught the error and went on: what ran after it is a new
-    // transaction, rolled back here, and the first error is thrown (a deadlock is retried whole).
+    // A statement the database answered by rolling the whole transaction back, or that timed out
+    // waiting for a lock (endsTransaction), ends it even when the work caught the error and went
+    // on: what ran after it is a new transaction, or one without that statement; it is rolled back
+    // here and the first error is thrown (a deadlock is retried whole).
     let ended: unknown;
     const failed = (error: unknown) => {
       if (ended === undefined && endsTransaction(error)) ended = error;

@@ -21,9 +21,12 @@ function heldRepository() {
   const rows = new Map<string, WebSession>();
   let gate: Promise<void> = Promise.resolve();
   let open = () => {};
+  let entered: Promise<void> = Promise.resolve();
+  let enter = () => {};
   const repository: WebSessionRepository = {
     insert: async (s) => void rows.set(s.idHash, s),
     find: async (id) => {
+      enter();
       await gate;
       return rows.get(id);
     },
@@ -41,7 +44,12 @@ function heldRepository() {
       gate = new Promise((resolve) => {
         open = resolve;
       });
+      entered = new Promise((resolve) => {
+        enter = resolve;
+      });
     },
+    /** Resolves once a held session read has started. */
+    started: () => entered,
     release: () => open(),
   };
 }
@@ -104,7 +112,7 @@ describe('a web area reading who is signed in', () => {
         })
       ).id
     }`;
-  /** One request whose session read is held until the area has started everything it starts at once. */
+  /** One request whose session read is held until the area has started what it starts together with it. */
   const whoWithSessionReadHeld = async (cookie: string) => {
     held = true;
     table.hold();
@@ -112,7 +120,9 @@ describe('a web area reading who is signed in', () => {
       .get('/admin/who')
       .set('cookie', cookie)
       .then((r) => r);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // What the area starts together with the session read is started in the same turn as that read.
+    await table.started();
+    await new Promise((resolve) => setImmediate(resolve));
     held = false;
     table.release();
     return answer;

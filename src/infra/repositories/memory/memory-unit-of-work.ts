@@ -54,14 +54,15 @@ export function memoryRepositories(ref: TablesRef): Repositories {
 const insideRun = new AsyncLocalStorage<{ active: boolean }>();
 
 /**
- * The in-memory twin of KnexUnitOfWork (STYLE.md §10: fakes beside the real adapters), for rules
+ * The in-memory twin of KnexUnitOfWork, beside the real adapters (docs/architecture.md), for rules
  * tested without a database. Transactions run one at a time, as SQLite's single writer runs
  * them, so row locks are no-ops; each works on a copy of the tables that replaces them when it
  * ends and is dropped when it throws (a rollback), and its recorded events are stored with it
  * and handed to `committed` after. The tables keep the constraints the migrations declare
  * (unique keys, folded as MariaDB folds them; foreign keys; integer money), so the twin refuses
  * whatever the database refuses: test/integration/unit-of-work-contract.test.ts runs the same
- * cases on both.
+ * cases on both. Not modelled: concurrency between transactions (they never interleave here, so
+ * races stay on MariaDB), and isolation of writes made through `read`, which the port forbids.
  */
 export class MemoryUnitOfWork implements UnitOfWork, TablesRef {
   tables: MemoryTables = emptyTables();
