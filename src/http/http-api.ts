@@ -9,7 +9,7 @@ import { DomainError, isDomainError } from '../core/common/errors';
 import type { Logger } from '../core/common/logger';
 import { TOKENS } from '../core/tokens';
 import { bodyEncoding, HttpInputError } from './content-encoding';
-import { isDatabaseUnavailable, isLockWaitTimeout, isRetryableTransactionError } from '../infra/db/errors';
+import { type DatabaseTrouble, databaseTrouble } from '../infra/db/errors';
 import { STATUS } from './error-status';
 import { apiCallOf, observeRoute, observeUnmatched, type RequestObservation } from './middleware/observe-requests';
 import { RequestBodyReader } from './request-body';
@@ -235,6 +235,11 @@ const DATABASE_BUSY =
 const DATABASE_LOCK_WAIT =
   'The database waited too long for another change to finish; try again in a few seconds (an order sent again with its Idempotency-Key is never charged twice)';
 const DATABASE_RETRY_AFTER_SECONDS = 2;
+const DATABASE_TROUBLE: Readonly<Record<DatabaseTrouble, string>> = {
+  unavailable: DATABASE_UNAVAILABLE,
+  'lock-wait': DATABASE_LOCK_WAIT,
+  busy: DATABASE_BUSY,
+};
 
 /** The status and message of an error reply (docs/api.md#errors-and-status-codes); anything unexpected is a 500 naming the request id. */
 export function errorReply(
@@ -248,13 +253,10 @@ export function errorReply(
   if (status === 415)
     return { status, message: 'Send the body as application/x-www-form-urlencoded or application/json' };
   if (status === 400) return { status, message: 'The request body cannot be parsed; check its encoding and syntax' };
-  if (isDatabaseUnavailable(error))
-    return { status: 503, message: DATABASE_UNAVAILABLE, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
-  if (isLockWaitTimeout(error))
-    return { status: 503, message: DATABASE_LOCK_WAIT, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
-  // A transaction still losing to concurrent ones after every retry (one account ordered from several Galera nodes at once).
-  if (isRetryableTransactionError(error))
-    return { status: 503, message: DATABASE_BUSY, retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
+  // 'busy': a transaction still losing to concurrent ones after every retry (one account ordered from several Galera nodes at once).
+  const trouble = databaseTrouble(error);
+  if (trouble)
+    return { status: 503, message: DATABASE_TROUBLE[trouble], retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
   return { status: 500, message: `Internal server error (request id ${requestId})` };
 }
 

@@ -7,6 +7,7 @@ import type { Container, ServiceIdentifier } from 'inversify';
 import type Koa from 'koa';
 import compose from 'koa-compose';
 import { isDomainError } from '../core/common/errors';
+import { type DatabaseTrouble, databaseTrouble } from '../infra/db/errors';
 import { ulid } from '../core/common/ids';
 import type { Logger } from '../core/common/logger';
 import { STATUS } from '../http/error-status';
@@ -93,11 +94,45 @@ export function createWebArea<Principal, Access extends string>(
 
   const router = new Router({ prefix: mount });
   for (const page of options.pages) {
-    router[page.method](page.path, (ctx) => servePage(ctx as Koa.Context, page));
+    router[page.method](page.path, (ctx) => servePageOrTrouble(ctx as Koa.Context, page));
   }
 
-  async function servePage(ctx: Koa.Context, page: Page<Principal, Access>): Promise<void> {
+  /**
+   * A page whose session could not even be read (the database down or busy) still gets a page of
+   * ours: 503 with Retry-After when the database is the trouble, else 500 naming the request id.
+   */
+  async function servePageOrTrouble(ctx: Koa.Context, page: Page<Principal, Access>): Promise<void> {
     const requestId = ulid();
+    try {
+      await servePage(ctx, page, requestId);
+    } catch (error) {
+      const trouble = databaseTrouble(error);
+      if (!trouble) logger.error({ reqId: requestId, err: error, path: ctx.path }, 'unexpected error on a web page');
+      const status = trouble ? 503 : 500;
+      const message = trouble ? PAGE_TROUBLE[trouble] : `Something went wrong on our side (request id ${requestId}).`;
+      const values = {
+        ...VIEW_HELPERS,
+        title: options.title,
+        area,
+        csrf: '',
+        url,
+        htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
+        ...rules.layout(undefined, undefined),
+        status,
+        message,
+        requestId,
+      };
+      const body = templates.render('error', values);
+      send(ctx, {
+        kind: 'html',
+        status,
+        body: ctx.get('hx-request') === 'true' ? body : templates.render('layout', { ...values, body }),
+        headers: trouble ? { 'Retry-After': String(PAGE_RETRY_AFTER_SECONDS) } : undefined,
+      });
+    }
+  }
+
+  async function servePage(ctx: Koa.Context, page: Page<Principal, Access>, requestId: string): Promise<void> {
     const names = cookieNames(ctx.secure);
     const cookieOptions = {
       httpOnly: true,
@@ -160,10 +195,15 @@ export function createWebArea<Principal, Access extends string>(
       const body = templates.render(`${area}/${template}`, values);
       return { kind: 'html', status, body: templates.render('layout', { ...values, body }), headers: o.headers };
     };
-    const errorPage = (status: number, message: string): PageResult => {
+    const errorPage = (status: number, message: string, headers?: Readonly<Record<string, string>>): PageResult => {
       const values = { ...layoutOf(), status, message, requestId };
       const body = templates.render('error', values);
-      return { kind: 'html', status, body: isFragment ? body : templates.render('layout', { ...values, body }) };
+      return {
+        kind: 'html',
+        status,
+        body: isFragment ? body : templates.render('layout', { ...values, body }),
+        headers,
+      };
     };
 
     try {
@@ -251,6 +291,9 @@ export function createWebArea<Principal, Access extends string>(
       if ((error as { status?: number }).status === 413) return send(ctx, errorPage(413, 'The form is too large.'));
       if ((error as { status?: number }).status === 415)
         return send(ctx, errorPage(415, 'Send the form as a browser does (application/x-www-form-urlencoded).'));
+      const trouble = databaseTrouble(error);
+      if (trouble)
+        return send(ctx, errorPage(503, PAGE_TROUBLE[trouble], { 'Retry-After': String(PAGE_RETRY_AFTER_SECONDS) }));
       logger.error({ reqId: requestId, err: error, path: ctx.path }, 'unexpected error on a web page');
       send(ctx, errorPage(500, `Something went wrong on our side (request id ${requestId}).`));
     }
@@ -299,6 +342,18 @@ export function createWebArea<Principal, Access extends string>(
     }
   };
 }
+
+const PAGE_RETRY_AFTER_SECONDS = 2;
+/**
+ * What a page says when the database was the trouble. A busy database may come after a change
+ * asked of a registrar, so the page never says that nothing was done.
+ */
+const PAGE_TROUBLE: Readonly<Record<DatabaseTrouble, string>> = {
+  unavailable: 'The database is not answering. Try again in a few seconds.',
+  'lock-wait':
+    'The database waited too long for another change to finish. Reload the page in a few seconds to see whether your change was made before you make it again.',
+  busy: 'The database is busy with conflicting changes. Reload the page in a few seconds to see whether your change was made before you make it again.',
+};
 
 /** An area at the root owns only its own paths (a host's other routes pass through). */
 function ownedAtRoot(p: string, pages: ReadonlyArray<{ path: string }>): boolean {

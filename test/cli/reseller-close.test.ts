@@ -73,6 +73,19 @@ describe('reseller-admin reseller close', () => {
     expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(401);
   });
 
+  it('keeps a closed account closed: activate and suspend are refused and change nothing', async () => {
+    const email = h.reseller.email;
+    expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);
+    expect((await cli(env, 'reseller', 'close', email)).code).toBe(0);
+    for (const command of ['activate', 'suspend']) {
+      const refused = await cli(env, 'reseller', command, email);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`${email} is closed, and a closed account stays closed`);
+      expect(await statusOf(email)).toBe('closed');
+    }
+    expect((await h.http.get('/billing/credits').set(h.headers())).status).toBe(401);
+  });
+
   it('closes the reseller and hands its held domains to another in one step; gone domains stay with it', async () => {
     const email = h.reseller.email;
     expect((await cli(env, 'credit', 'add', email, '-100.00', '--note', 'refund')).code).toBe(0);

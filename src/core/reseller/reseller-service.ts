@@ -283,9 +283,20 @@ export class ResellerService {
     });
   }
 
-  async setStatus(email: string, status: ResellerStatus): Promise<Reseller> {
+  /**
+   * Suspends a reseller or lets it call the API again. A closed account stays closed (its domains
+   * and credit have left it; `close` is the only way there): refused, and checked under the row's
+   * lock so that a close committing meanwhile is seen.
+   */
+  async setStatus(email: string, status: Exclude<ResellerStatus, 'closed'>): Promise<Reseller> {
     const reseller = await this.byEmail(email);
     await this.uow.run(async ({ resellers, audit }) => {
+      const current = await resellers.lockById(reseller.id);
+      if (current?.status === 'closed')
+        throw new DomainError(
+          'conflict',
+          `${reseller.email} is closed, and a closed account stays closed: create a new reseller instead`,
+        );
       await resellers.setStatus(reseller.id, status);
       await recordChange(audit, this.clock, {
         action: status === 'suspended' ? 'reseller.suspend' : 'reseller.resume',

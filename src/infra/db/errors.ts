@@ -122,6 +122,17 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
+/** Why a request could not be served because of the database, when that is why: what both the API and the pages say. */
+export type DatabaseTrouble = 'unavailable' | 'lock-wait' | 'busy';
+
+/** The database trouble an error is (unavailable, a lock wait timeout, a deadlock after every retry), or undefined. */
+export function databaseTrouble(error: unknown): DatabaseTrouble | undefined {
+  if (isDatabaseUnavailable(error)) return 'unavailable';
+  if (isLockWaitTimeout(error)) return 'lock-wait';
+  if (isRetryableTransactionError(error)) return 'busy';
+  return undefined;
+}
+
 /**
  * The driver's code of an error the database (or its connection) raised, like `SQLITE_BUSY` or
  * `ER_LOCK_DEADLOCK`: said to a person instead of the driver's message, which carries the SQL.
