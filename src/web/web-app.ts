@@ -74,6 +74,32 @@ export function createWebArea<Principal, Access extends string>(
     return memo.get(token) as T;
   };
   const url = (p: string) => `${mount}${p.startsWith('/') ? p : `/${p}`}`;
+  /** The layout's values: the nav and who is signed in from the area's rules (none when nobody is, or could not be read). */
+  const layoutValues = (csrf: string, principal?: Principal, session?: WebSession) => ({
+    ...VIEW_HELPERS,
+    title: options.title,
+    area,
+    csrf,
+    url,
+    htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
+    ...rules.layout(principal, session),
+  });
+  /** The error page, in the layout unless htmx asked for a fragment. */
+  const errorPageIn = (
+    layout: Record<string, unknown>,
+    isFragment: boolean,
+    error: { status: number; message: string; requestId: string },
+    headers?: Readonly<Record<string, string>>,
+  ): PageResult => {
+    const values = { ...layout, ...error };
+    const body = templates.render('error', values);
+    return {
+      kind: 'html',
+      status: error.status,
+      body: isFragment ? body : templates.render('layout', { ...values, body }),
+      headers,
+    };
+  };
   /** Whom each recently served session names (by the hash of its id), oldest first, at most REMEMBERED_SESSIONS. */
   const principalsOfSessions = new Map<string, PrincipalRef>();
   const remember = (session: WebSession) => {
@@ -110,25 +136,15 @@ export function createWebArea<Principal, Access extends string>(
       if (!trouble) logger.error({ reqId: requestId, err: error, path: ctx.path }, 'unexpected error on a web page');
       const status = trouble ? 503 : 500;
       const message = trouble ? PAGE_TROUBLE[trouble] : `Something went wrong on our side (request id ${requestId}).`;
-      const values = {
-        ...VIEW_HELPERS,
-        title: options.title,
-        area,
-        csrf: '',
-        url,
-        htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
-        ...rules.layout(undefined, undefined),
-        status,
-        message,
-        requestId,
-      };
-      const body = templates.render('error', values);
-      send(ctx, {
-        kind: 'html',
-        status,
-        body: ctx.get('hx-request') === 'true' ? body : templates.render('layout', { ...values, body }),
-        headers: trouble ? { 'Retry-After': String(PAGE_RETRY_AFTER_SECONDS) } : undefined,
-      });
+      send(
+        ctx,
+        errorPageIn(
+          layoutValues(''),
+          ctx.get('hx-request') === 'true',
+          { status, message, requestId },
+          trouble ? { 'Retry-After': String(PAGE_RETRY_AFTER_SECONDS) } : undefined,
+        ),
+      );
     }
   }
 
@@ -173,15 +189,7 @@ export function createWebArea<Principal, Access extends string>(
     const isPublic = rules.publicAccess.includes(page.access);
     const isFragment = ctx.get('hx-request') === 'true';
     const clientIp = ctx.ip;
-    const layoutOf = () => ({
-      ...VIEW_HELPERS,
-      title: options.title,
-      area,
-      csrf,
-      url,
-      htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
-      ...rules.layout(principal, session),
-    });
+    const layoutOf = () => layoutValues(csrf, principal, session);
 
     const render = (
       template: string,
@@ -195,16 +203,8 @@ export function createWebArea<Principal, Access extends string>(
       const body = templates.render(`${area}/${template}`, values);
       return { kind: 'html', status, body: templates.render('layout', { ...values, body }), headers: o.headers };
     };
-    const errorPage = (status: number, message: string, headers?: Readonly<Record<string, string>>): PageResult => {
-      const values = { ...layoutOf(), status, message, requestId };
-      const body = templates.render('error', values);
-      return {
-        kind: 'html',
-        status,
-        body: isFragment ? body : templates.render('layout', { ...values, body }),
-        headers,
-      };
-    };
+    const errorPage = (status: number, message: string, headers?: Readonly<Record<string, string>>): PageResult =>
+      errorPageIn(layoutOf(), isFragment, { status, message, requestId }, headers);
 
     try {
       let form: Fields = {};
@@ -322,23 +322,8 @@ export function createWebArea<Principal, Access extends string>(
     await handle(ctx, async () => undefined);
     if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
       const status = ctx.status;
-      ctx.status = status;
-      ctx.type = 'text/html; charset=utf-8';
-      ctx.body = templates.render('layout', {
-        ...VIEW_HELPERS,
-        title: options.title,
-        area,
-        csrf: '',
-        url,
-        htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
-        nav: [],
-        body: templates.render('error', {
-          url,
-          status,
-          message: status === 404 ? 'There is no such page.' : 'This page does not take that method.',
-          requestId: '',
-        }),
-      });
+      const message = status === 404 ? 'There is no such page.' : 'This page does not take that method.';
+      send(ctx, errorPageIn(layoutValues(''), false, { status, message, requestId: '' }));
     }
   };
 }

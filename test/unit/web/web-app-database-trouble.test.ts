@@ -1,12 +1,9 @@
-import { Container } from 'inversify';
-import Koa from 'koa';
 import request from 'supertest';
 import { fixedClock } from '../../../src/core/common/clock';
 import type { Logger } from '../../../src/core/common/logger';
 import type { AreaRules, Page } from '../../../src/web/page-table';
 import { type WebSession, type WebSessionRepository, WebSessions } from '../../../src/web/sessions';
-import { createTemplates } from '../../../src/web/templates';
-import { createWebArea } from '../../../src/web/web-app';
+import { consoleAreaOf } from '../../support/web-area';
 
 interface Person {
   readonly id: string;
@@ -66,21 +63,7 @@ describe('a web page when the database is the trouble', () => {
       },
     },
   ];
-  const app = new Koa();
-  app.use(
-    createWebArea({
-      area: 'console',
-      mountPath: '/admin',
-      title: 'Test',
-      pages,
-      rules,
-      sessions,
-      container: new Container(),
-      templates: createTemplates({ cache: true }),
-      logger,
-    }),
-  );
-  const server = app.callback();
+  const server = consoleAreaOf({ pages, rules, sessions, logger });
   let cookie = '';
 
   beforeEach(async () => {

@@ -1,20 +1,14 @@
-import { Container } from 'inversify';
-import Koa from 'koa';
 import request from 'supertest';
 import { fixedClock } from '../../../src/core/common/clock';
-import type { Logger } from '../../../src/core/common/logger';
 import type { AreaRules, Page } from '../../../src/web/page-table';
 import { type PrincipalRef, type WebSession, type WebSessionRepository, WebSessions } from '../../../src/web/sessions';
-import { createTemplates } from '../../../src/web/templates';
-import { createWebArea } from '../../../src/web/web-app';
+import { consoleAreaOf } from '../../support/web-area';
 
 interface Person {
   readonly id: string;
   readonly name: string;
   readonly isDisabled: boolean;
 }
-
-const silent: Logger = { info() {}, warn() {}, error() {}, debug() {}, child: () => silent };
 
 /** A sessions table whose reads can be held open, to see what an area reads while one is in flight. */
 function heldRepository() {
@@ -83,21 +77,7 @@ describe('a web area reading who is signed in', () => {
       handler: async (ctx) => ctx.csv('who.csv', [[ctx.principal.name]]),
     },
   ];
-  const app = new Koa();
-  app.use(
-    createWebArea({
-      area: 'console',
-      mountPath: '/admin',
-      title: 'Test',
-      pages,
-      rules,
-      sessions,
-      container: new Container(),
-      templates: createTemplates({ cache: true }),
-      logger: silent,
-    }),
-  );
-  const server = app.callback();
+  const server = consoleAreaOf({ pages, rules, sessions });
 
   const signIn = async (principalId: string) =>
     `console_session=${
