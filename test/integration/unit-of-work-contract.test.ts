@@ -258,6 +258,34 @@ describe.each([
       expect(await s.uow.read.idempotency.find(resellerId, 'k-1')).toBeUndefined();
     });
 
+    it('tells Idempotency-Keys apart by case: they are opaque client strings', async () => {
+      const record = (key: string, fingerprint: string) => ({
+        resellerId,
+        key,
+        fingerprint,
+        state: 'in_flight' as const,
+        orderId: null,
+        answer: null,
+        createdAt: AT,
+        expiresAt: new Date(AT.getTime() + 1000),
+      });
+      await expect(s.uow.run(async ({ idempotency }) => idempotency.insert(record('Order-1', 'f1')))).resolves.toBe(
+        true,
+      );
+      await expect(s.uow.run(async ({ idempotency }) => idempotency.insert(record('order-1', 'f2')))).resolves.toBe(
+        true,
+      );
+      expect(await s.uow.read.idempotency.find(resellerId, 'Order-1')).toMatchObject({
+        key: 'Order-1',
+        fingerprint: 'f1',
+      });
+      expect(await s.uow.read.idempotency.find(resellerId, 'order-1')).toMatchObject({
+        key: 'order-1',
+        fingerprint: 'f2',
+      });
+      expect(await s.uow.read.idempotency.find(resellerId, 'ORDER-1')).toBeUndefined();
+    });
+
     it('adds a TLD once: insertTld answers false for one in the catalogue', async () => {
       const tld = {
         tld: `.t${ulid().toLowerCase().slice(-8)}`,
