@@ -218,7 +218,11 @@ describe('the stand-alone server on SIGTERM', () => {
   it('shuts down gracefully on a signal that comes as soon as the port accepts connections, before the start-up is over', async () => {
     const server = await startServerProcess(await freshDatabase());
     await reporting(server, async () => {
-      // The port listens before the demo reseller is seeded and the addresses are printed.
+      // The port listens before the demo reseller is seeded and the addresses are printed: once the
+      // migrations are over, the test tries it back to back so as to signal at the first moment.
+      await waitFor('the migrations', async () =>
+        server.logLines().some((l) => l.msg === 'database migrated') ? true : undefined,
+      );
       for (let i = 0; !(await connects(server.port)); i++) {
         if (server.child.exitCode !== null) throw new Error('the server exited before listening');
         if (i > 60_000) throw new Error('gave up waiting for the port');
