@@ -47,6 +47,13 @@ export interface HotReads {
 /** One statement that writes, committed at once: not for anything that must share a transaction. */
 export interface DirectWrites {
   write(sql: string, bindings: readonly unknown[]): Promise<void>;
+  /**
+   * The same, for a statement whose text is sent again and again (the API log's full batch): on
+   * MySQL/MariaDB prepared once per connection and executed with its values sent apart, so the
+   * server does not parse thousands of literals each time; elsewhere `write`. Only for a few
+   * fixed texts: each stays prepared on every connection of the pool.
+   */
+  writeRepeated(sql: string, bindings: readonly unknown[]): Promise<void>;
 }
 
 /**
@@ -115,14 +122,17 @@ export function knexPools(db: Knex): DatabasePools {
         rawRows<Row>(db, await db.raw(sql, bindings as Knex.RawBinding[]))[0],
     },
     writes: {
-      write: async (sql: string, bindings: readonly unknown[]) => {
-        await db.raw(sql, bindings as Knex.RawBinding[]);
-      },
+      write: (sql, bindings) => knexWrite(db, sql, bindings),
+      writeRepeated: (sql, bindings) => knexWrite(db, sql, bindings),
     },
     transactions: { run: (work, last) => knexTransaction(db, work, last) },
     own: { reads: false, transactions: false },
     close: async () => undefined,
   });
+}
+
+async function knexWrite(db: Knex, sql: string, bindings: readonly unknown[]): Promise<void> {
+  await db.raw(sql, bindings as Knex.RawBinding[]);
 }
 
 /**
@@ -219,6 +229,12 @@ class MysqlPool implements HotReads, DirectWrites {
   write(sql: string, bindings: readonly unknown[]): Promise<void> {
     return new Promise((resolve, reject) => {
       this.pool.query(sql, bindings as ExecuteValues[], (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  writeRepeated(sql: string, bindings: readonly unknown[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pool.execute(sql, bindings as ExecuteValues[], (error) => (error ? reject(error) : resolve()));
     });
   }
 
