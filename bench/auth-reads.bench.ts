@@ -13,10 +13,13 @@
  *
  * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_SECONDS (10 per round), BENCH_ROUNDS (5),
  * BENCH_CONNECTIONS (64), BENCH_MARIADB_URL. BENCH_MODULE_ENTRY runs another server entry instead of
- * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
+ * src/main.ts; BENCH_BEFORE_ENTRY adds a fourth server, another checkout's entry with its defaults
+ * (`/work/base/src/main.ts`), for a before/after comparison side by side in one run;
+ * BENCH_NO_WRITE=1 only prints. With a local MariaDB server, its CPU per request is measured from
+ * /proc alongside the server's: on a shared machine, what MariaDB spends is taken from the others.
  */
 import { computeToken } from '../src/core/auth/api-token';
-import { enginesFromEnv, freshDatabase, seedReadsReseller, type Engine } from './support/databases';
+import { databaseCpuSeconds, enginesFromEnv, freshDatabase, seedReadsReseller, type Engine } from './support/databases';
 import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
@@ -45,7 +48,9 @@ interface EngineResult {
  * The servers compared, each in its own process: the stand-alone server with its defaults, the
  * same with its per-request observability that can be switched off (API log, metrics), and the bare baseline.
  */
+const BEFORE_ENTRY = process.env.BENCH_BEFORE_ENTRY;
 const VARIANTS: Variant[] = [
+  ...(BEFORE_ENTRY ? [{ label: `before (${BEFORE_ENTRY}), defaults`, entry: BEFORE_ENTRY, env: {} }] : []),
   {
     label: 'module, defaults (API log and metrics on)',
     entry: process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts',
@@ -77,6 +82,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     for (const variant of VARIANTS) servers.push(await startServer(variant.entry, { ...env, ...variant.env }));
     // A token is good for its UTC hour and 60 s past it: made afresh for every round.
     const headers = () => ({ username: EMAIL, token: computeToken(EMAIL, apiKey, new Date()) });
+    const databaseCpu = databaseCpuSeconds(engine);
     const load = (server: ServerProcess, seconds: number) =>
       runLoad({
         url: `${server.url}/billing/credits`,
@@ -84,6 +90,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
         seconds,
         headers,
         serverCpu: server.cpuSeconds,
+        databaseCpu,
       });
 
     for (const [i, server] of servers.entries()) {
@@ -135,6 +142,7 @@ async function main(): Promise<void> {
         ms(load.p50),
         ms(load.p99),
         `${load.cpuMicros.toFixed(0)} µs`,
+        Number.isNaN(load.databaseCpuMicros) ? '' : `${load.databaseCpuMicros.toFixed(0)} µs`,
         judged,
         spread,
         ratio(bare.cpuMicros / load.cpuMicros),
@@ -146,7 +154,7 @@ async function main(): Promise<void> {
     [
       '## 1. Authenticated reads: `GET /billing/credits`',
       '',
-      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes one statement per request, which reads the reseller with its balance on a connection of its own through the driver's public API (ADR 12). The baseline is bare Koa with the same single-row balance query, one read through knex. ${machine()}.`,
+      `${CONNECTIONS} connections, ${ROUNDS} rotating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up; each server in its own process, autocannon in another. The module is the stand-alone server (HMAC authentication with a reseller lookup per request, IP allow-list, route table, container, request log at info, and by default the API log and Prometheus metrics; background jobs off), once with its defaults and once with the API log and metrics off; it makes one statement per request, which reads the reseller with its balance on a connection of its own through the driver's public API (ADR 12). The baseline is bare Koa with the same single-row balance query, one read through knex. MariaDB CPU per request: the local mariadbd's CPU (from /proc) during each server's rounds, which on a shared machine is taken from the others (the module's includes writing its API log). ${machine()}.`,
       '',
       table(
         [
@@ -156,6 +164,7 @@ async function main(): Promise<void> {
           'p50',
           'p99',
           'server CPU per request',
+          'MariaDB CPU per request',
           'ratio to bare (requests/s)',
           'ratio per round: median (lowest–highest)',
           'ratio to bare (CPU per request)',

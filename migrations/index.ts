@@ -47,6 +47,7 @@ import * as addStatusNameIndexToDomains from './20261129030200_add_status_name_i
 import * as addExpiryDateIndexToDomains from './20261129030300_add_expiry_date_index_to_domains';
 import * as dropStatusIndexFromDomains from './20261129030400_drop_status_index_from_domains';
 import * as dropStatusSyncedAtIndexFromDomains from './20261129030500_drop_status_synced_at_index_from_domains';
+import * as makeIdempotencyKeysCaseSensitive from './20261130040000_make_idempotency_keys_case_sensitive';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -106,4 +107,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129030300_add_expiry_date_index_to_domains', addExpiryDateIndexToDomains],
   ['20261129030400_drop_status_index_from_domains', dropStatusIndexFromDomains],
   ['20261129030500_drop_status_synced_at_index_from_domains', dropStatusSyncedAtIndexFromDomains],
+  ['20261130040000_make_idempotency_keys_case_sensitive', makeIdempotencyKeysCaseSensitive],
 ];

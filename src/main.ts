@@ -3,7 +3,7 @@ import { loadSettings } from './config/settings';
 import { seedDemo, shouldSeedDemo } from './demo-seed';
 import { databaseStartupProblem } from './infra/db/errors';
 import { createResellerModule } from './module';
-import { startServer } from './server';
+import { type RunningServer, startServer } from './server';
 import { handleShutdownSignals } from './shutdown-signals';
 
 /**
@@ -25,6 +25,28 @@ async function main(): Promise<void> {
     logger.error({ plugins: checks.plugins }, `not ready until this is fixed (/readyz answers 503): ${checks.plugins}`);
 
   module.metrics.collectProcessMetrics();
+  // The handler is in place before the background jobs start and the port listens: a signal's default
+  // action ends the process at once, cutting off whatever a job pass or the first requests were doing.
+  // A signal during the start-up waits for it to finish, so that the shutdown never closes the database
+  // under the demo seed's feet.
+  let startedUp: (running: RunningServer) => void = () => {};
+  const started = new Promise<RunningServer>((resolve) => {
+    startedUp = resolve;
+  });
+  handleShutdownSignals({
+    logger,
+    shutdown: (signal) =>
+      started
+        .then((running) => running.shutdown(signal))
+        .then(
+          (finished) => process.exit(finished ? 0 : 1),
+          (error) => {
+            logger.error({ err: error }, 'shutdown failed');
+            process.exit(1);
+          },
+        ),
+    forceExit: (code) => process.exit(code),
+  });
   // Order reconciliation, domain sync, transfer sync and the API log purge, each claimed so that every process can run them (BACKGROUND_JOBS=false: off).
   module.startBackgroundJobs();
 
@@ -44,19 +66,7 @@ async function main(): Promise<void> {
     process.stderr.write(
       `Reseller portal: ${base.slice(0, base.length - settings.basePath.length)}${settings.portalPath}/\n  A reseller signs in after following its invitation: npm run admin -- reseller invite EMAIL\n\n`,
     );
-
-  handleShutdownSignals({
-    logger,
-    shutdown: (signal) =>
-      running.shutdown(signal).then(
-        (finished) => process.exit(finished ? 0 : 1),
-        (error) => {
-          logger.error({ err: error }, 'shutdown failed');
-          process.exit(1);
-        },
-      ),
-    forceExit: (code) => process.exit(code),
-  });
+  startedUp(running);
 }
 
 /** The same call as the curl line, in node alone: the token for this UTC hour, then a GET with fetch. */

@@ -1,4 +1,6 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { createResellerModule } from '../../src/module';
+import { cpuSecondsOf } from '../../test/support/server-process';
 import { createMariaDbDatabase, createSqliteDatabase } from '../../test/support/test-database';
 
 export type Engine = 'sqlite' | 'mariadb';
@@ -58,4 +60,32 @@ export function enginesFromEnv(fallback: readonly Engine[] = ['sqlite', 'mariadb
   for (const e of given)
     if (e !== 'sqlite' && e !== 'mariadb') throw new Error(`BENCH_ENGINES: unknown engine "${e}" (sqlite, mariadb)`);
   return given as Engine[];
+}
+
+/**
+ * CPU seconds (user + system) of the MariaDB server used so far, when it runs on this machine
+ * (a `mariadbd` or `mysqld` process readable in /proc): on a shared machine what MariaDB spends
+ * for a server is taken from every other process. Undefined when there is no such process.
+ */
+export function databaseCpuSeconds(engine: Engine): (() => number) | undefined {
+  if (engine !== 'mariadb') return undefined;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return undefined;
+  }
+  for (const pid of pids) {
+    let command: string;
+    try {
+      command = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (command === 'mariadbd' || command === 'mysqld') {
+      const found = Number(pid);
+      return Number.isNaN(cpuSecondsOf(found)) ? undefined : () => cpuSecondsOf(found);
+    }
+  }
+  return undefined;
 }

@@ -10,6 +10,8 @@ export interface LoadResult {
   readonly failures: number;
   /** Server CPU time per request in microseconds, when the server's CPU time is known. */
   readonly cpuMicros: number;
+  /** The database server's CPU time per request in microseconds, when it is known (NaN otherwise). */
+  readonly databaseCpuMicros: number;
 }
 
 export interface LoadOptions {
@@ -21,6 +23,8 @@ export interface LoadOptions {
   readonly body?: string;
   /** CPU seconds the server has used so far (measured before and after the run). */
   readonly serverCpu?: () => number;
+  /** CPU seconds the database server has used so far (a local `mariadbd`: `databaseCpuSeconds`). */
+  readonly databaseCpu?: () => number;
   /**
    * Builds each request of a connection: `connection` is a per-connection object (say, which
    * reseller it speaks for), kept for the connection's life. Overrides method, headers and body.
@@ -35,6 +39,7 @@ export interface LoadOptions {
 /** Runs autocannon against one URL and keeps the numbers the reports need. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   const cpuBefore = options.serverCpu?.() ?? Number.NaN;
+  const databaseCpuBefore = options.databaseCpu?.() ?? Number.NaN;
   const result = await autocannon({
     url: options.url,
     connections: options.connections,
@@ -63,6 +68,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     p99: result.latency.p99,
     failures: result.non2xx + result.errors + result.timeouts,
     cpuMicros: (((options.serverCpu?.() ?? Number.NaN) - cpuBefore) * 1e6) / requests,
+    databaseCpuMicros: (((options.databaseCpu?.() ?? Number.NaN) - databaseCpuBefore) * 1e6) / requests,
   };
 }
 
@@ -80,5 +86,6 @@ export function combine(rounds: readonly LoadResult[]): LoadResult {
     p99: med((r) => r.p99),
     failures: rounds.reduce((n, r) => n + r.failures, 0),
     cpuMicros: rounds.reduce((n, r) => n + r.cpuMicros * r.requests, 0) / requests,
+    databaseCpuMicros: rounds.reduce((n, r) => n + r.databaseCpuMicros * r.requests, 0) / requests,
   };
 }

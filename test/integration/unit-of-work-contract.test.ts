@@ -1,9 +1,12 @@
 import { ulid } from 'ulid';
 import type { Knex } from 'knex';
+import type { AnyPlatformEvent } from '../../src/core/common/events';
 import type { UnitOfWork } from '../../src/core/common/unit-of-work';
 import { postWithBalance } from '../../src/core/credit/ledger';
 import type { NewDomain } from '../../src/core/domain/domain';
+import { newEventId } from '../../src/core/events/outbox';
 import type { Order } from '../../src/core/order/order';
+import type { AttemptRecord, StoredEndpoint, WebhookDelivery } from '../../src/core/webhooks/webhook';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { isUniqueViolation } from '../../src/infra/db/errors';
 import { migrateLatest } from '../../src/infra/db/migrate';
@@ -66,7 +69,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 describe.each([
   [`knex (${TEST_ENGINE})`, knexSubject],
   ['memory twin', memorySubject],
-])('the unit of work contract: %s', (_name, open) => {
+])('the unit of work contract: %s', (name, open) => {
   let s: Subject;
   let groupId: string;
   let resellerId: string;
@@ -258,6 +261,34 @@ describe.each([
       expect(await s.uow.read.idempotency.find(resellerId, 'k-1')).toBeUndefined();
     });
 
+    it('tells Idempotency-Keys apart by case: they are opaque client strings', async () => {
+      const record = (key: string, fingerprint: string) => ({
+        resellerId,
+        key,
+        fingerprint,
+        state: 'in_flight' as const,
+        orderId: null,
+        answer: null,
+        createdAt: AT,
+        expiresAt: new Date(AT.getTime() + 1000),
+      });
+      await expect(s.uow.run(async ({ idempotency }) => idempotency.insert(record('Order-1', 'f1')))).resolves.toBe(
+        true,
+      );
+      await expect(s.uow.run(async ({ idempotency }) => idempotency.insert(record('order-1', 'f2')))).resolves.toBe(
+        true,
+      );
+      expect(await s.uow.read.idempotency.find(resellerId, 'Order-1')).toMatchObject({
+        key: 'Order-1',
+        fingerprint: 'f1',
+      });
+      expect(await s.uow.read.idempotency.find(resellerId, 'order-1')).toMatchObject({
+        key: 'order-1',
+        fingerprint: 'f2',
+      });
+      expect(await s.uow.read.idempotency.find(resellerId, 'ORDER-1')).toBeUndefined();
+    });
+
     it('adds a TLD once: insertTld answers false for one in the catalogue', async () => {
       const tld = {
         tld: `.t${ulid().toLowerCase().slice(-8)}`,
@@ -418,6 +449,352 @@ describe.each([
         expect(await repos.domains.deleteForFailedOrder(d.id, 'Pending Registration')).toBe(false);
       });
       expect(await s.uow.read.domains.findByName(d.name)).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+    });
+  });
+
+  describe('webhooks', () => {
+    const later = (ms: number) => new Date(AT.getTime() + ms);
+
+    const endpoint = (overrides: Partial<StoredEndpoint> = {}): StoredEndpoint => ({
+      id: `whe_${ulid()}`,
+      resellerId,
+      url: 'https://hooks.example.com/in',
+      eventTypes: ['credit.low'],
+      status: 'enabled',
+      disabledReason: null,
+      failingSince: null,
+      createdAt: AT,
+      sealedSecret: 'sealed-1',
+      previousSealedSecret: null,
+      previousSecretUntil: null,
+      ...overrides,
+    });
+
+    const event = (): AnyPlatformEvent => ({
+      id: newEventId(),
+      type: 'credit.low',
+      version: 1,
+      timestamp: AT.toISOString(),
+      resellerId,
+      data: { resellerId, balance: 5, threshold: 10 },
+    });
+
+    const delivery = (
+      eventId: string,
+      endpointId: string,
+      overrides: Partial<WebhookDelivery> = {},
+    ): WebhookDelivery => ({
+      id: ulid(),
+      eventId,
+      endpointId,
+      eventType: 'credit.low',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: AT,
+      lastStatus: null,
+      lastError: null,
+      lastAttemptAt: null,
+      deliveredAt: null,
+      createdAt: AT,
+      ...overrides,
+    });
+
+    /** An endpoint with one pending delivery of a stored event, due at AT. */
+    async function pendingDelivery(e: StoredEndpoint = endpoint()) {
+      const ev = event();
+      const d = delivery(ev.id, e.id);
+      await s.uow.run(async ({ webhooks, events }) => {
+        if (!(await webhooks.findEndpoint(e.id))) await webhooks.insertEndpoint(e);
+        await events.insert([ev]);
+        await webhooks.insertDeliveries([d]);
+      });
+      return { endpoint: e, event: ev, delivery: d };
+    }
+
+    const claim = (token: string, now = AT, excludeEndpoints: string[] = []) =>
+      s.uow.run(async ({ webhooks }) =>
+        webhooks.claimDue({ now, leaseUntil: later(60_000), token, limit: 1000, excludeEndpoints }),
+      );
+    const record = (id: string, token: string, r: AttemptRecord) =>
+      s.uow.run(async ({ webhooks }) => webhooks.recordAttempt(id, token, r));
+
+    it("stores an endpoint as given, once; lists a reseller's, the operator's or every one in creation order; each change to routing raises its version", async () => {
+      const version = () => s.uow.read.events.routingVersion();
+      const before = await version();
+      const second = endpoint({ createdAt: later(1), eventTypes: null });
+      const first = endpoint({ previousSealedSecret: 'sealed-0', previousSecretUntil: later(5) });
+      const operators = endpoint({ resellerId: null, createdAt: later(2) });
+      for (const e of [second, first, operators]) await s.uow.run(async ({ webhooks }) => webhooks.insertEndpoint(e));
+      expect(await version()).toBe(before + 3);
+      expect(await s.uow.read.webhooks.findEndpoint(first.id)).toEqual(first);
+      expect(await s.uow.read.webhooks.findEndpoint(`whe_${ulid()}`)).toBeUndefined();
+      const again = s.uow.run(async ({ webhooks }) =>
+        webhooks.insertEndpoint({ ...first, url: 'https://other.example.com/' }),
+      );
+      expect(isUniqueViolation(await rejection(again))).toBe(true);
+      expect(await version()).toBe(before + 3);
+
+      expect((await s.uow.read.webhooks.listEndpoints(resellerId)).map((e) => e.id)).toEqual([first.id, second.id]);
+      expect((await s.uow.read.webhooks.listEndpoints(null)).map((e) => e.id)).toContain(operators.id);
+      expect((await s.uow.read.webhooks.listEndpoints(null)).every((e) => e.resellerId === null)).toBe(true);
+      const all = (await s.uow.read.webhooks.listEndpoints()).map((e) => e.id);
+      expect(all).toEqual(expect.arrayContaining([first.id, second.id, operators.id]));
+
+      await s.uow.run(async ({ webhooks }) =>
+        webhooks.rotateSecret(first.id, 'sealed-2', { sealed: 'sealed-1', until: later(9) }),
+      );
+      expect(await s.uow.read.webhooks.findEndpoint(first.id)).toEqual({
+        ...first,
+        sealedSecret: 'sealed-2',
+        previousSealedSecret: 'sealed-1',
+        previousSecretUntil: later(9),
+      });
+    });
+
+    it('disables only an enabled endpoint, its pending deliveries dead; enables one afresh; starts the failing clock once per run', async () => {
+      const { endpoint: e, delivery: d } = await pendingDelivery();
+      const version = await s.uow.read.events.routingVersion();
+      await s.uow.run(async ({ webhooks }) => webhooks.setFailingSince(e.id, later(1)));
+      await s.uow.run(async ({ webhooks }) => webhooks.setFailingSince(e.id, later(2)));
+      expect(await s.uow.read.webhooks.findEndpoint(e.id)).toMatchObject({ failingSince: later(1) });
+
+      const reason = 'x'.repeat(300);
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.disable(e.id, reason))).resolves.toBe(true);
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.disable(e.id, 'again'))).resolves.toBe(false);
+      expect(await s.uow.read.events.routingVersion()).toBe(version + 1);
+      expect(await s.uow.read.webhooks.findEndpoint(e.id)).toMatchObject({
+        status: 'disabled',
+        disabledReason: reason.slice(0, 255),
+      });
+      expect(await s.uow.read.webhooks.findDelivery(d.id)).toEqual({
+        ...d,
+        status: 'dead',
+        lastError: `endpoint disabled: ${reason}`.slice(0, 500),
+      });
+      expect((await s.uow.read.webhooks.enabledEndpoints()).map((x) => x.id)).not.toContain(e.id);
+
+      await s.uow.run(async ({ webhooks }) => webhooks.enable(e.id));
+      expect(await s.uow.read.events.routingVersion()).toBe(version + 2);
+      expect(await s.uow.read.webhooks.findEndpoint(e.id)).toMatchObject({
+        status: 'enabled',
+        disabledReason: null,
+        failingSince: null,
+      });
+      expect((await s.uow.read.webhooks.enabledEndpoints()).map((x) => x.id)).toContain(e.id);
+      await s.uow.run(async ({ webhooks }) => webhooks.setFailingSince(e.id, later(3)));
+      await s.uow.run(async ({ webhooks }) => webhooks.setFailingSince(e.id, null));
+      expect(await s.uow.read.webhooks.findEndpoint(e.id)).toMatchObject({ failingSince: null });
+      // A dead delivery stays dead until it is replayed.
+      expect(await s.uow.read.webhooks.findDelivery(d.id)).toMatchObject({ status: 'dead' });
+    });
+
+    it('refuses a URL longer than its column where MariaDB does, and only the twin is stricter than SQLite', async () => {
+      const long = endpoint({ url: `https://hooks.example.com/${'p'.repeat(2048)}` });
+      const outcome = await s.uow
+        .run(async ({ webhooks }) => webhooks.insertEndpoint(long))
+        .then(
+          () => 'stored',
+          () => 'refused',
+        );
+      expect(outcome).toBe(name === 'knex (sqlite)' ? 'stored' : 'refused');
+    });
+
+    it('takes one delivery per (event, endpoint): another for the pair leaves the first as it is; unwritten columns start empty', async () => {
+      const { event: ev, endpoint: e, delivery: d } = await pendingDelivery();
+      await s.uow.run(async ({ webhooks }) =>
+        webhooks.insertDeliveries([delivery(ev.id, e.id, { status: 'dead', attempts: 3, nextAttemptAt: later(9) })]),
+      );
+      expect(await s.uow.read.webhooks.listDeliveries({ endpointId: e.id })).toEqual([d]);
+      await s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([]));
+      const given = delivery(event().id, e.id, {
+        lastStatus: 500,
+        lastError: 'no',
+        lastAttemptAt: AT,
+        deliveredAt: AT,
+      });
+      await s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([given]));
+      expect(await s.uow.read.webhooks.findDelivery(given.id)).toEqual({
+        ...given,
+        lastStatus: null,
+        lastError: null,
+        lastAttemptAt: null,
+        deliveredAt: null,
+      });
+      // A delivery id already taken, for another pair: SQLite refuses it, MariaDB's INSERT IGNORE drops
+      // it; the twin refuses it. Never does it replace the first.
+      const reused = s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([{ ...d, eventId: event().id }]));
+      const outcome = await reused.then(
+        () => 'ignored',
+        (error: unknown) => (isUniqueViolation(error) ? 'refused' : error),
+      );
+      expect(outcome).toBe(name === `knex (mariadb)` ? 'ignored' : 'refused');
+      expect(await s.uow.read.webhooks.findDelivery(d.id)).toEqual(d);
+    });
+
+    it('claims a due pending delivery of an enabled endpoint for one claimer at a time, with its endpoint and the event as sent', async () => {
+      const { endpoint: e, event: ev, delivery: d } = await pendingDelivery();
+      const notYet = delivery(event().id, e.id, { nextAttemptAt: later(1) });
+      await s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([notYet]));
+
+      expect(await claim('t-x', AT, [e.id])).not.toContain(d.id);
+      const first = await claim('t-1');
+      expect(first).toContain(d.id);
+      expect(first).not.toContain(notYet.id);
+      expect(await claim('t-2')).not.toContain(d.id);
+      expect(await s.uow.read.webhooks.claimed([d.id], 't-2')).toEqual([]);
+      const [claimed] = await s.uow.read.webhooks.claimed([d.id], 't-1');
+      expect(claimed).toEqual({
+        id: d.id,
+        claimToken: 't-1',
+        attempts: 0,
+        endpoint: e,
+        eventId: ev.id,
+        body: JSON.stringify(ev),
+        createdAt: AT,
+      });
+
+      // Given back: another claimer takes it; a lapsed claim is free again.
+      await s.uow.run(async ({ webhooks }) => webhooks.releaseClaims([d.id], 't-2'));
+      expect(await claim('t-3')).not.toContain(d.id);
+      await s.uow.run(async ({ webhooks }) => webhooks.releaseClaims([d.id], 't-1'));
+      expect(await claim('t-3')).toContain(d.id);
+      expect(await claim('t-4', later(60_001))).toEqual(expect.arrayContaining([d.id, notYet.id]));
+
+      // Not for a disabled endpoint.
+      await s.uow.run(async ({ webhooks }) => webhooks.releaseClaims([d.id, notYet.id], 't-4'));
+      await s.uow.run(async ({ webhooks }) => webhooks.disable(e.id, 'off'));
+      await s.uow.run(async ({ webhooks }) => webhooks.replay(d.id, AT));
+      expect(await claim('t-5', later(1))).not.toContain(d.id);
+    });
+
+    it('records an attempt only under its claim: delivered, retried or dead; a dead one is replayed afresh', async () => {
+      const { endpoint: e, delivery: d } = await pendingDelivery();
+      const retried = delivery(event().id, e.id);
+      const dying = delivery(event().id, e.id);
+      await s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([retried, dying]));
+      await claim('t-1');
+
+      const error = 'e'.repeat(600);
+      expect(await record(d.id, 't-other', { kind: 'delivered', at: later(5), status: 200 })).toBe(false);
+      expect(await record(d.id, 't-1', { kind: 'delivered', at: later(5), status: 204 })).toBe(true);
+      expect(await record(d.id, 't-1', { kind: 'delivered', at: later(6), status: 200 })).toBe(false);
+      expect(
+        await record(retried.id, 't-1', { kind: 'retry', at: later(5), nextAttemptAt: later(65), status: 503, error }),
+      ).toBe(true);
+      expect(await record(dying.id, 't-1', { kind: 'dead', at: later(5), status: null, error: 'refused' })).toBe(true);
+
+      expect(await s.uow.read.webhooks.findDelivery(d.id)).toEqual({
+        ...d,
+        status: 'delivered',
+        attempts: 1,
+        lastStatus: 204,
+        lastAttemptAt: later(5),
+        deliveredAt: later(5),
+      });
+      expect(await s.uow.read.webhooks.findDelivery(retried.id)).toEqual({
+        ...retried,
+        attempts: 1,
+        nextAttemptAt: later(65),
+        lastStatus: 503,
+        lastError: error.slice(0, 500),
+        lastAttemptAt: later(5),
+      });
+      expect(await s.uow.read.webhooks.findDelivery(dying.id)).toMatchObject({ status: 'dead', lastError: 'refused' });
+      // The claim ended with the attempt: the retry is claimable when due, by anyone.
+      expect(await claim('t-2', later(65))).toEqual([retried.id]);
+
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.replay(retried.id, later(70)))).resolves.toBe(false);
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.replay(dying.id, later(70)))).resolves.toBe(true);
+      expect(await s.uow.read.webhooks.findDelivery(dying.id)).toMatchObject({
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: later(70),
+        lastError: 'refused',
+      });
+    });
+
+    it('records delivered attempts together, each only under its claim, at the time the last of a status finished', async () => {
+      const { endpoint: e, delivery: a } = await pendingDelivery();
+      const b = delivery(event().id, e.id);
+      const c = delivery(event().id, e.id);
+      await s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([b, c]));
+      await claim('t-1');
+      await s.uow.run(async ({ webhooks }) => webhooks.releaseClaims([c.id], 't-1'));
+      const recorded = await s.uow.run(async ({ webhooks }) =>
+        webhooks.recordDelivered([
+          { id: a.id, token: 't-1', record: { kind: 'delivered', at: later(3), status: 200 } },
+          { id: b.id, token: 't-1', record: { kind: 'delivered', at: later(7), status: 200 } },
+          { id: c.id, token: 't-1', record: { kind: 'delivered', at: later(4), status: 202 } },
+        ]),
+      );
+      expect(recorded).toBe(2);
+      for (const id of [a.id, b.id])
+        expect(await s.uow.read.webhooks.findDelivery(id)).toMatchObject({
+          status: 'delivered',
+          attempts: 1,
+          lastStatus: 200,
+          deliveredAt: later(7),
+          lastAttemptAt: later(7),
+        });
+      expect(await s.uow.read.webhooks.findDelivery(c.id)).toMatchObject({ status: 'pending', attempts: 0 });
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.recordDelivered([]))).resolves.toBe(0);
+    });
+
+    it("lists deliveries newest first, by endpoint, status or the endpoint's reseller, up to a limit", async () => {
+      const { endpoint: e, delivery: oldest } = await pendingDelivery();
+      const newer = delivery(event().id, e.id, { createdAt: later(1) });
+      const newest = delivery(event().id, e.id, { createdAt: later(2) });
+      await s.uow.run(async ({ webhooks }) => webhooks.insertDeliveries([newest, newer]));
+      const { delivery: elsewhere } = await pendingDelivery(endpoint({ resellerId: null }));
+      const ids = async (filter: Parameters<UnitOfWork['read']['webhooks']['listDeliveries']>[0]) =>
+        (await s.uow.read.webhooks.listDeliveries(filter)).map((d) => d.id);
+
+      expect(await ids({ endpointId: e.id })).toEqual([newest.id, newer.id, oldest.id]);
+      expect(await ids({ endpointId: e.id, limit: 2 })).toEqual([newest.id, newer.id]);
+      expect(await ids({ resellerId })).toEqual([newest.id, newer.id, oldest.id]);
+      expect(await ids({})).toContain(elsewhere.id);
+      await s.uow.run(async ({ webhooks }) => webhooks.disable(e.id, 'off'));
+      expect(await ids({ endpointId: e.id, status: 'pending' })).toEqual([]);
+      expect(await ids({ resellerId, status: 'dead' })).toEqual([newest.id, newer.id, oldest.id]);
+    });
+
+    it('purges delivered deliveries by age; keeps an event while one of its deliveries is undelivered, and removes its delivered ones with it', async () => {
+      const e = endpoint();
+      const { event: delivered, delivery: d1 } = await pendingDelivery(e);
+      const { event: waiting, delivery: d2 } = await pendingDelivery(e);
+      await claim('t-1');
+      await record(d1.id, 't-1', { kind: 'delivered', at: later(10), status: 200 });
+      await s.uow.run(async ({ webhooks }) => webhooks.releaseClaims([d2.id], 't-1'));
+      await s.uow.run(async ({ events }) => events.markDispatched([delivered.id, waiting.id], later(1)));
+
+      const purged = await s.uow.run(async ({ events }) => events.purge(later(2), 1000));
+      expect(purged).toBeGreaterThanOrEqual(1);
+      expect(await s.uow.read.events.find(delivered.id)).toBeUndefined();
+      expect(await s.uow.read.webhooks.findDelivery(d1.id)).toBeUndefined();
+      expect(await s.uow.read.events.find(waiting.id)).toBeDefined();
+      expect(await s.uow.read.webhooks.findDelivery(d2.id)).toMatchObject({ status: 'pending' });
+
+      const { delivery: d3 } = await pendingDelivery(e);
+      await claim('t-2');
+      const at = later(3_600_000);
+      await record(d3.id, 't-2', { kind: 'delivered', at, status: 200 });
+      await s.uow.run(async ({ webhooks }) => webhooks.purgeDelivered(at, 1000));
+      expect(await s.uow.read.webhooks.findDelivery(d3.id)).toBeDefined();
+      await expect(
+        s.uow.run(async ({ webhooks }) => webhooks.purgeDelivered(new Date(at.getTime() + 1), 1000)),
+      ).resolves.toBeGreaterThanOrEqual(1);
+      expect(await s.uow.read.webhooks.findDelivery(d3.id)).toBeUndefined();
+      expect(await s.uow.read.webhooks.findDelivery(d2.id)).toBeDefined();
+    });
+
+    it('removes an endpoint with its deliveries, once', async () => {
+      const { endpoint: e, delivery: d } = await pendingDelivery();
+      const version = await s.uow.read.events.routingVersion();
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.deleteEndpoint(e.id))).resolves.toBe(true);
+      await expect(s.uow.run(async ({ webhooks }) => webhooks.deleteEndpoint(e.id))).resolves.toBe(false);
+      expect(await s.uow.read.events.routingVersion()).toBe(version + 1);
+      expect(await s.uow.read.webhooks.findEndpoint(e.id)).toBeUndefined();
+      expect(await s.uow.read.webhooks.findDelivery(d.id)).toBeUndefined();
     });
   });
 });

@@ -122,6 +122,9 @@ export interface BufferedApiLogOptions {
 
 const MAX_ERROR = 500;
 
+/** Entries per insert statement unless told otherwise (`BufferedApiLogOptions.batchSize`). */
+export const API_LOG_BATCH_SIZE = 500;
+
 /**
  * Collects API log entries in memory and writes them in batches, off the request path: a request
  * costs one array push. A full batch is written as soon as it fills, and only full batches are
@@ -147,7 +150,7 @@ export class BufferedApiLog {
     private readonly options: BufferedApiLogOptions,
     private readonly observer?: ApiLogDropObserver,
   ) {
-    this.batchSize = Math.max(1, options.batchSize ?? 500);
+    this.batchSize = Math.max(1, options.batchSize ?? API_LOG_BATCH_SIZE);
   }
 
   record(call: RecordedApiCall): void {

@@ -1,5 +1,10 @@
 import type { Knex } from 'knex';
-import type { ApiLogEntry, ApiLogQuery, ApiLogRepository } from '../../core/api-log/api-log';
+import {
+  API_LOG_BATCH_SIZE,
+  type ApiLogEntry,
+  type ApiLogQuery,
+  type ApiLogRepository,
+} from '../../core/api-log/api-log';
 import { type DirectWrites, knexPools } from '../db/driver-pools';
 
 export interface ApiLogRow {
@@ -35,12 +40,32 @@ export function apiLogEntryOf(row: ApiLogRow): ApiLogEntry {
   };
 }
 
+const COLUMNS =
+  'reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip, request_body, reply_body';
+
+/** The multi-row INSERT of `rows` entries, with the driver's placeholders. */
+function insertText(rows: number): string {
+  return `insert into api_log (${COLUMNS}) values ${new Array(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+}
+
 export class KnexApiLogRepository implements ApiLogRepository {
-  /** `writes`: the pools' writes, for the batch insert (src/infra/db/driver-pools.ts); knex by default. */
+  /** The statement of a full batch, made once: it is sent prepared (`writeRepeated`). */
+  private readonly fullBatch: string;
+
+  /**
+   * `writes`: the pools' writes, for the batch insert (src/infra/db/driver-pools.ts); knex by default.
+   * `fullBatchRows`: the buffer's batch size. A batch of exactly that many entries, nearly every
+   * batch under load, is one prepared statement, so that MariaDB parses it once per connection
+   * rather than thousands of literals per batch; any other count is sent as plain text (one
+   * statement text prepared per connection, never one per count).
+   */
   constructor(
     private readonly db: Knex,
     private readonly writes: DirectWrites = knexPools(db).writes,
-  ) {}
+    private readonly fullBatchRows = API_LOG_BATCH_SIZE,
+  ) {
+    this.fullBatch = insertText(fullBatchRows);
+  }
 
   /** One multi-row INSERT, built by hand: knex's builder costs more per row than the write itself. */
   async insertMany(entries: readonly ApiLogEntry[]): Promise<void> {
@@ -62,9 +87,8 @@ export class KnexApiLogRepository implements ApiLogRepository {
         e.replyBody ?? null,
       );
     }
-    const rows = new Array(entries.length).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ');
-    const sql = `insert into api_log (reseller_id, at, method, route, domain, status, duration_ms, error, request_id, client_ip, request_body, reply_body) values ${rows}`;
-    await this.writes.write(sql, bindings);
+    if (entries.length === this.fullBatchRows) await this.writes.writeRepeated(this.fullBatch, bindings);
+    else await this.writes.write(insertText(entries.length), bindings);
   }
 
   async find(query: ApiLogQuery): Promise<ApiLogEntry[]> {

@@ -5,8 +5,8 @@ import { assertUnique, byText, copy, type TablesRef } from './memory-tables';
 const occurredAt = (event: AnyPlatformEvent) => Date.parse(event.timestamp);
 
 /**
- * The twin of KnexEventRepository: `outbox_events`. The twin keeps no webhook deliveries (see
- * `MemoryWebhookRepository`), so `purge` finds none undelivered.
+ * The twin of KnexEventRepository: `outbox_events`. `purge` keeps an event while one of its webhook
+ * deliveries is undelivered (pending or dead), and removes its delivered ones with it.
  */
 export class MemoryEventRepository implements EventRepository {
   constructor(private readonly ref: TablesRef) {}
@@ -60,11 +60,17 @@ export class MemoryEventRepository implements EventRepository {
   }
 
   async purge(before: Date, limit: number): Promise<number> {
+    const deliveries = this.ref.tables.webhookDeliveries;
+    const undelivered = new Set([...deliveries.values()].filter((d) => d.status !== 'delivered').map((d) => d.eventId));
     const gone = [...this.rows.values()]
-      .filter((row) => row.dispatchedAt !== null && row.dispatchedAt < before.getTime())
+      .filter(
+        (row) => row.dispatchedAt !== null && row.dispatchedAt < before.getTime() && !undelivered.has(row.event.id),
+      )
       .sort((a, b) => (a.dispatchedAt ?? 0) - (b.dispatchedAt ?? 0))
       .slice(0, limit);
-    for (const row of gone) this.rows.delete(row.event.id);
+    const ids = new Set(gone.map((row) => row.event.id));
+    for (const [id, d] of deliveries) if (ids.has(d.eventId)) deliveries.delete(id);
+    for (const id of ids) this.rows.delete(id);
     return gone.length;
   }
 

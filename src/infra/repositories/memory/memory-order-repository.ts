@@ -162,11 +162,8 @@ export class MemoryIdempotencyRepository implements IdempotencyRepository {
 
   async insert(r: IdempotencyRecord): Promise<boolean> {
     assertReferenced(this.ref.tables.resellers.has(r.resellerId), `idempotency_keys.reseller_id ${r.resellerId}`);
-    // MariaDB compares the key case-folded (utf8mb4_unicode_ci), SQLite exactly: the twin refuses what either refuses.
-    const taken = [...this.rows.values()].some(
-      (row) => row.resellerId === r.resellerId && folded(row.key) === folded(r.key),
-    );
-    if (taken) return false;
+    // Compared exactly, as both engines compare it (a binary collation on MariaDB): keys are opaque client strings.
+    if (this.rows.has(key(r.resellerId, r.key))) return false;
     this.rows.set(key(r.resellerId, r.key), copy(r));
     return true;
   }

@@ -10,6 +10,7 @@ import type { OperatorRecord } from '../../../core/operator/operator';
 import type { IdempotencyRecord, Order } from '../../../core/order/order';
 import type { PortalLogin } from '../../../core/reseller/portal-logins';
 import type { ResellerCredentials, ResellerGroup } from '../../../core/reseller/reseller';
+import type { StoredEndpoint, WebhookDelivery } from '../../../core/webhooks/webhook';
 
 /** A reseller row: the credentials plus the low-credit alert columns. */
 export interface ResellerRow extends ResellerCredentials {
@@ -28,6 +29,12 @@ export interface EventRow {
   readonly event: AnyPlatformEvent;
   claimUntil: number | null;
   dispatchedAt: number | null;
+}
+
+/** A webhook delivery row: the delivery plus the claim columns it does not show. */
+export interface DeliveryRow extends WebhookDelivery {
+  readonly claimToken: string | null;
+  readonly claimUntil: number | null;
 }
 
 export interface DigestRow {
@@ -64,6 +71,8 @@ export interface MemoryTables {
   idempotency: Map<string, IdempotencyRecord>;
   events: Map<string, EventRow>;
   routingVersion: number;
+  webhookEndpoints: Map<string, StoredEndpoint>;
+  webhookDeliveries: Map<string, DeliveryRow>;
   /** `domain expiry days` → recorded at. */
   expiryNotices: Map<string, number>;
   /** `reseller day` → digest. */
@@ -91,6 +100,8 @@ export function emptyTables(): MemoryTables {
     idempotency: new Map(),
     events: new Map(),
     routingVersion: 0,
+    webhookEndpoints: new Map(),
+    webhookDeliveries: new Map(),
     expiryNotices: new Map(),
     expiryDigests: new Map(),
     audit: new Map(),

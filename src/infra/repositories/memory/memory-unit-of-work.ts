@@ -2,7 +2,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AnyPlatformEvent } from '../../../core/common/events';
 import type { Repositories, TransactionScope, UnitOfWork } from '../../../core/common/unit-of-work';
 import { RecordedEvents } from '../../../core/events/outbox';
-import type { WebhookRepository } from '../../../core/webhooks/webhook';
 import { MemoryAuditLogRepository } from './memory-audit-log-repository';
 import { MemoryCatalogueRepository } from './memory-catalogue-repository';
 import { MemoryDomainRepository } from './memory-domain-repository';
@@ -17,18 +16,7 @@ import {
   MemoryPortalLoginRepository,
 } from './memory-sign-in-repositories';
 import { emptyTables, type MemoryTables, type TablesRef } from './memory-tables';
-
-/**
- * Webhook endpoints and deliveries are not modelled by the twin: their rules (claims, retries,
- * signing) are proven on the database (test/integration/webhooks.test.ts). Any call says so
- * rather than answering as if there were none.
- */
-const notModelled: WebhookRepository = new Proxy({} as WebhookRepository, {
-  get(_target, method) {
-    if (typeof method !== 'string' || method === 'then') return undefined;
-    return () => Promise.reject(new Error(`memory twin: webhooks.${method} is not modelled; test it on the database`));
-  },
-});
+import { MemoryWebhookRepository } from './memory-webhook-repository';
 
 /** The fourteen repositories over one set of tables (the committed ones, or a transaction's copy). */
 export function memoryRepositories(ref: TablesRef): Repositories {
@@ -41,7 +29,7 @@ export function memoryRepositories(ref: TablesRef): Repositories {
     orders: new MemoryOrderRepository(ref),
     idempotency: new MemoryIdempotencyRepository(ref),
     events: new MemoryEventRepository(ref),
-    webhooks: notModelled,
+    webhooks: new MemoryWebhookRepository(ref),
     expiry: new MemoryExpiryRepository(ref),
     audit: new MemoryAuditLogRepository(ref),
     operators: new MemoryOperatorRepository(ref),
@@ -59,9 +47,9 @@ const insideRun = new AsyncLocalStorage<{ active: boolean }>();
  * them, so row locks are no-ops; each works on a copy of the tables that replaces them when it
  * ends and is dropped when it throws (a rollback), and its recorded events are stored with it
  * and handed to `committed` after. The tables keep the constraints the migrations declare
- * (unique keys, folded as MariaDB folds them; foreign keys; integer money), so the twin refuses
- * whatever the database refuses: test/integration/unit-of-work-contract.test.ts runs the same
- * cases on both. Not modelled: concurrency between transactions (they never interleave here, so
+ * (unique keys, folded as MariaDB folds them unless its column is binary; foreign keys; integer
+ * money; a webhook URL no longer than its column), so the twin refuses whatever the database
+ * refuses: test/integration/unit-of-work-contract.test.ts runs the same cases on both. Not modelled: concurrency between transactions (they never interleave here, so
  * races stay on MariaDB), and isolation of writes made through `read`, which the port forbids.
  */
 export class MemoryUnitOfWork implements UnitOfWork, TablesRef {
