@@ -117,7 +117,7 @@ export function buildContainer(platform: Platform, ports: HostPorts = {}): Conta
     searchModule(platform.settings),
     domainModule(),
     orderModule(platform.settings),
-    webModule(platform.settings, platform.knex),
+    webModule(platform.settings, platform.knex, platform.pools.reads),
     webhookModule(platform.settings),
   );
   // Each replaceable port: the host's factory when it gave one, else the module's own.

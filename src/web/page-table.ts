@@ -1,6 +1,6 @@
 import type { ServiceIdentifier } from 'inversify';
 import type { Actor } from '../core/audit/audit-log';
-import type { PrincipalRef, WebSession } from './sessions';
+import type { NamedPrincipal, WebSession } from './sessions';
 
 /** A page's answer: HTML (a whole page or an htmx fragment), a redirect after a change, or a CSV file. */
 export type PageResult =
@@ -80,8 +80,11 @@ export interface Page<Principal, Access extends string> {
 export interface AreaRules<Principal, Access extends string> {
   /** Access rules that need no session (sign-in, set-password). */
   readonly publicAccess: readonly Access[];
-  /** The principal a session names, read fresh, or undefined when it may no longer be used (disabled, suspended). */
-  principalOf(session: PrincipalRef): Promise<Principal | undefined>;
+  /**
+   * The principal of whom a session names (read with the session, fresh on every request), or
+   * undefined when it may not use the area (another kind, gone, disabled, suspended).
+   */
+  principalOf(named: NamedPrincipal | undefined): Principal | undefined;
   /** Whether the principal, at the session's stage, may use a page with this rule. */
   allows(access: Access, principal: Principal, session: WebSession): boolean;
   /** Where someone who may not use a page is sent: the sign-in page, or the step of sign-in it owes. */

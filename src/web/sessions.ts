@@ -1,5 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../core/common/clock';
+import type { Operator } from '../core/operator/operator';
+import type { Reseller } from '../core/reseller/reseller';
 
 /** The two areas served to people: the operator console and the reseller portal. */
 export type WebArea = 'console' | 'portal';
@@ -29,13 +31,25 @@ export interface WebSession {
   readonly data: Readonly<Record<string, string>>;
 }
 
-/** Whom a session signs in: what an area reads its principal by. */
-export type PrincipalRef = Pick<WebSession, 'principalKind' | 'principalId'>;
+/** Whom a session names, as read with it: the operator of a console session, the reseller of a portal one. */
+export type NamedPrincipal =
+  | { readonly kind: 'operator'; readonly operator: Operator }
+  | { readonly kind: 'reseller'; readonly reseller: Reseller };
+
+/** A session and whom it names, read together; `principal` is undefined when that row is gone. */
+export interface SessionWithPrincipal {
+  readonly session: WebSession;
+  readonly principal: NamedPrincipal | undefined;
+}
 
 /** Port: the sessions table (src/infra/repositories/knex-web-session-repository.ts). */
 export interface WebSessionRepository {
   insert(session: WebSession): Promise<void>;
-  find(idHash: string): Promise<WebSession | undefined>;
+  /**
+   * The session and whom it names, in one statement: every page starts with this read, so the
+   * principal's current row (disabled, suspended, another role) comes with the session's.
+   */
+  find(idHash: string): Promise<SessionWithPrincipal | undefined>;
   touch(idHash: string, lastSeenAt: Date): Promise<void>;
   /** Replaces the session's small state (`data`). */
   setData(idHash: string, data: Readonly<Record<string, string>>): Promise<void>;
@@ -101,11 +115,15 @@ export class WebSessions {
     return { id, session };
   }
 
-  /** The live session of a cookie value in an area, or undefined (unknown, another area's, idle too long or past its end). */
-  async resume(id: string | undefined, area: WebArea): Promise<WebSession | undefined> {
+  /**
+   * The live session of a cookie value in an area with whom it names, read fresh from the table,
+   * or undefined (unknown, another area's, idle too long or past its end).
+   */
+  async resume(id: string | undefined, area: WebArea): Promise<SessionWithPrincipal | undefined> {
     if (!id || !/^[\w-]{43}$/.test(id)) return undefined;
-    const session = await this.repository.find(hashSessionId(id));
-    if (!session || session.area !== area) return undefined;
+    const found = await this.repository.find(hashSessionId(id));
+    if (!found || found.session.area !== area) return undefined;
+    const { session } = found;
     const now = this.clock.now().getTime();
     if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= this.lifetimes.idleMs) {
       await this.repository.delete(session.idHash);
@@ -113,7 +131,7 @@ export class WebSessions {
     }
     if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS)
       await this.repository.touch(session.idHash, new Date(now));
-    return session;
+    return found;
   }
 
   /**

@@ -14,15 +14,13 @@ import { STATUS } from '../http/error-status';
 import { toCsv } from './csv';
 import type { AreaRules, Fields, Page, PageContext, PageResult, SignInControl } from './page-table';
 import { isSameOrigin, setSecurityHeaders, tokensMatch } from './security';
-import { hashSessionId, type PrincipalRef, type WebArea, type WebSession, type WebSessions } from './sessions';
+import type { WebArea, WebSession, WebSessions } from './sessions';
 import { VIEW_HELPERS } from './view-helpers';
 
 /** The exact htmx build the pages load (package.json pins htmx.org to this version). */
 export const HTMX_VERSION = '4.0.1';
 const STATIC_DIR = path.join(__dirname, 'static');
 const FORM_LIMIT = 64 * 1024;
-/** Sessions whose principal an area remembers, to read it alongside the session on the next request. */
-const REMEMBERED_SESSIONS = 10_000;
 
 export interface WebAreaOptions<Principal, Access extends string> {
   readonly area: WebArea;
@@ -100,19 +98,6 @@ export function createWebArea<Principal, Access extends string>(
       headers,
     };
   };
-  /** Whom each recently served session names (by the hash of its id), oldest first, at most REMEMBERED_SESSIONS. */
-  const principalsOfSessions = new Map<string, PrincipalRef>();
-  const remember = (session: WebSession) => {
-    principalsOfSessions.set(session.idHash, {
-      principalKind: session.principalKind,
-      principalId: session.principalId,
-    });
-    if (principalsOfSessions.size > REMEMBERED_SESSIONS) {
-      const oldest = principalsOfSessions.keys().next().value;
-      if (oldest !== undefined) principalsOfSessions.delete(oldest);
-    }
-  };
-
   const cookieNames = (secure: boolean) =>
     secure
       ? { session: `__Host-${area}`, pre: `__Host-${area}-pre`, path: '/' }
@@ -157,28 +142,15 @@ export function createWebArea<Principal, Access extends string>(
       path: names.path,
       overwrite: true,
     };
-    const cookie = ctx.cookies.get(names.session);
-    const idHash = cookie ? hashSessionId(cookie) : undefined;
-    // A session this process served before names the same principal again: read it alongside the
-    // session (one round trip fewer per page). It is still read fresh from the database on every
-    // request, and used only when the session read in this request names it.
-    const named = idHash === undefined ? undefined : principalsOfSessions.get(idHash);
-    const [resumed, early] = await Promise.all([
-      sessions.resume(cookie, area),
-      named === undefined ? undefined : rules.principalOf(named),
-    ]);
-    let session = resumed;
-    const principal = !session
-      ? undefined
-      : named?.principalKind === session.principalKind && named.principalId === session.principalId
-        ? early
-        : await rules.principalOf(session);
-    if (idHash !== undefined) principalsOfSessions.delete(idHash);
+    // The session and whom it names, fresh from the database in one statement on every request:
+    // a revoked session, a disabled operator or a suspended reseller is refused at the next one.
+    const resumed = await sessions.resume(ctx.cookies.get(names.session), area);
+    let session = resumed?.session;
+    const principal = resumed && rules.principalOf(resumed.principal);
     if (session && principal === undefined) {
       await sessions.end(session.idHash);
       session = undefined;
     }
-    if (session) remember(session);
     // The sign-in form's CSRF token before any session exists: a random cookie the form repeats.
     let pre = ctx.cookies.get(names.pre);
     if (!session && (!pre || !/^[\w-]{32}$/.test(pre))) {

@@ -16,6 +16,7 @@ import { argon2idHasher } from '../infra/crypto/argon2-password-hasher';
 import { totpCodes } from '../infra/crypto/totp-codes';
 import { KnexAuditLogRepository } from '../infra/repositories/knex-audit-log-repository';
 import { KnexConsoleViews } from '../infra/repositories/knex-console-views';
+import type { HotReads } from '../infra/db/driver-pools';
 import { KnexWebSessionRepository } from '../infra/repositories/knex-web-session-repository';
 import { provider } from '../provide';
 import { WebSessions } from './sessions';
@@ -28,8 +29,11 @@ const secondFactorCodes = (issuer: string, secrets: SecretBox, clock: Clock) =>
     secrets,
   );
 
-/** The audit log, operator accounts, one-time links, web sessions and the sign-in throttle (src/container.ts loads it). */
-export function webModule(settings: Settings, knex: Knex): ContainerModule {
+/**
+ * The audit log, operator accounts, one-time links, web sessions and the sign-in throttle
+ * (src/container.ts loads it). `reads`: the hot-path reader every page's session read goes through.
+ */
+export function webModule(settings: Settings, knex: Knex, reads: HotReads): ContainerModule {
   return new ContainerModule(({ bind }) => {
     const provide = provider(bind);
     bind(WEB_TOKENS.settings).toConstantValue(settings);
@@ -70,7 +74,7 @@ export function webModule(settings: Settings, knex: Knex): ContainerModule {
       WEB_TOKENS.sessions,
       { clock: TOKENS.clock },
       ({ clock }) =>
-        new WebSessions(new KnexWebSessionRepository(knex), clock, {
+        new WebSessions(new KnexWebSessionRepository(knex, reads), clock, {
           idleMs: settings.webSessionIdleMinutes * 60_000,
           absoluteMs: settings.webSessionMaxHours * 3_600_000,
         }),

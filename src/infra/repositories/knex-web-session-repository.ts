@@ -1,5 +1,14 @@
 import type { Knex } from 'knex';
-import type { WebArea, WebSession, WebSessionRepository } from '../../web/sessions';
+import type { OperatorRole } from '../../core/operator/operator';
+import type { ResellerStatus } from '../../core/reseller/reseller';
+import type {
+  NamedPrincipal,
+  SessionWithPrincipal,
+  WebArea,
+  WebSession,
+  WebSessionRepository,
+} from '../../web/sessions';
+import { type HotReads, knexHotReads } from '../db/driver-pools';
 
 interface SessionRow {
   id_hash: string;
@@ -16,8 +25,46 @@ interface SessionRow {
   data: string | null;
 }
 
+/** Whom a session names, joined to it: its operator's or its reseller's row (never a hash or a secret). */
+interface SessionWithPrincipalRow extends SessionRow {
+  operator_id: string | null;
+  operator_email: string;
+  operator_role: string;
+  operator_has_password: number | string;
+  operator_has_second_factor: number | string;
+  operator_disabled_at: number | string | null;
+  operator_created_at: number | string;
+  reseller_id: string | null;
+  reseller_email: string;
+  reseller_group_id: string;
+  reseller_status: string;
+  reseller_created_at: number | string;
+}
+
+// Every page's first read: the session with whom it names, in one statement.
+const FIND_WITH_PRINCIPAL = `SELECT s.id_hash, s.area, s.principal_kind, s.principal_id, s.stage, s.csrf_token,
+    s.created_at, s.last_seen_at, s.expires_at, s.client_ip, s.user_agent, s.data,
+    o.id AS operator_id, o.email AS operator_email, o.role AS operator_role,
+    CASE WHEN o.password_hash IS NULL THEN 0 ELSE 1 END AS operator_has_password,
+    CASE WHEN o.sealed_totp_secret IS NULL THEN 0 ELSE 1 END AS operator_has_second_factor,
+    o.disabled_at AS operator_disabled_at, o.created_at AS operator_created_at,
+    r.id AS reseller_id, r.email AS reseller_email, r.group_id AS reseller_group_id,
+    r.status AS reseller_status, r.created_at AS reseller_created_at
+  FROM web_sessions s
+  LEFT JOIN operators o ON s.principal_kind = 'operator' AND o.id = s.principal_id
+  LEFT JOIN resellers r ON s.principal_kind = 'reseller' AND r.id = s.principal_id
+  WHERE s.id_hash = ?`;
+
 export class KnexWebSessionRepository implements WebSessionRepository {
-  constructor(private readonly db: Knex) {}
+  private readonly reads: HotReads;
+
+  /** `reads`: the hot-path reader for the session read every page starts with (src/infra/db/driver-pools.ts). */
+  constructor(
+    private readonly db: Knex,
+    reads?: HotReads,
+  ) {
+    this.reads = reads ?? knexHotReads(db);
+  }
 
   async insert(s: WebSession): Promise<void> {
     await this.db<SessionRow>('web_sessions').insert({
@@ -36,9 +83,9 @@ export class KnexWebSessionRepository implements WebSessionRepository {
     });
   }
 
-  async find(idHash: string): Promise<WebSession | undefined> {
-    const row = await this.db<SessionRow>('web_sessions').where({ id_hash: idHash }).first();
-    return row ? toSession(row) : undefined;
+  async find(idHash: string): Promise<SessionWithPrincipal | undefined> {
+    const row = await this.reads.first<SessionWithPrincipalRow>(FIND_WITH_PRINCIPAL, [idHash]);
+    return row ? { session: toSession(row), principal: toPrincipal(row) } : undefined;
   }
 
   async touch(idHash: string, lastSeenAt: Date): Promise<void> {
@@ -79,6 +126,34 @@ export class KnexWebSessionRepository implements WebSessionRepository {
       .orWhere('last_seen_at', '<', idleBefore.getTime())
       .delete();
   }
+}
+
+function toPrincipal(row: SessionWithPrincipalRow): NamedPrincipal | undefined {
+  if (row.operator_id !== null)
+    return {
+      kind: 'operator',
+      operator: {
+        id: row.operator_id,
+        email: row.operator_email,
+        role: row.operator_role as OperatorRole,
+        hasPassword: Number(row.operator_has_password) === 1,
+        hasSecondFactor: Number(row.operator_has_second_factor) === 1,
+        disabledAt: row.operator_disabled_at === null ? null : new Date(Number(row.operator_disabled_at)),
+        createdAt: new Date(Number(row.operator_created_at)),
+      },
+    };
+  if (row.reseller_id !== null)
+    return {
+      kind: 'reseller',
+      reseller: {
+        id: row.reseller_id,
+        email: row.reseller_email,
+        groupId: row.reseller_group_id,
+        status: row.reseller_status as ResellerStatus,
+        createdAt: new Date(Number(row.reseller_created_at)),
+      },
+    };
+  return undefined;
 }
 
 function toSession(row: SessionRow): WebSession {

@@ -30,15 +30,11 @@ export const CONSOLE_NAV: ReadonlyArray<{ readonly path: string; readonly label:
   { path: '/settings', label: 'Settings' },
 ];
 
-export function consoleRules(
-  operatorById: (id: string) => Promise<Operator | undefined>,
-): AreaRules<ConsolePrincipal, ConsoleAccess> {
+export function consoleRules(): AreaRules<ConsolePrincipal, ConsoleAccess> {
   return {
     publicAccess: ['public'],
-    async principalOf(session) {
-      if (session.principalKind !== 'operator') return undefined;
-      const operator = await operatorById(session.principalId);
-      return operator && !operator.disabledAt ? { operator } : undefined;
+    principalOf(named) {
+      return named?.kind === 'operator' && !named.operator.disabledAt ? { operator: named.operator } : undefined;
     },
     allows(access, principal, session) {
       if (access === 'sign_in_step') return true;

@@ -31,15 +31,13 @@ export const PORTAL_NAV: ReadonlyArray<{ readonly path: string; readonly label: 
   { path: '/account', label: 'Account' },
 ];
 
-export function portalRules(
-  resellerById: (id: string) => Promise<Reseller | undefined>,
-): AreaRules<PortalPrincipal, PortalAccess> {
+export function portalRules(): AreaRules<PortalPrincipal, PortalAccess> {
   return {
     publicAccess: ['public'],
-    async principalOf(session) {
-      if (session.principalKind !== 'reseller') return undefined;
-      const reseller = await resellerById(session.principalId);
-      return reseller?.status === 'active' ? { reseller } : undefined;
+    principalOf(named) {
+      return named?.kind === 'reseller' && named.reseller.status === 'active'
+        ? { reseller: named.reseller }
+        : undefined;
     },
     allows(access, _principal, session) {
       if (access === 'sign_in_step') return true;

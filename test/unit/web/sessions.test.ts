@@ -7,7 +7,10 @@ function memoryRepository(): WebSessionRepository & { rows: Map<string, WebSessi
   return {
     rows,
     insert: async (s) => void rows.set(s.idHash, s),
-    find: async (id) => rows.get(id),
+    find: async (id) => {
+      const session = rows.get(id);
+      return session && { session, principal: undefined };
+    },
     touch: async (id, at) => {
       const s = rows.get(id);
       if (s) rows.set(id, { ...s, lastSeenAt: at });
@@ -75,7 +78,7 @@ describe('web sessions', () => {
     expect(next.id).not.toBe(first.id);
     expect(next.session.csrfToken).not.toBe(first.session.csrfToken);
     expect(await sessions.resume(first.id, 'console')).toBeUndefined();
-    expect((await sessions.resume(next.id, 'console'))?.stage).toBe('signed_in');
+    expect((await sessions.resume(next.id, 'console'))?.session.stage).toBe('signed_in');
   });
 
   it('does not open a console session in another area', async () => {

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { fixedClock } from '../../../src/core/common/clock';
 import type { Logger } from '../../../src/core/common/logger';
+import type { Operator } from '../../../src/core/operator/operator';
 import type { AreaRules, Page } from '../../../src/web/page-table';
 import { type WebSession, type WebSessionRepository, WebSessions } from '../../../src/web/sessions';
 import { consoleAreaOf } from '../../support/web-area';
@@ -14,6 +15,16 @@ const lost = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'
 const lockWait = () =>
   Object.assign(new Error('Lock wait timeout exceeded'), { code: 'ER_LOCK_WAIT_TIMEOUT', errno: 1205 });
 const deadlock = () => Object.assign(new Error('Deadlock found'), { code: 'ER_LOCK_DEADLOCK', errno: 1213 });
+
+const operatorNamed = (id: string): Operator => ({
+  id,
+  email: `${id}@example.com`,
+  role: 'viewer',
+  hasPassword: true,
+  hasSecondFactor: false,
+  disabledAt: null,
+  createdAt: new Date('2026-11-01T00:00:00Z'),
+});
 
 describe('a web page when the database is the trouble', () => {
   const logged: string[] = [];
@@ -31,7 +42,8 @@ describe('a web page when the database is the trouble', () => {
     insert: async (s) => void rows.set(s.idHash, s),
     find: async (id) => {
       if (sessionReadFails) throw sessionReadFails();
-      return rows.get(id);
+      const session = rows.get(id);
+      return session && { session, principal: { kind: 'operator', operator: operatorNamed(session.principalId) } };
     },
     touch: async () => {},
     setData: async () => {},
@@ -46,7 +58,7 @@ describe('a web page when the database is the trouble', () => {
   });
   const rules: AreaRules<Person, 'public' | 'viewer'> = {
     publicAccess: ['public'],
-    principalOf: async (ref) => ({ id: ref.principalId }),
+    principalOf: (named) => (named?.kind === 'operator' ? { id: named.operator.id } : undefined),
     allows: (access, _person, session) => access === 'viewer' && session.stage === 'signed_in',
     redirectFor: () => '/sign-in',
     actorOf: (person) => ({ kind: 'operator', id: person.id, label: person.id }),

@@ -1,28 +1,27 @@
 import request from 'supertest';
 import { fixedClock } from '../../../src/core/common/clock';
+import type { Operator } from '../../../src/core/operator/operator';
+import type { Reseller } from '../../../src/core/reseller/reseller';
+import { consoleRules } from '../../../src/web/console/console-access';
 import type { AreaRules, Page } from '../../../src/web/page-table';
-import { type PrincipalRef, type WebSession, type WebSessionRepository, WebSessions } from '../../../src/web/sessions';
+import { portalRules } from '../../../src/web/portal/portal-access';
+import { type WebSession, type WebSessionRepository, WebSessions } from '../../../src/web/sessions';
 import { consoleAreaOf } from '../../support/web-area';
 
-interface Person {
-  readonly id: string;
-  readonly name: string;
-  readonly isDisabled: boolean;
-}
-
-/** A sessions table whose reads can be held open, to see what an area reads while one is in flight. */
-function heldRepository() {
+/**
+ * A sessions table joined to a table of people, as the real one is joined to operators: each read
+ * returns the session with whom it names as that row is at the time of the read.
+ */
+function joinedRepository(people: Map<string, Operator>) {
   const rows = new Map<string, WebSession>();
-  let gate: Promise<void> = Promise.resolve();
-  let open = () => {};
-  let entered: Promise<void> = Promise.resolve();
-  let enter = () => {};
+  const reads: string[] = [];
   const repository: WebSessionRepository = {
     insert: async (s) => void rows.set(s.idHash, s),
     find: async (id) => {
-      enter();
-      await gate;
-      return rows.get(id);
+      reads.push(id);
+      const session = rows.get(id);
+      const operator = session && people.get(session.principalId);
+      return session && { session, principal: operator && { kind: 'operator', operator } };
     },
     touch: async () => {},
     setData: async () => {},
@@ -31,50 +30,40 @@ function heldRepository() {
     list: async () => [],
     purgeExpired: async () => 0,
   };
-  return {
-    rows,
-    repository,
-    hold() {
-      gate = new Promise((resolve) => {
-        open = resolve;
-      });
-      entered = new Promise((resolve) => {
-        enter = resolve;
-      });
-    },
-    /** Resolves once a held session read has started. */
-    started: () => entered,
-    release: () => open(),
-  };
+  return { rows, reads, repository };
 }
 
+const operator = (id: string, email: string, disabledAt: Date | null = null): Operator => ({
+  id,
+  email,
+  role: 'viewer',
+  hasPassword: true,
+  hasSecondFactor: false,
+  disabledAt,
+  createdAt: new Date('2026-11-01T00:00:00Z'),
+});
+
 describe('a web area reading who is signed in', () => {
-  const people = new Map<string, Person>();
-  const reads: Array<{ principalId: string; whileSessionReadHeld: boolean }> = [];
-  const table = heldRepository();
-  let held = false;
+  const people = new Map<string, Operator>();
+  const table = joinedRepository(people);
   const sessions = new WebSessions(table.repository, fixedClock('2026-11-21T10:00:00Z'), {
     idleMs: 30 * 60_000,
     absoluteMs: 12 * 3_600_000,
   });
-  const rules: AreaRules<Person, 'public' | 'viewer'> = {
+  const rules: AreaRules<Operator, 'public' | 'viewer'> = {
     publicAccess: ['public'],
-    async principalOf(ref: PrincipalRef) {
-      reads.push({ principalId: ref.principalId, whileSessionReadHeld: held });
-      const person = people.get(ref.principalId);
-      return person && !person.isDisabled ? person : undefined;
-    },
+    principalOf: (named) => (named?.kind === 'operator' && !named.operator.disabledAt ? named.operator : undefined),
     allows: (access, _person, session) => access === 'viewer' && session.stage === 'signed_in',
     redirectFor: () => '/sign-in',
-    actorOf: (person) => ({ kind: 'operator', id: person.id, label: person.name }),
+    actorOf: (person) => ({ kind: 'operator', id: person.id, label: person.email }),
     layout: () => ({ nav: [] }),
   };
-  const pages: ReadonlyArray<Page<Person, 'public' | 'viewer'>> = [
+  const pages: ReadonlyArray<Page<Operator, 'public' | 'viewer'>> = [
     {
       method: 'get',
       path: '/who',
       access: 'viewer',
-      handler: async (ctx) => ctx.csv('who.csv', [[ctx.principal.name]]),
+      handler: async (ctx) => ctx.csv('who.csv', [[ctx.principal.email]]),
     },
   ];
   const server = consoleAreaOf({ pages, rules, sessions });
@@ -92,72 +81,89 @@ describe('a web area reading who is signed in', () => {
         })
       ).id
     }`;
-  /** One request whose session read is held until the area has started what it starts together with it. */
-  const whoWithSessionReadHeld = async (cookie: string) => {
-    held = true;
-    table.hold();
-    const answer = request(server)
-      .get('/admin/who')
-      .set('cookie', cookie)
-      .then((r) => r);
-    // What the area starts together with the session read is started in the same turn as that read.
-    await table.started();
-    await new Promise((resolve) => setImmediate(resolve));
-    held = false;
-    table.release();
-    return answer;
-  };
 
   beforeEach(() => {
     table.rows.clear();
+    table.reads.length = 0;
     people.clear();
-    reads.length = 0;
-    people.set('ann', { id: 'ann', name: 'Ann', isDisabled: false });
-    people.set('bob', { id: 'bob', name: 'Bob', isDisabled: false });
+    people.set('ann', operator('ann', 'ann@example.com'));
+    people.set('bob', operator('bob', 'bob@example.com'));
   });
 
-  it("reads a known session's principal alongside the session, fresh on every request", async () => {
+  it('takes whom the session names from the one read of the session, fresh on every request', async () => {
     const cookie = await signIn('ann');
-    expect((await request(server).get('/admin/who').set('cookie', cookie)).text).toBe('Ann\r\n');
-    expect(reads).toEqual([{ principalId: 'ann', whileSessionReadHeld: false }]);
-
-    people.set('ann', { id: 'ann', name: 'Ann Renamed', isDisabled: false });
-    const next = await whoWithSessionReadHeld(cookie);
-    expect(next.text).toBe('Ann Renamed\r\n');
-    expect(reads.slice(1)).toEqual([{ principalId: 'ann', whileSessionReadHeld: true }]);
+    expect((await request(server).get('/admin/who').set('cookie', cookie)).text).toBe('ann@example.com\r\n');
+    people.set('ann', operator('ann', 'ann.renamed@example.com'));
+    expect((await request(server).get('/admin/who').set('cookie', cookie)).text).toBe('ann.renamed@example.com\r\n');
+    expect(table.reads).toHaveLength(2);
   });
 
-  it('ends the session on the next request when its principal was disabled since the last one', async () => {
+  it('uses whom the session row names now, when the row names someone else than at sign-in', async () => {
     const cookie = await signIn('ann');
     await request(server).get('/admin/who').set('cookie', cookie);
-    people.set('ann', { id: 'ann', name: 'Ann', isDisabled: true });
+    const [idHash] = [...table.rows.keys()];
+    table.rows.set(idHash!, { ...table.rows.get(idHash!)!, principalId: 'bob' });
 
-    const next = await whoWithSessionReadHeld(cookie);
+    expect((await request(server).get('/admin/who').set('cookie', cookie)).text).toBe('bob@example.com\r\n');
+  });
+
+  it('ends the session on the next request when whom it names was disabled since the last one', async () => {
+    const cookie = await signIn('ann');
+    await request(server).get('/admin/who').set('cookie', cookie);
+    people.set('ann', operator('ann', 'ann@example.com', new Date('2026-11-21T09:59:00Z')));
+
+    const next = await request(server).get('/admin/who').set('cookie', cookie);
     expect(next.status).toBe(303);
     expect(next.headers.location).toBe('/admin/sign-in');
     expect(table.rows.size).toBe(0);
   });
 
-  it('uses the principal the session read in this request names, never the one remembered for it', async () => {
+  it('ends the session when whom it names is gone', async () => {
     const cookie = await signIn('ann');
-    await request(server).get('/admin/who').set('cookie', cookie);
-    // The row now names someone else (a row rewritten behind the area's back): Bob is read, after the session.
-    const [idHash] = [...table.rows.keys()];
-    table.rows.set(idHash!, { ...table.rows.get(idHash!)!, principalId: 'bob' });
+    people.delete('ann');
 
-    const next = await whoWithSessionReadHeld(cookie);
-    expect(next.text).toBe('Bob\r\n');
-    expect(reads.slice(1)).toEqual([
-      { principalId: 'ann', whileSessionReadHeld: true },
-      { principalId: 'bob', whileSessionReadHeld: false },
-    ]);
+    const next = await request(server).get('/admin/who').set('cookie', cookie);
+    expect(next.status).toBe(303);
+    expect(table.rows.size).toBe(0);
   });
 
-  it('reads nothing about a principal for a cookie no session has', async () => {
+  it('signs nobody in for a cookie no session has', async () => {
     const answer = await request(server)
       .get('/admin/who')
       .set('cookie', `console_session=${'x'.repeat(43)}`);
     expect(answer.status).toBe(303);
-    expect(reads).toEqual([]);
+    expect(answer.headers.location).toBe('/admin/sign-in');
+  });
+});
+
+describe('whom each area lets in from a session', () => {
+  const reseller = (status: Reseller['status']): Reseller => ({
+    id: 'r1',
+    email: 'r@example.com',
+    groupId: 'g',
+    status,
+    createdAt: new Date('2026-11-01T00:00:00Z'),
+  });
+
+  it('lets an enabled operator into the console, and no disabled operator, reseller or missing row', () => {
+    const rules = consoleRules();
+    const ann = operator('ann', 'ann@example.com');
+    expect(rules.principalOf({ kind: 'operator', operator: ann })).toEqual({ operator: ann });
+    expect(rules.principalOf({ kind: 'operator', operator: operator('ann', 'a@example.com', new Date()) })).toBe(
+      undefined,
+    );
+    expect(rules.principalOf({ kind: 'reseller', reseller: reseller('active') })).toBeUndefined();
+    expect(rules.principalOf(undefined)).toBeUndefined();
+  });
+
+  it('lets an active reseller into the portal, and no suspended or closed one, operator or missing row', () => {
+    const rules = portalRules();
+    expect(rules.principalOf({ kind: 'reseller', reseller: reseller('active') })).toEqual({
+      reseller: reseller('active'),
+    });
+    expect(rules.principalOf({ kind: 'reseller', reseller: reseller('suspended') })).toBeUndefined();
+    expect(rules.principalOf({ kind: 'reseller', reseller: reseller('closed') })).toBeUndefined();
+    expect(rules.principalOf({ kind: 'operator', operator: operator('ann', 'ann@example.com') })).toBeUndefined();
+    expect(rules.principalOf(undefined)).toBeUndefined();
   });
 });
