@@ -2,6 +2,7 @@ import { ulid } from 'ulid';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { EventName, EventPayloads } from '../../src/core/common/events';
 import { createLogger } from '../../src/infra/logging';
+import { TEST_ENGINE } from '../support/test-database';
 import { KnexLedgerRepository } from '../../src/infra/repositories/knex-ledger-repository';
 import {
   AFTER_LEASE_MS,
@@ -175,6 +176,35 @@ describe('an order in few round trips', () => {
       expect(await b.credit.verify(r.id)).toMatchObject({ consistent: true, sumOfEntries: 850 });
       const ledger = new KnexLedgerRepository(b.knex);
       expect(await ledger.balance(r.id)).toBe(850);
+    });
+
+    it('moves the balance and inserts the entry in one round trip where the connection takes both at once (MariaDB)', async () => {
+      const r = await b.newReseller(1_000);
+      const entry = {
+        id: ulid(),
+        resellerId: r.id,
+        amount: -300,
+        kind: 'adjustment' as const,
+        orderId: null,
+        note: null,
+        createdAt: new Date(),
+      };
+      statements = [];
+      await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry))).resolves.toBe(700);
+      const ledgerStatements = statements.filter((sql) => /credit_/.test(sql));
+      if (TEST_ENGINE === 'mariadb')
+        expect(ledgerStatements).toEqual([
+          expect.stringMatching(/^update `credit_accounts`.*;\s*insert into `credit_entries`/s),
+        ]);
+      else expect(ledgerStatements).toHaveLength(2);
+      // Refused: the entry sent beside the move that matched no row is removed, in the same transaction.
+      await expect(
+        b.uow.run((repos) => repos.ledger.postAndBalance!({ ...entry, id: ulid(), amount: -701 })),
+      ).resolves.toBeNull();
+      expect(await b.knex('credit_entries').where({ reseller_id: r.id }).pluck('amount_minor')).toEqual(
+        expect.not.arrayContaining([-701]),
+      );
+      expect(await b.credit.verify(r.id)).toMatchObject({ consistent: true, sumOfEntries: 700 });
     });
 
     it('is what operator adjustments report too', async () => {

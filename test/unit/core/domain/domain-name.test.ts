@@ -1,3 +1,10 @@
+import { toASCII, toUnicode } from 'tr46';
+
+// The real UTS-46, watched: a plain ASCII name must not need it.
+jest.mock('tr46', () => {
+  const actual = jest.requireActual('tr46');
+  return { ...actual, toASCII: jest.fn(actual.toASCII) };
+});
 import { parseDomainName, parseTld, splitRegistrable } from '../../../../src/core/domain/domain-name';
 
 describe('parseDomainName', () => {
@@ -101,5 +108,81 @@ describe('splitRegistrable', () => {
     expect(() => splitRegistrable(parseDomainName('www.shop.com'), (t) => known.has(t))).toThrow(
       /not a registrable name/,
     );
+  });
+});
+
+describe('parseDomainName on plain ASCII names (answered without the UTS-46 passes)', () => {
+  /** What UTS-46 itself answers, with the options parseDomainName uses, or null when it refuses. */
+  const uts46 = (input: string) => {
+    const options = { checkHyphens: true, checkBidi: true, checkJoiners: true, useSTD3ASCIIRules: true };
+    const ascii = toASCII(input.trim().replace(/\.$/, ''), {
+      ...options,
+      verifyDNSLength: true,
+      transitionalProcessing: false,
+    });
+    if (ascii === null) return null;
+    const { domain, error } = toUnicode(ascii, { ...options, transitionalProcessing: false });
+    return error ? null : { ascii, unicode: domain };
+  };
+  const answerOf = (input: string, minLabels = 2) => {
+    try {
+      const { ascii, unicode, labels } = parseDomainName(input, { minLabels });
+      return { ascii, unicode, labels };
+    } catch (error) {
+      return { refused: (error as Error).message };
+    }
+  };
+
+  it.each([
+    'Example.COM',
+    'a.b.c.example.com',
+    'x-y--z.com',
+    'ab--cd.com',
+    'xn--bcher-kva.de',
+    'XN--BCHER-KVA.DE',
+    'xn--zz.com',
+    'a.xn--p1ai',
+    '123.com',
+    'example.123',
+    '-a.com',
+    'a-.com',
+    'a..com',
+    '.a.com',
+    `${'a'.repeat(63)}.com`,
+    `${'a'.repeat(64)}.com`,
+    `${'a.'.repeat(125)}com`,
+    `${'a.'.repeat(126)}com`,
+    'example.com.',
+  ])('answers %s as UTS-46 does', (input) => {
+    const expected = uts46(input);
+    const answer = answerOf(input);
+    if (expected === null) expect(answer).toHaveProperty('refused');
+    else if (!('refused' in answer)) expect(answer).toMatchObject(expected);
+  });
+
+  it('asks UTS-46 nothing for a plain name, and asks it for any other', () => {
+    jest.mocked(toASCII).mockClear();
+    expect(parseDomainName('Never-Seen-Before-1.com').ascii).toBe('never-seen-before-1.com');
+    expect(toASCII).not.toHaveBeenCalled();
+    expect(parseDomainName('never-seen-bücher.de').ascii).toBe('xn--never-seen-bcher-uzb.de');
+    expect(toASCII).toHaveBeenCalled();
+  });
+
+  it('answers random ASCII names exactly as the full path does', () => {
+    // The same input behind a character UTS-46 maps to nothing is not plain ASCII: its answer
+    // comes from the full path, and must be the answer for the input.
+    const alphabet = 'abcXYZ019-.';
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (let i = 0; i < 3000; i++) {
+      const input = Array.from({ length: 1 + random(20) }, () => alphabet[random(alphabet.length)]).join('');
+      const full = answerOf(`\u00ad${input}`);
+      const fast = answerOf(input);
+      if ('refused' in full) expect(fast).toHaveProperty('refused');
+      else expect(fast).toEqual(full);
+    }
   });
 });
