@@ -263,8 +263,9 @@ class ManualCommitTransactions implements Transactions {
     options: PoolOptions,
     poolMax = 10,
   ) {
-    // Two statements in one round trip: a transaction's last statement and its COMMIT (`run`).
-    // Only units of work run here, and their statements are built by knex with bindings.
+    // Several statements in one round trip: a transaction's last statement and its COMMIT (`run`),
+    // a ledger's move and its entry (knex-ledger-repository.ts). Only units of work run here, and
+    // their statements are built by knex with bindings.
     this.pool = createPool({ ...options, connectionLimit: poolMax, multipleStatements: true });
   }
 
@@ -281,7 +282,7 @@ class ManualCommitTransactions implements Transactions {
       if (ended === undefined && endsTransaction(error)) ended = error;
     };
     // Sent through knex too, so that knex's query events and logs show the transaction's end.
-    const db = onConnection(this.knex, connection, failed);
+    const db = onConnection(this.knex, connection, failed, { multipleStatements: true });
     let reusable = true;
     try {
       if (!this.manualCommit.has(connection)) {
