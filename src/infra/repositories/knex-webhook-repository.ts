@@ -203,15 +203,24 @@ export class KnexWebhookRepository implements WebhookRepository {
     excludeEndpoints: readonly string[];
   }): Promise<string[]> {
     const now = options.now.getTime();
+    // The endpoints claimed for are named by id, read first, not by a subquery: MariaDB runs
+    // `endpoint_id IN (SELECT …)` as a join that reads, sorts and (FOR UPDATE) locks every due
+    // delivery before its LIMIT, so each claim cost the whole backlog and held all of it from
+    // other processes until it committed. With ids it walks the (status, next_attempt_at) index
+    // and stops at the LIMIT.
+    const excluded = new Set(options.excludeEndpoints);
+    const endpoints = (await this.db('webhook_endpoints').where({ status: 'enabled' }).select('id'))
+      .map((r: { id: string }) => r.id)
+      .filter((id) => !excluded.has(id));
+    if (endpoints.length === 0) return [];
     const query = this.db<DeliveryRow>('webhook_deliveries')
       .where({ status: 'pending' })
       .where('next_attempt_at', '<=', now)
       .where((q) => q.whereNull('claim_until').orWhere('claim_until', '<', now))
+      .whereIn('endpoint_id', endpoints)
       .orderBy('next_attempt_at')
       .limit(options.limit)
       .select('id');
-    if (options.excludeEndpoints.length > 0) query.whereNotIn('endpoint_id', [...options.excludeEndpoints]);
-    query.whereIn('endpoint_id', (q) => q.select('id').from('webhook_endpoints').where({ status: 'enabled' }));
     // MariaDB ≥ 10.6: a row another process is claiming is skipped, never sent twice nor waited for.
     if (databaseKind(this.db) === 'mysql') query.forUpdate().skipLocked();
     const ids = (await query).map((r: { id: string }) => r.id);
