@@ -56,23 +56,9 @@ export interface DirectWrites {
   writeRepeated(sql: string, bindings: readonly unknown[]): Promise<void>;
 }
 
-/**
- * A transaction's last statement, built but not sent: a write whose answer nobody reads (the
- * outbox's INSERT, ADR 15). Built by knex like any other (a query builder or raw statement).
- */
-export interface LastStatement extends PromiseLike<unknown> {
-  toSQL(): { toNative(): { sql: string; bindings: readonly unknown[] } };
-}
-
-/**
- * One transaction around `work`: committed when it returns, rolled back when it throws.
- * `last`, asked once `work` has returned, may give the transaction's last statement: it is sent
- * with the `COMMIT` where the connection can take both in one round trip (MySQL/MariaDB's
- * transaction pool, ADR 14), else run just before it. Either way a failure of it rolls the whole
- * transaction back, as a failure inside `work` does.
- */
+/** One transaction around `work`: committed when it returns, rolled back when it throws. */
 export interface Transactions {
-  run<T>(work: (db: Db) => Promise<T>, last?: (db: Db) => LastStatement | undefined): Promise<T>;
+  run<T>(work: (db: Db) => Promise<T>): Promise<T>;
 }
 
 export interface PoolsOptions {
@@ -125,7 +111,7 @@ export function knexPools(db: Knex): DatabasePools {
       write: (sql, bindings) => knexWrite(db, sql, bindings),
       writeRepeated: (sql, bindings) => knexWrite(db, sql, bindings),
     },
-    transactions: { run: (work, last) => knexTransaction(db, work, last) },
+    transactions: { run: (work) => knexTransaction(db, work) },
     own: { reads: false, transactions: false },
     close: async () => undefined,
   });
@@ -143,11 +129,7 @@ async function knexWrite(db: Knex, sql: string, bindings: readonly unknown[]): P
  * work (a host's ledger too) is given the knex transaction itself, behind a proxy that only
  * refuses those statements.
  */
-function knexTransaction<T>(
-  db: Knex,
-  work: (trx: Db) => Promise<T>,
-  last?: (trx: Db) => LastStatement | undefined,
-): Promise<T> {
+function knexTransaction<T>(db: Knex, work: (trx: Db) => Promise<T>): Promise<T> {
   return db.transaction(async (trx) => {
     let ended: unknown;
     trx.on('query-error', (error: unknown) => {
@@ -171,11 +153,6 @@ function knexTransaction<T>(
     });
     const result = await work(guarded);
     refuseAfterEnd();
-    const statement = last?.(guarded);
-    if (statement !== undefined) {
-      await statement;
-      refuseAfterEnd();
-    }
     return result;
   });
 }
@@ -263,13 +240,10 @@ class ManualCommitTransactions implements Transactions {
     options: PoolOptions,
     poolMax = 10,
   ) {
-    // Several statements in one round trip: a transaction's last statement and its COMMIT (`run`),
-    // a ledger's move and its entry (knex-ledger-repository.ts). Only units of work run here, and
-    // their statements are built by knex with bindings.
-    this.pool = createPool({ ...options, connectionLimit: poolMax, multipleStatements: true });
+    this.pool = createPool({ ...options, connectionLimit: poolMax });
   }
 
-  async run<T>(work: (db: Db) => Promise<T>, last?: (db: Db) => LastStatement | undefined): Promise<T> {
+  async run<T>(work: (db: Db) => Promise<T>): Promise<T> {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
     );
@@ -282,7 +256,7 @@ class ManualCommitTransactions implements Transactions {
       if (ended === undefined && endsTransaction(error)) ended = error;
     };
     // Sent through knex too, so that knex's query events and logs show the transaction's end.
-    const db = onConnection(this.knex, connection, failed, { multipleStatements: true });
+    const db = onConnection(this.knex, connection, failed);
     let reusable = true;
     try {
       if (!this.manualCommit.has(connection)) {
@@ -292,11 +266,7 @@ class ManualCommitTransactions implements Transactions {
       }
       const result = await work(db);
       if (ended !== undefined) throw ended;
-      const statement = last?.(db)?.toSQL().toNative();
-      // The server runs the two in turn and stops at the first that fails: a failed last
-      // statement is never followed by the COMMIT, and is rolled back below.
-      if (statement === undefined) await db.raw('COMMIT');
-      else await db.raw(`${statement.sql};\nCOMMIT`, statement.bindings as Knex.RawBinding[]);
+      await db.raw('COMMIT');
       return result;
     } catch (error) {
       // A connection that cannot roll back may still hold the transaction: it is closed, not pooled.

@@ -68,8 +68,7 @@ export class KnexUnitOfWork implements UnitOfWork {
    * victim when concurrent orders race for one name) wrote nothing, so it is run again; so is,
    * once, one whose connection died before its COMMIT was sent (killed, a server or Galera node
    * restarted): the database rolled it back, and the pool gives the next attempt a fresh connection.
-   * A connection lost during the round trip of the COMMIT (which carries the outbox's INSERT)
-   * leaves the outcome unknown: never run again.
+   * A connection lost during the COMMIT itself leaves the outcome unknown: never run again.
    * `work` must only touch the repositories it is given.
    */
   async run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
@@ -78,15 +77,16 @@ export class KnexUnitOfWork implements UnitOfWork {
       // A transaction the database retried starts over with an empty outbox.
       const outbox = new RecordedEvents();
       let workDone = false;
-      const inTransaction = (db: Db): Promise<T> => work({ ...knexRepositories(db, this.ledger), outbox });
-      // ADR 15: the one statement publishing adds to a transaction, and only when it published;
-      // its last, so that it travels with the COMMIT.
-      const publishing = (db: Db) => {
+      const inTransaction = async (db: Db): Promise<T> => {
+        const repos = knexRepositories(db, this.ledger);
+        const result = await work({ ...repos, outbox });
+        // ADR 15: the one statement publishing adds to a transaction, and only when it published.
+        if (outbox.events.length > 0) await repos.events.insert(outbox.events);
         workDone = true;
-        return outbox.events.length > 0 ? new KnexEventRepository(db).insertStatement(outbox.events) : undefined;
+        return result;
       };
       try {
-        const result = await this.pools.transactions.run(inTransaction, publishing);
+        const result = await this.pools.transactions.run(inTransaction);
         if (outbox.events.length > 0) this.committed(outbox.events);
         return result;
       } catch (error) {
