@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Clock } from '../common/clock';
-import { ulid } from '../common/ids';
+import { orderedUlid } from '../common/ids';
 import { isSecretField } from '../common/secret-fields';
 
 /** Who made a change: a signed-in operator or reseller, a CLI command on the server, or the platform itself. */
@@ -82,7 +82,7 @@ export function currentActor(): Actor {
  */
 export function auditEntry(record: AuditRecord, at: Date, actor: Actor = currentActor()): AuditEntry {
   return {
-    id: ulid(),
+    id: orderedUlid(),
     at,
     actor,
     action: record.action,

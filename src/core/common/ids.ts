@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ulid as makeUlid } from 'ulid';
+import { ulid as makeUlid, monotonicFactory } from 'ulid';
 
 /** Ids are made by the application, not the database (MariaDB has no RETURNING through knex). */
 export interface IdGenerator {
@@ -27,3 +27,13 @@ function pooledRandom(): number {
 export function ulid(): string {
   return makeUlid(undefined, pooledRandom);
 }
+
+/**
+ * A new ULID greater than every one this process made before, also within one millisecond (the
+ * random part is incremented): for records read back in the order they were made, like the audit
+ * log's entries of one change (requested, then its outcome). Not for anything that must not be guessed.
+ */
+export const orderedUlid: () => string = (() => {
+  const next = monotonicFactory(pooledRandom);
+  return () => next();
+})();
