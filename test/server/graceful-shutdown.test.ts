@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import net from 'node:net';
 import { computeToken } from '../../src/core/auth/api-token';
-import { freePort, ROOT, send, waitFor } from '../support/server-process';
+import { canConnect, freePort, ROOT, send, waitFor } from '../support/server-process';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { createTestDatabase, type TestDatabase } from '../support/test-database';
 
@@ -93,17 +92,6 @@ async function freshDatabase(): Promise<TestDatabase> {
   const db = await createTestDatabase();
   databases.push(db);
   return db;
-}
-
-function connects(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -223,7 +211,7 @@ describe('the stand-alone server on SIGTERM', () => {
       await waitFor('the migrations', async () =>
         server.logLines().some((l) => l.msg === 'database migrated') ? true : undefined,
       );
-      for (let i = 0; !(await connects(server.port)); i++) {
+      for (let i = 0; !(await canConnect(server.port)); i++) {
         if (server.child.exitCode !== null) throw new Error('the server exited before listening');
         if (i > 60_000) throw new Error('gave up waiting for the port');
       }

@@ -93,7 +93,8 @@ export function cpuSecondsOf(pid: number | undefined): number {
   }
 }
 
-function canConnect(port: number): Promise<boolean> {
+/** Whether something accepts connections on the port on loopback now. */
+export function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect(port, '127.0.0.1');
     socket.once('connect', () => {
