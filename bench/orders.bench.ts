@@ -22,7 +22,9 @@
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
  * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL, BENCH_DRAIN_SECONDS (180: the
  * longest wait for a backlog to be delivered). BENCH_MODULE_ENTRY runs another server entry instead of
- * src/main.ts (an older checkout's, for before/after comparisons); BENCH_NO_WRITE=1 only prints.
+ * src/main.ts (an older checkout's, for before/after comparisons); BENCH_COMPARE_ENTRY runs one
+ * beside it, each module variant twice (this entry's and that one's), in the same alternating
+ * rounds; BENCH_NO_WRITE=1 only prints.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -81,7 +83,12 @@ async function webhookReceivers(count: number): Promise<{ urls: string[]; receiv
 interface ModuleVariant {
   readonly label: string;
   readonly endpoints: number;
+  /** The server's entry (src/main.ts, or another checkout's). */
+  readonly entry: string;
 }
+
+const MODULE_ENTRY = process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts';
+const COMPARE_ENTRY = process.env.BENCH_COMPARE_ENTRY;
 
 interface ModuleResult {
   readonly variant: ModuleVariant;
@@ -137,11 +144,17 @@ async function seededDatabase(
 
 /** The module servers of a run: with the endpoints asked for and, beside it, without any (what they cost). */
 function moduleVariants(): ModuleVariant[] {
-  if (WEBHOOK_ENDPOINTS === 0) return [{ label: 'module, no webhook endpoints', endpoints: 0 }];
-  return [
-    { label: `module, ${WEBHOOK_ENDPOINTS} webhook endpoints`, endpoints: WEBHOOK_ENDPOINTS },
-    { label: 'module, no webhook endpoints', endpoints: 0 },
-  ];
+  const kinds =
+    WEBHOOK_ENDPOINTS === 0
+      ? [{ label: 'module, no webhook endpoints', endpoints: 0 }]
+      : [
+          { label: `module, ${WEBHOOK_ENDPOINTS} webhook endpoints`, endpoints: WEBHOOK_ENDPOINTS },
+          { label: 'module, no webhook endpoints', endpoints: 0 },
+        ];
+  return kinds.flatMap((kind) => [
+    { ...kind, entry: MODULE_ENTRY },
+    ...(COMPARE_ENTRY ? [{ ...kind, label: `${kind.label}, ${COMPARE_ENTRY}`, entry: COMPARE_ENTRY }] : []),
+  ]);
 }
 
 async function benchEngine(engine: Engine): Promise<EngineResult> {
@@ -165,8 +178,8 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       RECONCILE_INTERVAL_MS: '0',
       WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
     });
-    for (const seeded of forModules)
-      moduleServers.push(await startServer(process.env.BENCH_MODULE_ENTRY ?? 'src/main.ts', env(seeded.db.url)));
+    for (const [m, seeded] of forModules.entries())
+      moduleServers.push(await startServer(variants[m]!.entry, env(seeded.db.url)));
     bareServer = await startServer('bench/servers/bare-orders-server.ts', env(forBare.db.url));
 
     let serial = 0;
@@ -393,7 +406,7 @@ async function main(): Promise<void> {
       m.variant.endpoints === 0
         ? ''
         : `${m.deliveriesPerOrder.toFixed(1)} (${m.deliveredDuringRounds.toFixed(1)} during the rounds)${m.undrained > 0 ? `; ${m.undrained} left undelivered` : ''}`,
-      m.variant.endpoints === WEBHOOK_ENDPOINTS
+      m.variant.endpoints === WEBHOOK_ENDPOINTS && m.variant.entry === MODULE_ENTRY
         ? verdict(m.load.perSecond / bare.perSecond, TARGET)
         : ratio(m.load.perSecond / bare.perSecond),
       ratio(bare.cpuMicros / m.cpuWithDeliveriesMicros),

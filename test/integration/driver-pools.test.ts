@@ -5,6 +5,7 @@ import type { Knex } from 'knex';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { type DatabasePools, type HotReads, knexHotReads, knexPools, openPools } from '../../src/infra/db/driver-pools';
 import { databaseAnswers } from '../../src/infra/db/readiness';
+import { isUniqueViolation } from '../../src/infra/db/errors';
 import type { LedgerFactory } from '../../src/core/credit/ledger';
 import { migrateLatest } from '../../src/infra/db/migrate';
 import { KnexUnitOfWork, knexLedger } from '../../src/infra/repositories/knex-unit-of-work';
@@ -235,6 +236,24 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['suspended', 'suspended']);
   });
 
+  it("sends the outbox's INSERT, the transaction's last statement, in one round trip with its COMMIT", async () => {
+    const publish = () =>
+      uow.run(async (repos) => {
+        await repos.resellers.setStatus('r1', 'suspended');
+        repos.outbox.push({
+          name: 'credit.low',
+          event: { resellerId: 'r1', balance: 0, threshold: 100, at: new Date() },
+        });
+      });
+    await publish();
+    statements.length = 0;
+    await publish();
+    expect(statements).toHaveLength(2);
+    expect(statements[0]).toMatch(/^update `resellers`/);
+    expect(statements[1]).toMatch(/^insert into `outbox_events` .*;\s*COMMIT$/s);
+    expect(await db('outbox_events').count({ n: '*' })).toEqual([{ n: 2 }]);
+  });
+
   it('keeps its writes from everyone else until it commits, on every connection of its pool', async () => {
     // More at once than the pool's two connections: each of them, the new ones too, holds its writes back.
     const seenOutside: string[] = [];
@@ -355,6 +374,101 @@ describe(`the sign-in read of the reseller repository (${TEST_ENGINE})`, () => {
     } finally {
       await forHostLedger.close();
     }
+  });
+});
+
+/**
+ * A transaction's last statement (the outbox's INSERT): sent with the COMMIT on MySQL/MariaDB's
+ * transaction pool, run just before it on knex's transactions; a failure of it commits nothing.
+ */
+describe(`a transaction's last statement (${TEST_ENGINE})`, () => {
+  let database: TestDatabase;
+  let db: Knex;
+  let pools: DatabasePools;
+  const statusOf = async (id: string) => (await db('resellers').where({ id }).first('status'))?.status as string;
+
+  beforeEach(async () => {
+    database = await createTestDatabase();
+    const target = parseDatabaseUrl(database.url);
+    db = connectDatabase(target);
+    await migrateLatest(db);
+    pools = openPools(db, target, { poolMax: 1 });
+    await db('reseller_groups').insert({ id: 'g1', name: 'default' });
+    for (const id of ['r1', 'r2'])
+      await db('resellers').insert({
+        id,
+        email: `${id}@example.com`,
+        group_id: 'g1',
+        status: 'active',
+        sealed_api_key: 'sealed',
+        created_at: 0,
+      });
+  });
+  afterEach(async () => {
+    await pools.close();
+    await db.destroy();
+    await database.drop();
+  });
+
+  it('is committed with the work, after it', async () => {
+    const order: string[] = [];
+    const result = await pools.transactions.run(
+      async (trx) => {
+        await trx('resellers').where({ id: 'r1' }).update({ status: 'suspended' });
+        order.push('work');
+        return 'done';
+      },
+      (trx) => {
+        order.push('last');
+        return trx('resellers').where({ id: 'r2' }).update({ status: 'suspended' });
+      },
+    );
+    expect(result).toBe('done');
+    expect(order).toEqual(['work', 'last']);
+    expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['suspended', 'suspended']);
+  });
+
+  it('rolls the whole transaction back when it fails, and the connection serves the next one', async () => {
+    const failed = await pools.transactions
+      .run(
+        async (trx) => {
+          await trx('resellers').where({ id: 'r1' }).update({ status: 'suspended' });
+        },
+        // The group's primary key is taken: the statement fails, and nothing may be committed.
+        (trx) => trx('reseller_groups').insert({ id: 'g1', name: 'again' }),
+      )
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isUniqueViolation(failed)).toBe(true);
+    expect(await statusOf('r1')).toBe('active');
+    // The pool's one connection, after the failure: not left in a transaction, nor committing on its own.
+    await pools.transactions.run(async (trx) => {
+      await trx('resellers').where({ id: 'r2' }).update({ status: 'suspended' });
+      // Read on a connection of its own (knex's one SQLite connection is the transaction's).
+      expect(await pools.reads.first('SELECT status FROM resellers WHERE id = ?', ['r2'])).toEqual({
+        status: 'active',
+      });
+    });
+    expect([await statusOf('r1'), await statusOf('r2')]).toEqual(['active', 'suspended']);
+  });
+
+  it('is not asked for when the work throws', async () => {
+    let asked = false;
+    await expect(
+      pools.transactions.run(
+        async () => {
+          throw new Error('changed my mind');
+        },
+        (trx) => {
+          asked = true;
+          return trx('resellers').where({ id: 'r2' }).update({ status: 'suspended' });
+        },
+      ),
+    ).rejects.toThrow('changed my mind');
+    expect(asked).toBe(false);
+    expect(await statusOf('r2')).toBe('active');
   });
 });
 

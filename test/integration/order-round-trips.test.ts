@@ -2,6 +2,8 @@ import { ulid } from 'ulid';
 import type { OrderService } from '../../src/core/order/order-service';
 import type { EventName, EventPayloads } from '../../src/core/common/events';
 import { createLogger } from '../../src/infra/logging';
+import { OrderSettlement } from '../../src/core/order/order-settlement';
+import { TEST_ENGINE } from '../support/test-database';
 import { KnexLedgerRepository } from '../../src/infra/repositories/knex-ledger-repository';
 import {
   AFTER_LEASE_MS,
@@ -51,7 +53,8 @@ describe('an order in few round trips', () => {
 
   const domainOf = (name: string) => b.uow.read.domains.findByName(name);
   const orderFor = async (name: string) => (await b.orders.list({ domain: name }))[0];
-  const isCommit = (sql: string) => /^commit/i.test(sql.trim());
+  /** A COMMIT, alone or (MariaDB) after the transaction's last statement in the same round trip. */
+  const isCommit = (sql: string) => /(^|;\s*)commit;?$/i.test(sql.trim());
   /** Sent once on a connection the pool has just opened, before its first transaction (MariaDB). */
   const isConnectionSetUp = (sql: string) => /^set autocommit/i.test(sql.trim());
 
@@ -176,6 +179,35 @@ describe('an order in few round trips', () => {
       expect(await ledger.balance(r.id)).toBe(850);
     });
 
+    it('moves the balance and inserts the entry in one round trip where the connection takes both at once (MariaDB)', async () => {
+      const r = await b.newReseller(1_000);
+      const entry = {
+        id: ulid(),
+        resellerId: r.id,
+        amount: -300,
+        kind: 'adjustment' as const,
+        orderId: null,
+        note: null,
+        createdAt: new Date(),
+      };
+      statements = [];
+      await expect(b.uow.run((repos) => repos.ledger.postAndBalance!(entry))).resolves.toBe(700);
+      const ledgerStatements = statements.filter((sql) => /credit_/.test(sql));
+      if (TEST_ENGINE === 'mariadb')
+        expect(ledgerStatements).toEqual([
+          expect.stringMatching(/^update `credit_accounts`.*;\s*insert into `credit_entries`/s),
+        ]);
+      else expect(ledgerStatements).toHaveLength(2);
+      // Refused: the entry sent beside the move that matched no row is removed, in the same transaction.
+      await expect(
+        b.uow.run((repos) => repos.ledger.postAndBalance!({ ...entry, id: ulid(), amount: -701 })),
+      ).resolves.toBeNull();
+      expect(await b.knex('credit_entries').where({ reseller_id: r.id }).pluck('amount_minor')).toEqual(
+        expect.not.arrayContaining([-701]),
+      );
+      expect(await b.credit.verify(r.id)).toMatchObject({ consistent: true, sumOfEntries: 700 });
+    });
+
     it('is what operator adjustments report too', async () => {
       const r = await b.newReseller(1_000);
       await expect(b.credit.adjust(r.id, 500, 'top up')).resolves.toMatchObject({ balance: 1_500 });
@@ -196,6 +228,35 @@ describe('an order in few round trips', () => {
       await quiet.register(r, registration('phase3-quiet-rt.com'));
       // The same statements with no listener at all: nothing depends on who subscribes.
       expect(statements.filter((sql) => !isConnectionSetUp(sql))).toHaveLength(heard);
+    });
+
+    it('completes the order and moves its domain in one round trip where the connection takes both (MariaDB), and moves nothing when another party settled the order first', async () => {
+      const settlement = new OrderSettlement(b.uow, b.clock, createLogger('silent'), {
+        registrarTimeoutMs: 1_000,
+        reconcileAfterMs: 1_000,
+      });
+      const r = await b.newReseller(10_000);
+      for (const name of ['together-rt.com', 'raced-rt.com']) b.fake.script(name, 'timeout');
+      await orders.register(r, registration('together-rt.com'));
+      await orders.register(r, registration('raced-rt.com'));
+      const [together, raced] = [await orderFor('together-rt.com'), await orderFor('raced-rt.com')];
+      statements = [];
+      await expect(settlement.complete(together, '2027-11-21', 'done', { fromRegistrar: true })).resolves.toBe(
+        'completed',
+      );
+      const settling = statements.filter((sql) => /`orders`|`domains`/.test(sql));
+      if (TEST_ENGINE === 'mariadb')
+        expect(settling).toEqual([expect.stringMatching(/^update `orders`.*;\s*update `domains`/s)]);
+      else expect(settling).toHaveLength(2);
+      expect(await domainOf('together-rt.com')).toMatchObject({ status: 'Active', expiryDate: '2027-11-21' });
+      // Settled by someone else between our read of the order and our settlement.
+      await b.knex('orders').where({ id: raced.id }).update({ status: 'completed', open_domain: null });
+      published = [];
+      await expect(settlement.complete(raced, '2027-11-21', 'done', { fromRegistrar: true })).resolves.toBe(
+        'settled_already',
+      );
+      expect(await domainOf('raced-rt.com')).toMatchObject({ status: 'Pending Registration', expiryDate: null });
+      expect(published).toEqual([]);
     });
 
     it('changes nothing when the order was settled already', async () => {

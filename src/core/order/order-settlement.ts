@@ -70,7 +70,7 @@ export const MAX_RECONCILE_BACKOFF_MS = 6 * 3_600_000;
  * Every move is one transaction of the same statements on every engine: a conditional update of
  * the order from `pending` (so whoever settles first wins and the others change nothing), its
  * domain, the refund's ledger entry and the Idempotency-Key's answer. Events are recorded in the
- * same transaction's outbox.
+ * same transaction's outbox. (On MariaDB some travel two to a round trip: ADR 14.)
  */
 export class OrderSettlement {
   constructor(
@@ -109,17 +109,24 @@ export class OrderSettlement {
   ): Promise<SettleResult> {
     const at = this.clock.now();
     return this.runAndPublish(async (repos, outbox) => {
-      if (!(await repos.orders.settle(order.id, 'completed', { expiryDate, note, at }))) return 'settled_already';
+      const settlement = { id: order.id, to: 'completed' as const, change: { expiryDate, note, at } };
+      const domain = {
+        id: order.domainId,
+        from: order.action === 'renew' ? RENEWABLE_STATUSES : [PENDING_STATUS_OF[order.action]],
+        change: { status: 'Active' as const, expiryDate, at, ...(fromRegistrar && { syncedAt: at }) },
+        ...(order.action === 'renew' && { resellerId: order.resellerId }),
+      };
+      // Both in one round trip where the connection allows; the domain's move is then undone
+      // with the rest of the transaction when the order was settled already.
+      const together = await repos.orders.settleWithDomain?.(settlement, domain);
+      if (together && !together.settled) throw new SettledAlready();
+      if (!together && !(await repos.orders.settle(settlement.id, settlement.to, settlement.change)))
+        return 'settled_already';
+      const moved =
+        together?.domainMoved ??
+        (await repos.domains.transitionForOrder(domain.id, domain.from, domain.change, domain.resellerId));
       // The operator's decision is audited with the settlement it made, in its transaction.
       if (audit) await repos.audit.append(auditEntry(audit, at));
-      const from =
-        order.action === 'renew' ? RENEWABLE_STATUSES : [PENDING_STATUS_OF[order.action as 'register' | 'transfer']];
-      const moved = await repos.domains.transitionForOrder(
-        order.domainId,
-        from,
-        { status: 'Active', expiryDate, at, ...(fromRegistrar && { syncedAt: at }) },
-        order.action === 'renew' ? order.resellerId : undefined,
-      );
       if (!moved)
         this.logger.warn(
           { orderId: order.id, domain: order.domain },
@@ -142,6 +149,9 @@ export class OrderSettlement {
         statusChanged(outbox, order, order.resellerId, before, 'Active', at);
       }
       return 'completed';
+    }).catch((error: unknown) => {
+      if (error instanceof SettledAlready) return 'settled_already' as const;
+      throw error;
     });
   }
 
@@ -347,6 +357,9 @@ export class OrderSettlement {
     return runAndPublish(this.uow, work);
   }
 }
+
+/** Raised inside a completion's transaction when the order was settled first by another party: nothing is written. */
+class SettledAlready extends Error {}
 
 /** Raised inside a refund's transaction when the domain is no longer as the order left it: nothing is written. */
 class DomainChanged extends Error {}

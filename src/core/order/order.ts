@@ -1,5 +1,5 @@
 import type { OrderAction } from '../catalogue/catalogue';
-import type { DomainStatus } from '../domain/domain';
+import type { DomainOrderChange, DomainStatus } from '../domain/domain';
 import type { Minor } from '../common/money';
 
 /**
@@ -104,6 +104,20 @@ export interface OrderRepository {
     to: Exclude<OrderStatus, 'pending'>,
     change: { expiryDate?: string | null; note: string; at: Date },
   ): Promise<boolean>;
+  /**
+   * `settle` and its domain's `DomainRepository.transitionForOrder` sent together, in one round
+   * trip where the connection takes both at once; undefined, sending nothing, where it does not
+   * (the caller then makes the two calls). Both statements run: when the order was settled
+   * already, the domain may have moved all the same, and the caller rolls the transaction back.
+   */
+  settleWithDomain?(
+    settlement: {
+      id: string;
+      to: Exclude<OrderStatus, 'pending'>;
+      change: { expiryDate?: string | null; note: string; at: Date };
+    },
+    domain: { id: string; from: readonly DomainStatus[]; change: DomainOrderChange; resellerId?: string },
+  ): Promise<{ settled: boolean; domainMoved: boolean } | undefined>;
   /**
    * Records what was learnt about a still-pending order without settling it: counts a
    * reconciliation attempt, and with `leaseUntil` sets when it is next looked at (the backoff).

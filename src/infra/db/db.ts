@@ -16,6 +16,12 @@ export interface Db {
   <TRecord extends {} = any, TResult = any[]>(table: string): Knex.QueryBuilder<TRecord, TResult>;
   readonly raw: Knex.RawBuilder;
   readonly client: Knex['client'];
+  /**
+   * Whether one raw query may carry several statements separated by `;` (answered as a list of
+   * results, one per statement, the server stopping at the first that fails): true only on a
+   * connection of MySQL/MariaDB's transaction pool (src/infra/db/driver-pools.ts, ADR 14).
+   */
+  readonly multipleStatements?: boolean;
 }
 
 /**
@@ -26,7 +32,12 @@ export interface Db {
  * bench/RESULTS.md), and its pool queue. `failed` hears every statement that fails, even one
  * whose error the caller catches.
  */
-export function onConnection(knex: Knex, connection: unknown, failed?: (error: unknown) => void): Db {
+export function onConnection(
+  knex: Knex,
+  connection: unknown,
+  failed?: (error: unknown) => void,
+  options: { readonly multipleStatements?: boolean } = {},
+): Db {
   const table = (name: string) => {
     const query = knex(name).connection(connection);
     return failed ? query.on('query-error', failed) : query;
@@ -35,5 +46,9 @@ export function onConnection(knex: Knex, connection: unknown, failed?: (error: u
     const query = (bindings === undefined ? knex.raw(sql) : knex.raw(sql, bindings)).connection(connection);
     return failed ? query.on('query-error', failed) : query;
   };
-  return Object.assign(table, { raw: raw as Knex.RawBuilder, client: knex.client }) as Db;
+  return Object.assign(table, {
+    raw: raw as Knex.RawBuilder,
+    client: knex.client,
+    ...(options.multipleStatements && { multipleStatements: true }),
+  }) as Db;
 }

@@ -56,9 +56,23 @@ export interface DirectWrites {
   writeRepeated(sql: string, bindings: readonly unknown[]): Promise<void>;
 }
 
-/** One transaction around `work`: committed when it returns, rolled back when it throws. */
+/**
+ * A transaction's last statement, built but not sent: a write whose answer nobody reads (the
+ * outbox's INSERT, ADR 15). Built by knex like any other (a query builder or raw statement).
+ */
+export interface LastStatement extends PromiseLike<unknown> {
+  toSQL(): { toNative(): { sql: string; bindings: readonly unknown[] } };
+}
+
+/**
+ * One transaction around `work`: committed when it returns, rolled back when it throws.
+ * `last`, asked once `work` has returned, may give the transaction's last statement: it is sent
+ * with the `COMMIT` where the connection can take both in one round trip (MySQL/MariaDB's
+ * transaction pool, ADR 14), else run just before it. Either way a failure of it rolls the whole
+ * transaction back, as a failure inside `work` does.
+ */
 export interface Transactions {
-  run<T>(work: (db: Db) => Promise<T>): Promise<T>;
+  run<T>(work: (db: Db) => Promise<T>, last?: (db: Db) => LastStatement | undefined): Promise<T>;
 }
 
 export interface PoolsOptions {
@@ -111,7 +125,7 @@ export function knexPools(db: Knex): DatabasePools {
       write: (sql, bindings) => knexWrite(db, sql, bindings),
       writeRepeated: (sql, bindings) => knexWrite(db, sql, bindings),
     },
-    transactions: { run: (work) => knexTransaction(db, work) },
+    transactions: { run: (work, last) => knexTransaction(db, work, last) },
     own: { reads: false, transactions: false },
     close: async () => undefined,
   });
@@ -129,7 +143,11 @@ async function knexWrite(db: Knex, sql: string, bindings: readonly unknown[]): P
  * work (a host's ledger too) is given the knex transaction itself, behind a proxy that only
  * refuses those statements.
  */
-function knexTransaction<T>(db: Knex, work: (trx: Db) => Promise<T>): Promise<T> {
+function knexTransaction<T>(
+  db: Knex,
+  work: (trx: Db) => Promise<T>,
+  last?: (trx: Db) => LastStatement | undefined,
+): Promise<T> {
   return db.transaction(async (trx) => {
     let ended: unknown;
     trx.on('query-error', (error: unknown) => {
@@ -153,6 +171,11 @@ function knexTransaction<T>(db: Knex, work: (trx: Db) => Promise<T>): Promise<T>
     });
     const result = await work(guarded);
     refuseAfterEnd();
+    const statement = last?.(guarded);
+    if (statement !== undefined) {
+      await statement;
+      refuseAfterEnd();
+    }
     return result;
   });
 }
@@ -240,10 +263,13 @@ class ManualCommitTransactions implements Transactions {
     options: PoolOptions,
     poolMax = 10,
   ) {
-    this.pool = createPool({ ...options, connectionLimit: poolMax });
+    // Several statements in one round trip: a transaction's last statement and its COMMIT (`run`),
+    // a ledger's move and its entry (knex-ledger-repository.ts). Only units of work run here, and
+    // their statements are built by knex with bindings.
+    this.pool = createPool({ ...options, connectionLimit: poolMax, multipleStatements: true });
   }
 
-  async run<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  async run<T>(work: (db: Db) => Promise<T>, last?: (db: Db) => LastStatement | undefined): Promise<T> {
     const connection = await new Promise<PoolConnection>((resolve, reject) =>
       this.pool.getConnection((error, taken) => (error ? reject(error) : resolve(taken))),
     );
@@ -256,7 +282,7 @@ class ManualCommitTransactions implements Transactions {
       if (ended === undefined && endsTransaction(error)) ended = error;
     };
     // Sent through knex too, so that knex's query events and logs show the transaction's end.
-    const db = onConnection(this.knex, connection, failed);
+    const db = onConnection(this.knex, connection, failed, { multipleStatements: true });
     let reusable = true;
     try {
       if (!this.manualCommit.has(connection)) {
@@ -266,7 +292,11 @@ class ManualCommitTransactions implements Transactions {
       }
       const result = await work(db);
       if (ended !== undefined) throw ended;
-      await db.raw('COMMIT');
+      const statement = last?.(db)?.toSQL().toNative();
+      // The server runs the two in turn and stops at the first that fails: a failed last
+      // statement is never followed by the COMMIT, and is rolled back below.
+      if (statement === undefined) await db.raw('COMMIT');
+      else await db.raw(`${statement.sql};\nCOMMIT`, statement.bindings as Knex.RawBinding[]);
       return result;
     } catch (error) {
       // A connection that cannot roll back may still hold the transaction: it is closed, not pooled.

@@ -199,20 +199,7 @@ export class KnexDomainRepository implements DomainRepository {
     change: DomainOrderChange,
     resellerId?: string,
   ): Promise<boolean> {
-    const query = this.db('domains')
-      .where({ id })
-      .whereIn('status', [...from]);
-    if (resellerId !== undefined) query.andWhere({ reseller_id: resellerId });
-    const moved = await query.update({
-      status: change.status,
-      ...(change.resellerId !== undefined && { reseller_id: change.resellerId }),
-      ...(change.registrar !== undefined && { registrar: change.registrar }),
-      ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
-      ...(change.syncedAt !== undefined && { synced_at: change.syncedAt.getTime() }),
-      ...(change.premiumCosts !== undefined && { premium_costs: premiumCostsColumn(change.premiumCosts) }),
-      updated_at: change.at.getTime(),
-    });
-    return moved === 1;
+    return (await transitionForOrderQuery(this.db, id, from, change, resellerId)) === 1;
   }
 
   async moveHeld(
@@ -374,4 +361,27 @@ function newDomainRow(d: NewDomain) {
     created_at: d.createdAt.getTime(),
     updated_at: d.createdAt.getTime(),
   };
+}
+
+/** `transitionForOrder`'s one conditional update, built and not sent (the order repository sends it with the order's settlement). */
+export function transitionForOrderQuery(
+  db: Db,
+  id: string,
+  from: readonly DomainStatus[],
+  change: DomainOrderChange,
+  resellerId?: string,
+): Knex.QueryBuilder<object, number> {
+  const query = db('domains')
+    .where({ id })
+    .whereIn('status', [...from]);
+  if (resellerId !== undefined) query.andWhere({ reseller_id: resellerId });
+  return query.update({
+    status: change.status,
+    ...(change.resellerId !== undefined && { reseller_id: change.resellerId }),
+    ...(change.registrar !== undefined && { registrar: change.registrar }),
+    ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
+    ...(change.syncedAt !== undefined && { synced_at: change.syncedAt.getTime() }),
+    ...(change.premiumCosts !== undefined && { premium_costs: premiumCostsColumn(change.premiumCosts) }),
+    updated_at: change.at.getTime(),
+  });
 }

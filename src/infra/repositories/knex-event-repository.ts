@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { AnyPlatformEvent } from '../../core/common/events';
 import type { EventRepository } from '../../core/events/outbox';
 import { databaseKind } from '../db/database-kind';
@@ -27,7 +28,12 @@ export class KnexEventRepository implements EventRepository {
   constructor(private readonly db: Db) {}
 
   async insert(events: readonly AnyPlatformEvent[]): Promise<void> {
-    await this.db('outbox_events').insert(
+    await this.insertStatement(events);
+  }
+
+  /** The events' INSERT, built and not sent: a unit of work sends it as its last statement, with its COMMIT. */
+  insertStatement(events: readonly AnyPlatformEvent[]): Knex.QueryBuilder {
+    return this.db('outbox_events').insert(
       events.map((e) => ({
         id: e.id,
         type: e.type,

@@ -30,27 +30,56 @@ export class KnexLedgerRepository implements LedgerRepository {
   }
 
   async postAndBalance(entry: LedgerEntry): Promise<Minor | null> {
+    const returns = await insertReturns(this.db);
+    if (returns && this.db.multipleStatements) return this.postAndBalanceTogether(entry);
     if (!(await this.move(entry))) return null;
-    if (!(await insertReturns(this.db))) {
+    if (!returns) {
       await this.db('credit_entries').insert(entryRow(entry));
       return this.balance(entry.resellerId);
     }
     // The entry's insert answers the balance the update above left (this transaction's own write): one round trip, not two.
-    const insert = this.db('credit_entries').insert(entryRow(entry)).toSQL().toNative();
-    const result = await this.db.raw(
-      `${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``,
-      [...insert.bindings, entry.resellerId],
-    );
+    const insert = this.insertAnsweringBalance(entry);
+    const result = await this.db.raw(insert.sql, insert.bindings);
     return Number(rawRows<{ balance: number | string }>(this.db, result)[0]!.balance);
+  }
+
+  /**
+   * The move and the entry's insert (answering the balance) in one round trip, on a connection
+   * that takes several statements at once. The server runs both, so when the move matched no row
+   * (the balance cannot take the debit) the entry just inserted is removed again, in the same
+   * transaction, before anyone can see it: nothing is written, as with the move alone.
+   */
+  private async postAndBalanceTogether(entry: LedgerEntry): Promise<Minor | null> {
+    const move = this.moveQuery(entry).toSQL().toNative();
+    const insert = this.insertAnsweringBalance(entry);
+    const [[moved, rows]] = (await this.db.raw(`${move.sql};\n${insert.sql}`, [
+      ...(move.bindings as Knex.RawBinding[]),
+      ...insert.bindings,
+    ])) as [[{ affectedRows: number }, Array<{ balance: number | string }>]];
+    if (moved.affectedRows === 1) return Number(rows[0]!.balance);
+    await this.db('credit_entries').where({ id: entry.id }).delete();
+    return null;
+  }
+
+  /** The entry's insert answering the balance the move left (this transaction's own write): `INSERT … RETURNING`. */
+  private insertAnsweringBalance(entry: LedgerEntry): { sql: string; bindings: Knex.RawBinding[] } {
+    const insert = this.db('credit_entries').insert(entryRow(entry)).toSQL().toNative();
+    return {
+      sql: `${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``,
+      bindings: [...(insert.bindings as Knex.RawBinding[]), entry.resellerId],
+    };
   }
 
   /** One conditional update moves the balance; a debit that would go below zero matches no row. */
   private async move(entry: LedgerEntry): Promise<boolean> {
-    const moved = await this.db('credit_accounts')
+    return (await this.moveQuery(entry)) === 1;
+  }
+
+  private moveQuery(entry: LedgerEntry): Knex.QueryBuilder<object, number> {
+    return this.db('credit_accounts')
       .where({ reseller_id: entry.resellerId })
       .andWhere('balance_minor', '>=', -entry.amount)
       .update({ balance_minor: this.db.raw('balance_minor + ?', [entry.amount]) });
-    return moved === 1;
   }
 
   async balance(resellerId: string): Promise<Minor> {

@@ -1,5 +1,8 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/db';
+import { transitionForOrderQuery } from './knex-domain-repository';
 import type { OrderAction } from '../../core/catalogue/catalogue';
+import type { DomainOrderChange, DomainStatus } from '../../core/domain/domain';
 import type {
   Order,
   OrderListFilter,
@@ -145,7 +148,35 @@ export class KnexOrderRepository implements OrderRepository {
     to: Exclude<OrderStatus, 'pending'>,
     change: { expiryDate?: string | null; note: string; at: Date },
   ): Promise<boolean> {
-    const moved = await this.db('orders')
+    return (await this.settleQuery(id, to, change)) === 1;
+  }
+
+  async settleWithDomain(
+    settlement: {
+      id: string;
+      to: Exclude<OrderStatus, 'pending'>;
+      change: { expiryDate?: string | null; note: string; at: Date };
+    },
+    domain: { id: string; from: readonly DomainStatus[]; change: DomainOrderChange; resellerId?: string },
+  ): Promise<{ settled: boolean; domainMoved: boolean } | undefined> {
+    if (!this.db.multipleStatements) return undefined;
+    const settle = this.settleQuery(settlement.id, settlement.to, settlement.change).toSQL().toNative();
+    const move = transitionForOrderQuery(this.db, domain.id, domain.from, domain.change, domain.resellerId)
+      .toSQL()
+      .toNative();
+    const [[settled, moved]] = (await this.db.raw(`${settle.sql};\n${move.sql}`, [
+      ...(settle.bindings as Knex.RawBinding[]),
+      ...(move.bindings as Knex.RawBinding[]),
+    ])) as [[{ affectedRows: number }, { affectedRows: number }]];
+    return { settled: settled.affectedRows === 1, domainMoved: moved.affectedRows === 1 };
+  }
+
+  private settleQuery(
+    id: string,
+    to: Exclude<OrderStatus, 'pending'>,
+    change: { expiryDate?: string | null; note: string; at: Date },
+  ): Knex.QueryBuilder<object, number> {
+    return this.db('orders')
       .where({ id, status: 'pending' })
       .update({
         status: to,
@@ -157,7 +188,6 @@ export class KnexOrderRepository implements OrderRepository {
         settled_at: change.at.getTime(),
         updated_at: change.at.getTime(),
       });
-    return moved === 1;
   }
 
   async notePending(

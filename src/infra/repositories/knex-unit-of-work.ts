@@ -68,7 +68,8 @@ export class KnexUnitOfWork implements UnitOfWork {
    * victim when concurrent orders race for one name) wrote nothing, so it is run again; so is,
    * once, one whose connection died before its COMMIT was sent (killed, a server or Galera node
    * restarted): the database rolled it back, and the pool gives the next attempt a fresh connection.
-   * A connection lost during the COMMIT itself leaves the outcome unknown: never run again.
+   * A connection lost during the round trip of the COMMIT (which carries the outbox's INSERT)
+   * leaves the outcome unknown: never run again.
    * `work` must only touch the repositories it is given.
    */
   async run<T>(work: (repos: TransactionScope) => Promise<T>): Promise<T> {
@@ -77,16 +78,15 @@ export class KnexUnitOfWork implements UnitOfWork {
       // A transaction the database retried starts over with an empty outbox.
       const outbox = new RecordedEvents();
       let workDone = false;
-      const inTransaction = async (db: Db): Promise<T> => {
-        const repos = knexRepositories(db, this.ledger);
-        const result = await work({ ...repos, outbox });
-        // ADR 15: the one statement publishing adds to a transaction, and only when it published.
-        if (outbox.events.length > 0) await repos.events.insert(outbox.events);
+      const inTransaction = (db: Db): Promise<T> => work({ ...knexRepositories(db, this.ledger), outbox });
+      // ADR 15: the one statement publishing adds to a transaction, and only when it published;
+      // its last, so that it travels with the COMMIT.
+      const publishing = (db: Db) => {
         workDone = true;
-        return result;
+        return outbox.events.length > 0 ? new KnexEventRepository(db).insertStatement(outbox.events) : undefined;
       };
       try {
-        const result = await this.pools.transactions.run(inTransaction);
+        const result = await this.pools.transactions.run(inTransaction, publishing);
         if (outbox.events.length > 0) this.committed(outbox.events);
         return result;
       } catch (error) {
