@@ -87,10 +87,8 @@ describe('a debit on MariaDB whose question about the server fails', () => {
       throw galeraAbort();
     };
     await expect(debit()).rejects.toMatchObject({ errno: 1213 });
-    expect(sent.map((sql) => sql.split(' ').slice(0, 3).join(' '))).toEqual([
-      'update `credit_accounts` set',
-      'select version() as',
-    ]);
+    // The question comes before the move (which may then travel with the entry's insert): nothing follows its failure.
+    expect(sent.map((sql) => sql.split(' ').slice(0, 3).join(' '))).toEqual(['select version() as']);
   });
 
   it('asks again next time, and answers the balance from the insert once MariaDB says it can', async () => {
