@@ -72,16 +72,17 @@ export function createWebArea<Principal, Access extends string>(
     return memo.get(token) as T;
   };
   const url = (p: string) => `${mount}${p.startsWith('/') ? p : `/${p}`}`;
-  /** The layout's values: the nav and who is signed in from the area's rules (none when nobody is, or could not be read). */
-  const layoutValues = (csrf: string, principal?: Principal, session?: WebSession) => ({
+  /** The layout's values every page of the area shares. */
+  const areaValues = {
     ...VIEW_HELPERS,
     title: options.title,
     area,
-    csrf,
     url,
     htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
-    ...rules.layout(principal, session),
-  });
+  };
+  /** The layout's values: the nav and who is signed in from the area's rules (none when nobody is, or could not be read). */
+  const layoutValues = (csrf: string, principal?: Principal, session?: WebSession): Record<string, unknown> =>
+    Object.assign({ csrf }, areaValues, rules.layout(principal, session));
   /** The error page, in the layout unless htmx asked for a fragment. */
   const errorPageIn = (
     layout: Record<string, unknown>,
@@ -103,9 +104,21 @@ export function createWebArea<Principal, Access extends string>(
       ? { session: `__Host-${area}`, pre: `__Host-${area}-pre`, path: '/' }
       : { session: `${area}_session`, pre: `${area}_pre`, path: mount || '/' };
 
-  const router = new Router({ prefix: mount });
+  // One router per first segment of the pages' paths ("/domains/:name" → "domains"), so that a
+  // request is matched against the few pages that share its first segment, not against every page
+  // of the area. Pages whose first segment is itself a parameter would match any: then one router.
+  const segmentOf = (p: string) => p.split('/', 2)[1]!.toLowerCase();
+  const groups = new Map<string, Array<Page<Principal, Access>>>();
+  const oneRouter = options.pages.some((page) => /[:*(]/.test(segmentOf(page.path)));
   for (const page of options.pages) {
-    router[page.method](page.path, (ctx) => servePageOrTrouble(ctx as Koa.Context, page));
+    const key = oneRouter ? '' : segmentOf(page.path);
+    groups.set(key, [...(groups.get(key) ?? []), page]);
+  }
+  const routers = new Map<string, Koa.Middleware>();
+  for (const [key, pages] of groups) {
+    const router = new Router({ prefix: mount });
+    for (const page of pages) router[page.method](page.path, (ctx) => servePageOrTrouble(ctx as Koa.Context, page));
+    routers.set(key, compose([router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]));
   }
 
   /**
@@ -208,12 +221,13 @@ export function createWebArea<Principal, Access extends string>(
       data: Record<string, unknown> = {},
       o: { status?: number; fragment?: string; headers?: Readonly<Record<string, string>> } = {},
     ): PageResult => {
-      const values = { ...layoutOf(), ...data };
+      const values = Object.assign(layoutOf(), data);
       const status = o.status ?? 200;
       if (isFragment && o.fragment)
         return { kind: 'html', status, body: templates.render(`${area}/${o.fragment}`, values), headers: o.headers };
-      const body = templates.render(`${area}/${template}`, values);
-      return { kind: 'html', status, body: templates.render('layout', { ...values, body }), headers: o.headers };
+      // The page's template first, then the layout around it with the same values.
+      values.body = templates.render(`${area}/${template}`, values);
+      return { kind: 'html', status, body: templates.render('layout', values), headers: o.headers };
     };
     const errorPage = (status: number, message: string, headers?: Readonly<Record<string, string>>): PageResult =>
       errorPageIn(layoutOf(), isFragment, { status, message, requestId }, headers);
@@ -312,10 +326,6 @@ export function createWebArea<Principal, Access extends string>(
     }
   }
 
-  const routes = router.routes() as Koa.Middleware;
-  const methods = router.allowedMethods() as Koa.Middleware;
-  const handle = compose([routes, methods]);
-
   return async (ctx, next) => {
     if (
       !(ctx.path === mount || ctx.path.startsWith(`${mount}/`)) ||
@@ -332,7 +342,8 @@ export function createWebArea<Principal, Access extends string>(
       return;
     }
     ctx.set('Cache-Control', 'no-store');
-    await handle(ctx, async () => undefined);
+    const handle = routers.get(oneRouter ? '' : segmentOf(ctx.path.slice(mount.length)));
+    if (handle) await handle(ctx, async () => undefined);
     if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
       const status = ctx.status;
       const message = status === 404 ? 'There is no such page.' : 'This page does not take that method.';
@@ -377,8 +388,9 @@ function send(ctx: Koa.Context, result: PageResult): void {
     return;
   }
   ctx.status = result.status;
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-  ctx.type = 'text/html; charset=utf-8';
+  if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
+  // The header itself: ctx.type would look the type up among every MIME type on each page.
+  ctx.set('Content-Type', 'text/html; charset=utf-8');
   ctx.body = result.body;
 }
 
