@@ -12,11 +12,18 @@
  * dashboard (a bounded number, whatever the size of the business), and the query for a TLD with
  * no domains (an index seek, not a walk).
  *
- * The page is timed from its request sent to its whole body read, by node:http's client over one
- * kept-alive connection. The server runs in this process, so whatever the client spends is
- * counted as the page's time: node:http's client is the lightest one Node ships, where fetch
- * (undici: WHATWG streams, headers and abort signals per request) spent a sizeable share of a
- * page's CPU on itself, a cost of the measuring side that no browser would put on the server.
+ * The page is timed from its request sent to its whole body read, over one kept-alive connection.
+ * The server runs in this process, so whatever the client spends is counted as the page's time, a
+ * cost of the measuring side that no browser puts on the server. The page's own row uses a bare
+ * socket client (the request's bytes made once: a browser's navigation, its usual headers and the
+ * session cookie; the answer read as bytes up to its Content-Length and searched for the table,
+ * never decoded). Beside it, alternating in the same rounds, the same page through node:http's
+ * client, which earlier runs used: its request and response objects, header parsing and UTF-8
+ * decoding in this process cost about as much as a quarter of the page. (fetch, before that, cost
+ * more still: WHATWG streams, headers and abort signals per request.)
+ *
+ * The session is one this process has served before (as every page after a sign-in is), so the
+ * list's read starts beside the session read (Page.early, web-app.ts).
  *
  * BENCH_ENGINES=sqlite,mariadb (default both); BENCH_ROUNDS (200). BENCH_PROFILE_DIR: after the timed
  * rounds, a CPU profile (Chrome's .cpuprofile) of BENCH_PROFILE_ROUNDS (500) more rounds of page and
@@ -36,7 +43,7 @@ import { KnexConsoleViews } from '../src/infra/repositories/knex-console-views';
 import { createResellerModule } from '../src/module';
 import { type Engine, enginesFromEnv, freshDatabase } from './support/databases';
 import { writeSection } from './support/results';
-import { median, ms, positiveInt, ratio, table } from './support/stats';
+import { machine, median, ms, positiveInt, ratio, table } from './support/stats';
 
 const DOMAINS = positiveInt('BENCH_DOMAINS', 100_000);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 200);
@@ -384,7 +391,7 @@ async function main(): Promise<void> {
   const base = await baseFactory();
   for (const engine of enginesFromEnv()) rows.push(...(await run(engine, base)));
   const markdown = [
-    `The console's domain list over ${DOMAINS.toLocaleString('en')} domains (${RESELLERS} resellers), filtered by status, registrar and TLD, one page of 50, over HTTP with a session (node:http's client, one kept-alive connection); against its keyset query alone, in-process; medians of ${ROUNDS} alternating rounds. Target: the page in at most 2x the query. "Server's own time": from the request reaching Koa to the response handed to the socket, without the HTTP client's work and the loopback's. CPU: this process's CPU time per page (client and server, both in this process) and per query, a measure the machine's load hardly moves. Statements are counted by knex for one request, session reads included, on a module given the benchmark's knex instance as a host gives its own (so that every statement, the hot-path reads too, goes through knex): a domain-list page, and the dashboard (the same number whatever the size of the business); the page's list statement is checked to be the query measured alone, text and values.${base ? ' "(base)": the same page served by BENCH_BASE_MODULE, alternating with the others in the same rounds.' : ''} "No match": the list's query for a TLD with no domains (median of 20).`,
+    `The console's domain list over ${DOMAINS.toLocaleString('en')} domains (${RESELLERS} resellers), filtered by status, registrar and TLD, one page of 50, over HTTP with a session (one kept-alive connection: a bare socket client sending a browser's navigation request and reading the answer's bytes; "(node:http client)": the same page through node:http's client, as earlier runs measured it), against its keyset query alone, in-process; medians of ${ROUNDS} alternating rounds. The client runs in the server's process, so its own work counts as the page's time. Target: the page in at most 2x the query. "Server's own time": from the request reaching Koa to the response handed to the socket, without the HTTP client's work and the loopback's. CPU: this process's CPU time per page (client and server, both in this process) and per query, a measure the machine's load hardly moves. Statements are counted by knex for one request, session reads included, on a module given the benchmark's knex instance as a host gives its own (so that every statement, the hot-path reads too, goes through knex): a domain-list page, and the dashboard (the same number whatever the size of the business); the page's list statement is checked to be the query measured alone, text and values.${base ? ' "(base)": the same page served by BENCH_BASE_MODULE, alternating with the others in the same rounds.' : ''} "No match": the list's query for a TLD with no domains (median of 20). ${machine()}.`,
     '',
     table(
       [

@@ -327,14 +327,16 @@ export function createWebArea<Principal, Access extends string>(
   }
 
   return async (ctx, next) => {
+    const requested = ctx.path;
     if (
-      !(ctx.path === mount || ctx.path.startsWith(`${mount}/`)) ||
-      (mount === '' && !ownedAtRoot(ctx.path, options.pages))
+      !(requested === mount || requested.startsWith(`${mount}/`)) ||
+      (mount === '' && !ownedAtRoot(requested, options.pages))
     )
       return next();
     setSecurityHeaders(ctx);
-    if (ctx.path === mount && mount !== '') return ctx.redirect(`${mount}/`);
-    const file = ctx.method === 'GET' || ctx.method === 'HEAD' ? files.get(ctx.path.slice(mount.length)) : undefined;
+    if (requested === mount && mount !== '') return ctx.redirect(`${mount}/`);
+    const inArea = requested.slice(mount.length);
+    const file = ctx.method === 'GET' || ctx.method === 'HEAD' ? files.get(inArea) : undefined;
     if (file) {
       ctx.type = file.type;
       ctx.set('Cache-Control', 'public, max-age=3600');
@@ -342,7 +344,7 @@ export function createWebArea<Principal, Access extends string>(
       return;
     }
     ctx.set('Cache-Control', 'no-store');
-    const handle = routers.get(oneRouter ? '' : segmentOf(ctx.path.slice(mount.length)));
+    const handle = routers.get(oneRouter ? '' : segmentOf(inArea));
     if (handle) await handle(ctx, async () => undefined);
     if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
       const status = ctx.status;
