@@ -48,6 +48,7 @@ import * as addExpiryDateIndexToDomains from './20261129030300_add_expiry_date_i
 import * as dropStatusIndexFromDomains from './20261129030400_drop_status_index_from_domains';
 import * as dropStatusSyncedAtIndexFromDomains from './20261129030500_drop_status_synced_at_index_from_domains';
 import * as makeIdempotencyKeysCaseSensitive from './20261130040000_make_idempotency_keys_case_sensitive';
+import * as pointCreditEntriesAtTheirAccount from './20261201000000_point_credit_entries_at_their_account';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -108,4 +109,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129030400_drop_status_index_from_domains', dropStatusIndexFromDomains],
   ['20261129030500_drop_status_synced_at_index_from_domains', dropStatusSyncedAtIndexFromDomains],
   ['20261130040000_make_idempotency_keys_case_sensitive', makeIdempotencyKeysCaseSensitive],
+  ['20261201000000_point_credit_entries_at_their_account', pointCreditEntriesAtTheirAccount],
 ];

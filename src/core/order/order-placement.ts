@@ -146,8 +146,7 @@ export class OrderPlacement {
       const now = this.clock.now();
       const orderId = ulid();
       if (key !== undefined) {
-        await repos.idempotency.deleteExpired(reseller.id, key, now);
-        const taken = !(await repos.idempotency.insert({
+        const record: IdempotencyRecord = {
           resellerId: reseller.id,
           key,
           fingerprint: fingerprint!,
@@ -156,31 +155,19 @@ export class OrderPlacement {
           answer: null,
           createdAt: now,
           expiresAt: new Date(now.getTime() + this.settings.idempotencyTtlMs),
-        }));
+        };
+        // Inserted first: a new key (the common case) costs one statement, and two requests with
+        // one key do not both delete-then-insert into the same gap (a deadlock on MariaDB). Only a
+        // key found taken is looked at again: an expired one is removed and the key used anew.
+        const taken =
+          !(await repos.idempotency.insert(record)) &&
+          !((await repos.idempotency.deleteExpired(reseller.id, key, now)) && (await repos.idempotency.insert(record)));
         if (taken) throw new KeyTaken();
       }
       const { domainId, prior } =
         plan.action === 'renew'
           ? await this.claimForRenewal(repos, reseller, plan)
           : await this.claimNewDomain(repos, reseller, plan, now, outbox);
-      const debit = {
-        id: ulid(),
-        resellerId: reseller.id,
-        amount: -plan.price,
-        kind: 'order_debit' as const,
-        orderId,
-        note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`,
-        createdAt: now,
-      };
-      const balanceAfter = await postWithBalance(repos.ledger, debit);
-      if (balanceAfter === null) {
-        const balance = await repos.ledger.balance(reseller.id);
-        throw new DomainError(
-          'insufficient_credit',
-          `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`,
-        );
-      }
-      outbox.push({ name: 'credit.changed', event: creditChanged(debit, balanceAfter) });
       const order: Order = {
         id: orderId,
         resellerId: reseller.id,
@@ -205,7 +192,27 @@ export class OrderPlacement {
         updatedAt: now,
         settledAt: null,
       };
+      // The order row before the money: its insert checks the reseller (a shared lock on MariaDB), and
+      // every transaction takes a reseller before its balance, never after (docs/architecture.md#lock-order).
       if (!(await repos.orders.insert(order))) throw inProgress(plan.domain.unicode);
+      const debit = {
+        id: ulid(),
+        resellerId: reseller.id,
+        amount: -plan.price,
+        kind: 'order_debit' as const,
+        orderId,
+        note: `${plan.action} ${plan.domain.ascii} for ${plan.period} year(s)`,
+        createdAt: now,
+      };
+      const balanceAfter = await postWithBalance(repos.ledger, debit);
+      if (balanceAfter === null) {
+        const balance = await repos.ledger.balance(reseller.id);
+        throw new DomainError(
+          'insufficient_credit',
+          `Insufficient credit: the ${NOUN[plan.action]} of ${plan.domain.unicode} costs ${formatAmount(plan.price)} and the balance is ${formatAmount(balance)}`,
+        );
+      }
+      outbox.push({ name: 'credit.changed', event: creditChanged(debit, balanceAfter) });
       outbox.push({
         name: 'order.placed',
         event: {

@@ -143,8 +143,8 @@ export interface IdempotencyRepository {
   find(resellerId: string, key: string): Promise<IdempotencyRecord | undefined>;
   /** Returns false, writing nothing, when the key is taken (by a live record). */
   insert(record: IdempotencyRecord): Promise<boolean>;
-  /** Deletes the record only if it expired before `now`, so an old key can be used again. */
-  deleteExpired(resellerId: string, key: string, now: Date): Promise<void>;
+  /** Deletes the record only if it expired before `now`, so an old key can be used again; answers whether it did. */
+  deleteExpired(resellerId: string, key: string, now: Date): Promise<boolean>;
   /** in_flight → done with the first answer; a record already done keeps its answer. */
   finishForOrder(orderId: string, answer: IdempotentAnswer): Promise<void>;
   /** Removes records that expired before `now`; returns how many. */

@@ -61,7 +61,7 @@ export interface ResellerRepository {
    * Brings the reseller's low flag to the side of its threshold the balance is on **now** (not the
    * balance an event carried: events of one reseller may be dispatched out of order across
    * processes). Answers the balance and threshold only for the call that found it fallen below
-   * (conditional updates: two processes settling the same fall publish one `credit.low`). Inside a
+   * (under the reseller row's lock: two processes settling the same fall publish one `credit.low`). Inside a
    * transaction.
    */
   settleCreditLow(id: string): Promise<{ balance: Minor; threshold: Minor } | undefined>;

@@ -54,11 +54,12 @@ export class KnexIdempotencyRepository implements IdempotencyRepository {
     );
   }
 
-  async deleteExpired(resellerId: string, key: string, now: Date): Promise<void> {
-    await this.db('idempotency_keys')
+  async deleteExpired(resellerId: string, key: string, now: Date): Promise<boolean> {
+    const deleted = await this.db('idempotency_keys')
       .where({ reseller_id: resellerId, idem_key: key })
       .andWhere('expires_at', '<', now.getTime())
       .delete();
+    return deleted > 0;
   }
 
   async finishForOrder(orderId: string, answer: IdempotentAnswer): Promise<void> {

@@ -173,29 +173,27 @@ export class KnexResellerRepository implements ResellerRepository {
   }
 
   async settleCreditLow(id: string): Promise<{ balance: number; threshold: number } | undefined> {
-    // The balance now, not as an event said it was: shared-locked until commit on MariaDB, so no
-    // debit moves it meanwhile (SQLite has one writer at a time already).
-    const query = this.db('credit_accounts').where({ reseller_id: id });
-    if (databaseKind(this.db) === 'mysql') query.forShare();
-    const account = await query.first<{ balance_minor: number | string } | undefined>('balance_minor');
-    if (!account) return undefined;
-    const balance = Number(account.balance_minor);
-    // Conditional updates: of two processes settling the same fall, one changes the row.
-    const fell = await this.db('resellers')
-      .where({ id, is_credit_low: false })
-      .where('low_credit_threshold_minor', '>', balance)
-      .update({ is_credit_low: true });
-    if (fell === 0) {
-      await this.db('resellers')
-        .where({ id, is_credit_low: true })
-        .where((q) => q.whereNull('low_credit_threshold_minor').orWhere('low_credit_threshold_minor', '<=', balance))
-        .update({ is_credit_low: false });
-      return undefined;
-    }
-    const row = await this.db('resellers')
-      .where({ id })
-      .first<{ low_credit_threshold_minor: number | string }>('low_credit_threshold_minor');
-    return { balance, threshold: Number(row!.low_credit_threshold_minor) };
+    // The reseller row first, then its balance: the order every transaction takes them in
+    // (docs/architecture.md#lock-order). Locked until commit on MariaDB, the flag cannot be
+    // settled twice, and the balance, shared-locked, is the one now: no debit moves it meanwhile
+    // (SQLite has one writer at a time already).
+    const mysql = databaseKind(this.db) === 'mysql';
+    const reseller = this.db('resellers').where({ id });
+    if (mysql) reseller.forUpdate();
+    const alert = await reseller.first<
+      { low_credit_threshold_minor: number | string | null; is_credit_low: number | boolean } | undefined
+    >('low_credit_threshold_minor', 'is_credit_low');
+    if (!alert) return undefined;
+    const account = this.db('credit_accounts').where({ reseller_id: id });
+    if (mysql) account.forShare();
+    const row = await account.first<{ balance_minor: number | string } | undefined>('balance_minor');
+    if (!row) return undefined;
+    const balance = Number(row.balance_minor);
+    const threshold = alert.low_credit_threshold_minor === null ? null : Number(alert.low_credit_threshold_minor);
+    const isLow = threshold !== null && balance < threshold;
+    if (isLow === Boolean(alert.is_credit_low)) return undefined;
+    await this.db('resellers').where({ id }).update({ is_credit_low: isLow });
+    return isLow ? { balance, threshold: threshold! } : undefined;
   }
 
   /** The list, with the reseller row locked until the transaction ends (MariaDB), so concurrent edits cannot lose one. */

@@ -168,9 +168,9 @@ export class MemoryIdempotencyRepository implements IdempotencyRepository {
     return true;
   }
 
-  async deleteExpired(resellerId: string, k: string, now: Date): Promise<void> {
+  async deleteExpired(resellerId: string, k: string, now: Date): Promise<boolean> {
     const row = this.rows.get(key(resellerId, k));
-    if (row && row.expiresAt.getTime() < now.getTime()) this.rows.delete(key(resellerId, k));
+    return row !== undefined && row.expiresAt.getTime() < now.getTime() && this.rows.delete(key(resellerId, k));
   }
 
   async finishForOrder(orderId: string, answer: IdempotentAnswer): Promise<void> {
