@@ -12,25 +12,38 @@
  * dashboard (a bounded number, whatever the size of the business), and the query for a TLD with
  * no domains (an index seek, not a walk).
  *
- * The page is timed from its request sent to its whole body read, by node:http's client over one
- * kept-alive connection. The server runs in this process, so whatever the client spends is
- * counted as the page's time: node:http's client is the lightest one Node ships, where fetch
- * (undici: WHATWG streams, headers and abort signals per request) spent a sizeable share of a
- * page's CPU on itself, a cost of the measuring side that no browser would put on the server.
+ * The page is timed from its request sent to its whole body read, over one kept-alive connection.
+ * The server runs in this process, so whatever the client spends is counted as the page's time, a
+ * cost of the measuring side that no browser puts on the server. The page's own row uses a bare
+ * socket client (the request's bytes made once: a browser's navigation, its usual headers and the
+ * session cookie; the answer read as bytes up to its Content-Length and searched for the table,
+ * never decoded). Beside it, alternating in the same rounds, the same page through node:http's
+ * client, which earlier runs used: its request and response objects, header parsing and UTF-8
+ * decoding in this process cost about as much as a quarter of the page. (fetch, before that, cost
+ * more still: WHATWG streams, headers and abort signals per request.)
  *
- * BENCH_ENGINES=sqlite,mariadb (default both); BENCH_ROUNDS (200). BENCH_BASE_MODULE: another
+ * The session is one this process has served before (as every page after a sign-in is), so the
+ * list's read starts beside the session read (Page.early, web-app.ts).
+ *
+ * BENCH_ENGINES=sqlite,mariadb (default both); BENCH_ROUNDS (200). BENCH_PROFILE_DIR: after the timed
+ * rounds, a CPU profile (Chrome's .cpuprofile) of BENCH_PROFILE_ROUNDS (500) more rounds of page and
+ * query per engine, with `<engine>.spans.json` giving each one's span on the profile's clock, so
+ * that a sample can be assigned to the page or the query it fell in. BENCH_BASE_MODULE: another
  * checkout's src/module.ts (for before/after comparisons): its console is served too, on the same
  * database and session, and its page joins the alternation as a row of its own.
  */
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Session } from 'node:inspector/promises';
+import path from 'node:path';
+import net, { type AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { ulid } from '../src/core/common/ids';
 import { KnexConsoleViews } from '../src/infra/repositories/knex-console-views';
 import { createResellerModule } from '../src/module';
 import { type Engine, enginesFromEnv, freshDatabase } from './support/databases';
 import { writeSection } from './support/results';
-import { median, ms, positiveInt, ratio, table } from './support/stats';
+import { machine, median, ms, positiveInt, ratio, table } from './support/stats';
 
 const DOMAINS = positiveInt('BENCH_DOMAINS', 100_000);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 200);
@@ -74,19 +87,84 @@ async function serveConsole(module: Awaited<ReturnType<ModuleFactory>>, cookie: 
         })
         .on('error', reject);
     });
+  const raw = await rawClient(port, cookie);
   return {
     get,
-    /** One page; returns the server's own time for it. */
+    /** One page through node:http's client; returns the server's own time for it. */
     async page(): Promise<number> {
       const { status, body } = await get(PAGE_PATH);
       if (status !== 200 || !body.includes('id="domains"')) throw new Error(`the page answered ${status}`);
       return served;
     },
+    /** One page through the bare socket client; returns the server's own time for it. */
+    async pageRaw(): Promise<number> {
+      const { status, body } = await raw();
+      if (status !== 200 || !body.includes(DOMAINS_TABLE)) throw new Error(`the page answered ${status}`);
+      return served;
+    },
     async close() {
       agent.destroy();
+      raw.close();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+const DOMAINS_TABLE = Buffer.from('id="domains"');
+
+/**
+ * The lightest client of the page: one kept-alive socket, the request's bytes made once (a
+ * browser's navigation: its usual headers and the session cookie), the answer read as bytes up
+ * to its Content-Length, never decoded. It runs in the server's process, so whatever it spends
+ * counts as the page's time.
+ */
+async function rawClient(port: number, cookie: string) {
+  const socket = net.connect(port, '127.0.0.1');
+  socket.setNoDelay(true);
+  await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const request = Buffer.from(
+    [
+      `GET ${PAGE_PATH} HTTP/1.1`,
+      `Host: 127.0.0.1:${port}`,
+      'Connection: keep-alive',
+      'Upgrade-Insecure-Requests: 1',
+      'User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      'Accept: text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8',
+      'Sec-Fetch-Site: same-origin',
+      'Sec-Fetch-Mode: navigate',
+      'Sec-Fetch-User: ?1',
+      'Sec-Fetch-Dest: document',
+      `Referer: http://127.0.0.1:${port}/admin/domains`,
+      'Accept-Encoding: gzip, deflate, br',
+      'Accept-Language: en-GB,en;q=0.9',
+      `Cookie: ${cookie}`,
+      '',
+      '',
+    ].join('\r\n'),
+  );
+  let waiting: { resolve: (r: { status: number; body: Buffer }) => void; reject: (e: Error) => void } | undefined;
+  let received: Buffer = Buffer.alloc(0);
+  socket.on('data', (chunk: Buffer) => {
+    received = received.length === 0 ? chunk : Buffer.concat([received, chunk]);
+    const headEnd = received.indexOf('\r\n\r\n');
+    if (headEnd < 0 || !waiting) return;
+    const head = received.subarray(0, headEnd).toString('latin1');
+    const length = /\r\ncontent-length: *(\d+)/i.exec(head);
+    if (!length) return waiting.reject(new Error(`an answer without Content-Length:\n${head}`));
+    const end = headEnd + 4 + Number(length[1]);
+    if (received.length < end) return;
+    const done = waiting;
+    waiting = undefined;
+    done.resolve({ status: Number(head.slice(9, 12)), body: received.subarray(headEnd + 4, end) });
+    received = received.subarray(end);
+  });
+  socket.on('error', (error) => waiting?.reject(error));
+  const get = () =>
+    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
+      waiting = { resolve, reject };
+      socket.write(request);
+    });
+  return Object.assign(get, { close: () => socket.destroy() });
 }
 
 /** The module factory of another checkout (BENCH_BASE_MODULE), or none. */
@@ -171,12 +249,19 @@ async function run(engine: Engine, base: ModuleFactory | undefined): Promise<str
       if (rows.length !== 51) throw new Error('the query found too few rows');
     };
     const contenders = [
-      { label: engine, run: served.page, times: [] as number[], serverTimes: [] as number[], cpu: 0 },
+      { label: engine, run: served.pageRaw, times: [] as number[], serverTimes: [] as number[], cpu: 0 },
+      {
+        label: `${engine} (node:http client)`,
+        run: served.page,
+        times: [] as number[],
+        serverTimes: [] as number[],
+        cpu: 0,
+      },
       ...(baseServed
         ? [
             {
               label: `${engine} (base)`,
-              run: baseServed.page,
+              run: baseServed.pageRaw,
               times: [] as number[],
               serverTimes: [] as number[],
               cpu: 0,
@@ -202,6 +287,23 @@ async function run(engine: Engine, base: ModuleFactory | undefined): Promise<str
         if (serverMs !== undefined) c.serverTimes.push(serverMs);
         c.cpu += cpuMs(cpu);
       }
+    }
+
+    const profileDir = process.env.BENCH_PROFILE_DIR;
+    if (profileDir) {
+      // Pages and queries alternating, as in the timed rounds, each one's span on the profile's
+      // clock (monotonic microseconds), so that every sample can be assigned to the one it fell in.
+      const spans: Array<[label: string, start: number, end: number]> = [];
+      const now = () => Number(process.hrtime.bigint() / 1000n);
+      await profile(path.join(profileDir, `${engine}.cpuprofile`), async () => {
+        for (let i = 0; i < positiveInt('BENCH_PROFILE_ROUNDS', 500); i++)
+          for (const c of [contenders[0]!, theQuery]) {
+            const start = now();
+            await c.run();
+            spans.push([c === theQuery ? 'query' : 'page', start, now()]);
+          }
+      });
+      writeFileSync(path.join(profileDir, `${engine}.spans.json`), JSON.stringify(spans));
     }
 
     // A filter that matches no domain (a TLD the business holds none of): found through the
@@ -267,12 +369,29 @@ async function run(engine: Engine, base: ModuleFactory | undefined): Promise<str
   }
 }
 
+/** A CPU profile of `work` (sampled every 100 µs), written to `file`. */
+async function profile(file: string, work: () => Promise<void>): Promise<void> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
+  await session.post('Profiler.start');
+  try {
+    await work();
+  } finally {
+    const { profile: taken } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(taken));
+    session.disconnect();
+  }
+  process.stderr.write(`profile written to ${file}\n`);
+}
+
 async function main(): Promise<void> {
   const rows: string[][] = [];
   const base = await baseFactory();
   for (const engine of enginesFromEnv()) rows.push(...(await run(engine, base)));
   const markdown = [
-    `The console's domain list over ${DOMAINS.toLocaleString('en')} domains (${RESELLERS} resellers), filtered by status, registrar and TLD, one page of 50, over HTTP with a session (node:http's client, one kept-alive connection); against its keyset query alone, in-process; medians of ${ROUNDS} alternating rounds. Target: the page in at most 2x the query. "Server's own time": from the request reaching Koa to the response handed to the socket, without the HTTP client's work and the loopback's. CPU: this process's CPU time per page (client and server, both in this process) and per query, a measure the machine's load hardly moves. Statements are counted by knex for one request, session reads included, on a module given the benchmark's knex instance as a host gives its own (so that every statement, the hot-path reads too, goes through knex): a domain-list page, and the dashboard (the same number whatever the size of the business); the page's list statement is checked to be the query measured alone, text and values.${base ? ' "(base)": the same page served by BENCH_BASE_MODULE, alternating with the others in the same rounds.' : ''} "No match": the list's query for a TLD with no domains (median of 20).`,
+    `The console's domain list over ${DOMAINS.toLocaleString('en')} domains (${RESELLERS} resellers), filtered by status, registrar and TLD, one page of 50, over HTTP with a session (one kept-alive connection: a bare socket client sending a browser's navigation request and reading the answer's bytes; "(node:http client)": the same page through node:http's client, as earlier runs measured it), against its keyset query alone, in-process; medians of ${ROUNDS} alternating rounds. The client runs in the server's process, so its own work counts as the page's time. Target: the page in at most 2x the query. "Server's own time": from the request reaching Koa to the response handed to the socket, without the HTTP client's work and the loopback's. CPU: this process's CPU time per page (client and server, both in this process) and per query, a measure the machine's load hardly moves. Statements are counted by knex for one request, session reads included, on a module given the benchmark's knex instance as a host gives its own (so that every statement, the hot-path reads too, goes through knex): a domain-list page, and the dashboard (the same number whatever the size of the business); the page's list statement is checked to be the query measured alone, text and values.${base ? ' "(base)": the same page served by BENCH_BASE_MODULE, alternating with the others in the same rounds.' : ''} "No match": the list's query for a TLD with no domains (median of 20). ${machine()}.`,
     '',
     table(
       [

@@ -18,11 +18,28 @@ export function createServerApp(module: ResellerModule, settings: Settings, isDr
     return next();
   });
   // The console first: the API answers every path it does not own with a 404 JSON.
-  if (settings.console)
-    app.use(module.console({ mountPath: settings.consolePath === '/' ? '' : settings.consolePath }));
-  if (settings.portal) app.use(module.portal({ mountPath: settings.portalPath === '/' ? '' : settings.portalPath }));
+  if (settings.console) {
+    const mountPath = settings.consolePath === '/' ? '' : settings.consolePath;
+    app.use(onlyUnder(mountPath, module.console({ mountPath })));
+  }
+  if (settings.portal) {
+    const mountPath = settings.portalPath === '/' ? '' : settings.portalPath;
+    app.use(onlyUnder(mountPath, module.portal({ mountPath })));
+  }
   app.use(module.middleware({ ownAllPaths: true }));
   return app;
+}
+
+/**
+ * A web area's middleware, reached only by the paths under its mount (it owns nothing else, and
+ * would pass them on itself): every other request, an API call, goes on to the next without
+ * entering it (no promise of its own on the way, for each area, on every API call). An area at
+ * the root decides for itself which paths are its own.
+ */
+function onlyUnder(mountPath: string, area: Koa.Middleware): Koa.Middleware {
+  if (mountPath === '') return area;
+  const below = `${mountPath}/`;
+  return (ctx, next) => (ctx.path === mountPath || ctx.path.startsWith(below) ? area(ctx, next) : next());
 }
 
 export interface RunningServer {

@@ -42,6 +42,29 @@ export interface HttpApiOptions {
 
 const NOT_OBSERVED: RequestObservation = { observe: () => undefined };
 
+/** The parameters of a request without a query string or body (shared: never written to). */
+const NO_PARAMS: WireParams = Object.freeze(Object.create(null) as WireParams);
+/** The path parameters of a route without any (the exact-path routes). */
+const NO_PATH_PARAMS: Record<string, string> = Object.freeze({});
+/** What `noInput` makes of any request: it keeps no field. */
+const NO_INPUT = Object.freeze({});
+
+/** What a handler is given; `header` is made only for a handler that reads it. */
+class RequestContext implements RouteContext<unknown> {
+  constructor(
+    readonly input: unknown,
+    readonly reseller: Reseller,
+    readonly requestId: string,
+    private readonly ctx: Koa.ParameterizedContext,
+    readonly resolve: <T>(token: Token<T>) => T,
+  ) {}
+
+  get header(): (name: string) => string | undefined {
+    const { ctx } = this;
+    return (name) => ctx.get(name) || undefined;
+  }
+}
+
 type Ctx = Koa.ParameterizedContext;
 
 /** Builds the Koa middleware that serves the route table. The only place HTTP meets the core. */
@@ -60,24 +83,23 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
   // Routes without path parameters are also found by one map lookup on the exact path, before the
   // router tries its patterns one by one and composes a chain for the request (bench/RESULTS.md);
   // anything else (parameters, HEAD, a trailing slash, other letter case) goes to the router.
-  const exact = new Map<string, Koa.Middleware>();
+  const exact = new Map<string, (ctx: Koa.Context) => Promise<void>>();
   const bases = [...new Set(['', (options.basePath ?? '').replace(/\/+$/, '')])];
   for (const base of bases) {
     for (const r of options.routes) {
-      const observe = observeRoute(r.method, r.path, observation, { operational: r.access === 'public' });
+      const observed = observeRoute(r.method, r.path, observation, { operational: r.access === 'public' });
       const handle = (ctx: Ctx) => serve(ctx, r);
-      router[r.method](`${base}${r.path}`, observe, handle);
-      if (!r.path.includes(':'))
-        exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, (ctx) =>
-          observe(ctx, () => handle(ctx as Ctx)),
-        );
+      // One function per route, made here: a request makes no closure to reach its handler.
+      const served = (ctx: Koa.Context) => observed(ctx as Ctx, handle);
+      router[r.method](`${base}${r.path}`, served);
+      if (!r.path.includes(':')) exact.set(`${r.method.toUpperCase()} ${prefix}${base}${r.path}`, served);
     }
   }
   const exactRoutes: Koa.Middleware = (ctx, next) => {
     const found = exact.get(`${ctx.method} ${ctx.path}`);
     if (!found) return next();
-    ctx.params = {};
-    return found(ctx, next);
+    ctx.params = NO_PATH_PARAMS;
+    return found(ctx);
   };
 
   async function serve(ctx: Ctx, r: Route): Promise<void> {
@@ -86,21 +108,16 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     try {
       const reseller = r.access === 'reseller' ? await authenticate(ctx) : (undefined as unknown as Reseller);
       if (reseller) call.resellerId = reseller.id;
-      const query = ctx.querystring ? parseForm(ctx.querystring) : Object.create(null);
+      const query = ctx.querystring ? parseForm(ctx.querystring) : NO_PARAMS;
       // A route that takes no parameters never reads a body: nothing is decoded for /healthz.
       const params = r.input !== noInput && hasBody(ctx) ? await withBody(ctx, query) : query;
       call.requestParams = params;
-      assertBodyRepeatsPath(ctx.params, params);
-      call.domain = domainNamed(ctx.params.domain ?? params.domain);
-      const input = validate(r.input, { ...params, ...ctx.params });
-      const context: RouteContext<unknown> = {
-        input,
-        reseller,
-        requestId,
-        header: (name) => ctx.get(name) || undefined,
-        resolve,
-      };
-      const body = await r.handler(context);
+      const pathParams = ctx.params;
+      if (pathParams !== NO_PATH_PARAMS) assertBodyRepeatsPath(pathParams, params);
+      call.domain = domainNamed(pathParams.domain ?? params.domain);
+      // `noInput` keeps no field of any request: its result is the same empty input for every call.
+      const input = r.input === noInput ? NO_INPUT : validate(r.input, { ...params, ...pathParams });
+      const body = await r.handler(new RequestContext(input, reseller, requestId, ctx, resolve));
       if (body instanceof HttpReply) {
         if (options.checkReplies && body.status === 200 && body.contentType === undefined) checkReply(r, body.body);
         return sendReply(ctx, body);
@@ -131,7 +148,7 @@ export function createHttpApi(options: HttpApiOptions): Koa.Middleware {
     }
     const text = await bodies.read(ctx.req, bodyEncoding(ctx.get('content-encoding')));
     const body = isForm ? parseForm(text) : parseJsonBody(text);
-    return Object.assign(query, body);
+    return Object.assign(Object.create(null) as WireParams, query, body);
   }
 
   function sendError(ctx: Ctx, error: unknown, requestId: string): void {

@@ -113,13 +113,17 @@ export interface LogContext {
 const context = new AsyncLocalStorage<LogContext>();
 
 /**
- * Runs `work` with `bindings` added to every log line it writes, through any logger of this
+ * Runs `work` (given `args`) with `bindings` added to every log line it writes, through any logger of this
  * module, until the promise it returns settles. Work left running after its context ended (a
  * detached promise) keeps the bindings; work started outside any context has none.
  */
-export function runWithLogContext<T>(bindings: LogContext, work: () => Promise<T>): Promise<T> {
+export function runWithLogContext<T, A extends unknown[] = []>(
+  bindings: LogContext,
+  work: (...args: A) => Promise<T>,
+  ...args: A
+): Promise<T> {
   try {
-    return context.run(bindings, work);
+    return context.run(bindings, work, ...args);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -20,18 +20,19 @@ export function requestObservation(parts: {
   const { logger, metrics, apiLog, settings, clock } = parts;
   return {
     begin: () => metrics.httpRequestStarted(),
-    runInContext: (reqId, work) => runWithLogContext({ reqId }, work),
+    runInContext: (reqId, work, ctx) => runWithLogContext({ reqId }, work, ctx),
     observe(call) {
       // Health checks and scrapes come every few seconds: their lines are debug unless they fail.
       (call.operational && call.status < 500 ? logger.debug : logger.info).call(
         logger,
+        // One shape for every line (a field left undefined is not written), not a spread of an optional one.
         {
           reqId: call.requestId || undefined,
           method: call.method,
           route: call.route,
           status: call.status,
           ms: Math.round(call.durationMs * 10) / 10,
-          ...(call.resellerId ? { reseller: call.resellerId } : {}),
+          reseller: call.resellerId || undefined,
         },
         'request',
       );

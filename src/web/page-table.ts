@@ -51,7 +51,15 @@ export interface PageContext<Principal> {
   csv(filename: string, rows: ReadonlyArray<ReadonlyArray<unknown>>): PageResult;
   /** Sign-in steps only: starts, advances or ends the session and sets or clears the cookie. */
   readonly signIn: SignInControl;
+  /**
+   * The page's early read (`Page.early`) when the area started it for this request, else
+   * undefined. Only `readingEarly` pages use it.
+   */
+  readonly early: Promise<unknown> | undefined;
 }
+
+/** What a page's early read may use: the request, never who sent it. */
+export type EarlyRequest = Pick<PageContext<unknown>, 'query' | 'params' | 'resolve'>;
 
 export interface SignInControl {
   start(
@@ -74,6 +82,34 @@ export interface Page<Principal, Access extends string> {
   readonly path: string;
   readonly access: Access;
   readonly handler: (ctx: PageContext<Principal>) => Promise<PageResult>;
+  /**
+   * Optional, GET pages only (made by `readingEarly`): the page's main read, which depends on the
+   * request alone. For a session this process has served before, the area starts it alongside the
+   * session read; the handler gets it only once the session is read and allowed the page, and no
+   * answer leaves before it has settled. Undefined when the request has no such read.
+   */
+  readonly early?: (request: EarlyRequest) => Promise<unknown> | undefined;
+}
+
+/**
+ * A GET page whose main read (`read`: reads only, from the request alone, never from who sent
+ * it) may start alongside the session read. The handler is given that read's promise (started
+ * early, or now), or undefined when `read` has none for this request.
+ */
+export function readingEarly<Principal, Access extends string, T>(page: {
+  readonly path: string;
+  readonly access: Access;
+  readonly read: (request: EarlyRequest) => Promise<T> | undefined;
+  readonly handler: (ctx: PageContext<Principal>, read: Promise<T> | undefined) => Promise<PageResult>;
+}): Page<Principal, Access> {
+  return {
+    method: 'get',
+    path: page.path,
+    access: page.access,
+    early: page.read,
+    // ctx.early is only ever this page's own `read` (web-app.ts starts nothing else).
+    handler: (ctx) => page.handler(ctx, (ctx.early as Promise<T> | undefined) ?? page.read(ctx)),
+  };
 }
 
 /** How an area decides who is signed in and what each access rule allows. */

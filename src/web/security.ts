@@ -18,8 +18,10 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Permissions-Policy': 'camera=(), microphone=(), geolocation=(), payment=()',
 };
 
+const SECURITY_HEADER_ENTRIES = Object.entries(SECURITY_HEADERS);
+
 export function setSecurityHeaders(ctx: Koa.Context): void {
-  for (const [name, value] of Object.entries(SECURITY_HEADERS)) ctx.set(name, value);
+  for (const [name, value] of SECURITY_HEADER_ENTRIES) ctx.set(name, value);
 }
 
 /**

@@ -68,6 +68,8 @@ export interface SessionLifetimes {
 
 /** last_seen_at is written at most this often, so that reading pages does not write on every request. */
 const TOUCH_EVERY_MS = 60_000;
+/** Signed-in sessions a process remembers having served (the oldest forgotten first). */
+const SERVED_REMEMBERED = 10_000;
 
 export interface SessionStart {
   readonly area: WebArea;
@@ -86,6 +88,12 @@ export interface SessionStart {
  * sign-in (a session id known before sign-in is never signed in: no fixation).
  */
 export class WebSessions {
+  /**
+   * Hashes of signed-in sessions this process found live at their last request, with their area:
+   * only a hint for starting a page's read early (web-app.ts), never a reason to serve anything.
+   */
+  private readonly served = new Map<string, WebArea>();
+
   constructor(
     private readonly repository: WebSessionRepository,
     private readonly clock: Clock,
@@ -121,17 +129,35 @@ export class WebSessions {
    */
   async resume(id: string | undefined, area: WebArea): Promise<SessionWithPrincipal | undefined> {
     if (!id || !/^[\w-]{43}$/.test(id)) return undefined;
-    const found = await this.repository.find(hashSessionId(id));
-    if (!found || found.session.area !== area) return undefined;
+    const idHash = hashSessionId(id);
+    const found = await this.repository.find(idHash);
+    if (!found || found.session.area !== area) {
+      this.served.delete(idHash);
+      return undefined;
+    }
     const { session } = found;
     const now = this.clock.now().getTime();
     if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= this.lifetimes.idleMs) {
+      this.served.delete(idHash);
       await this.repository.delete(session.idHash);
       return undefined;
     }
     if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS)
       await this.repository.touch(session.idHash, new Date(now));
+    if (session.stage === 'signed_in' && !this.served.has(idHash)) {
+      if (this.served.size >= SERVED_REMEMBERED) this.served.delete(this.served.keys().next().value!);
+      this.served.set(idHash, area);
+    }
     return found;
+  }
+
+  /**
+   * Whether this process served the cookie's session, signed in, at its last request (and has not
+   * ended it since). A hint only, never a check: the session may have been revoked, or its
+   * principal disabled, by another process since; `resume` is what decides.
+   */
+  servedBefore(id: string | undefined, area: WebArea): boolean {
+    return id !== undefined && /^[\w-]{43}$/.test(id) && this.served.get(hashSessionId(id)) === area;
   }
 
   /**
@@ -143,6 +169,7 @@ export class WebSessions {
     stage: SessionStage,
     data: Record<string, string> = {},
   ): Promise<{ id: string; session: WebSession }> {
+    this.served.delete(session.idHash);
     await this.repository.delete(session.idHash);
     return this.start(
       {
@@ -165,6 +192,7 @@ export class WebSessions {
 
   /** Ends one session (sign-out, or revoked from the console); true when it existed. */
   end(idHash: string): Promise<boolean> {
+    this.served.delete(idHash);
     return this.repository.delete(idHash);
   }
 

@@ -72,16 +72,17 @@ export function createWebArea<Principal, Access extends string>(
     return memo.get(token) as T;
   };
   const url = (p: string) => `${mount}${p.startsWith('/') ? p : `/${p}`}`;
-  /** The layout's values: the nav and who is signed in from the area's rules (none when nobody is, or could not be read). */
-  const layoutValues = (csrf: string, principal?: Principal, session?: WebSession) => ({
+  /** The layout's values every page of the area shares. */
+  const areaValues = {
     ...VIEW_HELPERS,
     title: options.title,
     area,
-    csrf,
     url,
     htmx: url(`/static/htmx-${HTMX_VERSION}.min.js`),
-    ...rules.layout(principal, session),
-  });
+  };
+  /** The layout's values: the nav and who is signed in from the area's rules (none when nobody is, or could not be read). */
+  const layoutValues = (csrf: string, principal?: Principal, session?: WebSession): Record<string, unknown> =>
+    Object.assign({ csrf }, areaValues, rules.layout(principal, session));
   /** The error page, in the layout unless htmx asked for a fragment. */
   const errorPageIn = (
     layout: Record<string, unknown>,
@@ -103,9 +104,21 @@ export function createWebArea<Principal, Access extends string>(
       ? { session: `__Host-${area}`, pre: `__Host-${area}-pre`, path: '/' }
       : { session: `${area}_session`, pre: `${area}_pre`, path: mount || '/' };
 
-  const router = new Router({ prefix: mount });
+  // One router per first segment of the pages' paths ("/domains/:name" → "domains"), so that a
+  // request is matched against the few pages that share its first segment, not against every page
+  // of the area. Pages whose first segment is itself a parameter would match any: then one router.
+  const segmentOf = (p: string) => p.split('/', 2)[1]!.toLowerCase();
+  const groups = new Map<string, Array<Page<Principal, Access>>>();
+  const oneRouter = options.pages.some((page) => /[:*(]/.test(segmentOf(page.path)));
   for (const page of options.pages) {
-    router[page.method](page.path, (ctx) => servePageOrTrouble(ctx as Koa.Context, page));
+    const key = oneRouter ? '' : segmentOf(page.path);
+    groups.set(key, [...(groups.get(key) ?? []), page]);
+  }
+  const routers = new Map<string, Koa.Middleware>();
+  for (const [key, pages] of groups) {
+    const router = new Router({ prefix: mount });
+    for (const page of pages) router[page.method](page.path, (ctx) => servePageOrTrouble(ctx as Koa.Context, page));
+    routers.set(key, compose([router.routes() as Koa.Middleware, router.allowedMethods() as Koa.Middleware]));
   }
 
   /**
@@ -135,6 +148,46 @@ export function createWebArea<Principal, Access extends string>(
 
   async function servePage(ctx: Koa.Context, page: Page<Principal, Access>, requestId: string): Promise<void> {
     const names = cookieNames(ctx.secure);
+    const cookie = ctx.cookies.get(names.session);
+    // A page's main read (Page.early), for a session this process served signed in at its last
+    // request, starts now beside the session read rather than after it: one round trip less. Its
+    // result reaches the handler only if the session read below lets the page be served, and no
+    // answer is sent before it has settled (the `finally` below). A session revoked meanwhile by
+    // another process costs the database that one read, its result never shown.
+    const query = fieldsOf(new URLSearchParams(ctx.querystring));
+    let early: Promise<unknown> | undefined;
+    if (page.early && ctx.method === 'GET' && sessions.servedBefore(cookie, area)) {
+      try {
+        early = page.early({ query, params: ctx.params ?? {}, resolve });
+      } catch (error) {
+        // Thrown to the handler, which meets it only once the session lets it run.
+        early = Promise.reject(error);
+      }
+    }
+    // Handled here too, so that a read whose result is dropped is no unhandled rejection.
+    const earlySettled = early?.then(
+      () => undefined,
+      () => undefined,
+    );
+    try {
+      await servePageAfterSession(ctx, page, { requestId, names, cookie, query, early });
+    } finally {
+      await earlySettled;
+    }
+  }
+
+  async function servePageAfterSession(
+    ctx: Koa.Context,
+    page: Page<Principal, Access>,
+    request: {
+      readonly requestId: string;
+      readonly names: ReturnType<typeof cookieNames>;
+      readonly cookie: string | undefined;
+      readonly query: Fields;
+      readonly early: Promise<unknown> | undefined;
+    },
+  ): Promise<void> {
+    const { requestId, names, cookie, query, early } = request;
     const cookieOptions = {
       httpOnly: true,
       sameSite: 'lax' as const,
@@ -144,7 +197,7 @@ export function createWebArea<Principal, Access extends string>(
     };
     // The session and whom it names, fresh from the database in one statement on every request:
     // a revoked session, a disabled operator or a suspended reseller is refused at the next one.
-    const resumed = await sessions.resume(ctx.cookies.get(names.session), area);
+    const resumed = await sessions.resume(cookie, area);
     let session = resumed?.session;
     const principal = resumed && rules.principalOf(resumed.principal);
     if (session && principal === undefined) {
@@ -168,12 +221,13 @@ export function createWebArea<Principal, Access extends string>(
       data: Record<string, unknown> = {},
       o: { status?: number; fragment?: string; headers?: Readonly<Record<string, string>> } = {},
     ): PageResult => {
-      const values = { ...layoutOf(), ...data };
+      const values = Object.assign(layoutOf(), data);
       const status = o.status ?? 200;
       if (isFragment && o.fragment)
         return { kind: 'html', status, body: templates.render(`${area}/${o.fragment}`, values), headers: o.headers };
-      const body = templates.render(`${area}/${template}`, values);
-      return { kind: 'html', status, body: templates.render('layout', { ...values, body }), headers: o.headers };
+      // The page's template first, then the layout around it with the same values.
+      values.body = templates.render(`${area}/${template}`, values);
+      return { kind: 'html', status, body: templates.render('layout', values), headers: o.headers };
     };
     const errorPage = (status: number, message: string, headers?: Readonly<Record<string, string>>): PageResult =>
       errorPageIn(layoutOf(), isFragment, { status, message, requestId }, headers);
@@ -241,7 +295,7 @@ export function createWebArea<Principal, Access extends string>(
           return session;
         },
         params: ctx.params ?? {},
-        query: fieldsOf(new URLSearchParams(ctx.querystring)),
+        query,
         form,
         isFragment,
         requestId,
@@ -255,6 +309,7 @@ export function createWebArea<Principal, Access extends string>(
         redirect: (p) => ({ kind: 'redirect', location: url(p) }),
         csv: (filename, rows) => ({ kind: 'csv', filename, rows }),
         signIn,
+        early,
       };
       // The changes a page makes are audited, in their own transactions, as made by its principal.
       send(ctx, await actingAs(context.actor, () => page.handler(context)));
@@ -271,19 +326,17 @@ export function createWebArea<Principal, Access extends string>(
     }
   }
 
-  const routes = router.routes() as Koa.Middleware;
-  const methods = router.allowedMethods() as Koa.Middleware;
-  const handle = compose([routes, methods]);
-
   return async (ctx, next) => {
+    const requested = ctx.path;
     if (
-      !(ctx.path === mount || ctx.path.startsWith(`${mount}/`)) ||
-      (mount === '' && !ownedAtRoot(ctx.path, options.pages))
+      !(requested === mount || requested.startsWith(`${mount}/`)) ||
+      (mount === '' && !ownedAtRoot(requested, options.pages))
     )
       return next();
     setSecurityHeaders(ctx);
-    if (ctx.path === mount && mount !== '') return ctx.redirect(`${mount}/`);
-    const file = ctx.method === 'GET' || ctx.method === 'HEAD' ? files.get(ctx.path.slice(mount.length)) : undefined;
+    if (requested === mount && mount !== '') return ctx.redirect(`${mount}/`);
+    const inArea = requested.slice(mount.length);
+    const file = ctx.method === 'GET' || ctx.method === 'HEAD' ? files.get(inArea) : undefined;
     if (file) {
       ctx.type = file.type;
       ctx.set('Cache-Control', 'public, max-age=3600');
@@ -291,7 +344,8 @@ export function createWebArea<Principal, Access extends string>(
       return;
     }
     ctx.set('Cache-Control', 'no-store');
-    await handle(ctx, async () => undefined);
+    const handle = routers.get(oneRouter ? '' : segmentOf(inArea));
+    if (handle) await handle(ctx, async () => undefined);
     if (ctx.body === undefined && (ctx.status === 404 || ctx.status === 405)) {
       const status = ctx.status;
       const message = status === 404 ? 'There is no such page.' : 'This page does not take that method.';
@@ -336,8 +390,9 @@ function send(ctx: Koa.Context, result: PageResult): void {
     return;
   }
   ctx.status = result.status;
-  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-  ctx.type = 'text/html; charset=utf-8';
+  if (result.headers) for (const [name, value] of Object.entries(result.headers)) ctx.set(name, value);
+  // The header itself: ctx.type would look the type up among every MIME type on each page.
+  ctx.set('Content-Type', 'text/html; charset=utf-8');
   ctx.body = result.body;
 }
 

@@ -3,7 +3,8 @@ import { DomainError } from '../common/errors';
 import type { Minor } from '../common/money';
 import type { Reseller } from '../reseller/reseller';
 import type { ResellerDirectory } from '../reseller/reseller-directory';
-import { computeToken, looksLikeToken, tokensEqual } from './api-token';
+import { timingSafeEqual } from 'node:crypto';
+import { computeToken, looksLikeToken } from './api-token';
 import type { FailureThrottle } from './failure-throttle';
 import { addressAllowed } from './ip-network';
 
@@ -41,8 +42,19 @@ const DECOY_KEY = 'decoy-key-for-unknown-users-0000';
  * the client address. It is checked only after the token, so that it tells nothing about
  * whether a username exists.
  */
+/** The token expected for one key and user in one hour, as bytes (compared without a copy). */
+interface ExpectedToken {
+  readonly hour: number;
+  readonly username: string;
+  readonly token: Buffer;
+}
+
 export class Authenticator {
-  private readonly expected = new Map<string, string>();
+  /**
+   * By API key (the directory hands the same string back for a key while it is unchanged, so the
+   * lookup hashes nothing new): the tokens of the last two hours asked for, the newest first.
+   */
+  private readonly expected = new Map<string, [ExpectedToken, ExpectedToken?]>();
 
   constructor(
     private readonly directory: ResellerDirectory,
@@ -69,10 +81,12 @@ export class Authenticator {
         ? await this.directory.findForAuthentication(username.toLowerCase())
         : undefined;
     const apiKey = found?.apiKey ?? DECOY_KEY;
+    const given = Buffer.from(token, 'utf8');
     let matched = false;
     for (const hour of hours) {
       // Every candidate hour is compared, whatever matched before, to keep timing flat.
-      if (tokensEqual(this.expectedToken(username, apiKey, hour), token)) matched = true;
+      const expected = this.expectedToken(username, apiKey, hour);
+      if (expected.length === given.length && timingSafeEqual(expected, given)) matched = true;
     }
     if (!found || !matched || !looksLikeToken(token)) {
       this.throttle.recordFailure(attempt);
@@ -97,15 +111,17 @@ export class Authenticator {
    * it is made once and remembered (keyed by the key itself: a rotated key misses at once);
    * on every request it cost more than the rest of authentication (bench/RESULTS.md).
    */
-  private expectedToken(username: string, apiKey: string, at: Date): string {
-    const memoKey = `${Math.floor(at.getTime() / HOUR_MS)}\u0000${username}\u0000${apiKey}`;
-    let expected = this.expected.get(memoKey);
-    if (expected === undefined) {
-      expected = computeToken(username, apiKey, at);
-      if (this.expected.size >= EXPECTED_TOKENS_KEPT) this.expected.clear();
-      this.expected.set(memoKey, expected);
+  private expectedToken(username: string, apiKey: string, at: Date): Buffer {
+    const hour = Math.floor(at.getTime() / HOUR_MS);
+    const kept = this.expected.get(apiKey);
+    if (kept !== undefined) {
+      for (const entry of kept) if (entry?.hour === hour && entry.username === username) return entry.token;
     }
-    return expected;
+    const entry: ExpectedToken = { hour, username, token: Buffer.from(computeToken(username, apiKey, at), 'utf8') };
+    if (this.expected.size >= EXPECTED_TOKENS_KEPT) this.expected.clear();
+    // A key used by two names (not the directory's own case) takes turns; each still compares right.
+    this.expected.set(apiKey, kept !== undefined && kept[0].username === username ? [entry, kept[0]] : [entry]);
+    return entry.token;
   }
 }
 

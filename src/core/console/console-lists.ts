@@ -202,14 +202,13 @@ export class ConsoleLists {
     const within = filter.expiringWithinDays;
     if (within !== undefined && (!Number.isInteger(within) || within < 0 || within > 3650))
       throw invalid('expiring within must be a whole number of days from 0 to 3650');
-    const today = isoDay(this.clock.now());
     const rows = await this.views.domains({
       statuses: filter.status ? [filter.status as DomainStatus] : undefined,
       registrar: filter.registrar || undefined,
       resellerId: filter.resellerId || undefined,
       tld: filter.tld ? parseTld(filter.tld).ascii : undefined,
       ...(within !== undefined && {
-        expiresFrom: today,
+        expiresFrom: isoDay(this.clock.now()),
         expiresBy: isoDay(new Date(this.clock.now().getTime() + within * DAY_MS)),
       }),
       withOpenOrder: filter.withOpenOrder || undefined,

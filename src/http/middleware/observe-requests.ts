@@ -34,8 +34,8 @@ export interface RequestObservation {
   readonly begin?: () => void;
   /** Called once per API call after the reply is set: logs, metrics, the API log. Must be cheap and never throw. */
   readonly observe: (call: ObservedCall) => void;
-  /** Runs the rest of the request inside a log context carrying the request id. */
-  readonly runInContext?: (requestId: string, work: () => Promise<void>) => Promise<void>;
+  /** Runs `work(ctx)` inside a log context carrying the request id (the argument is passed on, so that no closure is made per request). */
+  readonly runInContext?: <C>(requestId: string, work: (ctx: C) => Promise<void>, ctx: C) => Promise<void>;
 }
 
 /** `T` with each of its fields present (an optional one may hold undefined). */
@@ -52,51 +52,68 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** A client's own X-Request-Id is kept when it is plain; otherwise a new one is made. */
 export function requestIdOf(ctx: Koa.Context | Koa.ParameterizedContext): string {
-  const given = ctx.get('x-request-id');
-  return REQUEST_ID.test(given) ? given : randomUUID();
+  const given = ctx.headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
 }
 
 /**
- * Mounted in front of each route: gives the call its request id (the X-Request-Id header, every
- * log line inside it, the message of a 500), times it, and reports it once it is answered.
+ * One routed call, from its start until it is reported: the handler side fills in what it learns,
+ * the observer is given the same object once the reply is set. Every field is set when it is made,
+ * so that every call has one shape (docs/performance.md#object-shapes-on-the-hot-path) and a
+ * request makes one such object, not one while served and a copy to report it.
+ */
+class ServedCall {
+  resellerId: string | undefined = undefined;
+  domain: string | undefined = undefined;
+  error: string | undefined = undefined;
+  requestParams: Readonly<Record<string, unknown>> | undefined = undefined;
+  replyText: string | undefined = undefined;
+  status = 0;
+  durationMs = 0;
+  clientIp = '';
+  readonly routed = true;
+
+  constructor(
+    readonly requestId: string,
+    readonly method: string,
+    readonly route: string | null,
+    readonly operational: boolean,
+  ) {}
+}
+
+// Every field of ObservedCall is one of ServedCall's: a field added to ApiCall or ObservedCall fails to compile here until it is.
+const everyField = (call: ServedCall): EveryField<ObservedCall> => call;
+void everyField;
+
+/** A route's own work, given the request's context (the handler and its reply). */
+export type RouteWork = (ctx: Koa.ParameterizedContext) => Promise<void>;
+
+/**
+ * Wraps a route's work: gives the call its request id (the X-Request-Id header, every log line
+ * inside it, the message of a 500), times it, and reports it once it is answered.
  */
 export function observeRoute(
   method: string,
   route: string,
   observation: RequestObservation,
   kind: { operational?: boolean } = {},
-): Koa.Middleware {
+): (ctx: Koa.ParameterizedContext, work: RouteWork) => Promise<void> {
   const upper = method.toUpperCase();
   const operational = kind.operational === true;
   const { runInContext } = observation;
-  return async (ctx, next) => {
+  return async (ctx, work) => {
     const started = performance.now();
-    const call: ApiCall = { requestId: requestIdOf(ctx), method: upper, route };
+    const call = new ServedCall(requestIdOf(ctx), upper, route, operational);
     (ctx.state as Record<symbol, ApiCall>)[STATE_KEY] = call;
     ctx.set('X-Request-Id', call.requestId);
     observation.begin?.();
     try {
-      await (runInContext ? runInContext(call.requestId, next as () => Promise<void>) : next());
+      await (runInContext ? runInContext(call.requestId, work, ctx) : work(ctx));
     } finally {
-      // One literal, not `{ ...call, status, … }`: on Node 20 a spread followed by more fields
-      // makes a new hidden class on every call (docs/performance.md#object-shapes-on-the-hot-path).
-      // Every field is named, optional ones too: a field added to ApiCall fails to compile here.
-      const observed: EveryField<ObservedCall> = {
-        requestId: call.requestId,
-        method: call.method,
-        route: call.route,
-        resellerId: call.resellerId,
-        domain: call.domain,
-        error: call.error,
-        requestParams: call.requestParams,
-        replyText: call.replyText,
-        status: ctx.status,
-        durationMs: performance.now() - started,
-        clientIp: ctx.ip,
-        routed: true,
-        operational,
-      };
-      observation.observe(observed);
+      call.status = ctx.status;
+      call.durationMs = performance.now() - started;
+      call.clientIp = ctx.ip;
+      observation.observe(call);
     }
   };
 }

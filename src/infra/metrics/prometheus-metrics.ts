@@ -27,7 +27,13 @@ const JOB_BUCKETS = [0.1, 1, 5, 15, 60, 300, 900, 3600];
 
 interface RouteInstruments {
   readonly duration: Histogram.Internal<'method' | 'route'>;
-  readonly byStatus: Map<number, Counter.Internal>;
+  readonly byStatus: Map<number, RequestCount>;
+}
+
+/** Requests of one route and status counted since the last scrape: added to the counter when it is read. */
+interface RequestCount {
+  readonly labels: { readonly method: string; readonly route: string; readonly status: string };
+  pending: number;
 }
 
 /**
@@ -37,16 +43,16 @@ interface RouteInstruments {
  */
 export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, JobObserver, ApiLogDropObserver {
   readonly registry = new Registry();
+  // A request costs two additions to plain numbers here; prom-client (which hashes the labels of
+  // every call) is given the counts when it is read, at a scrape.
+  private readonly requestCounts: RequestCount[] = [];
+  private requestsInFlight = 0;
   private readonly httpRequests = new Counter({
     name: 'reseller_http_requests_total',
     help: 'API requests by route template and status',
     labelNames: ['method', 'route', 'status'] as const,
     registers: [this.registry],
-  });
-  private readonly httpInFlight = new Gauge({
-    name: 'reseller_http_requests_in_flight',
-    help: 'API requests being served now',
-    registers: [this.registry],
+    collect: () => this.addRequestCounts(),
   });
   private readonly httpDuration = new Histogram({
     name: 'reseller_http_request_duration_seconds',
@@ -124,6 +130,14 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
   constructor(private readonly logger: Logger) {
     const self = this;
     new Gauge({
+      name: 'reseller_http_requests_in_flight',
+      help: 'API requests being served now',
+      registers: [this.registry],
+      collect() {
+        this.set(self.requestsInFlight);
+      },
+    });
+    new Gauge({
       name: 'reseller_credit_balance_minor',
       help: 'Sum of every reseller credit balance, in minor units (the ledger total, read from the database)',
       registers: [this.registry],
@@ -165,11 +179,11 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
   }
 
   httpRequestStarted(): void {
-    this.httpInFlight.inc();
+    this.requestsInFlight += 1;
   }
 
   httpRequest(method: string, route: string, status: number, seconds: number, routed: boolean): void {
-    if (routed) this.httpInFlight.dec();
+    if (routed) this.requestsInFlight -= 1;
     // The label children are looked up once per route and status: a request costs two increments.
     const key = `${method} ${route}`;
     let instruments = this.routes.get(key);
@@ -177,13 +191,23 @@ export class PrometheusMetrics implements HttpMetrics, RegistrarCallObserver, Jo
       instruments = { duration: this.httpDuration.labels({ method, route }), byStatus: new Map() };
       this.routes.set(key, instruments);
     }
-    let counter = instruments.byStatus.get(status);
-    if (!counter) {
-      counter = this.httpRequests.labels({ method, route, status: String(status) });
-      instruments.byStatus.set(status, counter);
+    let count = instruments.byStatus.get(status);
+    if (!count) {
+      count = { labels: { method, route, status: String(status) }, pending: 0 };
+      instruments.byStatus.set(status, count);
+      this.requestCounts.push(count);
     }
-    counter.inc();
+    count.pending += 1;
     instruments.duration.observe(seconds);
+  }
+
+  /** Adds the requests counted since the last read to the counter. */
+  private addRequestCounts(): void {
+    for (const count of this.requestCounts) {
+      if (count.pending === 0) continue;
+      this.httpRequests.inc(count.labels, count.pending);
+      count.pending = 0;
+    }
   }
 
   registrarCall(call: RegistrarCall): void {

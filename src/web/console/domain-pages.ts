@@ -5,11 +5,41 @@ import { DOMAIN_STATUSES } from '../../core/domain/domain';
 import { parseDomainName } from '../../core/domain/domain-name';
 import { TOKENS } from '../../core/tokens';
 import { field } from '../web-app';
-import type { ConsoleContext, ConsolePage } from './console-access';
+import type { DomainView } from '../../core/console/console-lists';
+import type { Page } from '../../core/common/paging';
+import { type EarlyRequest, readingEarly } from '../page-table';
+import type { ConsoleAccess, ConsoleContext, ConsolePage, ConsolePrincipal } from './console-access';
 import { allPages, filtersOf, isCsv, wholeNumberOf } from './list-support';
 import { resellerIdOf } from './order-pages';
 
 const FILTERS = ['status', 'registrar', 'reseller', 'tld', 'expiring', 'open', 'operator', 'search'] as const;
+
+/** The domain list as the query's filters select it: a reader of its pages (reads only, from the request alone). */
+async function domainList(
+  request: EarlyRequest,
+): Promise<(cursor?: string, limit?: number) => Promise<Page<DomainView>>> {
+  const filters = filtersOf(request.query, FILTERS);
+  const lists = request.resolve(TOKENS.consoleLists);
+  const resellerId = await resellerIdOf(request, filters.reseller);
+  const expiringWithinDays = wholeNumberOf(filters.expiring, 'expiring within');
+  return (cursor, limit) =>
+    lists.domains({
+      status: filters.status,
+      registrar: filters.registrar,
+      resellerId,
+      tld: filters.tld,
+      expiringWithinDays,
+      withOpenOrder: filters.open === '1',
+      needsOperator: filters.operator === '1',
+      search: filters.search,
+      cursor,
+      limit,
+    });
+}
+
+/** The page of the domain list at the query's cursor. */
+const domainPage = async (request: EarlyRequest) =>
+  (await domainList(request))(field(request.query, 'cursor') || undefined);
 
 async function domainOf(ctx: ConsoleContext): Promise<DomainRecord> {
   let name: string;
@@ -24,29 +54,15 @@ async function domainOf(ctx: ConsoleContext): Promise<DomainRecord> {
 }
 
 export const DOMAIN_PAGES: readonly ConsolePage[] = [
-  {
-    method: 'get',
+  // The list's page is read from the query alone, so it may start beside the session read.
+  readingEarly<ConsolePrincipal, ConsoleAccess, Page<DomainView>>({
     path: '/domains',
     access: 'viewer',
-    handler: async (ctx) => {
-      const filters = filtersOf(ctx.query, FILTERS);
-      const lists = ctx.resolve(TOKENS.consoleLists);
-      const resellerId = await resellerIdOf(ctx, filters.reseller);
-      const read = (cursor?: string, limit?: number) =>
-        lists.domains({
-          status: filters.status,
-          registrar: filters.registrar,
-          resellerId,
-          tld: filters.tld,
-          expiringWithinDays: wholeNumberOf(filters.expiring, 'expiring within'),
-          withOpenOrder: filters.open === '1',
-          needsOperator: filters.operator === '1',
-          search: filters.search,
-          cursor,
-          limit,
-        });
+    read: (request) => (isCsv(request.query) ? undefined : domainPage(request)),
+    handler: async (ctx, read) => {
       if (isCsv(ctx.query)) {
-        const rows = await allPages((cursor) => read(cursor, 200));
+        const pages = await domainList(ctx);
+        const rows = await allPages((cursor) => pages(cursor, 200));
         return ctx.csv('domains.csv', [
           ['name', 'unicode_name', 'reseller', 'status', 'expiry_date', 'registrar', 'open_order'],
           ...rows.map((d) => [
@@ -60,15 +76,21 @@ export const DOMAIN_PAGES: readonly ConsolePage[] = [
           ]),
         ]);
       }
-      const page = await read(field(ctx.query, 'cursor') || undefined);
+      const page = await (read ?? domainPage(ctx));
       const registrars = ctx.resolve(TOKENS.registrars);
       return ctx.render(
         'domains',
-        { pageTitle: 'Domains', page, filters, statuses: DOMAIN_STATUSES, registrars: registrars.ids() },
+        {
+          pageTitle: 'Domains',
+          page,
+          filters: filtersOf(ctx.query, FILTERS),
+          statuses: DOMAIN_STATUSES,
+          registrars: registrars.ids(),
+        },
         { fragment: 'domains-results' },
       );
     },
-  },
+  }),
   {
     method: 'get',
     path: '/domains/:name',

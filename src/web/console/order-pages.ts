@@ -10,7 +10,10 @@ import { type CsvExport, filtersOf, listOrCsv } from './list-support';
 const FILTERS = ['status', 'action', 'reseller', 'from', 'to', 'operator'] as const;
 
 /** A reseller named by email in a filter, as its id (an unknown email matches nothing). */
-export async function resellerIdOf(ctx: ConsoleContext, email: string | undefined): Promise<string | undefined> {
+export async function resellerIdOf(
+  ctx: Pick<ConsoleContext, 'resolve'>,
+  email: string | undefined,
+): Promise<string | undefined> {
   if (!email) return undefined;
   try {
     return (await ctx.resolve(TOKENS.resellerService).byEmail(email)).id;

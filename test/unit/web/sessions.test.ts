@@ -40,6 +40,26 @@ describe('web sessions', () => {
     userAgent: null,
   };
 
+  it('remembers as served before only a signed-in session found live in its area, until it ends', async () => {
+    const sessions = new WebSessions(memoryRepository(), fixedClock('2026-11-21T10:00:00Z'), {
+      idleMs: 60_000 * 30,
+      absoluteMs: 3_600_000 * 12,
+    });
+    const signedIn = await sessions.start(start);
+    const halfway = await sessions.start({ ...start, stage: 'second_factor' });
+    expect(sessions.servedBefore(signedIn.id, 'console')).toBe(false);
+
+    await sessions.resume(signedIn.id, 'console');
+    await sessions.resume(halfway.id, 'console');
+    expect(sessions.servedBefore(signedIn.id, 'console')).toBe(true);
+    expect(sessions.servedBefore(signedIn.id, 'portal')).toBe(false);
+    expect(sessions.servedBefore(halfway.id, 'console')).toBe(false);
+    expect(sessions.servedBefore(undefined, 'console')).toBe(false);
+
+    await sessions.end(signedIn.session.idHash);
+    expect(sessions.servedBefore(signedIn.id, 'console')).toBe(false);
+  });
+
   it('stores only the hash of the id the cookie holds', async () => {
     const repo = memoryRepository();
     const { id, session } = await new WebSessions(repo, fixedClock('2026-11-21T10:00:00Z'), {

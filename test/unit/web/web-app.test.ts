@@ -3,7 +3,7 @@ import { fixedClock } from '../../../src/core/common/clock';
 import type { Operator } from '../../../src/core/operator/operator';
 import type { Reseller } from '../../../src/core/reseller/reseller';
 import { consoleRules } from '../../../src/web/console/console-access';
-import type { AreaRules, Page } from '../../../src/web/page-table';
+import { type AreaRules, type Page, readingEarly } from '../../../src/web/page-table';
 import { portalRules } from '../../../src/web/portal/portal-access';
 import { type WebSession, type WebSessionRepository, WebSessions } from '../../../src/web/sessions';
 import { consoleAreaOf } from '../../support/web-area';
@@ -165,5 +165,138 @@ describe('whom each area lets in from a session', () => {
     expect(rules.principalOf({ kind: 'reseller', reseller: reseller('closed') })).toBeUndefined();
     expect(rules.principalOf({ kind: 'operator', operator: operator('ann', 'ann@example.com') })).toBeUndefined();
     expect(rules.principalOf(undefined)).toBeUndefined();
+  });
+});
+
+describe("a page's early read (readingEarly)", () => {
+  const people = new Map<string, Operator>();
+  const table = joinedRepository(people);
+  const events: string[] = [];
+  // The session read answers a little later; the list read settles well after it has.
+  let sessionAnswered = Promise.resolve();
+  const repository: WebSessionRepository = {
+    ...table.repository,
+    find: async (id) => {
+      events.push('session read started');
+      sessionAnswered = new Promise((resolve) => setTimeout(resolve, 20));
+      await sessionAnswered;
+      events.push('session read answered');
+      return table.repository.find(id);
+    },
+  };
+  const sessions = new WebSessions(repository, fixedClock('2026-11-21T10:00:00Z'), {
+    idleMs: 30 * 60_000,
+    absoluteMs: 12 * 3_600_000,
+  });
+  const rules: AreaRules<Operator, 'public' | 'viewer'> = {
+    publicAccess: ['public'],
+    principalOf: (named) => (named?.kind === 'operator' && !named.operator.disabledAt ? named.operator : undefined),
+    allows: (access, _person, session) => access === 'viewer' && session.stage === 'signed_in',
+    redirectFor: () => '/sign-in',
+    actorOf: (person) => ({ kind: 'operator', id: person.id, label: person.email }),
+    layout: () => ({ nav: [] }),
+  };
+  let failRead = false;
+  const pages: ReadonlyArray<Page<Operator, 'public' | 'viewer'>> = [
+    readingEarly<Operator, 'public' | 'viewer', string>({
+      path: '/list',
+      access: 'viewer',
+      read: async (request) => {
+        events.push('list read started');
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        await sessionAnswered;
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        events.push('list read settled');
+        if (failRead) throw new Error('the list read failed');
+        return `rows for ${String(request.query.q)}`;
+      },
+      handler: async (ctx, read) => ctx.csv('list.csv', [[await read, ctx.principal.email]]),
+    }),
+  ];
+  const server = consoleAreaOf({ pages, rules, sessions });
+  const signIn = async (principalId: string) =>
+    `console_session=${
+      (
+        await sessions.start({
+          area: 'console',
+          principalKind: 'operator',
+          principalId,
+          stage: 'signed_in',
+          clientIp: null,
+          userAgent: null,
+        })
+      ).id
+    }`;
+  const get = async (cookie: string) => {
+    const answer = await request(server).get('/admin/list?q=x').set('cookie', cookie);
+    events.push('answered');
+    return answer;
+  };
+
+  beforeEach(() => {
+    table.rows.clear();
+    people.clear();
+    people.set('ann', operator('ann', 'ann@example.com'));
+    events.length = 0;
+    failRead = false;
+  });
+
+  it('starts after the session read for a session this process has not served before', async () => {
+    const answer = await get(await signIn('ann'));
+    expect(answer.text).toBe('rows for x,ann@example.com\r\n');
+    expect(events).toEqual([
+      'session read started',
+      'session read answered',
+      'list read started',
+      'list read settled',
+      'answered',
+    ]);
+  });
+
+  it('starts beside the session read for a session this process served signed in before', async () => {
+    const cookie = await signIn('ann');
+    await get(cookie);
+    events.length = 0;
+
+    const answer = await get(cookie);
+    expect(answer.text).toBe('rows for x,ann@example.com\r\n');
+    expect(events.indexOf('list read started')).toBeLessThan(events.indexOf('session read answered'));
+  });
+
+  it('is never shown when the session read refuses the request, and the answer waits for it to settle', async () => {
+    const cookie = await signIn('ann');
+    await get(cookie);
+    people.set('ann', operator('ann', 'ann@example.com', new Date('2026-11-21T09:59:00Z')));
+    events.length = 0;
+
+    const answer = await get(cookie);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.location).toBe('/admin/sign-in');
+    expect(answer.text).not.toContain('rows for');
+    expect(events).toContain('list read started');
+    expect(events.indexOf('list read started')).toBeLessThan(events.indexOf('session read answered'));
+    expect(events).toContain('list read settled');
+    expect(events.indexOf('list read settled')).toBeLessThan(events.indexOf('answered'));
+
+    // The session is over, so the next request reads nothing early.
+    events.length = 0;
+    expect((await get(cookie)).status).toBe(303);
+    expect(events).not.toContain('list read started');
+  });
+
+  it('drops a failed read quietly when the session read refuses the request', async () => {
+    const cookie = await signIn('ann');
+    await get(cookie);
+    table.rows.clear();
+    failRead = true;
+
+    const answer = await get(cookie);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.location).toBe('/admin/sign-in');
+  });
+
+  it('is not started for a cookie of no session', async () => {
+    expect((await get(`console_session=${'x'.repeat(43)}`)).status).toBe(303);
+    expect(events).not.toContain('list read started');
   });
 });
