@@ -58,7 +58,10 @@ const withoutKey = ({ sealedApiKey: _key, allowedNetworks: _networks, ...reselle
   reseller;
 
 // One statement for everything authentication and GET /billing/credits need (ADR 12); no account row is a balance of 0.
-const FIND_BY_EMAIL = `SELECT r.*, a.balance_minor AS ledger_balance FROM resellers r
+// The columns are named: each one in the answer is a column definition the driver parses on every
+// request, and a column added to the table later is not read by every API call.
+const FIND_BY_EMAIL = `SELECT r.id, r.email, r.group_id, r.status, r.sealed_api_key, r.created_at, r.allowed_networks,
+  a.balance_minor AS ledger_balance FROM resellers r
   LEFT JOIN credit_accounts a ON a.reseller_id = r.id WHERE r.email = ? LIMIT 1`;
 
 export class KnexResellerRepository implements ResellerRepository {
