@@ -68,19 +68,7 @@ describe('a web area reading who is signed in', () => {
   ];
   const server = consoleAreaOf({ pages, rules, sessions });
 
-  const signIn = async (principalId: string) =>
-    `console_session=${
-      (
-        await sessions.start({
-          area: 'console',
-          principalKind: 'operator',
-          principalId,
-          stage: 'signed_in',
-          clientIp: null,
-          userAgent: null,
-        })
-      ).id
-    }`;
+  const signIn = (principalId: string) => signedInCookie(sessions, principalId);
 
   beforeEach(() => {
     table.rows.clear();
@@ -214,19 +202,7 @@ describe("a page's early read (readingEarly)", () => {
     }),
   ];
   const server = consoleAreaOf({ pages, rules, sessions });
-  const signIn = async (principalId: string) =>
-    `console_session=${
-      (
-        await sessions.start({
-          area: 'console',
-          principalKind: 'operator',
-          principalId,
-          stage: 'signed_in',
-          clientIp: null,
-          userAgent: null,
-        })
-      ).id
-    }`;
+  const signIn = (principalId: string) => signedInCookie(sessions, principalId);
   const get = async (cookie: string) => {
     const answer = await request(server).get('/admin/list?q=x').set('cookie', cookie);
     events.push('answered');
@@ -300,3 +276,16 @@ describe("a page's early read (readingEarly)", () => {
     expect(events).not.toContain('list read started');
   });
 });
+
+/** The cookie of a console session signed in for `principalId`, started on `sessions`. */
+async function signedInCookie(sessions: WebSessions, principalId: string): Promise<string> {
+  const session = await sessions.start({
+    area: 'console',
+    principalKind: 'operator',
+    principalId,
+    stage: 'signed_in',
+    clientIp: null,
+    userAgent: null,
+  });
+  return `console_session=${session.id}`;
+}
