@@ -124,6 +124,26 @@ const addYears = (date: string, years: number) => {
   return d.toISOString().slice(0, 10);
 };
 
+const EPP_CODE_BYTES = 9;
+const RANDOM_POOL_BYTES = 4095;
+let randomPool = Buffer.alloc(0);
+let randomAt = 0;
+
+/**
+ * A new name's EPP code: 9 random bytes in base64url, taken from a pool refilled 4 KiB at a time
+ * (one call to the platform's generator per 455 codes instead of one per registration; the same
+ * bytes, as random).
+ */
+function newEppCode(): string {
+  if (randomAt + EPP_CODE_BYTES > randomPool.length) {
+    randomPool = randomBytes(RANDOM_POOL_BYTES);
+    randomAt = 0;
+  }
+  const code = randomPool.toString('base64url', randomAt, randomAt + EPP_CODE_BYTES);
+  randomAt += EPP_CODE_BYTES;
+  return code;
+}
+
 const refused = (message: string): RegistrarOutcome<never> => ({ ok: false, reason: 'refused', message });
 const notHere = (domain: string) => refused(`${domain} is not registered at the sandbox registry`);
 const ok = { ok: true } as const;
@@ -195,7 +215,7 @@ function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlug
     dnsRecords: [],
     contacts,
     forwards: [],
-    eppCode: randomBytes(9).toString('base64url'),
+    eppCode: newEppCode(),
     hosts: {},
     nextRecordId: 1,
   });

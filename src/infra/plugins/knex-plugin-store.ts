@@ -3,6 +3,7 @@ import { PLUGIN_STORE_MAX_KEY_LENGTH, type PluginStore } from '../../core/regist
 import type { Clock } from '../../core/common/clock';
 import { isUniqueViolation } from '../db/errors';
 import { type DatabasePools, knexPools } from '../db/driver-pools';
+import { rowInsert, StatementTexts } from '../db/statement-text';
 
 const checkKey = (key: string): string => {
   if (typeof key !== 'string' || key.length === 0 || key.length > PLUGIN_STORE_MAX_KEY_LENGTH) {
@@ -12,6 +13,21 @@ const checkKey = (key: string): string => {
 };
 
 const GET = 'SELECT value FROM plugin_state WHERE plugin_id = ? AND state_key = ?';
+
+type StateColumn = 'plugin_id' | 'state_key' | 'value' | 'updated_at';
+/** The two writes of every registration through the sandbox, their text built by knex once per dialect (src/infra/db/statement-text.ts). */
+const INSERT = rowInsert<StateColumn>('plugin_state');
+const SET = new StatementTexts<StateColumn>((db, value) =>
+  db('plugin_state')
+    .insert({
+      plugin_id: value('plugin_id'),
+      state_key: value('state_key'),
+      value: value('value'),
+      updated_at: value('updated_at'),
+    })
+    .onConflict(['plugin_id', 'state_key'])
+    .merge(['value', 'updated_at']),
+);
 
 /**
  * `PluginHost.store` on the platform database: one row per key in `plugin_state`, scoped to one
@@ -40,29 +56,12 @@ export class KnexPluginStore implements PluginStore {
   }
 
   async set(key: string, value: unknown): Promise<void> {
-    await this.run(
-      this.db('plugin_state')
-        .insert({
-          plugin_id: this.pluginId,
-          state_key: checkKey(key),
-          value: serialise(value),
-          updated_at: this.clock.now().getTime(),
-        })
-        .onConflict(['plugin_id', 'state_key'])
-        .merge(['value', 'updated_at']),
-    );
+    await this.send(SET.text(this.db, 'set', this.row(key, value)));
   }
 
   async setIfAbsent(key: string, value: unknown): Promise<boolean> {
     try {
-      await this.run(
-        this.db('plugin_state').insert({
-          plugin_id: this.pluginId,
-          state_key: checkKey(key),
-          value: serialise(value),
-          updated_at: this.clock.now().getTime(),
-        }),
-      );
+      await this.send(INSERT.text(this.db, 'row', this.row(key, value)));
       return true;
     } catch (error) {
       if (isUniqueViolation(error)) return false;
@@ -87,9 +86,21 @@ export class KnexPluginStore implements PluginStore {
     return rows.map((r) => r.state_key).filter((k) => k.startsWith(prefix));
   }
 
+  private row(key: string, value: unknown): Record<StateColumn, unknown> {
+    return {
+      plugin_id: this.pluginId,
+      state_key: checkKey(key),
+      value: serialise(value),
+      updated_at: this.clock.now().getTime(),
+    };
+  }
+
   /** A write knex built, sent through the driver's pool when there is one, else through knex. */
   private async run(write: Knex.QueryBuilder): Promise<void> {
-    const { sql, bindings } = write.toSQL().toNative();
+    await this.send(write.toSQL().toNative());
+  }
+
+  private async send({ sql, bindings }: { sql: string; bindings: readonly unknown[] }): Promise<void> {
     await this.writes.write(sql, bindings);
   }
 }

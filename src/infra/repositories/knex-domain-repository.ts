@@ -15,6 +15,7 @@ import type {
 } from '../../core/domain/domain';
 import { databaseKind } from '../db/database-kind';
 import { insertUnlessPresent } from './insert-unless-present';
+import { rowInsert, type StatementText, StatementTexts } from '../db/statement-text';
 
 export interface DomainRow {
   id: string;
@@ -190,7 +191,8 @@ export class KnexDomainRepository implements DomainRepository {
   }
 
   async insertForOrder(d: NewDomain): Promise<boolean> {
-    return insertUnlessPresent(this.db('domains').insert(newDomainRow(d)));
+    const { sql, bindings } = INSERT_DOMAIN.text(this.db, 'row', newDomainRow(d));
+    return insertUnlessPresent(this.db.raw(sql, bindings as Knex.RawBinding[]));
   }
 
   async transitionForOrder(
@@ -342,6 +344,9 @@ function likeEscaped(text: string): string {
   return text.replace(/[!%_]/g, (c) => `!${c}`);
 }
 
+/** A new domain's insert, its text built by knex once per dialect (src/infra/db/statement-text.ts). */
+const INSERT_DOMAIN = rowInsert<keyof ReturnType<typeof newDomainRow>>('domains');
+
 function newDomainRow(d: NewDomain) {
   return {
     id: d.id,
@@ -363,7 +368,7 @@ function newDomainRow(d: NewDomain) {
   };
 }
 
-/** `transitionForOrder`'s one conditional update, built and not sent (the order repository sends it with the order's settlement). */
+/** `transitionForOrder`'s one conditional update, built and not sent. */
 export function transitionForOrderQuery(
   db: Db,
   id: string,
@@ -371,11 +376,56 @@ export function transitionForOrderQuery(
   change: DomainOrderChange,
   resellerId?: string,
 ): Knex.QueryBuilder<object, number> {
+  return transitionQuery(db, id, from, resellerId, transitionColumns(change));
+}
+
+/** The same statement as text, its text built by knex once per shape (the order repository sends it with the order's settlement). */
+export function transitionForOrderText(
+  db: Db,
+  id: string,
+  from: readonly DomainStatus[],
+  change: DomainOrderChange,
+  resellerId?: string,
+): StatementText {
+  const columns = transitionColumns(change);
+  const values: Record<string, unknown> = { id, resellerId };
+  for (let i = 0; i < from.length; i++) values[`from${i}`] = from[i];
+  for (const column in columns) values[column] = columns[column];
+  const shape = `${from.length}:${resellerId !== undefined}:${Object.keys(columns).join(',')}`;
+  return TRANSITION.text(db, shape, values);
+}
+
+const TRANSITION = new StatementTexts<string>((db, value, shape, values) => {
+  const [fromCount, byReseller] = shape.split(':');
+  const columns: Record<string, unknown> = {};
+  for (const column of Object.keys(values))
+    if (column !== 'id' && column !== 'resellerId' && !column.startsWith('from')) columns[column] = value(column);
+  return transitionQuery(
+    db,
+    value('id'),
+    Array.from({ length: Number(fromCount) }, (_, i) => value(`from${i}`)),
+    byReseller === 'true' ? value('resellerId') : undefined,
+    columns,
+  );
+});
+
+function transitionQuery(
+  db: Db,
+  id: string,
+  from: readonly string[],
+  resellerId: string | undefined,
+  columns: Record<string, unknown>,
+): Knex.QueryBuilder<object, number> {
   const query = db('domains')
     .where({ id })
     .whereIn('status', [...from]);
   if (resellerId !== undefined) query.andWhere({ reseller_id: resellerId });
-  return query.update({
+  return query.update(columns);
+}
+
+/** What an order's move sets on its domain. */
+function transitionColumns(change: DomainOrderChange): Record<string, unknown> {
+  return {
     status: change.status,
     ...(change.resellerId !== undefined && { reseller_id: change.resellerId }),
     ...(change.registrar !== undefined && { registrar: change.registrar }),
@@ -383,5 +433,5 @@ export function transitionForOrderQuery(
     ...(change.syncedAt !== undefined && { synced_at: change.syncedAt.getTime() }),
     ...(change.premiumCosts !== undefined && { premium_costs: premiumCostsColumn(change.premiumCosts) }),
     updated_at: change.at.getTime(),
-  });
+  };
 }

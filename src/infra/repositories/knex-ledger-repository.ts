@@ -3,6 +3,7 @@ import type { Db } from '../db/db';
 import type { EntryKind, LedgerEntry, LedgerRepository, StatementQuery, StatementRows } from '../../core/credit/ledger';
 import type { Minor } from '../../core/common/money';
 import { databaseKind, rawRows } from '../db/database-kind';
+import { rowInsert, StatementTexts } from '../db/statement-text';
 
 interface EntryRow {
   id: string;
@@ -50,12 +51,16 @@ export class KnexLedgerRepository implements LedgerRepository {
    * transaction, before anyone can see it: nothing is written, as with the move alone.
    */
   private async postAndBalanceTogether(entry: LedgerEntry): Promise<Minor | null> {
-    const move = this.moveQuery(entry).toSQL().toNative();
+    const move = MOVE.text(this.db, 'move', {
+      resellerId: entry.resellerId,
+      amount: entry.amount,
+      floor: -entry.amount,
+    });
     const insert = this.insertAnsweringBalance(entry);
     const [[moved, rows]] = (await this.db.raw(`${move.sql};\n${insert.sql}`, [
-      ...(move.bindings as Knex.RawBinding[]),
+      ...move.bindings,
       ...insert.bindings,
-    ])) as [[{ affectedRows: number }, Array<{ balance: number | string }>]];
+    ] as Knex.RawBinding[])) as [[{ affectedRows: number }, Array<{ balance: number | string }>]];
     if (moved.affectedRows === 1) return Number(rows[0]!.balance);
     await this.db('credit_entries').where({ id: entry.id }).delete();
     return null;
@@ -63,7 +68,7 @@ export class KnexLedgerRepository implements LedgerRepository {
 
   /** The entry's insert answering the balance the move left (this transaction's own write): `INSERT … RETURNING`. */
   private insertAnsweringBalance(entry: LedgerEntry): { sql: string; bindings: Knex.RawBinding[] } {
-    const insert = this.db('credit_entries').insert(entryRow(entry)).toSQL().toNative();
+    const insert = INSERT_ENTRY.text(this.db, 'row', entryRow(entry));
     return {
       sql: `${insert.sql} returning (select \`balance_minor\` from \`credit_accounts\` where \`reseller_id\` = ?) as \`balance\``,
       bindings: [...(insert.bindings as Knex.RawBinding[]), entry.resellerId],
@@ -76,10 +81,7 @@ export class KnexLedgerRepository implements LedgerRepository {
   }
 
   private moveQuery(entry: LedgerEntry): Knex.QueryBuilder<object, number> {
-    return this.db('credit_accounts')
-      .where({ reseller_id: entry.resellerId })
-      .andWhere('balance_minor', '>=', -entry.amount)
-      .update({ balance_minor: this.db.raw('balance_minor + ?', [entry.amount]) });
+    return moveQuery(this.db, entry.resellerId, entry.amount, -entry.amount);
   }
 
   async balance(resellerId: string): Promise<Minor> {
@@ -152,6 +154,20 @@ function toEntry(row: EntryRow): LedgerEntry {
     createdAt: new Date(Number(row.created_at)),
   };
 }
+
+/** One conditional update moves the balance; a debit that would go below zero matches no row. */
+function moveQuery(db: Db, resellerId: string, amount: unknown, floor: unknown): Knex.QueryBuilder<object, number> {
+  return db('credit_accounts')
+    .where({ reseller_id: resellerId })
+    .andWhere('balance_minor', '>=', floor as number)
+    .update({ balance_minor: db.raw('balance_minor + ?', [amount as number]) });
+}
+
+/** The move and the entry's insert as text, built by knex once per dialect (src/infra/db/statement-text.ts). */
+const MOVE = new StatementTexts<'resellerId' | 'amount' | 'floor'>((db, value) =>
+  moveQuery(db, value('resellerId'), value('amount'), value('floor')),
+);
+const INSERT_ENTRY = rowInsert<keyof ReturnType<typeof entryRow>>('credit_entries');
 
 function entryRow(entry: LedgerEntry) {
   return {

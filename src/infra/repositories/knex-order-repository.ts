@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../db/db';
-import { transitionForOrderQuery } from './knex-domain-repository';
+import { transitionForOrderText } from './knex-domain-repository';
+import { rowInsert, StatementTexts } from '../db/statement-text';
 import type { OrderAction } from '../../core/catalogue/catalogue';
 import type { DomainOrderChange, DomainStatus } from '../../core/domain/domain';
 import type {
@@ -66,37 +67,85 @@ const toOrder = (row: OrderRow): Order => ({
 
 const NOTE_LENGTH = 1024;
 
+/** The columns of an order row, every one set on insert. */
+const orderRow = (o: Order) => ({
+  id: o.id,
+  reseller_id: o.resellerId,
+  action: o.action,
+  domain_id: o.domainId,
+  domain_name: o.domain,
+  registrar: o.registrar,
+  period: o.period,
+  price_minor: o.price,
+  status: o.status,
+  open_domain: o.status === 'pending' ? o.domain : null,
+  prior_domain: o.priorDomain ? JSON.stringify(o.priorDomain) : null,
+  request: JSON.stringify(o.request),
+  original_vars: o.originalVars,
+  idempotency_key: o.idempotencyKey,
+  expiry_date: o.expiryDate,
+  note: o.note?.slice(0, NOTE_LENGTH) ?? null,
+  lease_owner: o.leaseOwner,
+  lease_until: o.leaseUntil?.getTime() ?? null,
+  reconcile_attempts: o.reconcileAttempts,
+  created_at: o.createdAt.getTime(),
+  updated_at: o.updatedAt.getTime(),
+  settled_at: o.settledAt?.getTime() ?? null,
+});
+
+/** An order's insert, its text built by knex once per dialect (src/infra/db/statement-text.ts). */
+const INSERT_ORDER = rowInsert<keyof ReturnType<typeof orderRow>>('orders');
+
+/** What a settlement sets on the order: out of pending, off the open-order index and the lease. */
+function settledColumns(
+  to: unknown,
+  withExpiry: boolean,
+  expiryDate: unknown,
+  note: unknown,
+  at: unknown,
+): Record<string, unknown> {
+  return {
+    status: to,
+    open_domain: null,
+    ...(withExpiry && { expiry_date: expiryDate }),
+    note,
+    lease_owner: null,
+    lease_until: null,
+    settled_at: at,
+    updated_at: at,
+  };
+}
+
+type SettleValue = 'id' | 'to' | 'expiryDate' | 'note' | 'at';
+const SETTLE = new StatementTexts<SettleValue>((db, value, shape) =>
+  db('orders')
+    .where({ id: value('id'), status: 'pending' })
+    .update(settledColumns(value('to'), shape === 'expiry', value('expiryDate'), value('note'), value('at'))),
+);
+
+/** `settleQuery`'s statement as text (for sending with another in one round trip). */
+function settleText(
+  db: Db,
+  id: string,
+  to: Exclude<OrderStatus, 'pending'>,
+  change: { expiryDate?: string | null; note: string; at: Date },
+) {
+  return SETTLE.text(db, change.expiryDate !== undefined ? 'expiry' : 'plain', {
+    id,
+    to,
+    expiryDate: change.expiryDate,
+    note: change.note.slice(0, NOTE_LENGTH),
+    at: change.at.getTime(),
+  });
+}
+
 export class KnexOrderRepository implements OrderRepository {
   constructor(private readonly db: Db) {}
 
   async insert(o: Order): Promise<boolean> {
     // The unique open_domain index: false when this domain already has an open order.
-    return insertUnlessPresent(
-      this.db('orders').insert({
-        id: o.id,
-        reseller_id: o.resellerId,
-        action: o.action,
-        domain_id: o.domainId,
-        domain_name: o.domain,
-        registrar: o.registrar,
-        period: o.period,
-        price_minor: o.price,
-        status: o.status,
-        open_domain: o.status === 'pending' ? o.domain : null,
-        prior_domain: o.priorDomain ? JSON.stringify(o.priorDomain) : null,
-        request: JSON.stringify(o.request),
-        original_vars: o.originalVars,
-        idempotency_key: o.idempotencyKey,
-        expiry_date: o.expiryDate,
-        note: o.note?.slice(0, NOTE_LENGTH) ?? null,
-        lease_owner: o.leaseOwner,
-        lease_until: o.leaseUntil?.getTime() ?? null,
-        reconcile_attempts: o.reconcileAttempts,
-        created_at: o.createdAt.getTime(),
-        updated_at: o.updatedAt.getTime(),
-        settled_at: o.settledAt?.getTime() ?? null,
-      }),
-    );
+    const { sql, bindings } = INSERT_ORDER.text(this.db, 'row', orderRow(o));
+    return insertUnlessPresent(this.db.raw(sql, bindings as Knex.RawBinding[]));
   }
 
   async findById(id: string): Promise<Order | undefined> {
@@ -160,14 +209,12 @@ export class KnexOrderRepository implements OrderRepository {
     domain: { id: string; from: readonly DomainStatus[]; change: DomainOrderChange; resellerId?: string },
   ): Promise<{ settled: boolean; domainMoved: boolean } | undefined> {
     if (!this.db.multipleStatements) return undefined;
-    const settle = this.settleQuery(settlement.id, settlement.to, settlement.change).toSQL().toNative();
-    const move = transitionForOrderQuery(this.db, domain.id, domain.from, domain.change, domain.resellerId)
-      .toSQL()
-      .toNative();
+    const settle = settleText(this.db, settlement.id, settlement.to, settlement.change);
+    const move = transitionForOrderText(this.db, domain.id, domain.from, domain.change, domain.resellerId);
     const [[settled, moved]] = (await this.db.raw(`${settle.sql};\n${move.sql}`, [
-      ...(settle.bindings as Knex.RawBinding[]),
-      ...(move.bindings as Knex.RawBinding[]),
-    ])) as [[{ affectedRows: number }, { affectedRows: number }]];
+      ...settle.bindings,
+      ...move.bindings,
+    ] as Knex.RawBinding[])) as [[{ affectedRows: number }, { affectedRows: number }]];
     return { settled: settled.affectedRows === 1, domainMoved: moved.affectedRows === 1 };
   }
 
@@ -178,16 +225,15 @@ export class KnexOrderRepository implements OrderRepository {
   ): Knex.QueryBuilder<object, number> {
     return this.db('orders')
       .where({ id, status: 'pending' })
-      .update({
-        status: to,
-        open_domain: null,
-        ...(change.expiryDate !== undefined && { expiry_date: change.expiryDate }),
-        note: change.note.slice(0, NOTE_LENGTH),
-        lease_owner: null,
-        lease_until: null,
-        settled_at: change.at.getTime(),
-        updated_at: change.at.getTime(),
-      });
+      .update(
+        settledColumns(
+          to,
+          change.expiryDate !== undefined,
+          change.expiryDate,
+          change.note.slice(0, NOTE_LENGTH),
+          change.at.getTime(),
+        ),
+      );
   }
 
   async notePending(

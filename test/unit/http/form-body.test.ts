@@ -1,4 +1,4 @@
-import { parseForm } from '../../../src/http/wire/form-body';
+import { parseAnyForm, parseForm, parseSimpleForm } from '../../../src/http/wire/form-body';
 
 describe('parseForm (PHP-bracket bodies)', () => {
   it('nests brackets the way PHP does', () => {
@@ -36,5 +36,99 @@ describe('parseForm (PHP-bracket bodies)', () => {
   it('never lets __proto__ reach Object.prototype', () => {
     parseForm('__proto__[polluted]=1&a[__proto__][polluted]=1');
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('the direct reading of simple forms', () => {
+  /** A plain copy with every object's prototype named, for comparing two readings exactly. */
+  const shape = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) return value.map(shape);
+    const out: Record<string, unknown> = { '(prototype)': Object.getPrototypeOf(value) === null ? 'none' : 'Object' };
+    for (const key of Object.keys(value)) out[`.${key}`] = shape((value as Record<string, unknown>)[key]);
+    return out;
+  };
+
+  it("reads an order's form as qs does", () => {
+    const text =
+      'domain=example.com&regperiod=1&nameservers[ns1]=ns1.example.net&nameservers[ns2]=ns2.example.net' +
+      '&contacts[Registrant][firstname]=Ann+Lee&contacts[Registrant][email]=ann%40example.com&addons[dnsmanagement]=0';
+    const simple = parseSimpleForm(text);
+    expect(simple).toBeDefined();
+    expect(shape(simple)).toEqual(shape(parseAnyForm(text)));
+  });
+
+  it.each([
+    'a=1&a=2',
+    'a[]=1',
+    'a[0]=1',
+    'a=1&a[b]=2',
+    'a[b]=2&a=1',
+    'a%5Bb%5D=1',
+    'a=x]=y',
+    '__proto__[x]=1',
+    'a[toString]=1',
+    'a[b][c][d][e][f][g]=1',
+    'a&b=1',
+    'a=1&&b=2',
+    'a.b=1',
+    '?a=1',
+    '',
+  ])('leaves %j to qs', (text) => {
+    expect(parseSimpleForm(text)).toBeUndefined();
+  });
+
+  it('answers what qs answers for every form it reads, over many generated forms', () => {
+    const pieces = [
+      'a',
+      'b',
+      'B_1',
+      'x-y',
+      '0',
+      '12',
+      'toString',
+      'constructor',
+      '%5B',
+      '%5D',
+      '[',
+      ']',
+      '[]',
+      '=',
+      '&',
+      '+',
+      '%20',
+      '%',
+      '%zz',
+      '%C3%A9',
+      '.',
+      'é',
+      '?',
+      ']=',
+    ];
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const word = () => Array.from({ length: 1 + random(3) }, () => pieces[random(pieces.length)]).join('');
+    const names = ['a', 'b', 'c', 'd', 'e', 'ns1', 'ns2', 'Registrant', 'Admin', '7', 'x_y', 'first-name', 'email'];
+    const name = () => names[random(names.length)]!;
+    let read = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const pairs = Array.from({ length: 1 + random(4) }, () => {
+        const key =
+          random(10) === 0
+            ? word()
+            : `${name()}${Array.from({ length: random(7) }, () => `[${random(20) === 0 ? word() : name()}]`).join('')}`;
+        return random(20) === 0 ? key : `${key}=${random(2) === 0 ? word() : name()}`;
+      });
+      const text = pairs.join('&');
+      const simple = parseSimpleForm(text);
+      if (simple === undefined) continue;
+      read++;
+      expect([text, shape(simple)]).toEqual([text, shape(parseAnyForm(text))]);
+    }
+    // The generator reaches the direct reading often, not only the forms it leaves to qs.
+    expect(read).toBeGreaterThan(2_000);
   });
 });
