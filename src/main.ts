@@ -24,7 +24,8 @@ async function main(): Promise<void> {
   if (checks.plugins !== 'ok')
     logger.error({ plugins: checks.plugins }, `not ready until this is fixed (/readyz answers 503): ${checks.plugins}`);
 
-  module.metrics.collectProcessMetrics();
+  // Process metrics sample the event loop and watch the garbage collector: only worth it when /metrics is served.
+  if (settings.metrics) module.metrics.collectProcessMetrics();
   // The handler is in place before the background jobs start and the port listens: a signal's default
   // action ends the process at once, cutting off whatever a job pass or the first requests were doing.
   // A signal during the start-up waits for it to finish, so that the shutdown never closes the database
