@@ -395,18 +395,16 @@ export function transitionForOrderText(
   return TRANSITION.text(db, shape, values);
 }
 
-const TRANSITION = new StatementTexts<string>((db, value, shape, values) => {
-  const [fromCount, byReseller] = shape.split(':');
+/** Built from the first call of a shape: its `from<i>` statuses in order, its reseller if any, and the columns it sets. */
+const TRANSITION = new StatementTexts<string>((db, value, _shape, values) => {
+  const from: string[] = [];
   const columns: Record<string, unknown> = {};
-  for (const column of Object.keys(values))
-    if (column !== 'id' && column !== 'resellerId' && !column.startsWith('from')) columns[column] = value(column);
-  return transitionQuery(
-    db,
-    value('id'),
-    Array.from({ length: Number(fromCount) }, (_, i) => value(`from${i}`)),
-    byReseller === 'true' ? value('resellerId') : undefined,
-    columns,
-  );
+  for (const name of Object.keys(values)) {
+    if (name.startsWith('from')) from.push(value(name));
+    else if (name !== 'id' && name !== 'resellerId') columns[name] = value(name);
+  }
+  const resellerId = values.resellerId !== undefined ? value('resellerId') : undefined;
+  return transitionQuery(db, value('id'), from, resellerId, columns);
 });
 
 function transitionQuery(
