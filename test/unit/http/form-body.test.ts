@@ -1,3 +1,4 @@
+import qs from 'qs';
 import { parseAnyForm, parseForm, parseSimpleForm } from '../../../src/http/wire/form-body';
 
 describe('parseForm (PHP-bracket bodies)', () => {
@@ -58,13 +59,30 @@ describe('the direct reading of simple forms', () => {
     expect(shape(simple)).toEqual(shape(parseAnyForm(text)));
   });
 
+  it("reads an order's form with its brackets percent-encoded, as PHP's http_build_query sends it", () => {
+    const text = qs.stringify({
+      domain: 'example.com',
+      regperiod: '1',
+      nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
+      contacts: { Registrant: { firstname: 'Ann Lee', email: 'ann@example.com' } },
+    });
+    expect(text).toContain('nameservers%5Bns1%5D=');
+    const simple = parseSimpleForm(text);
+    expect(simple).toBeDefined();
+    expect(shape(simple)).toEqual(shape(parseAnyForm(text)));
+    const lowerCase = text.replace(/%5B/g, '%5b').replace(/%5D/g, '%5d');
+    expect(shape(parseSimpleForm(lowerCase))).toEqual(shape(parseAnyForm(lowerCase)));
+  });
+
   it.each([
     'a=1&a=2',
     'a[]=1',
     'a[0]=1',
     'a=1&a[b]=2',
     'a[b]=2&a=1',
-    'a%5Bb%5D=1',
+    'a%5B%5D=1',
+    'a%5B0%5D=1',
+    'a=x%5D=y',
     'a=x]=y',
     '__proto__[x]=1',
     'a[toString]=1',
@@ -113,13 +131,16 @@ describe('the direct reading of simple forms', () => {
     const word = () => Array.from({ length: 1 + random(3) }, () => pieces[random(pieces.length)]).join('');
     const names = ['a', 'b', 'c', 'd', 'e', 'ns1', 'ns2', 'Registrant', 'Admin', '7', 'x_y', 'first-name', 'email'];
     const name = () => names[random(names.length)]!;
+    // Brackets as PHP's http_build_query sends them (percent-encoded), or literal.
+    const open = () => ['[', '[', '%5B', '%5b'][random(4)];
+    const close = () => [']', ']', '%5D', '%5d'][random(4)];
     let read = 0;
     for (let i = 0; i < 20_000; i++) {
       const pairs = Array.from({ length: 1 + random(4) }, () => {
         const key =
           random(10) === 0
             ? word()
-            : `${name()}${Array.from({ length: random(7) }, () => `[${random(20) === 0 ? word() : name()}]`).join('')}`;
+            : `${name()}${Array.from({ length: random(7) }, () => `${open()}${random(20) === 0 ? word() : name()}${close()}`).join('')}`;
         return random(20) === 0 ? key : `${key}=${random(2) === 0 ? word() : name()}`;
       });
       const text = pairs.join('&');
