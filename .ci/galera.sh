@@ -6,8 +6,11 @@
 # GALERA_RUNS=N runs it N times, each on a fresh cluster, and says how many passed (the script
 # fails if any did not). Arguments go to jest: `.ci/galera.sh -t renewal` runs the tests named so.
 # While the tests run, each node is asked every second for a statement waiting 5 s or more for a
-# lock, and for an idle connection holding locks in a transaction open for 5 s or more (issue 26:
-# a renewal once waited 50 s); when a run fails, what was seen is printed with the tests' output.
+# lock, for an idle connection holding locks in a transaction open for 5 s or more, and for any
+# thread (a client's or one of Galera's appliers) busy on one statement for 5 s or more, with its
+# state; and, whenever they move, for its replication queues and flow-control counters (issue 26:
+# a renewal once waited 50 s for a lock while no lock wait was seen). When a run fails, what was
+# seen is printed with the tests' output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +23,7 @@ trap '[ -n "$current" ] && bash scripts/galera-cluster.sh stop "$current" >/dev/
 sample_locks() {
   local log="$1"
   shift
+  declare -A last_counters=()
   while true; do
     for url in "$@"; do
       local port="${url##*:}"
@@ -35,8 +39,24 @@ sample_locks() {
         SELECT NOW(3), 'node port $port', 'idle in transaction', t.trx_id, 'started', t.trx_started,
                'rows locked', t.trx_rows_locked, 'rows modified', t.trx_rows_modified, 'connection idle', p.TIME, 's'
         FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id
-        WHERE p.COMMAND = 'Sleep' AND t.trx_lock_structs > 0 AND t.trx_started < NOW() - INTERVAL 5 SECOND" \
-        >>"$log" 2>/dev/null || true
+        WHERE p.COMMAND = 'Sleep' AND t.trx_lock_structs > 0 AND t.trx_started < NOW() - INTERVAL 5 SECOND;
+        SELECT NOW(3), 'node port $port', 'busy', p.TIME, 's: thread', p.ID, p.USER, p.COMMAND, IFNULL(p.STATE, ''),
+               LEFT(IFNULL(p.INFO, ''), 300)
+        FROM information_schema.PROCESSLIST p
+        WHERE p.COMMAND NOT IN ('Sleep', 'Daemon', 'Binlog Dump') AND p.TIME >= 5 AND p.ID <> CONNECTION_ID()" \
+        >>"$log" 2>>"$log.errors" || true
+      # Replication between the nodes: logged when it moved since the last second.
+      local counters
+      counters="$(mariadb --no-defaults -h127.0.0.1 -P"$port" -uroot -N -e "
+        SELECT GROUP_CONCAT(CONCAT(LOWER(VARIABLE_NAME), '=', VARIABLE_VALUE) ORDER BY VARIABLE_NAME SEPARATOR ' ')
+        FROM information_schema.GLOBAL_STATUS
+        WHERE VARIABLE_NAME IN ('WSREP_LOCAL_RECV_QUEUE', 'WSREP_LOCAL_SEND_QUEUE', 'WSREP_FLOW_CONTROL_SENT',
+                                'WSREP_FLOW_CONTROL_RECV', 'WSREP_FLOW_CONTROL_PAUSED_NS', 'WSREP_LOCAL_STATE_COMMENT',
+                                'WSREP_LOCAL_BF_ABORTS', 'WSREP_LOCAL_CERT_FAILURES')" 2>>"$log.errors" || true)"
+      if [ -n "$counters" ] && [ "$counters" != "${last_counters[$port]:-}" ]; then
+        echo "$(date -u +%T.%3N) node port $port wsrep: $counters" >>"$log.wsrep"
+        last_counters[$port]="$counters"
+      fi
     done
     sleep 1
   done
@@ -58,9 +78,15 @@ run_once() {
   GALERA_URLS="$(echo "$urls" | paste -sd, -)" npx jest test/galera --maxWorkers=1 --forceExit "$@" || status=1
   kill "$sampler" 2>/dev/null || true
   wait "$sampler" 2>/dev/null || true
-  if [ "$status" != 0 ] && [ -s "$dir/locks.log" ]; then
-    echo "--- lock waits and idle transactions seen during the failed run (test/galera, issue 26) ---" >&2
-    cat "$dir/locks.log" >&2
+  if [ "$status" != 0 ]; then
+    echo "--- lock waits, idle transactions and long statements seen during the failed run (test/galera, issue 26) ---" >&2
+    cat "$dir/locks.log" >&2 2>/dev/null || true
+    echo "--- each node's replication queues and flow control, whenever they moved ---" >&2
+    cat "$dir/locks.log.wsrep" >&2 2>/dev/null || true
+    if [ -s "$dir/locks.log.errors" ]; then
+      echo "--- the sampler's own errors ---" >&2
+      sort "$dir/locks.log.errors" | uniq -c | head -20 >&2
+    fi
   fi
   bash scripts/galera-cluster.sh stop "$dir" >/dev/null 2>&1 || true
   current=""
