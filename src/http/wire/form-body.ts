@@ -43,19 +43,23 @@ export function parseAnyForm(text: string): WireParams {
   }
 }
 
-/** A key of a simple form: a name, then up to 5 `[name]` parts, each with a character that is not a digit. */
-const SIMPLE_KEY = /^[A-Za-z0-9_-]+(?:\[[A-Za-z0-9_-]*[A-Za-z_-][A-Za-z0-9_-]*\]){0,5}$/;
-const NAME_PART = /[A-Za-z0-9_-]+/g;
+/**
+ * A key of a simple form, once decoded: a name, then up to 5 `[name]` parts; no name holds a
+ * bracket. (A part of digits alone would make a list: checked per part.)
+ */
+const SIMPLE_KEY = /^[^[\]]+(?:\[[^[\]]+\]){0,5}$/;
+const KEY_PART = /\[([^[\]]+)\]/g;
+const DIGITS = /^\d+$/;
 const ENCODED_OPEN = /%5B/gi;
 const ENCODED_CLOSE = /%5D/gi;
 
 /**
  * The form as `parseForm`'s qs options read it, worked out directly for the forms billing modules
  * send (every key a name with named `[part]`s, each key once; brackets percent-encoded, as PHP's
- * `http_build_query` sends them, or not): undefined for anything else (lists, repeated keys, keys
- * a prototype has, odd syntax), which qs reads. The answer is qs's own for every form it gives one
- * for (test/unit/http/form-body.test.ts compares them); it spares an order's form qs's general
- * machinery (bench/RESULTS.md).
+ * `http_build_query` sends them, or not; names with spaces, like WHMCS's `First Name`): undefined
+ * for anything else (lists, repeated keys, keys a prototype has, odd syntax), which qs reads. The
+ * answer is qs's own for every form it gives one for (test/unit/http/form-body.test.ts compares
+ * them); it spares an order's form qs's general machinery (bench/RESULTS.md).
  */
 export function parseSimpleForm(form: string): WireParams | undefined {
   if (form === '') return undefined;
@@ -70,13 +74,20 @@ export function parseSimpleForm(form: string): WireParams | undefined {
     if (++pairs > 1000) return undefined;
     const equals = text.indexOf('=', start);
     if (equals === -1 || equals >= end) return undefined;
-    const key = text.slice(start, equals);
-    if (!SIMPLE_KEY.test(key)) return undefined;
     // qs ends a key at the first "]=" of the pair when there is one.
     const bracketEquals = text.indexOf(']=', start);
     if (bracketEquals !== -1 && bracketEquals < end && bracketEquals + 1 !== equals) return undefined;
+    // Like qs: the key is decoded first, then split at its brackets.
+    const key = decodeFormText(text.slice(start, equals));
+    if (!SIMPLE_KEY.test(key)) return undefined;
     const value = decodeFormText(text.slice(equals + 1, end));
-    const names = key.match(NAME_PART)!;
+    const open = key.indexOf('[');
+    const names = open === -1 ? [key] : [key.slice(0, open)];
+    if (open !== -1)
+      for (const part of key.slice(open).matchAll(KEY_PART)) {
+        if (DIGITS.test(part[1]!)) return undefined;
+        names.push(part[1]!);
+      }
     let target = root;
     for (let i = 0; i < names.length; i++) {
       const name = names[i]!;

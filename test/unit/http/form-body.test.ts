@@ -1,4 +1,5 @@
 import qs from 'qs';
+import { WHMCS_REGISTRANT } from '../../support/wire';
 import { parseAnyForm, parseForm, parseSimpleForm } from '../../../src/http/wire/form-body';
 
 describe('parseForm (PHP-bracket bodies)', () => {
@@ -59,14 +60,15 @@ describe('the direct reading of simple forms', () => {
     expect(shape(simple)).toEqual(shape(parseAnyForm(text)));
   });
 
-  it("reads an order's form with its brackets percent-encoded, as PHP's http_build_query sends it", () => {
+  it("reads a WHMCS order's form with its brackets and spaces percent-encoded, as PHP's http_build_query sends it", () => {
     const text = qs.stringify({
       domain: 'example.com',
       regperiod: '1',
       nameservers: { ns1: 'ns1.example.net', ns2: 'ns2.example.net' },
-      contacts: { Registrant: { firstname: 'Ann Lee', email: 'ann@example.com' } },
+      contacts: { Registrant: WHMCS_REGISTRANT },
     });
     expect(text).toContain('nameservers%5Bns1%5D=');
+    expect(text).toContain('%5BFirst%20Name%5D=');
     const simple = parseSimpleForm(text);
     expect(simple).toBeDefined();
     expect(shape(simple)).toEqual(shape(parseAnyForm(text)));
@@ -89,11 +91,25 @@ describe('the direct reading of simple forms', () => {
     'a[b][c][d][e][f][g]=1',
     'a&b=1',
     'a=1&&b=2',
-    'a.b=1',
-    '?a=1',
+    'a[01]=1',
     '',
   ])('leaves %j to qs', (text) => {
     expect(parseSimpleForm(text)).toBeUndefined();
+  });
+
+  it.each([
+    'a.b=1',
+    '?a=1',
+    'First+Name=Ada',
+    'contacts[Registrant][First%20Name]=Ada&contacts[Registrant][Last+Name]=Lovelace',
+    'a%2Bb=1',
+    'a%zz=1',
+    'a[%C3%A9t%C3%A9]=1',
+    'a[-1]=1',
+  ])('reads %j directly, as qs reads it', (text) => {
+    const simple = parseSimpleForm(text);
+    expect(simple).toBeDefined();
+    expect(shape(simple)).toEqual(shape(parseAnyForm(text)));
   });
 
   it('answers what qs answers for every form it reads, over many generated forms', () => {
@@ -129,7 +145,29 @@ describe('the direct reading of simple forms', () => {
       return seed % n;
     };
     const word = () => Array.from({ length: 1 + random(3) }, () => pieces[random(pieces.length)]).join('');
-    const names = ['a', 'b', 'c', 'd', 'e', 'ns1', 'ns2', 'Registrant', 'Admin', '7', 'x_y', 'first-name', 'email'];
+    const names = [
+      'a',
+      'b',
+      'c',
+      'd',
+      'e',
+      'ns1',
+      'ns2',
+      'Registrant',
+      'Admin',
+      '7',
+      'x_y',
+      'first-name',
+      'email',
+      'First+Name',
+      'First%20Name',
+      'Phone Number',
+      'a%2Bb',
+      'x.y',
+      '%zz',
+      '%C3%A9t%C3%A9',
+      '01',
+    ];
     const name = () => names[random(names.length)]!;
     // Brackets as PHP's http_build_query sends them (percent-encoded), or literal.
     const open = () => ['[', '[', '%5B', '%5b'][random(4)];
