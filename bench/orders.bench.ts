@@ -33,7 +33,7 @@ import { computeToken } from '../src/core/auth/api-token';
 import { parseDatabaseUrl, connectDatabase } from '../src/infra/db/connect';
 import { createResellerModule } from '../src/module';
 import { ledgerProblems } from '../test/support/ledger-invariant';
-import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { databaseCpuSeconds, enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
@@ -182,6 +182,9 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       moduleServers.push(await startServer(variants[m]!.entry, env(seeded.db.url)));
     bareServer = await startServer('bench/servers/bare-orders-server.ts', env(forBare.db.url));
 
+    // MariaDB's own CPU per order (a local mariadbd): what a server's statements cost the database,
+    // taken from the same two cores as everything else.
+    const databaseCpu = databaseCpuSeconds(engine);
     let serial = 0;
     let connections = 0;
     const run = (label: string) => `${label}${Date.now().toString(36)}`;
@@ -191,6 +194,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
         connections: RESELLERS,
         seconds,
         serverCpu: moduleServers[m]!.cpuSeconds,
+        databaseCpu,
         request: (connection) => {
           // One reseller per connection, for the connection's life.
           connection.reseller ??= forModules[m]!.resellers[connections++ % RESELLERS];
@@ -218,6 +222,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
         connections: RESELLERS,
         seconds,
         serverCpu: bareServer!.cpuSeconds,
+        databaseCpu,
         request: (connection) => {
           connection.reseller ??= forBare.resellers[connections++ % RESELLERS];
           const r = connection.reseller as SeededDatabase['resellers'][number];
@@ -394,6 +399,7 @@ async function main(): Promise<void> {
   const results: EngineResult[] = [];
   for (const engine of enginesFromEnv(['mariadb'])) results.push(await benchEngine(engine));
   const cpu = (micros: number) => `${(micros / 1000).toFixed(2)} ms`;
+  const databaseCpu = (micros: number) => (Number.isNaN(micros) ? '' : cpu(micros));
   const rows = results.flatMap(({ engine, modules, bare }) => [
     ...modules.map((m) => [
       engine,
@@ -402,6 +408,7 @@ async function main(): Promise<void> {
       ms(m.load.p50),
       ms(m.load.p99),
       cpu(m.load.cpuMicros),
+      databaseCpu(m.load.databaseCpuMicros),
       cpu(m.cpuWithDeliveriesMicros),
       m.variant.endpoints === 0
         ? ''
@@ -418,6 +425,7 @@ async function main(): Promise<void> {
       ms(bare.p50),
       ms(bare.p99),
       cpu(bare.cpuMicros),
+      databaseCpu(bare.databaseCpuMicros),
       '',
       '',
       '1.00',
@@ -447,6 +455,7 @@ async function main(): Promise<void> {
           'p50',
           'p99',
           'server CPU per order (rounds)',
+          'MariaDB CPU per order (rounds)',
           'server CPU per order, its webhooks delivered',
           'webhook deliveries per order',
           'ratio to bare (orders/s)',

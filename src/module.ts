@@ -266,7 +266,8 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       },
       lifecycle,
     );
-    const observation = requestObservation({ logger, metrics, apiLog, settings, clock });
+    const load = container.get(MODULE_TOKENS.servingLoad);
+    const observation = requestObservation({ logger, metrics, load, apiLog, settings, clock });
 
     const routesMountedAt = routeTable(settings, readiness, metrics);
     // Compiled templates are cached by the engine: one engine for every mount of the console.
