@@ -39,7 +39,6 @@ import { provider } from './provide';
 
 import type { DatabasePools } from './infra/db/driver-pools';
 import { PrometheusMetrics } from './infra/metrics/prometheus-metrics';
-import { EventLoopServingLoad } from './infra/serving-load';
 import { KnexApiLogRepository } from './infra/repositories/knex-api-log-repository';
 import { KnexUnitOfWork, knexLedger } from './infra/repositories/knex-unit-of-work';
 import { webModule } from './web/web-bindings';
@@ -89,8 +88,6 @@ export interface HostPorts {
 export const MODULE_TOKENS = {
   /** The Prometheus metrics: the default registrar call observer, fed by events, served at /metrics. */
   metrics: token<PrometheusMetrics>('metrics'),
-  /** Whether the process is busy serving requests: told of each by the request observation, asked by the webhook worker. */
-  servingLoad: token<EventLoopServingLoad>('servingLoad'),
   /** The API log's in-memory buffer, written in batches off the request path. */
   apiLogBuffer: token<BufferedApiLog>('apiLogBuffer'),
 } as const;
@@ -172,7 +169,6 @@ function observabilityModule(settings: Settings): ContainerModule {
   return new ContainerModule(({ bind }) => {
     const provide = provider(bind);
     provide(MODULE_TOKENS.metrics, { logger: TOKENS.logger }, ({ logger }) => new PrometheusMetrics(logger));
-    bind(MODULE_TOKENS.servingLoad).toConstantValue(new EventLoopServingLoad());
     provide(BUILT_IN.registrarCallObserver, { metrics: MODULE_TOKENS.metrics }, ({ metrics }) => metrics);
     provide(
       TOKENS.apiLogService,
@@ -408,23 +404,16 @@ function webhookModule(settings: Settings): ContainerModule {
         logger: TOKENS.logger,
         dispatcher: TOKENS.outboxDispatcher,
         notifications: TOKENS.notifications,
-        load: MODULE_TOKENS.servingLoad,
       },
-      ({ uow, sender, secrets, clock, logger, dispatcher, notifications, load }) => {
+      ({ uow, sender, secrets, clock, logger, dispatcher, notifications }) => {
         const worker = new WebhookDeliveryWorker(
           uow,
           sender,
           secrets,
           clock,
           logger,
-          {
-            concurrency: settings.webhookConcurrency,
-            concurrencyWhenBusy: settings.webhookConcurrencyWhenBusy,
-            timeoutMs: settings.webhookTimeoutMs,
-            pollMs: 1000,
-          },
+          { concurrency: settings.webhookConcurrency, timeoutMs: settings.webhookTimeoutMs, pollMs: 1000 },
           (endpoint, reason) => notifications.endpointDisabled(endpoint, reason),
-          load,
         );
         dispatcher.onDeliveries(() => worker.wake());
         return worker;

@@ -266,8 +266,7 @@ export async function createResellerModule(options: ResellerModuleOptions = {}):
       },
       lifecycle,
     );
-    const load = container.get(MODULE_TOKENS.servingLoad);
-    const observation = requestObservation({ logger, metrics, load, apiLog, settings, clock });
+    const observation = requestObservation({ logger, metrics, apiLog, settings, clock });
 
     const routesMountedAt = routeTable(settings, readiness, metrics);
     // Compiled templates are cached by the engine: one engine for every mount of the console.

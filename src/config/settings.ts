@@ -133,8 +133,6 @@ export const SettingsSchema = z.strictObject({
   webhookTimeoutMs: int(100, 60_000).default(15_000),
   /** Webhook attempts one process has in flight at once (at most a quarter of them to any one endpoint). */
   webhookConcurrency: int(1, 1000).default(32),
-  /** Webhook attempts one process keeps in flight while it is busy serving requests (docs/events.md#under-load). */
-  webhookConcurrencyWhenBusy: int(1, 1000).default(2),
   /** `smtp://user:pass@host:587` or `smtps://…`: where notifications are mailed. Unset: no mail. */
   smtpUrl: z.string().url().optional(),
   /** The From address of the platform's mail. */
@@ -207,7 +205,6 @@ export const ENVIRONMENT_VARIABLES: Readonly<Record<string, keyof Settings>> = {
   WEBHOOK_ALLOW_INSECURE_TARGETS: 'webhookAllowInsecureTargets',
   WEBHOOK_TIMEOUT_MS: 'webhookTimeoutMs',
   WEBHOOK_CONCURRENCY: 'webhookConcurrency',
-  WEBHOOK_CONCURRENCY_WHEN_BUSY: 'webhookConcurrencyWhenBusy',
   SMTP_URL: 'smtpUrl',
   MAIL_FROM: 'mailFrom',
   OPERATOR_EMAIL: 'operatorEmail',

@@ -5,7 +5,6 @@ import type { Logger } from '../core/common/logger';
 import type { RequestObservation } from '../http/middleware/observe-requests';
 import { runWithLogContext } from '../infra/logging';
 import type { PrometheusMetrics } from '../infra/metrics/prometheus-metrics';
-import type { EventLoopServingLoad } from '../infra/serving-load';
 
 /**
  * What the HTTP adapter reports about each request goes to three places: the log line, the
@@ -14,18 +13,13 @@ import type { EventLoopServingLoad } from '../infra/serving-load';
 export function requestObservation(parts: {
   readonly logger: Logger;
   readonly metrics: PrometheusMetrics;
-  readonly load: EventLoopServingLoad;
   readonly apiLog: BufferedApiLog;
   readonly settings: Settings;
   readonly clock: Clock;
 }): RequestObservation {
-  const { logger, metrics, load, apiLog, settings, clock } = parts;
+  const { logger, metrics, apiLog, settings, clock } = parts;
   return {
-    begin: (operational) => {
-      metrics.httpRequestStarted();
-      // Health checks and scrapes are not load: a backlog of webhooks is not held back for them.
-      if (!operational) load.requestStarted();
-    },
+    begin: () => metrics.httpRequestStarted(),
     runInContext: (reqId, work, ctx) => runWithLogContext({ reqId }, work, ctx),
     observe(call) {
       // Health checks and scrapes come every few seconds: their lines are debug unless they fail.

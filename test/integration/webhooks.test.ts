@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { fixedClock } from '../../src/core/common/clock';
 import { TOKENS } from '../../src/core/tokens';
-import { WebhookDeliveryWorker } from '../../src/core/webhooks/delivery-worker';
 import { RETRY_DELAYS_MS } from '../../src/core/webhooks/retry-schedule';
 import { KnexWebhookRepository } from '../../src/infra/repositories/knex-webhook-repository';
 import { HttpWebhookSender } from '../../src/infra/webhooks/http-webhook-sender';
@@ -255,73 +254,6 @@ describe('webhooks', () => {
       claims.mockRestore();
       await webhooks().remove(a.endpoint.id);
       await webhooks().remove(b.endpoint.id);
-    }
-  });
-
-  it('keeps to WEBHOOK_CONCURRENCY_WHEN_BUSY attempts in flight while the process is busy serving requests, and to its whole share once it is not', async () => {
-    const c = h.module.container;
-    const moduleWorker = c.get(TOKENS.webhookDeliveryWorker);
-    await moduleWorker.stop();
-    // A receiver that holds every request until the test answers it.
-    const held: http.ServerResponse[] = [];
-    let most = 0;
-    const server = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        held.push(res);
-        most = Math.max(most, held.length);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const answerHeld = () => {
-      for (const res of held.splice(0)) res.writeHead(204).end();
-    };
-    const { endpoint } = await webhooks().add(
-      { resellerId },
-      `http://127.0.0.1:${(server.address() as AddressInfo).port}/held`,
-    );
-    for (let i = 0; i < 30; i++) await topUp(resellerId, 1);
-    await c.get(TOKENS.outboxDispatcher).drain();
-    const load = { busy: true };
-    const worker = new WebhookDeliveryWorker(
-      c.get(TOKENS.unitOfWork),
-      c.get(TOKENS.webhookSender),
-      c.get(TOKENS.secretBox),
-      c.get(TOKENS.clock),
-      c.get(TOKENS.logger),
-      { concurrency: 32, concurrencyWhenBusy: 2, timeoutMs: 5_000, pollMs: 50 },
-      () => {},
-      load,
-    );
-    try {
-      worker.start();
-      // Busy: two at a time, and still moving.
-      for (let turn = 0; turn < 4; turn++) {
-        await eventually(() => held.length === 2, 'two attempts in flight', 5_000);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        expect(held.length).toBe(2);
-        answerHeld();
-      }
-      expect(most).toBe(2);
-      // No longer busy: the endpoint's whole share (a quarter of 32) at once.
-      load.busy = false;
-      await eventually(() => held.length === 8, "the endpoint's share in flight", 5_000);
-      await eventually(
-        async () => {
-          answerHeld();
-          return (await deliveriesTo(endpoint.id)).filter((d) => d.status === 'delivered').length === 30;
-        },
-        'all 30 delivered',
-        10_000,
-      );
-      expect(most).toBe(8);
-    } finally {
-      answerHeld();
-      await worker.stop();
-      server.closeAllConnections();
-      server.close();
-      await webhooks().remove(endpoint.id);
-      moduleWorker.start();
     }
   });
 

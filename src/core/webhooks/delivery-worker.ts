@@ -22,11 +22,6 @@ export interface WebhookSender {
 export interface DeliveryWorkerSettings {
   /** Attempts in flight at once in this process. */
   readonly concurrency: number;
-  /**
-   * Attempts in flight at most while the process is busy serving requests (`ServingLoad`): what
-   * deliveries keep of the process then, so that they still move (docs/events.md#under-load).
-   */
-  readonly concurrencyWhenBusy: number;
   readonly timeoutMs: number;
   /** How often due deliveries are looked for when nothing woke the worker. */
   readonly pollMs: number;
@@ -43,16 +38,6 @@ const RECORD_GATHER_MS = 5;
 
 /** Told when an endpoint is disabled (its owner gets a mail when mail is configured). */
 export type EndpointDisabled = (endpoint: StoredEndpoint, reason: string) => void;
-
-/**
- * Whether this process is busy serving requests now. Requests come first: a reseller's order
- * waits on its answer, a webhook can be a little late (docs/events.md#under-load).
- */
-export interface ServingLoad {
-  readonly busy: boolean;
-}
-
-const NEVER_BUSY: ServingLoad = { busy: false };
 
 /**
  * Sends webhook deliveries. Each round claims due deliveries in a short transaction (row locks
@@ -104,7 +89,6 @@ export class WebhookDeliveryWorker {
     private readonly logger: Logger,
     private readonly settings: DeliveryWorkerSettings,
     private readonly disabled: EndpointDisabled = () => {},
-    private readonly load: ServingLoad = NEVER_BUSY,
   ) {
     this.endpointCap = Math.max(1, Math.floor(settings.concurrency / 4));
   }
@@ -148,17 +132,12 @@ export class WebhookDeliveryWorker {
    * than three sets are held sending, waiting or being claimed, and while the recording keeps up;
    * and no more than the endpoints held now have room for (a share in flight and a share waiting
    * each), or one more endpoint's when that is under half a set (or a set when none is held):
-   * what a claim brings beyond its endpoint's room goes back at once. While the process is busy
-   * serving requests, no more than `concurrencyWhenBusy` are held in all, none claimed ahead.
-   * (Deliveries claimed before keep their slots: each claim's lease counts on them.)
+   * what a claim brings beyond its endpoint's room goes back at once.
    */
   private claimable(): number {
     const slots = this.settings.concurrency;
     if (this.unrecorded >= 2 * slots) return 0;
-    const held = this.inFlight + this.ready.length + this.reserved;
-    const budget = this.load.busy
-      ? Math.min(this.settings.concurrencyWhenBusy, slots) - held
-      : Math.min(slots, 3 * slots - held);
+    const budget = Math.min(slots, 3 * slots - this.inFlight - this.ready.length - this.reserved);
     let room = 0;
     const endpoints = new Set([...this.perEndpoint.keys(), ...this.readyPerEndpoint.keys()]);
     for (const id of endpoints) room += Math.max(0, 2 * this.endpointCap - this.held(id));

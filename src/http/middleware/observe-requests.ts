@@ -30,8 +30,8 @@ export interface ObservedCall extends ApiCall {
 }
 
 export interface RequestObservation {
-  /** Called when a routed call starts (the in-flight gauge; the serving load, for calls that are not `operational`). */
-  readonly begin?: (operational: boolean) => void;
+  /** Called when a routed call starts (the in-flight gauge). */
+  readonly begin?: () => void;
   /** Called once per API call after the reply is set: logs, metrics, the API log. Must be cheap and never throw. */
   readonly observe: (call: ObservedCall) => void;
   /** Runs `work(ctx)` inside a log context carrying the request id (the argument is passed on, so that no closure is made per request). */
@@ -106,7 +106,7 @@ export function observeRoute(
     const call = new ServedCall(requestIdOf(ctx), upper, route, operational);
     (ctx.state as Record<symbol, ApiCall>)[STATE_KEY] = call;
     ctx.set('X-Request-Id', call.requestId);
-    observation.begin?.(operational);
+    observation.begin?.();
     try {
       await (runInContext ? runInContext(call.requestId, work, ctx) : work(ctx));
     } finally {

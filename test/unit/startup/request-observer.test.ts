@@ -4,7 +4,6 @@ import { fixedClock } from '../../../src/core/common/clock';
 import type { Settings } from '../../../src/config/settings';
 import type { ObservedCall } from '../../../src/http/middleware/observe-requests';
 import type { PrometheusMetrics } from '../../../src/infra/metrics/prometheus-metrics';
-import { EventLoopServingLoad } from '../../../src/infra/serving-load';
 import { requestObservation } from '../../../src/startup/request-observer';
 import { recordingLogger } from '../../support/fakes';
 
@@ -21,12 +20,11 @@ const call = (requestParams: Record<string, unknown> | undefined): ObservedCall 
   routed: true,
 });
 
-function observed(load = new EventLoopServingLoad()) {
+function observed() {
   const recorded: RecordedApiCall[] = [];
   const observation = requestObservation({
     logger: recordingLogger(),
-    metrics: { httpRequest: () => undefined, httpRequestStarted: () => undefined } as unknown as PrometheusMetrics,
-    load,
+    metrics: { httpRequest: () => undefined } as unknown as PrometheusMetrics,
     apiLog: { record: (entry: RecordedApiCall) => recorded.push(entry) } as unknown as BufferedApiLog,
     settings: { apiLog: true } as Settings,
     clock: fixedClock(new Date('2026-11-27T05:00:00Z')),
@@ -35,16 +33,6 @@ function observed(load = new EventLoopServingLoad()) {
 }
 
 describe('the request observer', () => {
-  it('tells the serving load of each API call it begins, not of health checks and scrapes', () => {
-    const load = new EventLoopServingLoad();
-    const started = jest.spyOn(load, 'requestStarted');
-    const { observation } = observed(load);
-    observation.begin?.(false);
-    observation.begin?.(true);
-    observation.begin?.(false);
-    expect(started).toHaveBeenCalledTimes(2);
-  });
-
   it('hands the API log no parameter object for a call without parameters (its stored request body is null)', () => {
     const { observation, recorded } = observed();
     observation.observe(call(Object.create(null)));
