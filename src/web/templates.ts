@@ -6,8 +6,8 @@ export const TEMPLATES_DIR = path.join(__dirname, 'templates');
 
 /**
  * The Eta engine of the pages. Every `<%= %>` is HTML-escaped (autoEscape); `<%~ %>` writes raw
- * HTML and is allowed only where test/unit/web/templates.test.ts lists it (the layout's body,
- * partials we render ourselves).
+ * HTML and is allowed only where test/unit/web/templates.test.ts lists it (the layout's
+ * `renderedPage`, partials we render ourselves).
  */
 export function createTemplates(options: { cache: boolean }): Eta {
   const eta = new Eta({
@@ -34,4 +34,17 @@ export function createTemplates(options: { cache: boolean }): Eta {
     };
   }
   return eta;
+}
+
+/**
+ * A page inside the layout: `renderedPage` is the one raw value the layout writes, so it is set
+ * here, last, from the page's own rendered template. A page's values (a reseller's text, a
+ * registrar's answer) cannot supply it, whatever they are named; every other value is escaped.
+ */
+export function renderInLayout(
+  templates: Eta,
+  values: Readonly<Record<string, unknown>>,
+  renderedPage: string,
+): string {
+  return templates.render('layout', { ...values, renderedPage });
 }

@@ -15,6 +15,7 @@ import { toCsv } from './csv';
 import type { AreaRules, Fields, Page, PageContext, PageResult, SignInControl } from './page-table';
 import { isSameOrigin, setSecurityHeaders, tokensMatch } from './security';
 import type { WebArea, WebSession, WebSessions } from './sessions';
+import { renderInLayout } from './templates';
 import { VIEW_HELPERS } from './view-helpers';
 
 /** The exact htmx build the pages load (package.json pins htmx.org to this version). */
@@ -95,7 +96,7 @@ export function createWebArea<Principal, Access extends string>(
     return {
       kind: 'html',
       status: error.status,
-      body: isFragment ? body : templates.render('layout', { ...values, body }),
+      body: isFragment ? body : renderInLayout(templates, values, body),
       headers,
     };
   };
@@ -226,8 +227,8 @@ export function createWebArea<Principal, Access extends string>(
       if (isFragment && o.fragment)
         return { kind: 'html', status, body: templates.render(`${area}/${o.fragment}`, values), headers: o.headers };
       // The page's template first, then the layout around it with the same values.
-      values.body = templates.render(`${area}/${template}`, values);
-      return { kind: 'html', status, body: templates.render('layout', values), headers: o.headers };
+      const page = templates.render(`${area}/${template}`, values);
+      return { kind: 'html', status, body: renderInLayout(templates, values, page), headers: o.headers };
     };
     const errorPage = (status: number, message: string, headers?: Readonly<Record<string, string>>): PageResult =>
       errorPageIn(layoutOf(), isFragment, { status, message, requestId }, headers);
