@@ -20,7 +20,7 @@
  * before the next server's load, so that no server's round pays for another's deliveries.
  *
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
- * BENCH_ROUNDS (3), BENCH_RESELLERS (32), BENCH_MARIADB_URL, BENCH_DRAIN_SECONDS (180: the
+ * BENCH_ROUNDS (5), BENCH_RESELLERS (32), BENCH_MARIADB_URL, BENCH_DRAIN_SECONDS (180: the
  * longest wait for a backlog to be delivered). BENCH_MODULE_ENTRY runs another server entry instead of
  * src/main.ts (an older checkout's, for before/after comparisons); BENCH_COMPARE_ENTRY runs one
  * beside it, each module variant twice (this entry's and that one's), in the same alternating
@@ -33,16 +33,16 @@ import { computeToken } from '../src/core/auth/api-token';
 import { parseDatabaseUrl, connectDatabase } from '../src/infra/db/connect';
 import { createResellerModule } from '../src/module';
 import { ledgerProblems } from '../test/support/ledger-invariant';
-import { databaseCpuSeconds, enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { databaseCpuSeconds, databaseQuiet, enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { combine, runLoad, type LoadResult } from './support/load';
 import { startServer, type ServerProcess } from '../test/support/server-process';
 import { writeSection } from './support/results';
-import { machine, ms, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
+import { machine, median, ms, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
 import { WHMCS_REGISTRANT as REGISTRANT } from '../test/support/wire';
 import { givenGroupSellingCom } from '../test/support/domains';
 
 const SECONDS = positiveInt('BENCH_SECONDS', 10);
-const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
+const ROUNDS = positiveInt('BENCH_ROUNDS', 5);
 const RESELLERS = positiveInt('BENCH_RESELLERS', 32);
 const WARMUP_SECONDS = 3;
 const MASTER_KEY = Buffer.alloc(32, 11).toString('base64');
@@ -93,6 +93,8 @@ const COMPARE_ENTRY = process.env.BENCH_COMPARE_ENTRY;
 interface ModuleResult {
   readonly variant: ModuleVariant;
   readonly load: LoadResult;
+  /** Orders/s over the bare server's in the same round, one a round. */
+  readonly roundRatios: readonly number[];
   /** Webhook deliveries per order, and per order those made while the rounds ran. */
   readonly deliveriesPerOrder: number;
   readonly deliveredDuringRounds: number;
@@ -111,6 +113,8 @@ interface EngineResult {
   bare: LoadResult;
   orders: number;
   problems: string[];
+  /** How long each round waited for a quiet MariaDB, ms (none on SQLite). */
+  quietWaits: number[];
 }
 
 interface SeededDatabase {
@@ -272,13 +276,29 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     const warm = await bareLoad(WARMUP_SECONDS, run('w'));
     if (warm.failures > 0) throw new Error(`bare orders on ${engine}: ${warm.failures} failed requests during warm-up`);
 
+    const problems: string[] = [];
     const moduleRounds: LoadResult[][] = variants.map(() => []);
     const bareRounds: LoadResult[] = [];
+    // Every round starts on a database that has settled from the one before (MariaDB's purge of
+    // a round's updated rows, with two endpoints tens of thousands of delivery rows, runs after its
+    // last statement): otherwise the server after a module with endpoints pays for its backlog.
+    const quietChecks = databaseCpu && connectDatabase(parseDatabaseUrl(forBare.db.url));
+    const waits: number[] = [];
+    const quiet = async (before: string) => {
+      if (!quietChecks || !databaseCpu) return;
+      const wait = await databaseQuiet(quietChecks, databaseCpu);
+      waits.push(wait.waitedMs);
+      process.stderr.write(
+        `orders ${engine}: ${wait.waitedMs} ms to a quiet MariaDB before ${before} (${wait.busy})\n`,
+      );
+      if (!wait.quiet) problems.push(`MariaDB still busy before ${before} after ${wait.waitedMs} ms (${wait.busy})`);
+    };
     for (let round = 0; round < ROUNDS; round++) {
       // Alternating order: the bare server first in every other round.
       const servers = [...variants.map((_, m) => m), -1];
       if (round % 2 === 1) servers.reverse();
       for (const which of servers) {
+        await quiet(which === -1 ? 'the bare round' : `a round of ${variants[which]!.label}`);
         if (which === -1) bareRounds.push(await bareLoad(SECONDS, run(`r${round}`)));
         else {
           moduleRounds[which]!.push(await moduleRound(which, SECONDS, run(`r${round}`)));
@@ -292,8 +312,13 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     for (const server of moduleServers) await server.stop();
     await bareServer.stop();
 
+    await quietChecks?.destroy();
+    if (waits.length > 0)
+      process.stderr.write(
+        `orders ${engine}: waited ${Math.min(...waits)}–${Math.max(...waits)} ms for a quiet MariaDB before each round\n`,
+      );
+
     // The money, checked in each database after the run: the invariant of every test, and nothing left pending.
-    const problems: string[] = [];
     let orders = 0;
     for (const [name, { db }] of [
       ...forModules.map((f, m) => [variants[m]!.label, f] as const),
@@ -318,6 +343,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       return {
         variant,
         load,
+        roundRatios: moduleRounds[m]!.map((r, i) => r.perSecond / bareRounds[i]!.perSecond),
         deliveriesPerOrder: t.deliveries / t.orders,
         deliveredDuringRounds: t.duringRounds / t.orders,
         cpuWithDeliveriesMicros: (t.cpu * 1e6) / t.orders,
@@ -327,7 +353,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
     const bare = combine(bareRounds);
     const failures = modules.reduce((n, m) => n + m.load.failures, 0);
     if (failures + bare.failures > 0) problems.push(`${failures} module and ${bare.failures} bare requests failed`);
-    return { engine, modules, bare, orders, problems };
+    return { engine, modules, bare, orders, problems, quietWaits: waits };
   } finally {
     for (const server of moduleServers) await server.stop();
     await bareServer?.stop();
@@ -401,6 +427,10 @@ async function main(): Promise<void> {
   const cpu = (micros: number) => `${(micros / 1000).toFixed(2)} ms`;
   /** MariaDB's CPU per order, or nothing where there is no local mariadbd to read. */
   const databaseCpuCell = (micros: number) => (Number.isNaN(micros) ? '' : cpu(micros));
+  const perRound = (ratios: readonly number[]) => {
+    const sorted = [...ratios].sort((a, b) => a - b);
+    return `${ratio(median(sorted))} (${ratio(sorted[0]!)}–${ratio(sorted[sorted.length - 1]!)})`;
+  };
   const rows = results.flatMap(({ engine, modules, bare }) => [
     ...modules.map((m) => [
       engine,
@@ -417,6 +447,7 @@ async function main(): Promise<void> {
       m.variant.endpoints === WEBHOOK_ENDPOINTS && m.variant.entry === MODULE_ENTRY
         ? verdict(m.load.perSecond / bare.perSecond, TARGET)
         : ratio(m.load.perSecond / bare.perSecond),
+      perRound(m.roundRatios),
       ratio(bare.cpuMicros / m.cpuWithDeliveriesMicros),
     ]),
     [
@@ -430,6 +461,7 @@ async function main(): Promise<void> {
       '',
       '',
       '1.00',
+      '',
       '1.00',
     ],
   ]);
@@ -460,12 +492,19 @@ async function main(): Promise<void> {
           'server CPU per order, its webhooks delivered',
           'webhook deliveries per order',
           'ratio to bare (orders/s)',
+          'ratio per round: median (lowest–highest)',
           'ratio to bare (CPU per order, webhooks delivered)',
         ],
         rows,
       ),
       '',
       `After the run: ${invariant.join('; ')}.`,
+      ...results
+        .filter((r) => r.quietWaits.length > 0)
+        .flatMap((r) => [
+          '',
+          `Each round started once MariaDB was quiet (its CPU under a tenth of a core over half a second and InnoDB's purge caught up), so that no round pays for the database work another left behind: ${r.engine} waited ${(Math.min(...r.quietWaits) / 1000).toFixed(1)}–${(Math.max(...r.quietWaits) / 1000).toFixed(1)} s.`,
+        ]),
     ].join('\n'),
   );
   if (results.some((r) => r.problems.length > 0)) process.exitCode = 1;

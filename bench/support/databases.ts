@@ -89,3 +89,42 @@ export function databaseCpuSeconds(engine: Engine): (() => number) | undefined {
   }
   return undefined;
 }
+
+/** What a wait for a quiet database saw. */
+export interface QuietWait {
+  readonly waitedMs: number;
+  /** False when it gave up: MariaDB was still busy (`busy` says with what). */
+  readonly quiet: boolean;
+  readonly busy: string;
+}
+
+/**
+ * Waits until the local MariaDB has settled after a load: its CPU under `cpuShare` of a core over
+ * half a second, and InnoDB's purge caught up (its history list under `historyBelow` undo logs),
+ * for at most `maxSeconds`. A load's writes leave MariaDB work to do after the last statement
+ * (purging the old versions of updated rows, flushing pages); started at once, the next server's
+ * round would pay for it on the same cores.
+ */
+export async function databaseQuiet(
+  db: { raw(sql: string): PromiseLike<unknown> },
+  cpuSeconds: () => number,
+  options: { maxSeconds?: number; cpuShare?: number; historyBelow?: number } = {},
+): Promise<QuietWait> {
+  const { maxSeconds = 60, cpuShare = 0.1, historyBelow = 1000 } = options;
+  const started = Date.now();
+  let busy = '';
+  for (;;) {
+    const cpuBefore = cpuSeconds();
+    const windowStart = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const share = (cpuSeconds() - cpuBefore) / ((Date.now() - windowStart) / 1000);
+    const [rows] = (await db.raw(
+      "SELECT `count` FROM information_schema.INNODB_METRICS WHERE name = 'trx_rseg_history_len'",
+    )) as [Array<{ count: number | string }>];
+    const history = Number(rows[0]?.count ?? 0);
+    busy = `CPU ${(share * 100).toFixed(0)} % of a core, history list ${history}`;
+    const waitedMs = Date.now() - started;
+    if (share < cpuShare && history < historyBelow) return { waitedMs, quiet: true, busy };
+    if (waitedMs > maxSeconds * 1000) return { waitedMs, quiet: false, busy };
+  }
+}
