@@ -298,11 +298,20 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       const servers = [...variants.map((_, m) => m), -1];
       if (round % 2 === 1) servers.reverse();
       for (const which of servers) {
-        await quiet(which === -1 ? 'the bare round' : `a round of ${variants[which]!.label}`);
-        if (which === -1) bareRounds.push(await bareLoad(SECONDS, run(`r${round}`)));
-        else {
-          moduleRounds[which]!.push(await moduleRound(which, SECONDS, run(`r${round}`)));
-        }
+        const label = which === -1 ? 'bare' : variants[which]!.label;
+        await quiet(which === -1 ? 'the bare round' : `a round of ${label}`);
+        const innodbBefore = quietChecks && (await innodbCounters(quietChecks));
+        const load =
+          which === -1
+            ? await bareLoad(SECONDS, run(`r${round}`))
+            : await moduleRound(which, SECONDS, run(`r${round}`));
+        if (which === -1) bareRounds.push(load);
+        else moduleRounds[which]!.push(load);
+        // Each round's own figures, and what InnoDB did meanwhile, for telling a slow round's cause.
+        const innodb = innodbBefore && quietChecks ? innodbChange(innodbBefore, await innodbCounters(quietChecks)) : '';
+        process.stderr.write(
+          `orders ${engine}: round ${round + 1}, ${label}: ${perSecond(load.perSecond)} orders/s, server CPU ${(load.cpuMicros / 1000).toFixed(2)} ms and MariaDB CPU ${(load.databaseCpuMicros / 1000).toFixed(2)} ms an order${innodb && `; InnoDB: ${innodb}`}\n`,
+        );
       }
       process.stderr.write(`orders ${engine}: round ${round + 1}/${ROUNDS} done\n`);
     }
@@ -405,6 +414,36 @@ async function drained(url: string): Promise<number> {
   } finally {
     await db.destroy();
   }
+}
+
+/** InnoDB's counters a slow round is told by: pages read from disk and flushed, redo waits, checkpoint age. */
+const INNODB_COUNTERS = [
+  'Innodb_buffer_pool_reads',
+  'Innodb_buffer_pool_pages_flushed',
+  'Innodb_buffer_pool_wait_free',
+  'Innodb_log_waits',
+  'Innodb_checkpoint_age',
+  'Innodb_buffer_pool_pages_dirty',
+] as const;
+
+async function innodbCounters(db: ReturnType<typeof connectDatabase>): Promise<Map<string, number>> {
+  const [rows] = (await db.raw(
+    `SHOW GLOBAL STATUS WHERE Variable_name IN (${INNODB_COUNTERS.map(() => '?').join(', ')})`,
+    [...INNODB_COUNTERS],
+  )) as [Array<{ Variable_name: string; Value: string }>];
+  return new Map(rows.map((r) => [r.Variable_name, Number(r.Value)]));
+}
+
+function innodbChange(before: Map<string, number>, after: Map<string, number>): string {
+  const delta = (name: string) => (after.get(name) ?? 0) - (before.get(name) ?? 0);
+  return [
+    `${delta('Innodb_buffer_pool_reads')} pages read from disk`,
+    `${delta('Innodb_buffer_pool_pages_flushed')} flushed`,
+    `${delta('Innodb_buffer_pool_wait_free')} waits for a free page`,
+    `${delta('Innodb_log_waits')} redo log waits`,
+    `checkpoint age ${((before.get('Innodb_checkpoint_age') ?? 0) / 2 ** 20).toFixed(0)} → ${((after.get('Innodb_checkpoint_age') ?? 0) / 2 ** 20).toFixed(0)} MiB`,
+    `dirty pages ${before.get('Innodb_buffer_pool_pages_dirty')} → ${after.get('Innodb_buffer_pool_pages_dirty')}`,
+  ].join(', ');
 }
 
 /** Waits (up to 30 s) until no order is pending: the last requests of a round have been served. */
