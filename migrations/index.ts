@@ -49,6 +49,7 @@ import * as dropStatusIndexFromDomains from './20261129030400_drop_status_index_
 import * as dropStatusSyncedAtIndexFromDomains from './20261129030500_drop_status_synced_at_index_from_domains';
 import * as makeIdempotencyKeysCaseSensitive from './20261130040000_make_idempotency_keys_case_sensitive';
 import * as pointCreditEntriesAtTheirAccount from './20261201000000_point_credit_entries_at_their_account';
+import * as dropOrderIdIndexFromCreditEntries from './20261202000000_drop_order_id_index_from_credit_entries';
 
 export interface Migration {
   up(knex: Knex): Promise<void>;
@@ -110,4 +111,5 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['20261129030500_drop_status_synced_at_index_from_domains', dropStatusSyncedAtIndexFromDomains],
   ['20261130040000_make_idempotency_keys_case_sensitive', makeIdempotencyKeysCaseSensitive],
   ['20261201000000_point_credit_entries_at_their_account', pointCreditEntriesAtTheirAccount],
+  ['20261202000000_drop_order_id_index_from_credit_entries', dropOrderIdIndexFromCreditEntries],
 ];
