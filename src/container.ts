@@ -415,7 +415,7 @@ function webhookModule(settings: Settings): ContainerModule {
           { concurrency: settings.webhookConcurrency, timeoutMs: settings.webhookTimeoutMs, pollMs: 1000 },
           (endpoint, reason) => notifications.endpointDisabled(endpoint, reason),
         );
-        dispatcher.onDeliveries(() => worker.wake());
+        dispatcher.handOffTo(worker);
         return worker;
       },
     );

@@ -6,7 +6,12 @@ import { postWithBalance } from '../../src/core/credit/ledger';
 import type { NewDomain } from '../../src/core/domain/domain';
 import { newEventId } from '../../src/core/events/outbox';
 import type { Order } from '../../src/core/order/order';
-import type { AttemptRecord, StoredEndpoint, WebhookDelivery } from '../../src/core/webhooks/webhook';
+import {
+  type AttemptRecord,
+  deliveryBody,
+  type StoredEndpoint,
+  type WebhookDelivery,
+} from '../../src/core/webhooks/webhook';
 import { connectDatabase, parseDatabaseUrl } from '../../src/infra/db/connect';
 import { isUniqueViolation } from '../../src/infra/db/errors';
 import { migrateLatest } from '../../src/infra/db/migrate';
@@ -540,9 +545,12 @@ describe.each([
       const all = (await s.uow.read.webhooks.listEndpoints()).map((e) => e.id);
       expect(all).toEqual(expect.arrayContaining([first.id, second.id, operators.id]));
 
+      // A rotation too: a dispatch signs what it hands its worker with its copy of the endpoint.
+      const beforeRotation = await version();
       await s.uow.run(async ({ webhooks }) =>
         webhooks.rotateSecret(first.id, 'sealed-2', { sealed: 'sealed-1', until: later(9) }),
       );
+      expect(await version()).toBe(beforeRotation + 1);
       expect(await s.uow.read.webhooks.findEndpoint(first.id)).toEqual({
         ...first,
         sealedSecret: 'sealed-2',
@@ -665,6 +673,34 @@ describe.each([
       await s.uow.run(async ({ webhooks }) => webhooks.disable(e.id, 'off'));
       await s.uow.run(async ({ webhooks }) => webhooks.replay(d.id, AT));
       expect(await claim('t-5', later(1))).not.toContain(d.id);
+    });
+
+    it('keeps a delivery inserted claimed for its claimer until the lease runs out, records its attempt only under that claim, and reads it back as the dispatch built it', async () => {
+      const e = endpoint();
+      const ev = event();
+      const fresh = { ...delivery(ev.id, e.id), claim: { token: 't-fresh', until: later(60_000) } };
+      const lapsed = { ...delivery(event().id, e.id), claim: { token: 't-gone', until: later(10) } };
+      await s.uow.run(async ({ webhooks, events }) => {
+        await webhooks.insertEndpoint(e);
+        await events.insert([ev]);
+        await webhooks.insertDeliveries([fresh, lapsed]);
+      });
+      const round = await claim('t-round', later(1));
+      expect(round).not.toContain(fresh.id);
+      expect(round).not.toContain(lapsed.id);
+      const body = deliveryBody(
+        { id: ev.id, type: ev.type, version: ev.version, occurredAt: Date.parse(ev.timestamp) },
+        ev.resellerId,
+        JSON.stringify(ev.data),
+      );
+      expect(await s.uow.read.webhooks.claimed([fresh.id], 't-fresh')).toEqual([
+        { id: fresh.id, claimToken: 't-fresh', attempts: 0, endpoint: e, eventId: ev.id, body, createdAt: AT },
+      ]);
+      const delivered: AttemptRecord = { kind: 'delivered', at: later(2), status: 204 };
+      expect(await record(fresh.id, 't-round', delivered)).toBe(false);
+      expect(await record(fresh.id, 't-fresh', delivered)).toBe(true);
+      // A claim whose process died runs out like a round's.
+      expect(await claim('t-late', later(11))).toContain(lapsed.id);
     });
 
     it('records an attempt only under its claim: delivered, retried or dead; a dead one is replayed afresh', async () => {

@@ -257,6 +257,60 @@ describe('webhooks', () => {
     }
   });
 
+  it("hands what dispatch makes for an endpoint that answers to the worker unclaimed by a round; a failing one's go through claim rounds, with the same bytes", async () => {
+    const worker = h.module.container.get(TOKENS.webhookDeliveryWorker);
+    const { endpoint } = await webhooks().add({ resellerId }, hooks.url('/handed'), ['credit.changed']);
+    await topUp(resellerId);
+    await eventually(async () => (await deliveriesTo(endpoint.id))[0]?.status === 'delivered', 'the first delivery');
+    // Which deliveries claim rounds read back (a round claims, then reads what it claimed).
+    const readBack: string[] = [];
+    const claimed = KnexWebhookRepository.prototype.claimed;
+    const spy = jest.spyOn(KnexWebhookRepository.prototype, 'claimed').mockImplementation(async function (
+      this: KnexWebhookRepository,
+      ids,
+      token,
+    ) {
+      const found = await claimed.call(this, ids, token);
+      readBack.push(...found.map((d) => d.id));
+      return found;
+    });
+    answers.set('/handed', [{ status: 500 }]);
+    try {
+      await topUp(resellerId);
+      await eventually(() => at('/handed').length === 2, "the second event's attempt");
+      const failed = await eventually(
+        async () => (await deliveriesTo(endpoint.id)).find((d) => d.status === 'pending' && d.attempts === 1),
+        'its failure recorded',
+      );
+      // The endpoint had answered: the delivery was claimed as it was inserted and sent as it was.
+      expect(readBack).not.toContain(failed.id);
+      // Failing now: the next event's delivery waits in its row for a claim round.
+      await topUp(resellerId);
+      await eventually(() => at('/handed').length === 3, "the third event's attempt");
+      const thirdEvent = at('/handed')[2]!.headers['webhook-id'];
+      const third = await eventually(
+        async () => (await deliveriesTo(endpoint.id)).find((d) => d.eventId === thirdEvent && d.status === 'delivered'),
+        'the third delivery recorded',
+      );
+      expect(readBack).toContain(third.id);
+      // The retry is claimed from its row and sends the very bytes the hand-off sent.
+      h.clock.advance(6_000);
+      worker.wake();
+      await eventually(() => at('/handed').length === 4, 'the retry');
+      expect(readBack).toContain(failed.id);
+      const attempts = at('/handed').filter((r) => r.headers['webhook-id'] === failed.eventId);
+      expect(attempts).toHaveLength(2);
+      expect(attempts[1]!.body).toBe(attempts[0]!.body);
+      await eventually(
+        async () => (await deliveriesTo(endpoint.id)).find((d) => d.id === failed.id)?.status === 'delivered',
+        'the retry recorded',
+      );
+    } finally {
+      spy.mockRestore();
+      await webhooks().remove(endpoint.id);
+    }
+  });
+
   it('does not follow a redirect: a 3xx is a failed attempt', async () => {
     answers.set('/moved', [{ status: 302, headers: { location: hooks.url('/target') } }]);
     const { endpoint } = await webhooks().add({ resellerId }, hooks.url('/moved'));

@@ -4,7 +4,7 @@ import { ulid } from '../common/ids';
 import type { Logger } from '../common/logger';
 import type { TransactionScope, UnitOfWork } from '../common/unit-of-work';
 import type { JobCounts } from '../jobs/job-scheduler';
-import type { StoredEndpoint, WebhookDelivery } from '../webhooks/webhook';
+import { type ClaimedDelivery, deliveryBody, type NewDelivery, type StoredEndpoint } from '../webhooks/webhook';
 
 export interface DispatcherSettings {
   /**
@@ -34,6 +34,28 @@ export function endpointWants(endpoint: StoredEndpoint, event: AnyPlatformEvent)
 }
 
 /**
+ * This process's webhook delivery worker, as the dispatch hands it the deliveries it creates
+ * (WebhookDeliveryWorker): those it has room for are claimed for it in the same INSERT and given
+ * to it once committed, so it sends them without a claim round of its own; the rest wait in
+ * their rows for its claim rounds (it is woken).
+ */
+export interface FreshDeliveries {
+  reserveFresh(wanted: number): number;
+  freshRoomFor(endpointId: string): number;
+  leaseFrom(now: Date): Date;
+  takeFresh(reserved: number, claimed: readonly ClaimedDelivery[]): Promise<void>;
+  wake(): void;
+}
+
+/** What dispatch routes by, as of one `routingVersion`. */
+interface Routing {
+  readonly version: number;
+  readonly endpoints: readonly StoredEndpoint[];
+  /** Resellers with a low-credit threshold. */
+  readonly watched: ReadonlySet<string>;
+}
+
+/**
  * Feeds committed events from the outbox to the in-process subscribers and to webhook
  * deliveries, at least once (ADR 15):
  *
@@ -43,19 +65,11 @@ export function endpointWants(endpoint: StoredEndpoint, event: AnyPlatformEvent)
  * - an event a crash or a failed dispatch left undispatched is taken by the recovery pass of any
  *   process once `recoverAfterMs` has passed, and dispatched again, to the subscribers too.
  */
-/** What dispatch routes by, as of one `routingVersion`. */
-interface Routing {
-  readonly version: number;
-  readonly endpoints: readonly StoredEndpoint[];
-  /** Resellers with a low-credit threshold. */
-  readonly watched: ReadonlySet<string>;
-}
-
 export class OutboxDispatcher {
   private pending: AnyPlatformEvent[] = [];
   private routing: Routing | undefined;
   private flushing: Promise<void> | undefined;
-  private readonly deliveriesListeners: Array<() => void> = [];
+  private worker: FreshDeliveries | undefined;
 
   constructor(
     private readonly uow: UnitOfWork,
@@ -72,9 +86,9 @@ export class OutboxDispatcher {
     this.flushing ??= this.flush();
   };
 
-  /** Told when new deliveries exist (the delivery worker wakes). */
-  onDeliveries(listener: () => void): void {
-    this.deliveriesListeners.push(listener);
+  /** This process's delivery worker: given the deliveries it has room for as they are made, woken for the rest. */
+  handOffTo(worker: FreshDeliveries): void {
+    this.worker = worker;
   }
 
   /** Waits for the dispatch of every event committed so far in this process (at close). */
@@ -96,7 +110,8 @@ export class OutboxDispatcher {
     if (claimed.length === 0) return { redispatched: 0 };
     this.logger.warn({ events: claimed.length }, 'dispatching events that were committed but not dispatched');
     for (const event of claimed) this.bus.deliver(event);
-    await this.dispatch(claimed);
+    // Their deliveries wait in their rows: a crash's leftovers are sent by claim rounds.
+    await this.dispatch(claimed, { handOff: false });
     return { redispatched: claimed.length };
   }
 
@@ -117,7 +132,7 @@ export class OutboxDispatcher {
       while (this.pending.length > 0) {
         const batch = this.pending.splice(0, this.settings.batchSize);
         try {
-          await this.dispatch(batch);
+          await this.dispatch(batch, { handOff: true });
         } catch (error) {
           this.logger.warn(
             { err: error, events: batch.length },
@@ -134,27 +149,35 @@ export class OutboxDispatcher {
   /**
    * One transaction: the batch's webhook deliveries, `credit.low` where a balance crossed its
    * threshold, dispatched. Endpoints and thresholds come from this process's copy while the
-   * routing version (one read) says it is current.
+   * routing version (one read) says it is current. With `handOff`, the deliveries this process's
+   * worker has room for are claimed for it as they are inserted and given to it once committed.
    */
-  private async dispatch(batch: readonly AnyPlatformEvent[]): Promise<void> {
+  private async dispatch(batch: readonly AnyPlatformEvent[], options: { handOff: boolean }): Promise<void> {
     const now = this.clock.now();
-    let delivered = 0;
-    await this.uow.run(async (repos) => {
-      const routing = await this.currentRouting(repos);
-      const deliveries: WebhookDelivery[] = [];
-      if (routing.endpoints.length > 0)
-        for (const event of batch)
-          for (const endpoint of routing.endpoints)
-            if (endpointWants(endpoint, event)) deliveries.push(newDelivery(event, endpoint, now));
-      await repos.webhooks.insertDeliveries(deliveries);
-      delivered = deliveries.length;
-      if (routing.watched.size > 0) await lowCredit(repos, batch, routing.watched, now);
-      await repos.events.markDispatched(
-        batch.map((e) => e.id),
-        now,
-      );
-    });
-    if (delivered > 0) for (const listener of this.deliveriesListeners) listener();
+    const worker = options.handOff ? this.worker : undefined;
+    // Room held for the hand-off before the transaction, as much as the batch could use.
+    const reserved = worker?.reserveFresh(batch.length * (this.routing?.endpoints.length ?? 0)) ?? 0;
+    const handOff = worker && { worker, room: reserved, claim: { token: ulid(), until: worker.leaseFrom(now) } };
+    let made: ReturnType<typeof deliveriesOf>;
+    try {
+      made = await this.uow.run(async (repos) => {
+        const routing = await this.currentRouting(repos);
+        const batchDeliveries = deliveriesOf(batch, routing.endpoints, now, handOff);
+        await repos.webhooks.insertDeliveries(batchDeliveries.deliveries);
+        if (routing.watched.size > 0) await lowCredit(repos, batch, routing.watched, now);
+        await repos.events.markDispatched(
+          batch.map((e) => e.id),
+          now,
+        );
+        return batchDeliveries;
+      });
+    } catch (error) {
+      await worker?.takeFresh(reserved, []);
+      throw error;
+    }
+    await worker?.takeFresh(reserved, made.fresh);
+    // The rest wait in their rows for a claim round.
+    if (made.waiting > 0) this.worker?.wake();
   }
 
   /** Read again in the dispatch's own transaction when the version moved, so the copy matches the version it is kept under. */
@@ -171,7 +194,58 @@ export class OutboxDispatcher {
   }
 }
 
-function newDelivery(event: AnyPlatformEvent, endpoint: StoredEndpoint, now: Date): WebhookDelivery {
+/**
+ * The batch's deliveries: one for each event an endpoint wants. With a hand-off, as many as the
+ * worker's `room` allows (and each endpoint's own room there) are claimed for it, and given as it
+ * will send them; only to endpoints whose last attempt from it succeeded, whose failure clock was
+ * clear then. The others wait in their rows (`waiting`).
+ */
+function deliveriesOf(
+  batch: readonly AnyPlatformEvent[],
+  endpoints: readonly StoredEndpoint[],
+  now: Date,
+  handOff: { worker: FreshDeliveries; room: number; claim: { token: string; until: Date } } | undefined,
+): { deliveries: NewDelivery[]; fresh: ClaimedDelivery[]; waiting: number } {
+  const deliveries: NewDelivery[] = [];
+  const fresh: ClaimedDelivery[] = [];
+  let waiting = 0;
+  let room = handOff?.room ?? 0;
+  const roomOf = new Map<string, number>();
+  for (const event of batch) {
+    let body: string | undefined;
+    for (const endpoint of endpoints) {
+      if (!endpointWants(endpoint, event)) continue;
+      const delivery = newDelivery(event, endpoint, now);
+      const endpointRoom = roomOf.get(endpoint.id) ?? handOff?.worker.freshRoomFor(endpoint.id) ?? 0;
+      if (handOff && room > 0 && endpointRoom > 0) {
+        room--;
+        roomOf.set(endpoint.id, endpointRoom - 1);
+        body ??= deliveryBody(
+          { id: event.id, type: event.type, version: event.version, occurredAt: Date.parse(event.timestamp) },
+          event.resellerId,
+          JSON.stringify(event.data),
+        );
+        deliveries.push({ ...delivery, claim: handOff.claim });
+        fresh.push({
+          id: delivery.id,
+          claimToken: handOff.claim.token,
+          attempts: 0,
+          endpoint: { ...endpoint, failingSince: null },
+          eventId: event.id,
+          body,
+          createdAt: now,
+        });
+      } else {
+        roomOf.set(endpoint.id, endpointRoom);
+        deliveries.push(delivery);
+        waiting++;
+      }
+    }
+  }
+  return { deliveries, fresh, waiting };
+}
+
+function newDelivery(event: AnyPlatformEvent, endpoint: StoredEndpoint, now: Date): NewDelivery {
   return {
     id: ulid(),
     eventId: event.id,

@@ -75,6 +75,11 @@ export class WebhookDeliveryWorker {
   private claimAgainAt = 0;
   /** Attempts answered whose outcome is not recorded yet (their claims still held). */
   private unrecorded = 0;
+  /**
+   * Endpoints whose last attempt from this worker was answered 2xx, with their failure clock clear
+   * then: the dispatch may claim fresh deliveries to them for this worker (`freshRoomFor`).
+   */
+  private readonly answering = new Set<string>();
   /** Opened secrets by their sealed form: one AES decryption per secret, not per attempt. */
   private readonly opened = new Map<string, string>();
   private readonly attempts = new Set<Promise<void>>();
@@ -108,6 +113,55 @@ export class WebhookDeliveryWorker {
     this.claimMore();
   }
 
+  /**
+   * Room for fresh deliveries that the dispatch claims for this worker as it creates them (the
+   * claim written with the row), so that they are sent without a claim round of their own and
+   * without reading back what was just written: up to `wanted`, within what a round could claim
+   * now, held for them until `takeFresh`. None while the worker is not running.
+   */
+  reserveFresh(wanted: number): number {
+    if (!this.poller || this.stopping || wanted <= 0) return 0;
+    const granted = Math.max(0, Math.min(wanted, this.claimable()));
+    this.reserved += granted;
+    return granted;
+  }
+
+  /**
+   * How many fresh deliveries to endpoint `id` the dispatch may claim for this worker: the room in
+   * its share, and only while its last attempt here was answered 2xx. A failing endpoint's
+   * deliveries go through claim rounds, which read its failure clock from its row.
+   */
+  freshRoomFor(id: string): number {
+    if (!this.answering.has(id)) return 0;
+    return Math.max(0, 2 * this.endpointCap - this.held(id));
+  }
+
+  /** Until when a claim made at `now` holds (see claimRound). */
+  leaseFrom(now: Date): Date {
+    // Longer than it is held: a wait for a slot (three timeouts at most: the slots turn over within
+    // one timeout each, and at most two sets wait ahead of it; its endpoint's share likewise), the
+    // attempt (one timeout), and a minute for its recording. A claim is only ever taken over from a
+    // process that died.
+    return new Date(now.getTime() + 4 * this.settings.timeoutMs + 60_000);
+  }
+
+  /**
+   * The dispatch that reserved `reserved` has committed `claimed` (none when it failed): they wait
+   * for a slot like a round's claims, and the rest of the room is free again. Claimed while the
+   * worker stopped: given back, for the next process to send (settled when they are).
+   */
+  takeFresh(reserved: number, claimed: readonly ClaimedDelivery[]): Promise<void> {
+    this.reserved -= reserved;
+    if (claimed.length > 0 && (this.stopping || !this.poller)) return this.giveBack(claimed);
+    for (const delivery of claimed) {
+      this.ready.push(delivery);
+      this.readyPerEndpoint.set(delivery.endpoint.id, (this.readyPerEndpoint.get(delivery.endpoint.id) ?? 0) + 1);
+    }
+    this.startReady();
+    this.claimMore();
+    return Promise.resolve();
+  }
+
   /** Claims nothing more and waits for the attempts in flight (their claims are recorded). */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -119,8 +173,12 @@ export class WebhookDeliveryWorker {
     const waiting = this.ready;
     this.ready = [];
     this.readyPerEndpoint.clear();
+    await this.giveBack(waiting);
+  }
+
+  private async giveBack(deliveries: readonly ClaimedDelivery[]): Promise<void> {
     const byToken = new Map<string, string[]>();
-    for (const d of waiting) byToken.set(d.claimToken, [...(byToken.get(d.claimToken) ?? []), d.id]);
+    for (const d of deliveries) byToken.set(d.claimToken, [...(byToken.get(d.claimToken) ?? []), d.id]);
     for (const [token, ids] of byToken)
       await this.uow
         .run(({ webhooks }) => webhooks.releaseClaims(ids, token))
@@ -210,11 +268,7 @@ export class WebhookDeliveryWorker {
     const ids = await this.uow.run(({ webhooks }) =>
       webhooks.claimDue({
         now,
-        // Longer than it is held: a wait for a slot (three timeouts at most: the slots turn over
-        // within one timeout each, and at most two sets wait ahead of it; its endpoint's share
-        // likewise), the attempt (one timeout), and a minute for its recording. A claim is only
-        // ever taken over from a process that died.
-        leaseUntil: new Date(now.getTime() + 4 * this.settings.timeoutMs + 60_000),
+        leaseUntil: this.leaseFrom(now),
         token,
         limit,
         excludeEndpoints: saturated,
@@ -363,6 +417,10 @@ export class WebhookDeliveryWorker {
         for (const id of healthy) await webhooks.setFailingSince(id, null);
         for (const [id, since] of failing) await webhooks.setFailingSince(id, since);
       });
+      // Recorded: a 2xx also cleared its endpoint's failure clock in that transaction.
+      for (const { delivery, record } of outcomes)
+        if (record.kind === 'delivered') this.answering.add(delivery.endpoint.id);
+        else this.answering.delete(delivery.endpoint.id);
       if (lost > 0)
         this.logger.warn({ attempts: lost }, 'webhook attempts finished after their claims were taken over');
     } catch (error) {

@@ -41,6 +41,14 @@ export interface WebhookDelivery {
   readonly createdAt: Date;
 }
 
+/**
+ * A new delivery as the dispatch creates it: pending, and claimed already when the dispatching
+ * process's worker takes it at once (`claim`), so that it is sent without a claim round of its own.
+ */
+export interface NewDelivery extends WebhookDelivery {
+  readonly claim?: { readonly token: string; readonly until: Date };
+}
+
 /** A delivery claimed for one attempt, with what sending it needs. */
 export interface ClaimedDelivery {
   readonly id: string;
@@ -85,8 +93,11 @@ export interface WebhookRepository {
   setFailingSince(id: string, since: Date | null): Promise<void>;
   /** Removes the endpoint and its deliveries. */
   deleteEndpoint(id: string): Promise<boolean>;
-  /** New pending deliveries; a pair (event, endpoint) already there is left as it is. */
-  insertDeliveries(deliveries: readonly WebhookDelivery[]): Promise<void>;
+  /**
+   * New pending deliveries (claimed where `claim` is given); a pair (event, endpoint) already there
+   * is left as it is, and so is its claim.
+   */
+  insertDeliveries(deliveries: readonly NewDelivery[]): Promise<void>;
   /**
    * Due pending deliveries whose claim is free, claimed for one attempt (row locks skipped on
    * MariaDB); none of `excludeEndpoints`. Inside a short transaction committed before sending.
@@ -114,4 +125,17 @@ export interface WebhookRepository {
   replay(id: string, at: Date): Promise<boolean>;
   /** Removes delivered deliveries older than `before`; answers how many. */
   purgeDelivered(before: Date, limit: number): Promise<number>;
+}
+
+/**
+ * The body a receiver gets: the event as `PlatformEvent` (src/client/events.ts), its data given as
+ * JSON already (the outbox stores it so: spliced in, not parsed and serialised again).
+ */
+export function deliveryBody(
+  event: { readonly id: string; readonly type: string; readonly version: number; readonly occurredAt: number },
+  resellerId: string | null,
+  dataJson: string,
+): string {
+  const timestamp = new Date(event.occurredAt).toISOString();
+  return `{"id":${JSON.stringify(event.id)},"type":${JSON.stringify(event.type)},"version":${event.version},"timestamp":"${timestamp}","resellerId":${JSON.stringify(resellerId)},"data":${dataJson}}`;
 }

@@ -6,9 +6,11 @@ import type {
   DeliveryStatus,
   EndpointStatus,
   StoredEndpoint,
+  NewDelivery,
   WebhookDelivery,
   WebhookRepository,
 } from '../../core/webhooks/webhook';
+import { deliveryBody } from '../../core/webhooks/webhook';
 import type { Knex } from 'knex';
 import { databaseKind } from '../db/database-kind';
 import type { Db } from '../db/db';
@@ -83,9 +85,11 @@ function eventBody(row: {
   occurred_at: number | string;
   payload: string;
 }): string {
-  const timestamp = new Date(Number(row.occurred_at)).toISOString();
-  // The payload is stored as JSON already: spliced in, not parsed and serialised again.
-  return `{"id":${JSON.stringify(row.event_id)},"type":${JSON.stringify(row.type)},"version":${Number(row.version)},"timestamp":"${timestamp}","resellerId":${JSON.stringify(row.reseller_id)},"data":${row.payload}}`;
+  return deliveryBody(
+    { id: row.event_id, type: row.type, version: Number(row.version), occurredAt: Number(row.occurred_at) },
+    row.reseller_id,
+    row.payload,
+  );
 }
 
 /**
@@ -140,6 +144,8 @@ export class KnexWebhookRepository implements WebhookRepository {
       previous_sealed_secret: previous.sealed,
       previous_secret_until: previous.until.getTime(),
     });
+    // A dispatch signs the deliveries it hands to its own worker with the endpoint as its routing copy holds it.
+    await raiseRoutingVersion(this.db);
   }
 
   async disable(id: string, reason: string): Promise<boolean> {
@@ -176,7 +182,7 @@ export class KnexWebhookRepository implements WebhookRepository {
     return deleted > 0;
   }
 
-  async insertDeliveries(deliveries: readonly WebhookDelivery[]): Promise<void> {
+  async insertDeliveries(deliveries: readonly NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
     await this.db('webhook_deliveries')
       .insert(
@@ -188,6 +194,8 @@ export class KnexWebhookRepository implements WebhookRepository {
           status: d.status,
           attempts: d.attempts,
           next_attempt_at: d.nextAttemptAt.getTime(),
+          claim_token: d.claim?.token ?? null,
+          claim_until: d.claim?.until.getTime() ?? null,
           created_at: d.createdAt.getTime(),
         })),
       )

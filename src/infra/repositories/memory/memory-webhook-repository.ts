@@ -3,6 +3,7 @@ import type {
   ClaimedDelivery,
   DeliveryFilter,
   StoredEndpoint,
+  NewDelivery,
   WebhookDelivery,
   WebhookRepository,
 } from '../../../core/webhooks/webhook';
@@ -82,6 +83,7 @@ export class MemoryWebhookRepository implements WebhookRepository {
         previousSealedSecret: previous.sealed,
         previousSecretUntil: new Date(previous.until.getTime()),
       });
+    this.raiseRoutingVersion();
   }
 
   async disable(id: string, reason: string): Promise<boolean> {
@@ -120,7 +122,7 @@ export class MemoryWebhookRepository implements WebhookRepository {
     return true;
   }
 
-  async insertDeliveries(deliveries: readonly WebhookDelivery[]): Promise<void> {
+  async insertDeliveries(deliveries: readonly NewDelivery[]): Promise<void> {
     const pairs = new Set([...this.deliveries.values()].map((d) => pair(d.eventId, d.endpointId)));
     for (const d of deliveries) {
       // A pair already there is left as it is (INSERT IGNORE, ON CONFLICT DO NOTHING). A delivery id
@@ -142,8 +144,8 @@ export class MemoryWebhookRepository implements WebhookRepository {
         lastAttemptAt: null,
         deliveredAt: null,
         createdAt: new Date(d.createdAt.getTime()),
-        claimToken: null,
-        claimUntil: null,
+        claimToken: d.claim?.token ?? null,
+        claimUntil: d.claim?.until.getTime() ?? null,
       });
     }
   }
