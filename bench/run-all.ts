@@ -11,7 +11,16 @@ import { writeSection } from './support/results';
 import { machine } from './support/stats';
 
 // in-process: authenticated reads' server CPU without sockets (bench/in-process.ts), the steadier measure on a shared machine.
-const BENCHMARKS = ['auth-reads', 'in-process', 'orders', 'search', 'sync', 'console', 'webhooks'] as const;
+const BENCHMARKS = [
+  'auth-reads',
+  'in-process',
+  'orders',
+  'search',
+  'sync',
+  'console',
+  'webhooks',
+  'webhooks-live',
+] as const;
 const fileOf = (name: string) => (name === 'in-process' ? 'in-process.ts' : `${name}.bench.ts`);
 
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
