@@ -155,8 +155,12 @@ export class OutboxDispatcher {
   private async dispatch(batch: readonly AnyPlatformEvent[], options: { handOff: boolean }): Promise<void> {
     const now = this.clock.now();
     const worker = options.handOff ? this.worker : undefined;
-    // Room held for the hand-off before the transaction, as much as the batch could use.
-    const reserved = worker?.reserveFresh(batch.length * (this.routing?.endpoints.length ?? 0)) ?? 0;
+    // Room held for the hand-off before the transaction: what the batch could use within each
+    // endpoint's room, no more (room held here is room the worker's own claim rounds wait for).
+    let wanted = 0;
+    if (worker)
+      for (const e of this.routing?.endpoints ?? []) wanted += Math.min(batch.length, worker.freshRoomFor(e.id));
+    const reserved = worker?.reserveFresh(wanted) ?? 0;
     const handOff = worker && { worker, room: reserved, claim: { token: ulid(), until: worker.leaseFrom(now) } };
     let made: ReturnType<typeof deliveriesOf>;
     try {

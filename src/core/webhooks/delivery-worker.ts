@@ -80,6 +80,11 @@ export class WebhookDeliveryWorker {
    * then: the dispatch may claim fresh deliveries to them for this worker (`freshRoomFor`).
    */
   private readonly answering = new Set<string>();
+  /**
+   * Deliveries are waiting in their rows (the last round claimed all it could, or a dispatch left
+   * some there): fresh ones are not handed over meanwhile, so that they do not overtake older ones.
+   */
+  private backlog = false;
   /** Opened secrets by their sealed form: one AES decryption per secret, not per attempt. */
   private readonly opened = new Map<string, string>();
   private readonly attempts = new Set<Promise<void>>();
@@ -101,13 +106,20 @@ export class WebhookDeliveryWorker {
   start(): void {
     this.stopping = false;
     if (this.poller) return;
-    this.poller = setInterval(() => this.wake(), this.settings.pollMs);
+    this.poller = setInterval(() => this.look(), this.settings.pollMs);
     this.poller.unref?.();
     this.wake();
   }
 
-  /** Looks for due deliveries now (new deliveries were made). */
+  /** Looks for due deliveries now: new ones were made and wait in their rows. */
   wake(): void {
+    if (!this.poller || this.stopping) return;
+    this.backlog = true;
+    this.look();
+  }
+
+  /** Looks for due deliveries now (a retry may have come due). */
+  private look(): void {
     if (!this.poller || this.stopping) return;
     this.woken = true;
     this.claimMore();
@@ -132,7 +144,7 @@ export class WebhookDeliveryWorker {
    * deliveries go through claim rounds, which read its failure clock from its row.
    */
   freshRoomFor(id: string): number {
-    if (!this.answering.has(id)) return 0;
+    if (this.backlog || !this.answering.has(id)) return 0;
     return Math.max(0, 2 * this.endpointCap - this.held(id));
   }
 
@@ -274,6 +286,8 @@ export class WebhookDeliveryWorker {
         excludeEndpoints: saturated,
       }),
     );
+    // All it could take: more may be waiting; fewer: nothing else is due now.
+    this.backlog = ids.length >= limit;
     if (ids.length === 0) {
       unreserve();
       this.heldAfterRound();
