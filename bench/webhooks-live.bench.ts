@@ -15,12 +15,13 @@
  * BENCH_BASE_MODULE (another checkout's src/module.ts, run in alternating rounds beside this
  * one: a before/after comparison), BENCH_MARIADB_URL; BENCH_NO_WRITE=1 only prints.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { TOKENS } from '../src/core/tokens';
 import { connectDatabase, parseDatabaseUrl } from '../src/infra/db/connect';
 import { createResellerModule } from '../src/module';
 import { databaseCpuSeconds, enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { startReceivers } from './support/receivers';
 import { writeSection } from './support/results';
 import { machine, median, positiveInt, table } from './support/stats';
 
@@ -47,24 +48,6 @@ interface Round {
   readonly eventsPerSecond: number;
   /** Deliveries the dispatch handed to the worker claimed, of all (undefined: a module without the hand-off). */
   readonly handedOver: number | undefined;
-}
-
-/** Two receivers in a child process (their CPU is not this process's); their URLs. */
-async function startReceivers(): Promise<{ urls: string[]; stop(): void }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'servers/webhook-receivers.ts'), '2'],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const urls = await new Promise<string[]>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += String(chunk);
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as string[]);
-    });
-    child.on('exit', (code) => reject(new Error(`the receivers exited with ${code}`)));
-  });
-  return { urls, stop: () => child.kill('SIGTERM') };
 }
 
 async function round(engine: Engine, { factory, tokens }: Contender, urls: readonly string[]): Promise<Round> {
@@ -148,7 +131,7 @@ async function main(): Promise<void> {
       tokens: ((await import(path.join(path.dirname(baseEntry), 'core', 'tokens'))) as { TOKENS: typeof TOKENS })
         .TOKENS,
     });
-  const receivers = await startReceivers();
+  const receivers = await startReceivers(2);
   const rows: string[][] = [];
   try {
     for (const engine of enginesFromEnv(['mariadb'])) {

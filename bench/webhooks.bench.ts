@@ -13,13 +13,12 @@
  * Environment: BENCH_ENGINES (sqlite,mariadb), BENCH_EVENTS (10000), BENCH_ROUNDS (4),
  * BENCH_MARIADB_URL; BENCH_NO_WRITE=1 only prints.
  */
-import { spawn } from 'node:child_process';
 import http from 'node:http';
-import path from 'node:path';
 import { TOKENS } from '../src/core/tokens';
 import { webhookHeaders } from '../src/core/webhooks/signature';
 import { createResellerModule } from '../src/module';
 import { enginesFromEnv, freshDatabase, type Engine } from './support/databases';
+import { type Receivers, startReceivers } from './support/receivers';
 import { writeSection } from './support/results';
 import { machine, median, mib, perSecond, positiveInt, ratio, table, verdict } from './support/stats';
 
@@ -29,31 +28,6 @@ const ENDPOINTS = 10;
 const CONCURRENCY = 32;
 const MASTER_KEY = Buffer.alloc(32, 13).toString('base64');
 const TARGET = 0.5;
-
-interface Receivers {
-  readonly urls: string[];
-  stop(): void;
-}
-
-/** The 10 receivers in a child process, so that their CPU is not the sender's. */
-async function startReceivers(): Promise<Receivers> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', path.join(__dirname, 'servers/webhook-receivers.ts'), String(ENDPOINTS)],
-    {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const urls = await new Promise<string[]>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk) => {
-      out += String(chunk);
-      if (out.includes('\n')) resolve(JSON.parse(out.split('\n')[0]!) as string[]);
-    });
-    child.on('exit', (code) => reject(new Error(`the receivers exited with ${code}`)));
-  });
-  return { urls, stop: () => child.kill('SIGTERM') };
-}
 
 interface Run {
   readonly perSecond: number;
@@ -180,7 +154,7 @@ async function bareRun(receivers: Receivers): Promise<Run> {
 }
 
 async function main(): Promise<void> {
-  const receivers = await startReceivers();
+  const receivers = await startReceivers(ENDPOINTS);
   const rows: string[][] = [];
   try {
     for (const engine of enginesFromEnv(['sqlite', 'mariadb'])) {

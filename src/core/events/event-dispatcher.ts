@@ -161,7 +161,10 @@ export class OutboxDispatcher {
     if (worker)
       for (const e of this.routing?.endpoints ?? []) wanted += Math.min(batch.length, worker.freshRoomFor(e.id));
     const reserved = worker?.reserveFresh(wanted) ?? 0;
-    const handOff = worker && { worker, room: reserved, claim: { token: ulid(), until: worker.leaseFrom(now) } };
+    const handOff =
+      worker && reserved > 0
+        ? { worker, room: reserved, claim: { token: ulid(), until: worker.leaseFrom(now) } }
+        : undefined;
     let made: ReturnType<typeof deliveriesOf>;
     try {
       made = await this.uow.run(async (repos) => {
