@@ -1,6 +1,6 @@
 import type { Clock } from '../common/clock';
 import type { AnyPlatformEvent, EventBus } from '../common/events';
-import { ulid } from '../common/ids';
+import { orderedUlid, ulid } from '../common/ids';
 import type { Logger } from '../common/logger';
 import type { TransactionScope, UnitOfWork } from '../common/unit-of-work';
 import type { JobCounts } from '../jobs/job-scheduler';
@@ -254,7 +254,8 @@ function deliveriesOf(
 
 function newDelivery(event: AnyPlatformEvent, endpoint: StoredEndpoint, now: Date): NewDelivery {
   return {
-    id: ulid(),
+    // In the order they are made, also within one millisecond: claim rounds take the oldest first.
+    id: orderedUlid(),
     eventId: event.id,
     endpointId: endpoint.id,
     eventType: event.type,

@@ -1,6 +1,6 @@
 import { EVENT_VERSIONS } from '../../client/events';
 import type { AnyPlatformEvent, EventName, EventPayloads, PlatformEvents } from '../common/events';
-import { ulid } from '../common/ids';
+import { orderedUlid } from '../common/ids';
 
 /** One event as a service records it: its name and its payload with the time of the change. */
 export type OutboxEntry = { [K in EventName]: { readonly name: K; readonly event: PlatformEvents[K] } }[EventName];
@@ -14,8 +14,11 @@ export interface Outbox {
   push(entry: OutboxEntry): void;
 }
 
-/** Event ids: `evt_` and a ULID, so they sort by time and say what they are in a receiver's logs. */
-export const newEventId = (): string => `evt_${ulid()}`;
+/**
+ * Event ids: `evt_` and a ULID, so they sort in the order this process made them (also within one
+ * millisecond) and say what they are in a receiver's logs.
+ */
+export const newEventId = (): string => `evt_${orderedUlid()}`;
 
 /**
  * Events that follow from another one, recorded beside it in the same transaction, so that every

@@ -81,10 +81,13 @@ export class WebhookDeliveryWorker {
    */
   private readonly answering = new Set<string>();
   /**
-   * Deliveries are waiting in their rows (the last round claimed all it could, or a dispatch left
-   * some there): fresh ones are not handed over meanwhile, so that they do not overtake older ones.
+   * Deliveries may be waiting in their rows (the last round claimed all it could, left out a full
+   * endpoint's or gave some back, or a dispatch left some there since it began): fresh ones are
+   * not handed over meanwhile, so that they do not overtake older ones.
    */
   private backlog = false;
+  /** Counts `wake` calls: a round that began before the last one cannot say that nothing waits. */
+  private wakes = 0;
   /** Opened secrets by their sealed form: one AES decryption per secret, not per attempt. */
   private readonly opened = new Map<string, string>();
   private readonly attempts = new Set<Promise<void>>();
@@ -115,6 +118,7 @@ export class WebhookDeliveryWorker {
   wake(): void {
     if (!this.poller || this.stopping) return;
     this.backlog = true;
+    this.wakes++;
     this.look();
   }
 
@@ -277,6 +281,7 @@ export class WebhookDeliveryWorker {
     );
     const token = ulid();
     const now = this.clock.now();
+    const wakes = this.wakes;
     const ids = await this.uow.run(({ webhooks }) =>
       webhooks.claimDue({
         now,
@@ -286,8 +291,9 @@ export class WebhookDeliveryWorker {
         excludeEndpoints: saturated,
       }),
     );
-    // All it could take: more may be waiting; fewer: nothing else is due now.
-    this.backlog = ids.length >= limit;
+    // Nothing else is due now only if it took fewer than it could, left out no endpoint, and no
+    // dispatch has left deliveries in their rows since it began (they may have missed its claim).
+    this.backlog = ids.length >= limit || saturated.length > 0 || this.wakes !== wakes;
     if (ids.length === 0) {
       unreserve();
       this.heldAfterRound();
@@ -307,7 +313,11 @@ export class WebhookDeliveryWorker {
     }
     this.startReady();
     this.heldAfterRound();
-    if (excess.length > 0) await this.uow.run(({ webhooks }) => webhooks.releaseClaims(excess, token));
+    if (excess.length > 0) {
+      // Given back: they wait in their rows again.
+      this.backlog = true;
+      await this.uow.run(({ webhooks }) => webhooks.releaseClaims(excess, token));
+    }
     return ids.length;
   }
 
