@@ -17,7 +17,9 @@
  * delivered by the server's own worker while the load runs (issue 30: the ratio is to hold with
  * two endpoints configured); and, as a second module server beside it, without endpoints. After
  * each of its loads a module with endpoints is left to deliver its backlog (its CPU measured)
- * before the next server's load, so that no server's round pays for another's deliveries.
+ * before the next server's load, so that no server's round pays for another's deliveries. A third
+ * module server, without endpoints, keeps the sandbox's registry in memory (SANDBOX_REGISTRY):
+ * what the sandbox's own statements cost beside the module's, on the same database and cores.
  *
  * Environment: BENCH_ENGINES (mariadb; sqlite too if asked), BENCH_SECONDS (10 per round),
  * BENCH_ROUNDS (5), BENCH_RESELLERS (32), BENCH_MARIADB_URL, BENCH_DRAIN_SECONDS (180: the
@@ -83,6 +85,8 @@ async function webhookReceivers(count: number): Promise<{ urls: string[]; receiv
 interface ModuleVariant {
   readonly label: string;
   readonly endpoints: number;
+  /** Where the sandbox keeps its registry (SANDBOX_REGISTRY). */
+  readonly sandboxRegistry: 'database' | 'memory';
   /** The server's entry (src/main.ts, or another checkout's). */
   readonly entry: string;
 }
@@ -146,14 +150,34 @@ async function seededDatabase(
   return { db, resellers };
 }
 
-/** The module servers of a run: with the endpoints asked for and, beside it, without any (what they cost). */
+/**
+ * The module servers of a run: with the endpoints asked for and, beside it, without any (what they
+ * cost); and without endpoints with the sandbox's registry in memory (what the sandbox's own
+ * write per registration costs on the shared database and cores, which a real registrar's work
+ * never does).
+ */
 function moduleVariants(): ModuleVariant[] {
-  const kinds =
+  const withoutEndpoints = {
+    label: 'module, no webhook endpoints',
+    endpoints: 0,
+    sandboxRegistry: 'database',
+  } as const;
+  const registryInMemory = {
+    label: 'module, no webhook endpoints, sandbox registry in memory',
+    endpoints: 0,
+    sandboxRegistry: 'memory',
+  } as const;
+  const kinds: Array<Omit<ModuleVariant, 'entry'>> =
     WEBHOOK_ENDPOINTS === 0
-      ? [{ label: 'module, no webhook endpoints', endpoints: 0 }]
+      ? [withoutEndpoints, registryInMemory]
       : [
-          { label: `module, ${WEBHOOK_ENDPOINTS} webhook endpoints`, endpoints: WEBHOOK_ENDPOINTS },
-          { label: 'module, no webhook endpoints', endpoints: 0 },
+          {
+            label: `module, ${WEBHOOK_ENDPOINTS} webhook endpoints`,
+            endpoints: WEBHOOK_ENDPOINTS,
+            sandboxRegistry: 'database',
+          },
+          withoutEndpoints,
+          registryInMemory,
         ];
   return kinds.flatMap((kind) => [
     { ...kind, entry: MODULE_ENTRY },
@@ -173,7 +197,8 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
   const moduleServers: ServerProcess[] = [];
   let bareServer: ServerProcess | undefined;
   try {
-    const env = (url: string) => ({
+    const env = (url: string, variant?: ModuleVariant) => ({
+      ...(variant && { SANDBOX_REGISTRY: variant.sandboxRegistry }),
       DATABASE_URL: url,
       MASTER_KEY,
       LOG_LEVEL: 'info',
@@ -183,7 +208,7 @@ async function benchEngine(engine: Engine): Promise<EngineResult> {
       WEBHOOK_ALLOW_INSECURE_TARGETS: 'true',
     });
     for (const [m, seeded] of forModules.entries())
-      moduleServers.push(await startServer(variants[m]!.entry, env(seeded.db.url)));
+      moduleServers.push(await startServer(variants[m]!.entry, env(seeded.db.url, variants[m])));
     bareServer = await startServer('bench/servers/bare-orders-server.ts', env(forBare.db.url));
 
     // MariaDB's own CPU per order (a local mariadbd): what a server's statements cost the database,
@@ -513,7 +538,7 @@ async function main(): Promise<void> {
     [
       '## 2. Orders: `POST /order/domains/register`',
       '',
-      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, each transaction with its one outbox INSERT, request log; 11 round trips an order, its transactions begun by their first statement on manual-commit connections (ADR 14), and the outbox's dispatch transactions, several commits' events in each); the baseline is bare Koa doing the same two transactions on tables of the same schema with knex.transaction and nothing else (10 round trips; ids made as the module makes them). ${machine()}.`,
+      `${RESELLERS} resellers, one per connection, ${ROUNDS} alternating rounds of ${SECONDS} s per server after a ${WARMUP_SECONDS} s warm-up, every request a new name; each server in its own process with a database of its own, seeded alike. The module is the stand-alone server (authentication, PHP-form parsing and validation, catalogue price, the premium question asked of the registrar (the sandbox reads its registry: one statement), phase 1 transaction, the sandbox registrar storing the name, the settlement transaction, each transaction with its one outbox INSERT, request log; 11 round trips an order, its transactions begun by their first statement on manual-commit connections (ADR 14), and the outbox's dispatch transactions, several commits' events in each). "Sandbox registry in memory": the same server with SANDBOX_REGISTRY=memory, so the sandbox neither reads nor writes its registry on the database (a registration is otherwise an autocommitted INSERT of its own, a third durable commit an order): the registrar's work off the platform's database and cores, where a real registrar's is. The baseline is bare Koa doing the same two transactions on tables of the same schema with knex.transaction and nothing else (10 round trips; ids made as the module makes them). ${machine()}.`,
       '',
       WEBHOOK_ENDPOINTS === 0
         ? 'No webhook endpoints (`BENCH_WEBHOOK_ENDPOINTS=0`).'

@@ -14,6 +14,7 @@ import {
   type RegistrarPlugin,
   type TldPriceOffer,
   type TransferSyncResult,
+  MemoryPluginStore,
 } from 'domain-reseller';
 
 /** Registries' UTS-46 rules (nontransitional, STD3, hyphens, bidi, joiners, DNS lengths). */
@@ -29,7 +30,7 @@ const IDNA = {
 /**
  * The simulated registrar for demos, development and tests. Its registry lives in the platform
  * database (the plugin store), so the server and `reseller-admin` see the same names and they
- * survive restarts. Test names, like a payment provider's test cards, by the start of the SLD:
+ * survive restarts (or, with `registry: 'memory'`, in the process alone). Test names, like a payment provider's test cards, by the start of the SLD:
  *
  * - `taken-`   registered elsewhere: unavailable to register (it can be transferred in);
  * - `premium-` a premium name with a premium price (`PREMIUM_PRICE`), registrable; once registered,
@@ -44,6 +45,13 @@ const IDNA = {
 export interface SandboxOptions {
   /** Added to every call, honouring the deadline signal. */
   readonly latencyMs: number;
+  /**
+   * Where the registry lives: `database`, the plugin store (every process on the database sees the
+   * same names, and they survive restarts), or `memory`, this process alone until it exits: for
+   * load tests, where a registry's own writes would otherwise fall on the platform's database and
+   * cores, as a real registrar's never do.
+   */
+  readonly registry: 'database' | 'memory';
 }
 
 /** Premium prices in minor units of the platform currency. */
@@ -80,7 +88,9 @@ function parseOptions(raw: Record<string, unknown>): SandboxOptions {
   if (typeof latencyMs !== 'number' || !Number.isInteger(latencyMs) || latencyMs < 0 || latencyMs > 600_000) {
     throw new Error('latencyMs must be a whole number of milliseconds from 0 to 600000');
   }
-  return { latencyMs };
+  const registry = raw.registry ?? 'database';
+  if (registry !== 'database' && registry !== 'memory') throw new Error('registry must be "database" or "memory"');
+  return { latencyMs, registry };
 }
 
 const wait = (ms: number, signal: AbortSignal) =>
@@ -158,7 +168,8 @@ export default defineRegistrarPlugin<SandboxOptions, RegistrarPlugin>({
 });
 
 function createSandbox(options: SandboxOptions, host: PluginHost): RegistrarPlugin {
-  const { store, clock } = host;
+  const { clock } = host;
+  const store = options.registry === 'memory' ? new MemoryPluginStore() : host.store;
   const key = (domain: string) => `domain:${domain}`;
   const today = () => clock.now().toISOString().slice(0, 10);
   const load = (domain: string) => store.get<RegistryEntry>(key(domain));

@@ -140,7 +140,7 @@ export const SettingsSchema = z.strictObject({
   /** Where mail about operator-wide webhook endpoints goes; unset: none. */
   operatorEmail: z.string().email().optional(),
   /**
-   * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS,
+   * Options per registrar plugin id, from the config file (and SANDBOX_LATENCY_MS, SANDBOX_REGISTRY,
    * SANDBOX_DISABLED_CAPABILITIES for the sandbox). Every plugin also takes `disabledCapabilities`.
    */
   plugins: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
@@ -266,6 +266,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     if (env[name] !== undefined && env[name] !== '') fromEnv[key] = env[name];
   const plugins = { ...(fromFile.plugins as Record<string, Record<string, unknown>> | undefined) };
   if (env.SANDBOX_LATENCY_MS) plugins.sandbox = { ...plugins.sandbox, latencyMs: env.SANDBOX_LATENCY_MS };
+  if (env.SANDBOX_REGISTRY) plugins.sandbox = { ...plugins.sandbox, registry: env.SANDBOX_REGISTRY };
   // Comma-separated capability names, like "domainInformation,transferSync" (docs/plugins.md).
   if (env.SANDBOX_DISABLED_CAPABILITIES)
     plugins.sandbox = { ...plugins.sandbox, disabledCapabilities: env.SANDBOX_DISABLED_CAPABILITIES };

@@ -18,6 +18,7 @@ describe('the README', () => {
     ...Object.keys(ENVIRONMENT_VARIABLES),
     'CONFIG_FILE',
     'SANDBOX_LATENCY_MS',
+    'SANDBOX_REGISTRY',
     'SANDBOX_DISABLED_CAPABILITIES',
   ])('documents the setting %s in its configuration table', (name) => {
     expect(README).toMatch(new RegExp(`^\\| [^|]*\`${name}\``, 'm'));

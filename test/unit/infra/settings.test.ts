@@ -20,10 +20,11 @@ describe('settings', () => {
       PORT: '9000',
       BASE_PATH: '/modules/addons/DomainsReseller/api/index.php/',
       SANDBOX_LATENCY_MS: '25',
+      SANDBOX_REGISTRY: 'memory',
     });
     expect(settings.port).toBe(9000);
     expect(settings.basePath).toBe('/modules/addons/DomainsReseller/api/index.php');
-    expect(settings.plugins.sandbox).toEqual({ latencyMs: '25' });
+    expect(settings.plugins.sandbox).toEqual({ latencyMs: '25', registry: 'memory' });
   });
 
   it('reads the log format, JSON unless LOG_FORMAT=pretty, and refuses another', () => {
@@ -88,6 +89,7 @@ describe("the README's configuration table", () => {
       expect([
         'CONFIG_FILE',
         'SANDBOX_LATENCY_MS',
+        'SANDBOX_REGISTRY',
         'SANDBOX_DISABLED_CAPABILITIES',
         ...Object.keys(ENVIRONMENT_VARIABLES),
       ]).toContain(name);

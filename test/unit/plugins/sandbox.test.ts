@@ -232,6 +232,33 @@ describe('sandbox registrar', () => {
     await expect(guarded(slow, 30).checkAvailability(['example.com'])).rejects.toMatchObject({ kind: 'timeout' });
   });
 
+  it('keeps its registry in the plugin store, or with registry "memory" in the process alone', async () => {
+    await plugin.register(registration('stored.com'), ctx());
+    expect(await host.store.keys()).toEqual(['domain:stored.com']);
+
+    const other = testPluginHost();
+    const inMemory = await sandbox.create(sandbox.parseOptions({ registry: 'memory' }), other);
+    expect(await inMemory.register(registration('kept.com'), ctx())).toMatchObject({ ok: true });
+    expect(await inMemory.checkAvailability(['kept.com'], ctx())).toEqual([
+      { domain: 'kept.com', status: 'registered' },
+    ]);
+    expect(await inMemory.register(registration('kept.com'), ctx())).toMatchObject({
+      ok: false,
+      reason: 'unavailable',
+    });
+    expect(await other.store.keys()).toEqual([]);
+    // Another sandbox, as another process would make it, knows nothing of it.
+    const restarted = await sandbox.create(sandbox.parseOptions({ registry: 'memory' }), other);
+    expect(await restarted.checkAvailability(['kept.com'], ctx())).toEqual([
+      { domain: 'kept.com', status: 'available' },
+    ]);
+  });
+
+  it('refuses a registry other than "database" or "memory"', () => {
+    expect(sandbox.parseOptions({}).registry).toBe('database');
+    expect(() => sandbox.parseOptions({ registry: 'redis' })).toThrow(/registry must be/);
+  });
+
   it('refuses a latency that is not a whole number of milliseconds', () => {
     expect(() => sandbox.parseOptions({ latencyMs: -1 })).toThrow(/latencyMs/);
     expect(() => sandbox.parseOptions({ latencyMs: 'soon' })).toThrow(/latencyMs/);
