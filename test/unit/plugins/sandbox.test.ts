@@ -1,6 +1,8 @@
+import path from 'node:path';
 import sandbox, { PREMIUM_PRICE } from '../../../plugins/sandbox';
 import { guardRegistrar } from '../../../src/core/registrar/guarded-registrar';
 import type { CallContext, RegisterInput, RegistrarPlugin } from '../../../src/core/registrar/plugin';
+import { loadPlugins } from '../../../src/infra/plugins/plugin-loader';
 import { recordingLogger, testPluginHost } from '../../support/fakes';
 
 /** The plugin as the platform calls it, cut off at `timeoutMs`. */
@@ -254,9 +256,18 @@ describe('sandbox registrar', () => {
     ]);
   });
 
-  it('refuses a registry other than "database" or "memory"', () => {
+  it('refuses a registry other than "database" or "memory", also as the platform loads it', async () => {
     expect(sandbox.parseOptions({}).registry).toBe('database');
     expect(() => sandbox.parseOptions({ registry: 'redis' })).toThrow(/registry must be/);
+    // Through the plugin loader, which checks options against the manifest first.
+    const bundled = path.join(__dirname, '../../../plugins');
+    const problemsOf = async (options: Record<string, unknown>) =>
+      (await loadPlugins(bundled, { sandbox: options }, () => testPluginHost()))
+        .failures()
+        .filter((f) => f.id === 'sandbox')
+        .map((f) => f.problem);
+    expect(await problemsOf({ registry: 'memory' })).toEqual([]);
+    expect(await problemsOf({ registry: 'redis' })).toEqual([expect.stringMatching(/registry must be/)]);
   });
 
   it('refuses a latency that is not a whole number of milliseconds', () => {
