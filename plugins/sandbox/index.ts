@@ -30,7 +30,8 @@ const IDNA = {
 /**
  * The simulated registrar for demos, development and tests. Its registry lives in the platform
  * database (the plugin store), so the server and `reseller-admin` see the same names and they
- * survive restarts (or, with `registry: 'memory'`, in the process alone). Test names, like a payment provider's test cards, by the start of the SLD:
+ * survive restarts (or, with `registry: 'memory'`, in the process alone). Test names, like a
+ * payment provider's test cards, by the start of the SLD:
  *
  * - `taken-`   registered elsewhere: unavailable to register (it can be transferred in);
  * - `premium-` a premium name with a premium price (`PREMIUM_PRICE`), registrable; once registered,
