@@ -41,6 +41,7 @@ import Koa from 'koa';
 import { ulid } from '../src/core/common/ids';
 import { KnexConsoleViews } from '../src/infra/repositories/knex-console-views';
 import { createResellerModule } from '../src/module';
+import { baseModule, type ModuleFactory } from './support/base-module';
 import { type Engine, enginesFromEnv, freshDatabase } from './support/databases';
 import { writeSection } from './support/results';
 import { machine, median, ms, positiveInt, ratio, table } from './support/stats';
@@ -53,8 +54,6 @@ const TLDS = ['.com', '.net', '.org', '.io'];
 const STATUSES = ['Active', 'Active', 'Active', 'Expired', 'Cancelled'];
 const FILTER = { status: 'Active', registrar: 'sandbox', tld: '.com' };
 const PAGE_PATH = '/admin/domains?status=Active&registrar=sandbox&tld=.com';
-
-type ModuleFactory = typeof createResellerModule;
 
 /** A console mounted on a server of its own, and its domain-list page fetched with the session's cookie. */
 async function serveConsole(module: Awaited<ReturnType<ModuleFactory>>, cookie: string) {
@@ -165,13 +164,6 @@ async function rawClient(port: number, cookie: string) {
       socket.write(request);
     });
   return Object.assign(get, { close: () => socket.destroy() });
-}
-
-/** The module factory of another checkout (BENCH_BASE_MODULE), or none. */
-async function baseFactory(): Promise<ModuleFactory | undefined> {
-  const entry = process.env.BENCH_BASE_MODULE;
-  if (!entry) return undefined;
-  return ((await import(entry)) as { createResellerModule: ModuleFactory }).createResellerModule;
 }
 
 async function run(engine: Engine, base: ModuleFactory | undefined): Promise<string[][]> {
@@ -388,7 +380,7 @@ async function profile(file: string, work: () => Promise<void>): Promise<void> {
 
 async function main(): Promise<void> {
   const rows: string[][] = [];
-  const base = await baseFactory();
+  const base = (await baseModule())?.factory;
   for (const engine of enginesFromEnv()) rows.push(...(await run(engine, base)));
   const markdown = [
     `The console's domain list over ${DOMAINS.toLocaleString('en')} domains (${RESELLERS} resellers), filtered by status, registrar and TLD, one page of 50, over HTTP with a session (one kept-alive connection: a bare socket client sending a browser's navigation request and reading the answer's bytes; "(node:http client)": the same page through node:http's client, as earlier runs measured it), against its keyset query alone, in-process; medians of ${ROUNDS} alternating rounds. The client runs in the server's process, so its own work counts as the page's time. Target: the page in at most 2x the query. "Server's own time": from the request reaching Koa to the response handed to the socket, without the HTTP client's work and the loopback's. CPU: this process's CPU time per page (client and server, both in this process) and per query, a measure the machine's load hardly moves. Statements are counted by knex for one request, session reads included, on a module given the benchmark's knex instance as a host gives its own (so that every statement, the hot-path reads too, goes through knex): a domain-list page, and the dashboard (the same number whatever the size of the business); the page's list statement is checked to be the query measured alone, text and values.${base ? ' "(base)": the same page served by BENCH_BASE_MODULE, alternating with the others in the same rounds.' : ''} "No match": the list's query for a TLD with no domains (median of 20). ${machine()}.`,

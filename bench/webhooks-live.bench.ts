@@ -15,11 +15,10 @@
  * BENCH_BASE_MODULE (another checkout's src/module.ts, run in alternating rounds beside this
  * one: a before/after comparison), BENCH_MARIADB_URL; BENCH_NO_WRITE=1 only prints.
  */
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import { TOKENS } from '../src/core/tokens';
 import { connectDatabase, parseDatabaseUrl } from '../src/infra/db/connect';
 import { createResellerModule } from '../src/module';
+import { baseModule, type ModuleFactory } from './support/base-module';
 import { databaseCpuSeconds, enginesFromEnv, freshDatabase, type Engine } from './support/databases';
 import { startReceivers } from './support/receivers';
 import { writeSection } from './support/results';
@@ -30,8 +29,6 @@ const PAUSE_MS = positiveInt('BENCH_PAUSE_MS', 50);
 const ROUNDS = positiveInt('BENCH_ROUNDS', 3);
 const RESELLERS = 16;
 const MASTER_KEY = Buffer.alloc(32, 17).toString('base64');
-
-type ModuleFactory = typeof createResellerModule;
 
 /** A module to measure: this tree's, or another checkout's (its own tokens: a container knows only its own). */
 interface Contender {
@@ -122,15 +119,9 @@ async function round(engine: Engine, { factory, tokens }: Contender, urls: reado
 }
 
 async function main(): Promise<void> {
-  const baseEntry = process.env.BENCH_BASE_MODULE;
   const contenders: Contender[] = [{ label: 'this tree', factory: createResellerModule, tokens: TOKENS }];
-  if (baseEntry)
-    contenders.push({
-      label: `the checkout at ${execFileSync('git', ['-C', path.dirname(baseEntry), 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim()} (BENCH_BASE_MODULE)`,
-      factory: ((await import(baseEntry)) as { createResellerModule: ModuleFactory }).createResellerModule,
-      tokens: ((await import(path.join(path.dirname(baseEntry), 'core', 'tokens'))) as { TOKENS: typeof TOKENS })
-        .TOKENS,
-    });
+  const base = await baseModule();
+  if (base) contenders.push({ ...base, label: `the checkout at ${base.commit} (BENCH_BASE_MODULE)` });
   const receivers = await startReceivers(2);
   const rows: string[][] = [];
   try {
