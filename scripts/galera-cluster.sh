@@ -4,6 +4,8 @@
 # `scripts/galera-cluster.sh stop DIR` stops it and removes DIR; `scripts/galera-cluster.sh install`
 # only installs what is missing (CI does it early, beside other work). Nodes listen on 127.0.0.1 ports
 # GALERA_BASE_PORT (default 14306), +1, +2; Galera's group and state-transfer ports sit above them.
+# Each node runs GALERA_APPLIER_THREADS (default 4) applier threads: with one, a race for one name
+# from two nodes can stall a node for the lock wait timeout (docs/operations.md, "Galera").
 set -euo pipefail
 
 cmd="${1:?usage: galera-cluster.sh start|stop DIR | install}"
@@ -60,7 +62,7 @@ start_node() {
     --wsrep-node-address="127.0.0.1:$group" \
     --wsrep-provider-options="gmcast.listen_addr=tcp://127.0.0.1:$group;ist.recv_addr=127.0.0.1:$((group + 1));gcache.size=64M" \
     --wsrep-sst-method=rsync --wsrep-sst-receive-address="127.0.0.1:$((group + 2))" \
-    --wsrep-sync-wait=1 \
+    --wsrep-sync-wait=1 --wsrep-slave-threads="${GALERA_APPLIER_THREADS:-4}" \
     >>"$data/stdout.log" 2>&1 &
   echo $! >"$dir/node$i.pid"
 }

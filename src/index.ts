@@ -8,6 +8,8 @@ export {
   type SyncRunOptions,
 } from './module';
 export { createServerApp, startServer, type RunningServer } from './server';
+/** What a Galera node has set differently from docs/operations.md ("Galera"); the stand-alone server warns of it at start. */
+export { galeraSettingProblems } from './infra/db/galera-settings';
 // Ports a host may replace with the module's `ports` option (docs/embedding.md), and the event types.
 export type { HostPorts, PortContext } from './container';
 export type { ResellerDirectory, AuthenticatingReseller } from './core/reseller/reseller-directory';

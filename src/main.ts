@@ -2,6 +2,7 @@
 import { loadSettings } from './config/settings';
 import { seedDemo, shouldSeedDemo } from './demo-seed';
 import { databaseStartupProblem } from './infra/db/errors';
+import { galeraSettingProblems } from './infra/db/galera-settings';
 import { createResellerModule } from './module';
 import { type RunningServer, startServer } from './server';
 import { handleShutdownSignals } from './shutdown-signals';
@@ -23,6 +24,8 @@ async function main(): Promise<void> {
   const { checks } = await module.readiness();
   if (checks.plugins !== 'ok')
     logger.error({ plugins: checks.plugins }, `not ready until this is fixed (/readyz answers 503): ${checks.plugins}`);
+  for (const problem of await galeraSettingProblems(module.knex))
+    logger.warn({ database: problem }, `Galera node setting (docs/operations.md, "Galera"): ${problem}`);
 
   // Process metrics sample the event loop and watch the garbage collector: only worth it when /metrics is served.
   if (settings.metrics) module.metrics.collectProcessMetrics();

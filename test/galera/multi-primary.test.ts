@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import knex, { type Knex } from 'knex';
 import { computeToken } from '../../src/core/auth/api-token';
+import { galeraSettingProblems } from '../../src/infra/db/galera-settings';
 import { createResellerModule, type ResellerModule } from '../../src/module';
 import { TEST_MASTER_KEY } from '../support/harness';
 import { ledgerProblems } from '../support/ledger-invariant';
@@ -191,4 +192,23 @@ describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
     expect(completed).toHaveLength(sold);
     await expectCleanLedger();
   }, 120_000);
+
+  // Last: it changes a node's global settings for a moment.
+  it('warns at start of a node with one applier thread or reads that do not wait for the cluster', async () => {
+    expect(await galeraSettingProblems(nodes[0]!.module.knex)).toEqual([]);
+    const [[before]] = await admin.raw(
+      'SELECT @@GLOBAL.wsrep_slave_threads AS threads, @@GLOBAL.wsrep_sync_wait AS syncWait',
+    );
+    try {
+      await admin.raw('SET GLOBAL wsrep_slave_threads = 1, GLOBAL wsrep_sync_wait = 0');
+      expect(await galeraSettingProblems(nodes[0]!.module.knex)).toEqual([
+        expect.stringMatching(/^wsrep_sync_wait is 0: /),
+        expect.stringMatching(/^wsrep_slave_threads is 1: /),
+      ]);
+    } finally {
+      await admin.raw(
+        `SET GLOBAL wsrep_slave_threads = ${Number(before.threads)}, GLOBAL wsrep_sync_wait = ${Number(before.syncWait)}`,
+      );
+    }
+  });
 });
