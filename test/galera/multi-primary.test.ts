@@ -1,13 +1,9 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
 import knex, { type Knex } from 'knex';
 import { computeToken } from '../../src/core/auth/api-token';
 import { galeraSettingProblems } from '../../src/infra/db/galera-settings';
-import { createResellerModule, type ResellerModule } from '../../src/module';
-import { TEST_MASTER_KEY } from '../support/harness';
 import { ledgerProblems } from '../support/ledger-invariant';
 import { form, registerForm } from '../support/wire';
+import { type NodeServer, serversOnNodes, stopServers } from './servers';
 
 /**
  * The money design on a multi-primary Galera cluster (docs/operations.md, "Galera"): one server
@@ -18,54 +14,21 @@ import { form, registerForm } from '../support/wire';
 const NODES = (process.env.GALERA_URLS ?? '').split(',').filter(Boolean);
 const describeOnGalera = NODES.length >= 2 ? describe : describe.skip;
 
-interface Node {
-  readonly module: ResellerModule;
-  readonly server: Server;
-  readonly url: string;
-}
-
 describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
   const database = `galera_${process.pid}_${Date.now()}`;
   let admin: Knex;
   let check: Knex;
-  const nodes: Node[] = [];
+  const nodes: NodeServer[] = [];
 
   beforeAll(async () => {
     admin = knex({ client: 'mysql2', connection: NODES[0]! });
     await admin.raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    for (const [i, node] of NODES.entries()) {
-      const module = await createResellerModule({
-        database: `${node}/${database}`,
-        settings: {
-          masterKey: TEST_MASTER_KEY,
-          logLevel: process.env.GALERA_LOG_LEVEL ?? 'silent',
-          backgroundJobs: false,
-        },
-      });
-      if (i === 0) {
-        await module.migrate();
-        await module.services.resellers.createGroup('default');
-        await module.services.catalogue.setTld({
-          tld: '.com',
-          group: 'default',
-          registrar: 'sandbox',
-          prices: { register: { 1: 1000 }, renew: { 1: 1200 }, transfer: { 1: 900 } },
-        });
-      }
-      const app = new Koa();
-      app.use(module.middleware({ ownAllPaths: true }));
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      nodes.push({ module, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-    }
+    nodes.push(...(await serversOnNodes(NODES, database)));
     check = knex({ client: 'mysql2', connection: `${NODES[NODES.length - 1]}/${database}` });
   }, 120_000);
 
   afterAll(async () => {
-    for (const node of nodes) {
-      await new Promise((resolve) => node.server.close(resolve));
-      await node.module.close();
-    }
+    await stopServers(nodes);
     await check?.destroy();
     if (!process.env.GALERA_KEEP) await admin?.raw(`DROP DATABASE IF EXISTS \`${database}\``);
     await admin?.destroy();
@@ -77,7 +40,7 @@ describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
     return () => ({ username: email, token: computeToken(email, apiKey, new Date()) });
   };
   /** A reply's status and body (JSON, else the text), and on a failure its time: what a failed expectation shows. */
-  const post = async (node: Node, path: string, headers: Record<string, string>, body: string) => {
+  const post = async (node: NodeServer, path: string, headers: Record<string, string>, body: string) => {
     const started = Date.now();
     const res = await fetch(`${node.url}${path}`, {
       method: 'POST',

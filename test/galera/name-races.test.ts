@@ -1,12 +1,8 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
 import knex, { type Knex } from 'knex';
 import { computeToken } from '../../src/core/auth/api-token';
-import { createResellerModule, type ResellerModule } from '../../src/module';
-import { TEST_MASTER_KEY } from '../support/harness';
 import { ledgerProblems } from '../support/ledger-invariant';
 import { registerForm } from '../support/wire';
+import { type NodeServer, serversOnNodes, stopServers } from './servers';
 
 /**
  * The race of multi-primary.test.ts for one name, each time on a fresh database with fresh
@@ -26,40 +22,14 @@ describeRaces(`${RACES} races for one name on ${NODES.length} Galera nodes`, () 
   });
   afterAll(() => admin?.destroy());
 
-  /** Three servers, one per node, on a new database with the .com TLD: what multi-primary.test.ts starts with. */
-  const freshServers = async (database: string) => {
-    await admin.raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
-    const servers: Array<{ module: ResellerModule; server: Server; url: string }> = [];
-    for (const [i, node] of NODES.entries()) {
-      const module = await createResellerModule({
-        database: `${node}/${database}`,
-        settings: { masterKey: TEST_MASTER_KEY, logLevel: 'silent', backgroundJobs: false },
-      });
-      if (i === 0) {
-        await module.migrate();
-        await module.services.resellers.createGroup('default');
-        await module.services.catalogue.setTld({
-          tld: '.com',
-          group: 'default',
-          registrar: 'sandbox',
-          prices: { register: { 1: 1000 }, renew: { 1: 1200 }, transfer: { 1: 900 } },
-        });
-      }
-      const app = new Koa();
-      app.use(module.middleware({ ownAllPaths: true }));
-      const server = app.listen(0, '127.0.0.1');
-      await new Promise((resolve) => server.once('listening', resolve));
-      servers.push({ module, server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
-    }
-    return servers;
-  };
-
   it('sells the name once, and tells every other request 400 or 409 at once, in every race', async () => {
     const failed: unknown[] = [];
     for (let race = 0; race < RACES; race++) {
       const database = `races_${process.pid}_${race}`;
-      const servers = await freshServers(database);
+      await admin.raw(`CREATE DATABASE \`${database}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+      let servers: NodeServer[] = [];
       try {
+        servers = await serversOnNodes(NODES, database);
         const { apiKey } = await servers[0]!.module.services.resellers.create('racer@example.com', 'default', 100_000);
         const replies = await Promise.all(
           Array.from({ length: 9 }, async (_, i) => {
@@ -82,10 +52,7 @@ describeRaces(`${RACES} races for one name on ${NODES.length} Galera nodes`, () 
         if (sold !== 1 || replies.some((r) => ![200, 400, 409].includes(r.status)) || problems.length > 0)
           failed.push({ race, replies, problems });
       } finally {
-        for (const { server, module } of servers) {
-          await new Promise((resolve) => server.close(resolve));
-          await module.close();
-        }
+        await stopServers(servers);
         await admin.raw(`DROP DATABASE \`${database}\``);
       }
     }
