@@ -2,6 +2,8 @@ import knex, { type Knex } from 'knex';
 import { computeToken } from '../../src/core/auth/api-token';
 import { galeraSettingProblems } from '../../src/infra/db/galera-settings';
 import { ledgerProblems } from '../support/ledger-invariant';
+import { TEST_MASTER_KEY } from '../support/harness';
+import { type LoggingServer, startLoggingServer } from '../support/server-process';
 import { form, registerForm } from '../support/wire';
 import { type NodeServer, serversOnNodes, stopServers } from './servers';
 
@@ -162,16 +164,42 @@ describeOnGalera(`servers on ${NODES.length} Galera nodes`, () => {
     const [[before]] = await admin.raw(
       'SELECT @@GLOBAL.wsrep_slave_threads AS threads, @@GLOBAL.wsrep_sync_wait AS syncWait',
     );
+    const server = () =>
+      startLoggingServer({
+        DATABASE_URL: `${NODES[0]}/${database}`,
+        MASTER_KEY: TEST_MASTER_KEY,
+        BACKGROUND_JOBS: 'false',
+      });
+    const warnings = (s: LoggingServer) =>
+      s
+        .lines()
+        .filter((l) => l.level === 40 && String(l.msg).startsWith('Galera node setting'))
+        .map((l) => l.msg);
+    const asAsked = server();
+    try {
+      await asAsked.listening;
+      expect(warnings(asAsked)).toEqual([]);
+    } finally {
+      await asAsked.kill();
+    }
+    let wrong: LoggingServer | undefined;
     try {
       await admin.raw('SET GLOBAL wsrep_slave_threads = 1, GLOBAL wsrep_sync_wait = 0');
       expect(await galeraSettingProblems(nodes[0]!.module.knex)).toEqual([
         expect.stringMatching(/^wsrep_sync_wait is 0: /),
         expect.stringMatching(/^wsrep_slave_threads is 1: /),
       ]);
+      wrong = server();
+      await wrong.listening;
+      expect(warnings(wrong)).toEqual([
+        expect.stringMatching(/^Galera node setting \(docs\/operations.md, "Galera"\): wsrep_sync_wait is 0: /),
+        expect.stringMatching(/^Galera node setting \(docs\/operations.md, "Galera"\): wsrep_slave_threads is 1: /),
+      ]);
     } finally {
+      await wrong?.kill();
       await admin.raw(
         `SET GLOBAL wsrep_slave_threads = ${Number(before.threads)}, GLOBAL wsrep_sync_wait = ${Number(before.syncWait)}`,
       );
     }
-  });
+  }, 120_000);
 });

@@ -1,7 +1,8 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { startHarness, TEST_MASTER_KEY, type Harness } from '../support/harness';
+import { type LoggingServer, startLoggingServer } from '../support/server-process';
 import { TEST_ENGINE } from '../support/test-database';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -37,51 +38,19 @@ describeOnMariaDb('the server started on a MariaDB database that does not exist'
 
 describe('the server started with a TLD on a registrar plugin that is not installed', () => {
   let h: Harness | undefined;
-  let child: ChildProcess | undefined;
+  let server: LoggingServer | undefined;
   afterAll(async () => {
-    if (child && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child!.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await server?.kill();
     await h?.close();
   });
 
   it('logs an error naming the plugin and its TLDs, and keeps serving', async () => {
     h = await startHarness();
     await h.module.knex('tlds').update({ registrar: 'gone' }); // a plugin folder since removed
-    // The server itself is the child (no tsx wrapper process), so that killing it leaves nothing behind.
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: h.databaseUrl,
-        MASTER_KEY: TEST_MASTER_KEY,
-        PORT: '0',
-        METRICS_PORT: '0',
-        HOST: '127.0.0.1',
-        BACKGROUND_JOBS: 'false',
-        CONFIG_FILE: '',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    const lines = () =>
-      stdout
-        .split('\n')
-        .slice(0, -1) // the last piece may be a line still being written
-        .filter((line) => line.startsWith('{'))
-        .map((line) => JSON.parse(line) as Record<string, unknown>);
-    const listening = new Promise<void>((resolve, reject) => {
-      child!.stdout!.on('data', (chunk) => {
-        stdout += String(chunk);
-        if (lines().some((l) => l.msg === 'domain reseller API listening')) resolve();
-      });
-      child!.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${stdout}`)));
-    });
-    await listening;
+    server = startLoggingServer({ DATABASE_URL: h.databaseUrl, MASTER_KEY: TEST_MASTER_KEY, BACKGROUND_JOBS: 'false' });
+    await server.listening;
     const problem = 'plugin "gone" is not installed, but TLDs use it: .com, .net, .org';
-    expect(lines().find((l) => l.level === 50)).toMatchObject({
+    expect(server.lines().find((l) => l.level === 50)).toMatchObject({
       plugins: problem,
       msg: `not ready until this is fixed (/readyz answers 503): ${problem}`,
     });

@@ -141,3 +141,49 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
   throw new Error(`gave up waiting for ${what}`);
 }
+
+/** The stand-alone server (src/main.ts) in a child process, with its JSON log lines read as it writes them. */
+export interface LoggingServer {
+  /** The log lines written so far, parsed. */
+  lines(): Array<Record<string, unknown>>;
+  /** Resolves once the server says it listens; rejects if it exits first. */
+  readonly listening: Promise<void>;
+  /** SIGKILL, and waits for the exit (nothing is left behind: the child is node itself, no tsx wrapper). */
+  kill(): Promise<void>;
+}
+
+export function startLoggingServer(env: Record<string, string>): LoggingServer {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', METRICS_PORT: '0', HOST: '127.0.0.1', CONFIG_FILE: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => {
+    stderr += String(chunk);
+  });
+  const lines = () =>
+    stdout
+      .split('\n')
+      .slice(0, -1) // the last piece may be a line still being written
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+  const listening = new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk) => {
+      stdout += String(chunk);
+      if (lines().some((l) => l.msg === 'domain reseller API listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`the server exited with ${code}:\n${stdout}${stderr}`)));
+  });
+  return {
+    lines,
+    listening,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

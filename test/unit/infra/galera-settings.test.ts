@@ -31,6 +31,13 @@ describe('the Galera settings said at start', () => {
     ]);
   });
 
+  it("reads MySQL-wsrep's name for the applier threads, and says nothing of a setting the server does not report", async () => {
+    expect(
+      await galeraSettingProblems(mariadbSaying({ wsrep_on: 'ON', wsrep_applier_threads: '1', wsrep_sync_wait: '1' })),
+    ).toEqual([expect.stringMatching(/^wsrep_applier_threads is 1: set it to 2 or more on every node/)]);
+    expect(await galeraSettingProblems(mariadbSaying({ wsrep_on: 'ON' }))).toEqual([]);
+  });
+
   it('says nothing where there is no Galera: a plain MariaDB, a MySQL without the variables, a server that will not say, SQLite', async () => {
     expect(
       await galeraSettingProblems(mariadbSaying({ wsrep_on: 'OFF', wsrep_slave_threads: '1', wsrep_sync_wait: '0' })),
